@@ -1,0 +1,356 @@
+/**
+ * RequestEnvelope / ResponseEnvelope: the protocol-neutral pair every adapter converts to and from.
+ *
+ * The body is lazy. It starts as the protocol's byte stream; `data()` parses it on first access
+ * with the codec of its content type, and only a `setData()` makes the envelope serialize it back.
+ * A pipeline where nobody touches the data forwards the original stream: no parse, no copy.
+ */
+import type { ContentLimits } from "../shared/gateway_config/types.ts";
+import { DEFAULT_CONTENT_LIMITS } from "../shared/gateway_config/types.ts";
+import { type BodyFormat, decodeBody, encodeData, formatOf, parseMediaType } from "./codecs/mod.ts";
+import { GatewayError } from "./errors.ts";
+
+/** What is known of a body's content. */
+export interface ContentInfo {
+  media_type: string | null;
+  charset?: string;
+  format: BodyFormat;
+  size?: number;
+  sha256?: string;
+}
+
+/** Raw body material accepted by `Body`. */
+export type BodySource = ReadableStream<Uint8Array> | Uint8Array | null;
+
+/** A body that is read, parsed and serialized only on demand. */
+export class Body {
+  #stream: ReadableStream<Uint8Array> | null;
+  #bytes: Uint8Array | null;
+  #data: unknown = undefined;
+  #decoded = false;
+  #dirty = false;
+  #taken = false;
+  #contentType: string | null;
+  #limits: ContentLimits;
+  #declaredLength: number | null;
+  #sha256: string | undefined;
+
+  constructor(
+    source: BodySource,
+    contentType: string | null,
+    limits: ContentLimits = DEFAULT_CONTENT_LIMITS,
+    declaredLength: number | null = null,
+  ) {
+    this.#stream = source instanceof ReadableStream ? source : null;
+    this.#bytes = source instanceof Uint8Array ? source : null;
+    this.#contentType = contentType;
+    this.#limits = limits;
+    this.#declaredLength = source instanceof Uint8Array ? source.byteLength : declaredLength;
+  }
+
+  /** An empty body. */
+  static empty(): Body {
+    return new Body(null, null);
+  }
+
+  /** A body holding normalized data, serialized as JSON when forwarded. */
+  static fromData(data: unknown, contentType = "application/json"): Body {
+    const body = new Body(null, contentType);
+    body.setData(data);
+    return body;
+  }
+
+  /** The Content-Type of the body as it will be forwarded. */
+  get contentType(): string | null {
+    return this.#contentType;
+  }
+
+  /** The length in bytes when known without reading (declared or buffered). */
+  get knownLength(): number | null {
+    if (this.#dirty) return null;
+    return this.#bytes ? this.#bytes.byteLength : this.#declaredLength;
+  }
+
+  /** True when a middleware replaced the data. */
+  get dataChanged(): boolean {
+    return this.#dirty;
+  }
+
+  /** True when there is nothing to read. */
+  get isEmpty(): boolean {
+    return !this.#dirty && this.#stream === null && (this.#bytes === null ||
+      this.#bytes.byteLength === 0);
+  }
+
+  /** The normalized format of the body, from its content type. */
+  get format(): BodyFormat {
+    if (this.isEmpty) return "none";
+    return formatOf(this.#contentType);
+  }
+
+  /** The limits enforced on this body. */
+  get limits(): ContentLimits {
+    return this.#limits;
+  }
+
+  /** Read the whole body (bounded by `max_body_size`; 413 beyond it). */
+  async bytes(): Promise<Uint8Array> {
+    if (this.#dirty) {
+      const encoded = encodeData(this.#data, this.#contentType);
+      this.#bytes = encoded.bytes;
+      this.#contentType = encoded.contentType;
+      this.#dirty = false;
+      this.#decoded = true;
+      this.#sha256 = undefined;
+    }
+    if (this.#bytes) return this.#bytes;
+    if (!this.#stream) return (this.#bytes = new Uint8Array(0));
+    if (this.#taken) throw new Error("body stream was already forwarded");
+    this.#taken = true;
+    this.#bytes = await readLimited(this.#stream, this.#limits.max_body_size);
+    this.#stream = null;
+    return this.#bytes;
+  }
+
+  /** The body as text (UTF-8). */
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+
+  /** The normalized data, parsed on first access by the codec of the content type. */
+  async data(): Promise<unknown> {
+    if (this.#decoded || this.#dirty) return this.#data;
+    const bytes = await this.bytes();
+    this.#data = bytes.byteLength === 0 ? null : await decodeBody(
+      bytes,
+      this.#contentType,
+      this.#limits,
+    );
+    this.#decoded = true;
+    return this.#data;
+  }
+
+  /** Replace the normalized data; the body is serialized from it when forwarded. */
+  setData(value: unknown, contentType?: string): void {
+    this.#data = value;
+    this.#dirty = true;
+    this.#decoded = true;
+    this.#bytes = null;
+    this.#stream = null;
+    this.#sha256 = undefined;
+    if (contentType) this.#contentType = contentType;
+  }
+
+  /**
+   * The body to forward: the original stream when nothing read it (bounded by `max_body_size`),
+   * else bytes. A stream can be taken once; callers that need it twice read `bytes()` first.
+   */
+  forwardable(): BodySource {
+    if (this.#dirty) {
+      const encoded = encodeData(this.#data, this.#contentType);
+      this.#contentType = encoded.contentType;
+      this.#bytes = encoded.bytes;
+      this.#dirty = false;
+      return encoded.bytes;
+    }
+    if (this.#bytes) return this.#bytes;
+    if (!this.#stream) return null;
+    if (this.#taken) throw new Error("body stream was already forwarded");
+    this.#taken = true;
+    const stream = this.#stream;
+    this.#stream = null;
+    return stream.pipeThrough(limitStream(this.#limits.max_body_size));
+  }
+
+  /** Content information; `size` and `sha256` are filled once the body has been read. */
+  async info(withChecksum = false): Promise<ContentInfo> {
+    const mt = parseMediaType(this.#contentType);
+    const info: ContentInfo = {
+      media_type: mt?.type ?? null,
+      format: this.format,
+    };
+    if (mt?.params.charset) info.charset = mt.params.charset;
+    const length = this.knownLength;
+    if (length !== null) info.size = length;
+    if (withChecksum) {
+      const bytes = await this.bytes();
+      info.size = bytes.byteLength;
+      this.#sha256 ??= await sha256Hex(bytes);
+      info.sha256 = this.#sha256;
+    }
+    return info;
+  }
+}
+
+/** Hex SHA-256 of bytes. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  let out = "";
+  for (const b of digest) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** A 413 `payload_too_large` error for a body over `limit` bytes. */
+export function tooLarge(limit: number): GatewayError {
+  return new GatewayError(
+    413,
+    "payload_too_large",
+    `body exceeds max_body_size of ${limit} bytes`,
+  );
+}
+
+/** Read a stream into one buffer, failing with 413 as soon as it passes `limit` bytes. */
+export async function readLimited(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = stream.getReader();
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+/** A pass-through stream that errors with 413 once more than `limit` bytes went through. */
+export function limitStream(limit: number): TransformStream<Uint8Array, Uint8Array> {
+  let total = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      total += chunk.byteLength;
+      if (total > limit) controller.error(tooLarge(limit));
+      else controller.enqueue(chunk);
+    },
+  });
+}
+
+/** Protocols an envelope can come from. */
+export type Protocol = "http/1.1" | "h2" | "h3" | "dimse";
+
+/** Fields to build a RequestEnvelope. */
+export interface RequestInit {
+  id: string;
+  protocol: Protocol;
+  method: string;
+  path: string;
+  originalPath?: string;
+  headers?: Headers;
+  query?: URLSearchParams;
+  metadata?: Record<string, string>;
+  body?: Body;
+  endpoint: string;
+  remoteAddr?: string;
+  scheme?: "http" | "https";
+  host?: string;
+  signal?: AbortSignal;
+}
+
+/** A request on its way through a pipeline. */
+export class RequestEnvelope {
+  /** Unique id, echoed as `X-Request-Id`. */
+  readonly id: string;
+  readonly protocol: Protocol;
+  /** HTTP method, or the DIMSE operation name (e.g. `C-FIND`). */
+  method: string;
+  /** Path relative to the endpoint's `path_prefix`, always starting with `/`. */
+  path: string;
+  /** The path as received, prefix included. */
+  readonly originalPath: string;
+  headers: Headers;
+  query: URLSearchParams;
+  /** Routing key-values (string to string); `metadata_transform` rewrites them. */
+  metadata: Record<string, string>;
+  body: Body;
+  /** Name of the endpoint that received the request. */
+  readonly endpoint: string;
+  /** Name of the pipeline, set by the router. */
+  pipeline = "";
+  readonly remoteAddr?: string;
+  readonly scheme: "http" | "https";
+  readonly host: string;
+  readonly receivedAt: number;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+
+  constructor(init: RequestInit) {
+    this.id = init.id;
+    this.protocol = init.protocol;
+    this.method = init.method;
+    this.path = init.path;
+    this.originalPath = init.originalPath ?? init.path;
+    this.headers = init.headers ?? new Headers();
+    this.query = init.query ?? new URLSearchParams();
+    this.metadata = init.metadata ?? {};
+    this.body = init.body ?? Body.empty();
+    this.endpoint = init.endpoint;
+    this.remoteAddr = init.remoteAddr;
+    this.scheme = init.scheme ?? "http";
+    this.host = init.host ?? "";
+    this.receivedAt = performance.now();
+    this.signal = init.signal ?? new AbortController().signal;
+  }
+}
+
+/** A response on its way back through a pipeline. */
+export class ResponseEnvelope {
+  status: number;
+  headers: Headers;
+  body: Body;
+  /** Name of the backend that produced it, when one did. */
+  backend?: string;
+
+  constructor(status: number, headers?: Headers, body?: Body, backend?: string) {
+    this.status = status;
+    this.headers = headers ?? new Headers();
+    this.body = body ?? Body.empty();
+    this.backend = backend;
+  }
+
+  /** A JSON response. */
+  static json(status: number, value: unknown, contentType = "application/json"): ResponseEnvelope {
+    const bytes = new TextEncoder().encode(JSON.stringify(value));
+    const headers = new Headers({ "content-type": contentType });
+    return new ResponseEnvelope(status, headers, new Body(bytes, contentType));
+  }
+}
+
+/** Headers as a plain object; repeated headers joined with `, ` (Set-Cookie kept as an array). */
+export function headersToObject(headers: Headers): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of headers) {
+    if (k === "set-cookie") continue;
+    out[k] = v;
+  }
+  const cookies = headers.getSetCookie();
+  if (cookies.length) out["set-cookie"] = cookies;
+  return out;
+}
+
+/** Query parameters as a plain object; a repeated key becomes an array of its values. */
+export function queryToObject(query: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(query.keys())) {
+    const values = query.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}

@@ -1,0 +1,185 @@
+/**
+ * The validated, defaults-applied shape of a gateway configuration.
+ *
+ * The loader (`parse.ts`/`validate.ts`) turns TOML text into this shape; the cloud service builds it
+ * and writes it back to TOML with `writer.ts`. Names of keys follow the TOML file (snake_case).
+ */
+
+/** Endpoint service types (ingress). */
+export const ENDPOINT_SERVICES = ["http", "fhir", "jmix", "dicomweb", "dicom_scp"] as const;
+/** Backend service types (egress). */
+export const BACKEND_SERVICES = [
+  "http",
+  "fhir",
+  "dicomweb",
+  "http3",
+  "dicom_scu",
+  "storage",
+  "echo",
+] as const;
+/** An endpoint service type. */
+export type EndpointService = typeof ENDPOINT_SERVICES[number];
+/** A backend service type. */
+export type BackendService = typeof BACKEND_SERVICES[number];
+/** Target selection strategies of a backend with several targets. */
+export const LOAD_BALANCING = ["round_robin", "least_requests", "random"] as const;
+/** A target selection strategy. */
+export type LoadBalancing = typeof LOAD_BALANCING[number];
+/** Log levels, most severe first. */
+export const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
+/** A log level. */
+export type LogLevel = typeof LOG_LEVELS[number];
+
+/** `[proxy.content_limits]`: limits applied while reading and normalizing bodies. */
+export interface ContentLimits {
+  max_body_size: number;
+  max_csv_rows: number;
+  max_xml_depth: number;
+  max_multipart_files: number;
+  max_form_fields: number;
+}
+
+/** Defaults of `[proxy.content_limits]` (SPEC reference values). */
+export const DEFAULT_CONTENT_LIMITS: ContentLimits = {
+  max_body_size: 10_485_760,
+  max_csv_rows: 10_000,
+  max_xml_depth: 100,
+  max_multipart_files: 10,
+  max_form_fields: 1_000,
+};
+
+/** `[network.<name>.http3]`: an HTTP/3 (QUIC) listener serving the same endpoints. */
+export interface Http3ListenerConfig {
+  bind: string;
+  port: number;
+  cert_path: string;
+  key_path: string;
+}
+
+/** `[network.<name>]`: one HTTP listener (HTTP/1.1, h2c, and HTTP/2 over TLS when a cert is set). */
+export interface NetworkConfig {
+  name: string;
+  bind: string;
+  port: number;
+  /** PEM certificate chain; with `tls_key_path` the listener speaks TLS with ALPN h2/http1.1. */
+  tls_cert_path?: string;
+  tls_key_path?: string;
+  http3?: Http3ListenerConfig;
+}
+
+/** `[endpoints.<name>]`. */
+export interface EndpointConfig {
+  name: string;
+  service: EndpointService;
+  /** Service options with defaults applied (e.g. `path_prefix`, `local_aet`). */
+  options: Record<string, unknown>;
+  /** Names of the networks that serve this endpoint; empty means every network. */
+  networks: string[];
+}
+
+/** `[targets.<name>]`. */
+export interface TargetConfig {
+  name: string;
+  url: string;
+}
+
+/** Active health checks of a backend's targets (`[backends.<name>.health_check]`). */
+export interface HealthCheckConfig {
+  path: string;
+  interval_secs: number;
+  timeout_secs: number;
+  /** Consecutive successful checks needed to bring a target back. */
+  healthy_threshold: number;
+}
+
+/** `[backends.<name>]`. */
+export interface BackendConfig {
+  name: string;
+  service: BackendService;
+  /** Service options with defaults applied (e.g. `base_url`, `aet`, `root`). */
+  options: Record<string, unknown>;
+  /** Names of `[targets.*]`; for http-like backends each target URL is a base URL. */
+  targets: string[];
+  /** Tee backends only: when true, a failure of this backend fails the request. */
+  required: boolean;
+  /** Whole-call timeout in seconds. */
+  timeout_secs: number;
+  /** Retries of idempotent requests after a connection error (not after a response). */
+  retries: number;
+  load_balancing: LoadBalancing;
+  /** Passive health: this many consecutive failures take a target out for `cooldown_secs`. */
+  max_failures: number;
+  cooldown_secs: number;
+  health_check?: HealthCheckConfig;
+  /**
+   * Metadata routing: when set, the backend takes part only in requests whose metadata has every
+   * listed key with the listed value. The first matching backend is the primary.
+   */
+  match?: Record<string, string>;
+}
+
+/** `[middleware.<name>]`. */
+export interface MiddlewareConfig {
+  name: string;
+  type: string;
+  options: Record<string, unknown>;
+}
+
+/** `[pipelines.<name>]`. */
+export interface PipelineConfig {
+  name: string;
+  endpoints: string[];
+  /** Applied in this order on requests and on responses. */
+  middleware: string[];
+  backends: string[];
+}
+
+/** `[management]`: the management API listener. */
+export interface ManagementConfig {
+  enabled: boolean;
+  bind: string;
+  port: number;
+  prefix: string;
+}
+
+/** `[logging]`. */
+export interface LoggingConfig {
+  level: LogLevel;
+  format: "json" | "text";
+}
+
+/** `[cloud]`. */
+export interface CloudConfig {
+  enabled: boolean;
+  /** Base URL of the cloud service (pinned issuer of machine tokens). */
+  url?: string;
+}
+
+/** A whole, validated gateway configuration. */
+export interface GatewayConfig {
+  transforms_path: string;
+  pipelines_path?: string;
+  cloud: CloudConfig;
+  network: Record<string, NetworkConfig>;
+  endpoints: Record<string, EndpointConfig>;
+  backends: Record<string, BackendConfig>;
+  targets: Record<string, TargetConfig>;
+  middleware: Record<string, MiddlewareConfig>;
+  pipelines: Record<string, PipelineConfig>;
+  proxy: { content_limits: ContentLimits };
+  management: ManagementConfig;
+  logging: LoggingConfig;
+  /** Files this configuration was read from (main file first); empty for embedded text. */
+  source_files: string[];
+}
+
+/** One problem found while loading or validating a configuration. */
+export interface ConfigProblem {
+  /** File the problem is in (or `<embedded>`). */
+  file: string;
+  /** 1-based line of the key, when known. */
+  line?: number;
+  /** Dotted key path, e.g. `backends.api.options.base_url`. */
+  path: string;
+  message: string;
+}
