@@ -1,0 +1,64 @@
+/** Contracts between the pipeline executor, middleware and backends. */
+import type {
+  BackendConfig,
+  GatewayConfig,
+  MiddlewareConfig,
+} from "../../shared/gateway_config/types.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+
+/** What a middleware may use while it is built. */
+export interface BuildContext {
+  config: GatewayConfig;
+  logger: Logger;
+  /** Directory of the main config file; relative paths in options resolve against it. */
+  baseDir: string;
+}
+
+/** A processing step of a pipeline, applied in the listed order on requests and on responses. */
+export interface Middleware {
+  readonly name: string;
+  /** Which directions the middleware acts on. */
+  readonly acts: { request: boolean; response: boolean };
+  /**
+   * Act on a request. Returning a ResponseEnvelope ends the request there (no backend is called)
+   * and the response still runs through the middleware on its way back.
+   */
+  onRequest?(req: RequestEnvelope): Promise<ResponseEnvelope | void>;
+  /** Act on a response, with the request it answers. */
+  onResponse?(res: ResponseEnvelope, req: RequestEnvelope): Promise<void>;
+  /** Release resources (file watchers) when the config that built it is retired. */
+  close?(): void | Promise<void>;
+}
+
+/** Builds a middleware of one `type` from its config. Throws with a clear message when invalid. */
+export type MiddlewareFactory = (
+  config: MiddlewareConfig,
+  ctx: BuildContext,
+) => Middleware | Promise<Middleware>;
+
+/** Per-call context a backend receives from the executor. */
+export interface BackendCall {
+  /** Aborted on client disconnect or backend timeout. */
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+/** An egress definition turned into something callable. */
+export interface Backend {
+  readonly name: string;
+  readonly config: BackendConfig;
+  /**
+   * Call the backend. Throw a GatewayError (502 backend_unavailable, 504 backend_timeout, ...)
+   * when it cannot answer; an HTTP error status from upstream is a normal response.
+   */
+  invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope>;
+  /** Stop health checks, close pools. */
+  close(): void | Promise<void>;
+}
+
+/** Builds a backend of one service type from its config. */
+export type BackendFactory = (
+  config: BackendConfig,
+  ctx: BuildContext,
+) => Backend | Promise<Backend>;
