@@ -1,0 +1,51 @@
+/** What the management API needs from the running gateway (implemented by gateway/runtime). */
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
+import type { Metrics } from "../observability/metrics.ts";
+
+/** One route of the data plane. */
+export interface RouteInfo {
+  /** Path prefix the route serves (e.g. `/fhir`), or `dimse://host:port` for DIMSE listeners. */
+  path: string;
+  /** HTTP methods served (`*` for any). */
+  methods: string[];
+  endpoint: string;
+  service: string;
+  pipeline: string;
+  /** Networks (listeners) the route is served on. */
+  networks: string[];
+}
+
+/** One pipeline as the management API reports it. */
+export interface PipelineInfo {
+  name: string;
+  endpoints: string[];
+  middleware: { name: string; type: string }[];
+  backends: { name: string; service: string; targets: { name: string; url: string; healthy: boolean }[] }[];
+}
+
+/** The outcome of a reload. */
+export interface ReloadOutcome {
+  ok: boolean;
+  /** Config generation now running (increments on every successful reload). */
+  generation: number;
+  duration_ms: number;
+  /** Every problem found, when `ok` is false. */
+  errors?: ConfigProblem[];
+}
+
+/** The running gateway as seen by the management API. */
+export interface GatewayControl {
+  readonly version: string;
+  readonly startedAt: Date;
+  /** Path of the main config file, or null when running on the embedded default. */
+  readonly configFile: string | null;
+  /** The config currently serving traffic. */
+  config(): GatewayConfig;
+  routes(): RouteInfo[];
+  pipelines(): PipelineInfo[];
+  /** Re-read, validate and swap the configuration; never throws. */
+  reload(trigger: "api" | "watch" | "signal"): Promise<ReloadOutcome>;
+  /** True once listeners are up and not draining. */
+  ready(): boolean;
+  readonly metrics: Metrics;
+}
