@@ -34,13 +34,21 @@ export class Body {
   #limits: ContentLimits;
   #declaredLength: number | null;
   #sha256: string | undefined;
+  #limitStream: boolean;
+  #streamError: unknown = undefined;
 
+  /**
+   * `limitStream` false lets a forwarded stream pass whatever its size (responses); the limits
+   * still bound what is buffered for parsing.
+   */
   constructor(
     source: BodySource,
     contentType: string | null,
     limits: ContentLimits = DEFAULT_CONTENT_LIMITS,
     declaredLength: number | null = null,
+    limitStream = true,
   ) {
+    this.#limitStream = limitStream;
     this.#stream = source instanceof ReadableStream ? source : null;
     this.#bytes = source instanceof Uint8Array ? source : null;
     this.#contentType = contentType;
@@ -159,7 +167,18 @@ export class Body {
     this.#taken = true;
     const stream = this.#stream;
     this.#stream = null;
-    return stream.pipeThrough(limitStream(this.#limits.max_body_size));
+    if (!this.#limitStream) return stream;
+    return stream.pipeThrough(
+      limitStream(this.#limits.max_body_size, (err) => this.#streamError = err),
+    );
+  }
+
+  /**
+   * The error that stopped a forwarded stream (413 over the limit), if any. A client of the
+   * stream (fetch) reports its own generic error; this says what really happened.
+   */
+  get streamError(): unknown {
+    return this.#streamError;
   }
 
   /** Content information; `size` and `sha256` are filled once the body has been read. */
@@ -232,19 +251,25 @@ export async function readLimited(
 }
 
 /** A pass-through stream that errors with 413 once more than `limit` bytes went through. */
-export function limitStream(limit: number): TransformStream<Uint8Array, Uint8Array> {
+export function limitStream(
+  limit: number,
+  onExceeded?: (err: unknown) => void,
+): TransformStream<Uint8Array, Uint8Array> {
   let total = 0;
   return new TransformStream({
     transform(chunk, controller) {
       total += chunk.byteLength;
-      if (total > limit) controller.error(tooLarge(limit));
-      else controller.enqueue(chunk);
+      if (total > limit) {
+        const err = tooLarge(limit);
+        onExceeded?.(err);
+        controller.error(err);
+      } else controller.enqueue(chunk);
     },
   });
 }
 
-/** Protocols an envelope can come from. */
-export type Protocol = "http/1.1" | "h2" | "h3" | "dimse";
+/** Protocols an envelope can come from (`http` covers HTTP/1.1 and HTTP/2). */
+export type Protocol = "http" | "h3" | "dimse";
 
 /** Fields to build a RequestEnvelope. */
 export interface RequestInit {

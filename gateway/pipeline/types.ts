@@ -13,6 +13,8 @@ export interface BuildContext {
   logger: Logger;
   /** Directory of the main config file; relative paths in options resolve against it. */
   baseDir: string;
+  /** True for `--validate-config`: build and check, but start no timers, watchers or sockets. */
+  validateOnly?: boolean;
 }
 
 /** A processing step of a pipeline, applied in the listed order on requests and on responses. */

@@ -1,0 +1,135 @@
+/**
+ * The `http` backend: forwards the envelope to a base URL (or one of the backend's targets),
+ * streaming the body both ways when nobody read it. Also the base of `fhir` and `dicomweb`.
+ */
+import type { BackendConfig } from "../../shared/gateway_config/types.ts";
+import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import { GatewayError } from "../errors.ts";
+import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
+import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
+import { upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
+
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
+
+/** Checks a response before it is returned (the fhir backend validates content types). */
+export type ResponseCheck = (res: ResponseEnvelope, backend: string) => void;
+
+/** Forwards requests over HTTP/1.1 or HTTP/2 with Deno's pooled fetch client. */
+export class HttpBackend implements Backend {
+  readonly name: string;
+  readonly config: BackendConfig;
+  readonly pool: TargetPool;
+  readonly #check?: ResponseCheck;
+
+  constructor(config: BackendConfig, ctx: BuildContext, check?: ResponseCheck) {
+    this.name = config.name;
+    this.config = config;
+    this.#check = check;
+    const base = config.options.base_url as string | undefined;
+    const targets = config.targets.length
+      ? config.targets.map((t) => ({ name: t, url: ctx.config.targets[t].url }))
+      : [{ name: config.name, url: base ?? "" }];
+    this.pool = new TargetPool(config.name, targets, config);
+    if (!ctx.validateOnly) {
+      this.pool.startHealthChecks(config, ctx.logger.child({ backend: config.name }));
+    }
+  }
+
+  /** Forward the request; retry idempotent requests with a replayable body on connection errors. */
+  async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    const tried = new Set<Target>();
+    const attempts = 1 + this.config.retries;
+    for (let attempt = 1;; attempt++) {
+      const target = this.pool.pick(tried);
+      tried.add(target);
+      target.inFlight++;
+      let body;
+      try {
+        body = req.body.forwardable();
+        const res = await this.#send(target, req, body, call.signal);
+        this.pool.success(target);
+        this.#check?.(res, this.name);
+        return res;
+      } catch (err) {
+        const limitError = req.body.streamError;
+        if (limitError) throw limitError;
+        if (err instanceof GatewayError) throw err;
+        if (call.signal.aborted) {
+          const reason = call.signal.reason;
+          if (reason instanceof DOMException && reason.name === "TimeoutError") {
+            this.pool.failure(target, call.logger);
+            throw new GatewayError(
+              504,
+              "backend_timeout",
+              `backend ${this.name} (${target.name}) did not answer within ${this.config.timeout_secs} s`,
+            );
+          }
+          throw new GatewayError(499, "client_closed", "client closed the request");
+        }
+        this.pool.failure(target, call.logger);
+        const replayable = !(body instanceof ReadableStream);
+        if (
+          attempt < attempts && IDEMPOTENT.has(req.method) && replayable &&
+          this.pool.targets.length >= 1
+        ) {
+          call.logger.warn("retrying after connection error", {
+            backend: this.name,
+            target: target.name,
+            attempt,
+            error: (err as Error).message,
+          });
+          if (tried.size >= this.pool.targets.length) tried.clear();
+          continue;
+        }
+        throw new GatewayError(
+          502,
+          "backend_unavailable",
+          `backend ${this.name} (${target.name}) is unavailable: ${(err as Error).message}`,
+        );
+      } finally {
+        target.inFlight--;
+      }
+    }
+  }
+
+  async #send(
+    target: Target,
+    req: RequestEnvelope,
+    body: ReturnType<Body["forwardable"]>,
+    signal: AbortSignal,
+  ): Promise<ResponseEnvelope> {
+    let url = joinUrl(target.url, req.path);
+    const qs = req.query.toString();
+    if (qs) url += "?" + qs;
+    const headers = upstreamHeaders(req.headers, req);
+    if (req.body.contentType) headers.set("content-type", req.body.contentType);
+    const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
+    const res = await fetch(url, {
+      method: req.method,
+      headers,
+      body: hasBody ? body : undefined,
+      signal,
+      redirect: "manual",
+    });
+    const resHeaders = withoutHopByHop(res.headers);
+    const length = res.headers.get("content-length");
+    const resBody = new Body(
+      res.body,
+      res.headers.get("content-type"),
+      req.body.limits,
+      length ? Number(length) : null,
+      false,
+    );
+    return new ResponseEnvelope(res.status, resHeaders, resBody, this.name);
+  }
+
+  /** Stop health checks. */
+  close(): void {
+    this.pool.close();
+  }
+}
+
+/** Build an `http` backend. */
+export function createHttpBackend(config: BackendConfig, ctx: BuildContext): Backend {
+  return new HttpBackend(config, ctx);
+}

@@ -1,0 +1,17 @@
+/** Backend service types and their factories. */
+import type { BackendFactory } from "../pipeline/types.ts";
+import { createEchoBackend } from "./echo.ts";
+import { createFhirBackend } from "./fhir.ts";
+import { createHttpBackend } from "./http.ts";
+
+export { EchoBackend } from "./echo.ts";
+export { checkFhirResponse } from "./fhir.ts";
+export { HttpBackend } from "./http.ts";
+export { upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
+
+/** Factories by backend service type; a type missing here is refused at config load. */
+export const BACKEND_FACTORIES: Partial<Record<string, BackendFactory>> = {
+  echo: createEchoBackend,
+  http: createHttpBackend,
+  fhir: createFhirBackend,
+};

@@ -1,0 +1,42 @@
+/** Header rules of a forwarding proxy (RFC 9110 §7.6.1 hop-by-hop fields, X-Forwarded-*). */
+
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** A copy of `headers` without hop-by-hop fields (also those named in `Connection`). */
+export function withoutHopByHop(headers: Headers): Headers {
+  const out = new Headers(headers);
+  const named = headers.get("connection");
+  if (named) {
+    for (const n of named.split(",")) out.delete(n.trim());
+  }
+  for (const h of HOP_BY_HOP) out.delete(h);
+  return out;
+}
+
+/** Headers to send upstream: hop-by-hop removed, Host dropped, X-Forwarded-* added. */
+export function upstreamHeaders(
+  headers: Headers,
+  client: { remoteAddr?: string; scheme: string; host: string },
+): Headers {
+  const out = withoutHopByHop(headers);
+  out.delete("host");
+  // fetch computes the length of what it really sends (the body may have been re-encoded).
+  out.delete("content-length");
+  if (client.remoteAddr) {
+    const prior = out.get("x-forwarded-for");
+    out.set("x-forwarded-for", prior ? `${prior}, ${client.remoteAddr}` : client.remoteAddr);
+  }
+  if (!out.has("x-forwarded-proto")) out.set("x-forwarded-proto", client.scheme);
+  if (!out.has("x-forwarded-host") && client.host) out.set("x-forwarded-host", client.host);
+  return out;
+}

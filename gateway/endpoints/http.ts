@@ -1,0 +1,139 @@
+/**
+ * The `http` endpoint: any HTTP request under `path_prefix` becomes a RequestEnvelope, and the
+ * pipeline's ResponseEnvelope becomes the HTTP response. Headers (multi-value), query and body are
+ * preserved; the body streams unless a middleware reads it.
+ */
+import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
+import { Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
+import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
+import { withoutHopByHop } from "../backends/proxy_headers.ts";
+import {
+  type BuiltPipeline,
+  type ExecutorDeps,
+  normalizePrefix,
+  relativePath,
+  runPipeline,
+} from "../pipeline/mod.ts";
+import type { HttpEndpoint, HttpExchange } from "./types.ts";
+
+const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
+
+/** The generic HTTP endpoint; `fhir` and `dicomweb` specialize it. */
+export class HttpEndpointService implements HttpEndpoint {
+  readonly config: EndpointConfig;
+  readonly prefix: string;
+  readonly pipeline: BuiltPipeline;
+  readonly methods: string[] = ["*"];
+  protected readonly limits: ContentLimits;
+
+  constructor(config: EndpointConfig, pipeline: BuiltPipeline, limits: ContentLimits) {
+    this.config = config;
+    this.prefix = normalizePrefix(String(config.options.path_prefix ?? "/"));
+    this.pipeline = pipeline;
+    this.limits = limits;
+  }
+
+  /** Serve one request through the pipeline. */
+  async handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
+    try {
+      const env = this.toEnvelope(ex);
+      this.checkRequest(env);
+      const res = await runPipeline(this.pipeline, env, deps);
+      ex.backend = res.backend;
+      return this.toResponse(res, ex.requestId, env.method);
+    } catch (err) {
+      const g = toGatewayError(err);
+      ex.errorCode = g.code;
+      deps.metrics.errorCode(g.code);
+      if (g.status >= 500) {
+        deps.logger.error("request failed", {
+          request_id: ex.requestId,
+          pipeline: this.pipeline.name,
+          code: g.code,
+          error: g.message,
+        });
+      }
+      // An unread request body must not keep the connection busy.
+      ex.request.body?.cancel().catch(() => {});
+      return this.errorResponse(g, ex.requestId);
+    }
+  }
+
+  /** Convert the HTTP request to an envelope (413 at once when Content-Length is over the limit). */
+  protected toEnvelope(ex: HttpExchange): RequestEnvelope {
+    const { request, url } = ex;
+    const lengthHeader = request.headers.get("content-length");
+    const declared = lengthHeader === null ? null : Number(lengthHeader);
+    if (declared !== null && declared > this.limits.max_body_size) {
+      throw new GatewayError(
+        413,
+        "payload_too_large",
+        `body of ${declared} bytes exceeds max_body_size of ${this.limits.max_body_size} bytes`,
+      );
+    }
+    const body = request.body
+      ? new Body(request.body, request.headers.get("content-type"), this.limits, declared)
+      : Body.empty();
+    const path = relativePath(url.pathname, this.prefix);
+    return new RequestEnvelope({
+      id: ex.requestId,
+      protocol: ex.protocol,
+      method: request.method,
+      path,
+      originalPath: url.pathname,
+      headers: new Headers(request.headers),
+      query: url.searchParams,
+      metadata: {
+        endpoint: this.config.name,
+        service: this.config.service,
+        method: request.method,
+        path,
+      },
+      body,
+      endpoint: this.config.name,
+      remoteAddr: ex.remoteAddr,
+      scheme: ex.scheme,
+      host: request.headers.get("host") ?? url.host,
+      signal: request.signal,
+    });
+  }
+
+  /** Service-specific request checks (the fhir endpoint checks content types). */
+  protected checkRequest(_env: RequestEnvelope): void {}
+
+  /** Convert the response envelope to an HTTP response. */
+  protected toResponse(res: ResponseEnvelope, requestId: string, method: string): Response {
+    const headers = withoutHopByHop(res.headers);
+    headers.delete("content-length");
+    headers.set("x-request-id", requestId);
+    let body = NO_BODY_STATUS.has(res.status) || method === "HEAD" ? null : res.body.forwardable();
+    if (body === null) {
+      const rest = res.body.forwardable();
+      if (rest instanceof ReadableStream) rest.cancel().catch(() => {});
+      if (method === "HEAD") {
+        const length = res.headers.get("content-length");
+        if (length) headers.set("content-length", length);
+      }
+      body = null;
+    }
+    if (res.body.contentType) headers.set("content-type", res.body.contentType);
+    return new Response(body as BodyInit | null, { status: res.status, headers });
+  }
+
+  /** The error format of this endpoint: JSON `{"error":{code,message,request_id}}`. */
+  errorResponse(err: GatewayError, requestId: string): Response {
+    return new Response(errorBody(err, requestId), {
+      status: err.status,
+      headers: { "content-type": "application/json", "x-request-id": requestId },
+    });
+  }
+}
+
+/** Build an `http` endpoint. */
+export function createHttpEndpoint(
+  config: EndpointConfig,
+  pipeline: BuiltPipeline,
+  limits: ContentLimits,
+): HttpEndpoint {
+  return new HttpEndpointService(config, pipeline, limits);
+}

@@ -1,0 +1,26 @@
+/** Endpoint service types and their factories. */
+import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
+import type { BuiltPipeline } from "../pipeline/mod.ts";
+import { createDicomwebEndpoint } from "./dicomweb.ts";
+import { createFhirEndpoint } from "./fhir.ts";
+import { createHttpEndpoint } from "./http.ts";
+import type { HttpEndpoint } from "./types.ts";
+
+export { DICOMWEB_ROUTES } from "./dicomweb.ts";
+export { FhirEndpointService, operationOutcome } from "./fhir.ts";
+export { HttpEndpointService } from "./http.ts";
+export type { HttpEndpoint, HttpExchange } from "./types.ts";
+
+/** Builds an HTTP-family endpoint. */
+export type HttpEndpointFactory = (
+  config: EndpointConfig,
+  pipeline: BuiltPipeline,
+  limits: ContentLimits,
+) => HttpEndpoint;
+
+/** Factories by endpoint service type; a type missing here is refused at config load. */
+export const HTTP_ENDPOINT_FACTORIES: Partial<Record<string, HttpEndpointFactory>> = {
+  http: createHttpEndpoint,
+  fhir: createFhirEndpoint,
+  dicomweb: createDicomwebEndpoint,
+};

@@ -1,0 +1,112 @@
+/**
+ * The gateway executable.
+ *
+ *   gateway                         run the embedded default (echo under /echo on :8080)
+ *   gateway --config FILE           run FILE (hot-reloaded when it changes)
+ *   gateway --validate-config FILE  check FILE; exit 0, or 1 listing every problem
+ */
+import { parseArgs } from "node:util";
+import { dirname, resolve } from "node:path";
+import { Logger } from "../shared/log.ts";
+import { formatProblems, loadConfigFile } from "./config/mod.ts";
+import { createMetrics } from "./observability/metrics.ts";
+import { buildRuntime, ConfigError, Gateway } from "./runtime/mod.ts";
+import { VERSION } from "./version.ts";
+
+const USAGE = `gateway ${VERSION}: healthcare data-pipeline gateway
+
+Usage:
+  gateway [--config FILE]          run (no --config: embedded default, echo under /echo on :8080)
+  gateway --validate-config FILE   validate FILE and exit 0 (valid) or 1 (every problem listed)
+  gateway --help | --version
+`;
+
+async function validate(file: string): Promise<number> {
+  const loaded = await loadConfigFile(file);
+  let problems = loaded.problems;
+  if (loaded.config && problems.length === 0) {
+    const logger = new Logger({ level: "error", format: "text" });
+    const built = await buildRuntime(loaded.config, 0, {
+      logger,
+      metrics: createMetrics(),
+      baseDir: dirname(resolve(file)),
+      validateOnly: true,
+    });
+    await built.runtime?.close();
+    problems = built.problems;
+  }
+  if (problems.length) {
+    console.error(formatProblems(problems));
+    console.error(`${file}: ${problems.length} problem(s)`);
+    return 1;
+  }
+  console.log(`${file}: configuration is valid`);
+  return 0;
+}
+
+async function run(configFile: string | null): Promise<number> {
+  const logger = new Logger({ level: "info", format: "json" });
+  const gateway = new Gateway({ configFile, logger, metrics: createMetrics() });
+  try {
+    await gateway.start();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(formatProblems(err.problems));
+      console.error(`gateway not started: ${err.problems.length} configuration problem(s)`);
+    } else {
+      console.error(`gateway not started: ${(err as Error).message}`);
+    }
+    return 1;
+  }
+  const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
+  let stopping = false;
+  const onStop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("signal received", { signal });
+    gateway.shutdown().finally(() => stop());
+  };
+  Deno.addSignalListener("SIGTERM", () => onStop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", () => onStop("SIGINT"));
+  if (Deno.build.os !== "windows") {
+    Deno.addSignalListener("SIGHUP", () => void gateway.reload("signal"));
+  }
+  await stopped;
+  return 0;
+}
+
+/** Entry point. */
+export async function main(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        config: { type: "string", short: "c" },
+        "validate-config": { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const v = parsed.values;
+  if (v.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (v.version) {
+    console.log(VERSION);
+    return 0;
+  }
+  if (v["validate-config"]) return await validate(v["validate-config"]);
+  return await run(v.config ?? null);
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,149 @@
+/**
+ * The pipeline executor: middleware in the listed order on the request, the backends (the first
+ * matching one is the primary, the others are tee destinations), then the same middleware in the
+ * same order on the response.
+ */
+import type { PipelineConfig } from "../../shared/gateway_config/types.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import { GatewayError } from "../errors.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import type { Backend, Middleware } from "./types.ts";
+
+/** A pipeline with its middleware and backends built. */
+export interface BuiltPipeline {
+  readonly name: string;
+  readonly config: PipelineConfig;
+  readonly middleware: Middleware[];
+  readonly backends: Backend[];
+}
+
+/** What the executor reports to. */
+export interface ExecutorDeps {
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** True when the backend takes part in a request with this metadata. */
+function matches(backend: Backend, metadata: Record<string, string>): boolean {
+  const match = backend.config.match;
+  if (!match) return true;
+  for (const key in match) if (metadata[key] !== match[key]) return false;
+  return true;
+}
+
+/** Run one request through a pipeline. Errors are thrown as GatewayError for the endpoint to map. */
+export async function runPipeline(
+  pipeline: BuiltPipeline,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+): Promise<ResponseEnvelope> {
+  req.pipeline = pipeline.name;
+  let response: ResponseEnvelope | undefined;
+  // How many middleware saw the request; only those see the response.
+  let seen = 0;
+  for (const mw of pipeline.middleware) {
+    seen++;
+    if (!mw.acts.request || !mw.onRequest) continue;
+    const early = await callMiddleware(mw, () => mw.onRequest!(req));
+    if (early) {
+      response = early;
+      break;
+    }
+  }
+  if (!response) response = await callBackends(pipeline, req, deps);
+  for (let i = 0; i < seen; i++) {
+    const mw = pipeline.middleware[i];
+    if (!mw.acts.response || !mw.onResponse) continue;
+    await callMiddleware(mw, () => mw.onResponse!(response!, req));
+  }
+  return response;
+}
+
+async function callMiddleware<T>(mw: Middleware, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError(
+      500,
+      "middleware_failed",
+      `middleware ${mw.name} failed: ${(err as Error)?.message ?? String(err)}`,
+    );
+  }
+}
+
+async function callBackends(
+  pipeline: BuiltPipeline,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+): Promise<ResponseEnvelope> {
+  const selected = pipeline.backends.filter((b) => matches(b, req.metadata));
+  if (selected.length === 0) {
+    throw new GatewayError(
+      502,
+      "no_backend",
+      `no backend of pipeline ${pipeline.name} matches the request metadata`,
+    );
+  }
+  const [primary, ...tees] = selected;
+  if (tees.length === 0) return await callBackend(pipeline, primary, req, deps);
+
+  // Each tee destination needs its own copy of the body: buffer it once (bounded by the limit).
+  if (!req.body.isEmpty) await req.body.bytes();
+  const teeCalls = tees.map((b) =>
+    callBackend(pipeline, b, req, deps).then(
+      async (res) => {
+        // The primary's response is the one returned: drop a tee's body unread.
+        const body = res.body.forwardable();
+        if (body instanceof ReadableStream) await body.cancel();
+        if (res.status >= 500) {
+          throw new GatewayError(
+            502,
+            "tee_backend_failed",
+            `tee backend ${b.name} answered ${res.status}`,
+          );
+        }
+        return res;
+      },
+    ).catch((err: unknown) => {
+      deps.logger.warn("tee backend failed", {
+        request_id: req.id,
+        pipeline: pipeline.name,
+        backend: b.name,
+        error: (err as Error).message,
+      });
+      if (b.config.required) throw err;
+    })
+  );
+  const required = tees.some((b) => b.config.required);
+  const primaryCall = callBackend(pipeline, primary, req, deps);
+  if (required) {
+    // A required tee decides the outcome: wait for all, fail if any required one failed.
+    const [res] = await Promise.all([primaryCall, ...teeCalls]);
+    return res;
+  }
+  return await primaryCall;
+}
+
+async function callBackend(
+  pipeline: BuiltPipeline,
+  backend: Backend,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+): Promise<ResponseEnvelope> {
+  const start = performance.now();
+  const signal = AbortSignal.any([
+    req.signal,
+    AbortSignal.timeout(backend.config.timeout_secs * 1000),
+  ]);
+  try {
+    const res = await backend.invoke(req, { signal, logger: deps.logger });
+    deps.metrics.backendCall(pipeline.name, backend.name, "ok", (performance.now() - start) / 1000);
+    return res;
+  } catch (err) {
+    const code = err instanceof GatewayError ? err.code : "internal_error";
+    deps.metrics.backendCall(pipeline.name, backend.name, code, (performance.now() - start) / 1000);
+    throw err;
+  }
+}

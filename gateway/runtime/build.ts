@@ -1,0 +1,187 @@
+/**
+ * Turns a validated GatewayConfig into a Runtime: middleware and backends built, pipelines
+ * assembled, HTTP endpoints placed in the route table of each network. A Runtime serves requests
+ * until a reload retires it; it closes itself once its in-flight requests are done.
+ */
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
+import type { Logger } from "../../shared/log.ts";
+import { BACKEND_FACTORIES } from "../backends/mod.ts";
+import { type HttpEndpoint, HTTP_ENDPOINT_FACTORIES } from "../endpoints/mod.ts";
+import { MIDDLEWARE_FACTORIES } from "../middleware/mod.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import {
+  type Backend,
+  type BuildContext,
+  type BuiltPipeline,
+  type ExecutorDeps,
+  type Middleware,
+  RouteTable,
+} from "../pipeline/mod.ts";
+
+/** One generation of the running configuration. */
+export class Runtime {
+  readonly generation: number;
+  readonly config: GatewayConfig;
+  readonly routes: RouteTable<HttpEndpoint>;
+  readonly pipelines: Map<string, BuiltPipeline>;
+  readonly deps: ExecutorDeps;
+  #inFlight = 0;
+  #retired = false;
+  #closed = false;
+
+  constructor(
+    generation: number,
+    config: GatewayConfig,
+    routes: RouteTable<HttpEndpoint>,
+    pipelines: Map<string, BuiltPipeline>,
+    deps: ExecutorDeps,
+  ) {
+    this.generation = generation;
+    this.config = config;
+    this.routes = routes;
+    this.pipelines = pipelines;
+    this.deps = deps;
+  }
+
+  /** A request starts on this runtime. */
+  acquire(): void {
+    this.#inFlight++;
+  }
+
+  /** A request finished; a retired runtime closes after its last one. */
+  release(): void {
+    this.#inFlight--;
+    if (this.#retired && this.#inFlight === 0) void this.close();
+  }
+
+  /** Requests currently served by this runtime. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Stop taking part in new requests; close once the in-flight ones are done. */
+  retire(): void {
+    this.#retired = true;
+    if (this.#inFlight === 0) void this.close();
+  }
+
+  /** Close middleware and backends (health checks, watchers). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const p of this.pipelines.values()) {
+      for (const m of p.middleware) await m.close?.();
+    }
+    // Backends are shared by pipelines: close each once.
+    const backends = new Set<Backend>();
+    for (const p of this.pipelines.values()) for (const b of p.backends) backends.add(b);
+    for (const b of backends) await b.close();
+  }
+}
+
+/** Dependencies of a build. */
+export interface BuildDeps {
+  logger: Logger;
+  metrics: Metrics;
+  baseDir: string;
+  validateOnly?: boolean;
+}
+
+/** Build a Runtime, or list every problem that prevents it (and release what was built). */
+export async function buildRuntime(
+  config: GatewayConfig,
+  generation: number,
+  deps: BuildDeps,
+): Promise<{ runtime?: Runtime; problems: ConfigProblem[] }> {
+  const file = config.source_files[0] ?? "<embedded>";
+  const problems: ConfigProblem[] = [];
+  const ctx: BuildContext = {
+    config,
+    logger: deps.logger,
+    baseDir: deps.baseDir,
+    validateOnly: deps.validateOnly,
+  };
+  const middleware = new Map<string, Middleware>();
+  const backends = new Map<string, Backend>();
+  const problem = (path: string, message: string) => problems.push({ file, path, message });
+
+  for (const [name, mc] of Object.entries(config.middleware)) {
+    const factory = MIDDLEWARE_FACTORIES[mc.type];
+    if (!factory) {
+      problem(
+        `middleware.${name}.type`,
+        `middleware type \`${mc.type}\` is not available in this version of the gateway`,
+      );
+      continue;
+    }
+    try {
+      middleware.set(name, await factory(mc, ctx));
+    } catch (err) {
+      problem(`middleware.${name}`, (err as Error).message);
+    }
+  }
+  for (const [name, bc] of Object.entries(config.backends)) {
+    const factory = BACKEND_FACTORIES[bc.service];
+    if (!factory) {
+      problem(
+        `backends.${name}.service`,
+        `backend service \`${bc.service}\` is not available in this version of the gateway`,
+      );
+      continue;
+    }
+    try {
+      backends.set(name, await factory(bc, ctx));
+    } catch (err) {
+      problem(`backends.${name}`, (err as Error).message);
+    }
+  }
+
+  const pipelines = new Map<string, BuiltPipeline>();
+  const routes = new RouteTable<HttpEndpoint>();
+  const networks = Object.keys(config.network);
+  for (const [name, pc] of Object.entries(config.pipelines)) {
+    const pipeline: BuiltPipeline = {
+      name,
+      config: pc,
+      middleware: pc.middleware.map((m) => middleware.get(m)).filter((m) => m !== undefined),
+      backends: pc.backends.map((b) => backends.get(b)).filter((b) => b !== undefined),
+    };
+    pipelines.set(name, pipeline);
+    for (const epName of pc.endpoints) {
+      const ec = config.endpoints[epName];
+      const factory = HTTP_ENDPOINT_FACTORIES[ec.service];
+      if (!factory) {
+        problem(
+          `endpoints.${epName}.service`,
+          `endpoint service \`${ec.service}\` is not available in this version of the gateway`,
+        );
+        continue;
+      }
+      const endpoint = factory(ec, pipeline, config.proxy.content_limits);
+      for (const net of ec.networks.length ? ec.networks : networks) {
+        routes.add(net, endpoint.prefix, endpoint);
+      }
+    }
+  }
+
+  const runtime = new Runtime(generation, config, routes, pipelines, {
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
+  if (problems.length) {
+    await runtime.close();
+    // Middleware/backends not attached to any pipeline were built too: close them as well.
+    for (const m of middleware.values()) await m.close?.();
+    for (const b of backends.values()) await b.close();
+    return { problems };
+  }
+  // Unattached middleware and backends are valid config but unused: release them now.
+  const used = new Set<unknown>();
+  for (const p of pipelines.values()) {
+    p.middleware.forEach((m) => used.add(m));
+    p.backends.forEach((b) => used.add(b));
+  }
+  for (const m of middleware.values()) if (!used.has(m)) await m.close?.();
+  for (const b of backends.values()) if (!used.has(b)) await b.close();
+  return { runtime, problems };
+}

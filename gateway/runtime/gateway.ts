@@ -1,0 +1,425 @@
+/**
+ * The running gateway: owns the current Runtime, the listeners, the management server and the
+ * config watcher. A reload builds a complete new Runtime first and swaps it in atomically; requests
+ * already running finish on the Runtime they started with. Listener changes start the new listener
+ * before the old one is closed.
+ */
+import { dirname, resolve } from "node:path";
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
+import type { Logger } from "../../shared/log.ts";
+import { loadConfigFile, loadDefaultConfig, watchConfig } from "../config/mod.ts";
+import {
+  assertPortFree,
+  type HttpListener,
+  listenerKey,
+  readTls,
+  serveNetwork,
+} from "../adapters/mod.ts";
+import { errorBody, GatewayError } from "../errors.ts";
+import type {
+  GatewayControl,
+  PipelineInfo,
+  ReloadOutcome,
+  RouteInfo,
+} from "../management/control.ts";
+import { createManagementApp } from "../management/mod.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import { VERSION } from "../version.ts";
+import { buildRuntime, type Runtime } from "./build.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Options of a gateway process. */
+export interface GatewayOptions {
+  /** Main config file; null runs the embedded default. */
+  configFile: string | null;
+  logger: Logger;
+  metrics: Metrics;
+  /** Seconds to wait for in-flight requests on shutdown. */
+  drainSeconds?: number;
+}
+
+/** A configuration that failed to load or build. */
+export class ConfigError extends Error {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[]) {
+    super(`configuration is invalid (${problems.length} problem(s))`);
+    this.problems = problems;
+  }
+}
+
+interface ManagementListener {
+  key: string;
+  server: Deno.HttpServer<Deno.NetAddr>;
+}
+
+/** The gateway process state; implements what the management API needs. */
+export class Gateway implements GatewayControl {
+  readonly version = VERSION;
+  readonly startedAt = new Date();
+  readonly configFile: string | null;
+  readonly metrics: Metrics;
+  readonly #logger: Logger;
+  readonly #drainMs: number;
+  #current!: Runtime;
+  #generation = 0;
+  #listeners = new Map<string, HttpListener>();
+  #management: ManagementListener | undefined;
+  #watcher: { close(): void } | undefined;
+  #ready = false;
+  #reloading: Promise<ReloadOutcome> | undefined;
+  #reloadAgain = false;
+
+  constructor(opts: GatewayOptions) {
+    this.configFile = opts.configFile ? resolve(opts.configFile) : null;
+    this.#logger = opts.logger;
+    this.metrics = opts.metrics;
+    this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
+  }
+
+  /** Load the config, start every listener; throws ConfigError with every problem when invalid. */
+  async start(): Promise<void> {
+    const runtime = await this.#load();
+    if (runtime instanceof ConfigError) throw runtime;
+    this.#current = runtime;
+    this.#applyLogging(runtime.config);
+    for (const net of Object.values(runtime.config.network)) {
+      assertPortFree(net.bind, net.port, `network ${net.name}`);
+    }
+    await this.#syncListeners(runtime.config);
+    await this.#syncManagement(runtime.config);
+    this.#watch(runtime.config);
+    this.#ready = true;
+    this.#logger.info("gateway started", {
+      version: VERSION,
+      config_file: this.configFile ?? "<embedded default>",
+      listeners: [...this.#listeners.values()].map((l) => `${l.network}:${l.port}`),
+      management: this.#management ? this.#management.server.addr.port : null,
+    });
+  }
+
+  /** Ports actually bound, by network name (tests bind port 0). */
+  ports(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const l of this.#listeners.values()) out[l.network] = l.port;
+    return out;
+  }
+
+  /** Port of the management listener, if running. */
+  managementPort(): number | undefined {
+    return this.#management?.server.addr.port;
+  }
+
+  /** The config serving traffic. */
+  config(): GatewayConfig {
+    return this.#current.config;
+  }
+
+  /** True once started and not draining. */
+  ready(): boolean {
+    return this.#ready;
+  }
+
+  /** Routes of every network. */
+  routes(): RouteInfo[] {
+    const rt = this.#current;
+    const byEndpoint = new Map<string, RouteInfo>();
+    for (const net of Object.keys(rt.config.network)) {
+      for (const r of rt.routes.list(net)) {
+        const ep = r.endpoint;
+        const existing = byEndpoint.get(ep.config.name);
+        if (existing) {
+          existing.networks.push(net);
+          continue;
+        }
+        byEndpoint.set(ep.config.name, {
+          path: r.prefix,
+          methods: ep.methods,
+          endpoint: ep.config.name,
+          service: ep.config.service,
+          pipeline: ep.pipeline.name,
+          networks: [net],
+        });
+      }
+    }
+    return [...byEndpoint.values()].sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /** Pipelines with their parts and target health. */
+  pipelines(): PipelineInfo[] {
+    const rt = this.#current;
+    return [...rt.pipelines.values()].map((p) => ({
+      name: p.name,
+      endpoints: p.config.endpoints,
+      middleware: p.middleware.map((m) => ({
+        name: m.name,
+        type: rt.config.middleware[m.name]?.type ?? "unknown",
+      })),
+      backends: p.backends.map((b) => {
+        const pool = (b as { pool?: { targets: { name: string; url: string; healthy(): boolean }[] } })
+          .pool;
+        return {
+          name: b.name,
+          service: b.config.service,
+          targets: pool
+            ? pool.targets.map((t) => ({ name: t.name, url: t.url, healthy: t.healthy() }))
+            : [],
+        };
+      }),
+    }));
+  }
+
+  /** Reload on demand; concurrent calls share one reload and a trailing one runs after it. */
+  reload(trigger: "api" | "watch" | "signal"): Promise<ReloadOutcome> {
+    if (this.#reloading) {
+      this.#reloadAgain = true;
+      return this.#reloading;
+    }
+    this.#reloading = this.#doReload(trigger).finally(() => {
+      this.#reloading = undefined;
+      if (this.#reloadAgain) {
+        this.#reloadAgain = false;
+        void this.reload(trigger);
+      }
+    });
+    return this.#reloading;
+  }
+
+  async #doReload(trigger: string): Promise<ReloadOutcome> {
+    const started = performance.now();
+    const next = await this.#load();
+    const duration_ms = Math.round((performance.now() - started) * 100) / 100;
+    if (next instanceof ConfigError) {
+      this.metrics.reload(false);
+      this.#logger.error("reload rejected: the running configuration stays", {
+        trigger,
+        problems: next.problems.map((p) =>
+          `${p.file}${p.line ? ":" + p.line : ""}: ${p.path}: ${p.message}`
+        ),
+      });
+      return {
+        ok: false,
+        generation: this.#current.generation,
+        duration_ms,
+        errors: next.problems,
+      };
+    }
+    try {
+      // New listeners start before the runtime swap; old ones close after it.
+      await this.#syncListeners(next.config, true);
+      await this.#syncManagement(next.config);
+    } catch (err) {
+      await next.close();
+      this.metrics.reload(false);
+      const problem: ConfigProblem = {
+        file: this.configFile ?? "<embedded>",
+        path: "network",
+        message: (err as Error).message,
+      };
+      this.#logger.error("reload rejected: a listener could not start", { error: problem.message });
+      return { ok: false, generation: this.#current.generation, duration_ms, errors: [problem] };
+    }
+    const old = this.#current;
+    this.#current = next;
+    old.retire();
+    await this.#closeStaleListeners(next.config);
+    this.#applyLogging(next.config);
+    this.#watch(next.config);
+    this.metrics.reload(true);
+    this.#logger.info("configuration reloaded", {
+      trigger,
+      generation: next.generation,
+      duration_ms,
+    });
+    return { ok: true, generation: next.generation, duration_ms };
+  }
+
+  /** Stop accepting, drain in-flight requests (bounded), close everything. */
+  async shutdown(): Promise<void> {
+    this.#ready = false;
+    this.#watcher?.close();
+    this.#logger.info("shutting down: draining in-flight requests", {
+      in_flight: this.#current?.inFlight ?? 0,
+    });
+    const servers = [...this.#listeners.values()].map((l) => l.server);
+    const drained = Promise.all(servers.map((s) => s.shutdown()));
+    let timer: number | undefined;
+    const timeout = new Promise<"timeout">((r) => timer = setTimeout(() => r("timeout"), this.#drainMs));
+    const outcome = await Promise.race([drained.then(() => "drained" as const), timeout]);
+    clearTimeout(timer);
+    if (outcome === "timeout") {
+      this.#logger.warn("drain timed out; closing remaining connections");
+    }
+    await this.#management?.server.shutdown();
+    await this.#current?.close();
+    this.#logger.info("gateway stopped");
+  }
+
+  async #load(): Promise<Runtime | ConfigError> {
+    let loaded: { config?: GatewayConfig; problems: ConfigProblem[] };
+    try {
+      loaded = this.configFile ? await loadConfigFile(this.configFile) : await loadDefaultConfig();
+    } catch (err) {
+      return new ConfigError([{
+        file: this.configFile ?? "<embedded>",
+        path: "",
+        message: (err as Error).message,
+      }]);
+    }
+    if (!loaded.config || loaded.problems.length) return new ConfigError(loaded.problems);
+    const built = await buildRuntime(loaded.config, this.#generation + 1, {
+      logger: this.#logger,
+      metrics: this.metrics,
+      baseDir: this.configFile ? dirname(this.configFile) : Deno.cwd(),
+    });
+    if (!built.runtime) return new ConfigError(built.problems);
+    this.#generation++;
+    return built.runtime;
+  }
+
+  #applyLogging(config: GatewayConfig): void {
+    this.#logger.configure(config.logging.level, config.logging.format);
+  }
+
+  async #syncListeners(config: GatewayConfig, checkPorts = false): Promise<void> {
+    const started: HttpListener[] = [];
+    try {
+      for (const net of Object.values(config.network)) {
+        const tls = await readTls(net);
+        const key = listenerKey(net, tls);
+        if (this.#listeners.has(key)) continue;
+        if (checkPorts && !this.#holdsPort(net.bind, net.port)) {
+          assertPortFree(net.bind, net.port, `network ${net.name}`);
+        }
+        const listener = serveNetwork(
+          net,
+          tls,
+          (req, info, secure) => this.#handle(req, info, secure, net.name),
+          (err) => this.#internalError(err),
+        );
+        started.push(listener);
+      }
+    } catch (err) {
+      for (const l of started) await l.server.shutdown();
+      throw err;
+    }
+    for (const l of started) this.#listeners.set(l.key, l);
+  }
+
+  #holdsPort(bind: string, port: number): boolean {
+    for (const l of this.#listeners.values()) {
+      const addr = l.server.addr;
+      if (addr.port === port && (addr.hostname === bind || bind === "0.0.0.0")) return true;
+    }
+    return false;
+  }
+
+  async #closeStaleListeners(config: GatewayConfig): Promise<void> {
+    const wanted = new Set<string>();
+    for (const net of Object.values(config.network)) {
+      wanted.add(listenerKey(net, await readTls(net).catch(() => undefined)));
+    }
+    for (const [key, l] of this.#listeners) {
+      if (wanted.has(key)) continue;
+      this.#listeners.delete(key);
+      // shutdown() lets requests on the old listener finish.
+      void l.server.shutdown();
+    }
+  }
+
+  async #syncManagement(config: GatewayConfig): Promise<void> {
+    const m = config.management;
+    const key = m.enabled ? `${m.bind}:${m.port}` : "";
+    if (this.#management?.key === key) return;
+    const old = this.#management;
+    this.#management = undefined;
+    if (m.enabled) {
+      // The same address cannot be bound twice without reusePort: close first in that case.
+      if (old && old.server.addr.port === m.port) await old.server.shutdown();
+      const app = createManagementApp(this, this.#logger.child({ component: "management" }));
+      const server = Deno.serve({
+        hostname: m.bind,
+        port: m.port,
+        onListen: () => {},
+      }, app.fetch) as Deno.HttpServer<Deno.NetAddr>;
+      this.#management = { key, server };
+    }
+    if (old && old.server.addr.port !== m.port) await old.server.shutdown();
+  }
+
+  #watch(config: GatewayConfig): void {
+    if (!this.configFile) return;
+    this.#watcher?.close();
+    const dirs = config.pipelines_path ? [resolve(dirname(this.configFile), config.pipelines_path)] : [];
+    this.#watcher = watchConfig(config.source_files, dirs, () => {
+      void this.reload("watch");
+    });
+  }
+
+  async #handle(
+    request: Request,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+    tls: boolean,
+    network: string,
+  ): Promise<Response> {
+    const rt = this.#current;
+    rt.acquire();
+    const start = performance.now();
+    const incoming = request.headers.get("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const url = new URL(request.url);
+    try {
+      const route = rt.routes.match(network, url.pathname);
+      if (!route) {
+        this.metrics.errorCode("no_route");
+        request.body?.cancel().catch(() => {});
+        const err = new GatewayError(404, "no_route", `no endpoint serves ${url.pathname}`);
+        return new Response(errorBody(err, requestId), {
+          status: 404,
+          headers: { "content-type": "application/json", "x-request-id": requestId },
+        });
+      }
+      const endpoint = route.endpoint;
+      const pipeline = endpoint.pipeline.name;
+      this.metrics.requestStarted(pipeline);
+      const ex = {
+        request,
+        url,
+        requestId,
+        protocol: "http" as const,
+        scheme: tls ? "https" as const : "http" as const,
+        remoteAddr: info.remoteAddr.hostname,
+        backend: undefined as string | undefined,
+        errorCode: undefined as string | undefined,
+      };
+      const response = await endpoint.handle(ex, rt.deps);
+      const seconds = (performance.now() - start) / 1000;
+      this.metrics.requestFinished(pipeline, response.status, seconds);
+      if (this.#logger.enabled("info")) {
+        this.#logger.info("request", {
+          request_id: requestId,
+          method: request.method,
+          path: url.pathname,
+          pipeline,
+          backend: ex.backend,
+          status: response.status,
+          error_code: ex.errorCode,
+          duration_ms: Math.round(seconds * 100000) / 100,
+        });
+      }
+      return response;
+    } finally {
+      rt.release();
+    }
+  }
+
+  #internalError(err: unknown): Response {
+    this.#logger.error("unhandled error in the HTTP listener", { error: err as Error });
+    this.metrics.errorCode("internal_error");
+    const id = crypto.randomUUID();
+    return new Response(
+      errorBody(new GatewayError(500, "internal_error", "internal error"), id),
+      { status: 500, headers: { "content-type": "application/json", "x-request-id": id } },
+    );
+  }
+}

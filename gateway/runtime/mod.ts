@@ -1,0 +1,3 @@
+/** The running gateway: runtime generations, listeners, reload and shutdown. */
+export { ConfigError, Gateway, type GatewayOptions } from "./gateway.ts";
+export { buildRuntime, Runtime } from "./build.ts";
