@@ -1,0 +1,116 @@
+/** Runs a gateway in the test process on free loopback ports, from TOML text. */
+import { Logger } from "../shared/log.ts";
+import { createMetrics } from "../gateway/observability/metrics.ts";
+import { Gateway } from "../gateway/runtime/mod.ts";
+
+/** A free TCP port on loopback (bound, read, released). */
+export function freeTcpPort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** A gateway running in this process. */
+export interface TestGateway {
+  gateway: Gateway;
+  /** Base URL of the data listener of network `main`. */
+  url: string;
+  /** Base URL of the management API. */
+  mgmt: string;
+  dataPort: number;
+  mgmtPort: number;
+  dir: string;
+  configFile: string;
+  /** Log lines written so far (JSON). */
+  logs: string[];
+  /** Replace the config file text (a watcher or /api/reload picks it up). */
+  writeConfig(toml: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Start a gateway. `body` is TOML without `[network.main]`, `[management]` and `[logging]`,
+ * which the harness adds with free ports; `{DIR}` in it is replaced by the temp directory.
+ */
+export async function startTestGateway(
+  body: string,
+  opts: { files?: Record<string, string>; logLevel?: string } = {},
+): Promise<TestGateway> {
+  const dir = await Deno.makeTempDir({ prefix: "gw-test-" });
+  const dataPort = freeTcpPort();
+  const mgmtPort = freeTcpPort();
+  const head = (b: string) =>
+    `[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n\n` +
+    `[management]\nbind = "127.0.0.1"\nport = ${mgmtPort}\n\n` +
+    `[logging]\nlevel = "${opts.logLevel ?? "info"}"\n\n` + b.replaceAll("{DIR}", dir);
+  for (const [name, text] of Object.entries(opts.files ?? {})) {
+    const path = `${dir}/${name}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, text.replaceAll("{DIR}", dir));
+  }
+  const configFile = `${dir}/gateway.toml`;
+  await Deno.writeTextFile(configFile, head(body));
+  const logs: string[] = [];
+  const logger = new Logger({ level: "info", format: "json", sink: (l) => logs.push(l) });
+  const gateway = new Gateway({ configFile, logger, metrics: createMetrics(), drainSeconds: 2 });
+  await gateway.start();
+  return {
+    gateway,
+    url: `http://127.0.0.1:${dataPort}`,
+    mgmt: `http://127.0.0.1:${mgmtPort}`,
+    dataPort,
+    mgmtPort,
+    dir,
+    configFile,
+    logs,
+    async writeConfig(toml: string) {
+      // Write then rename, as editors do, so a watcher never sees a half-written file.
+      const tmp = `${configFile}.tmp`;
+      await Deno.writeTextFile(tmp, head(toml));
+      await Deno.rename(tmp, configFile);
+    },
+    async stop() {
+      await gateway.shutdown();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** A loopback upstream server for tests, recording what it received. */
+export interface TestUpstream {
+  url: string;
+  port: number;
+  received: { method: string; url: string; headers: Headers; body: Uint8Array }[];
+  stop(): Promise<void>;
+}
+
+/** Start an upstream whose answers come from `handler` (default: echo of the request as JSON). */
+export function startUpstream(
+  handler?: (req: Request, body: Uint8Array) => Response | Promise<Response>,
+): TestUpstream {
+  const received: TestUpstream["received"] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (req) => {
+      const body = new Uint8Array(await req.arrayBuffer());
+      received.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (handler) return await handler(req, body);
+      const u = new URL(req.url);
+      return Response.json({
+        method: req.method,
+        path: u.pathname,
+        query: u.search,
+        headers: Object.fromEntries(req.headers),
+        body: new TextDecoder().decode(body),
+      });
+    },
+  );
+  const port = server.addr.port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    received,
+    stop: () => server.shutdown(),
+  };
+}
