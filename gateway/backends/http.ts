@@ -107,7 +107,7 @@ export class HttpBackend implements Backend {
     const res = await fetch(url, {
       method: req.method,
       headers,
-      body: hasBody ? body : undefined,
+      body: hasBody ? body as BodyInit : undefined,
       signal,
       redirect: "manual",
     });

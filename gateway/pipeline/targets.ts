@@ -55,7 +55,7 @@ export class TargetPool {
   readonly #cooldownMs: number;
   readonly #backend: string;
   #next = 0;
-  #timer: number | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(backend: string, targets: { name: string; url: string }[], config: BackendConfig) {
     this.#backend = backend;
@@ -137,8 +137,9 @@ export class TargetPool {
         }
       }));
     };
-    this.#timer = setInterval(run, hc.interval_secs * 1000);
-    Deno.unrefTimer(this.#timer);
+    const timer = setInterval(run, hc.interval_secs * 1000);
+    Deno.unrefTimer(timer as unknown as number);
+    this.#timer = timer;
     run();
   }
 
