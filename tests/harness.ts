@@ -35,13 +35,22 @@ export interface TestGateway {
  */
 export async function startTestGateway(
   body: string,
-  opts: { files?: Record<string, string>; logLevel?: string } = {},
+  opts: {
+    files?: Record<string, string>;
+    logLevel?: string;
+    /** Serve `network.main` over TLS with this certificate. */
+    tls?: { certPath: string; keyPath: string };
+    dir?: string;
+  } = {},
 ): Promise<TestGateway> {
-  const dir = await Deno.makeTempDir({ prefix: "gw-test-" });
+  const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "gw-test-" });
   const dataPort = freeTcpPort();
   const mgmtPort = freeTcpPort();
+  const tls = opts.tls
+    ? `tls_cert_path = "${opts.tls.certPath}"\ntls_key_path = "${opts.tls.keyPath}"\n`
+    : "";
   const head = (b: string) =>
-    `[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n\n` +
+    `[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n${tls}\n` +
     `[management]\nbind = "127.0.0.1"\nport = ${mgmtPort}\n\n` +
     `[logging]\nlevel = "${opts.logLevel ?? "info"}"\n\n` + b.replaceAll("{DIR}", dir);
   for (const [name, text] of Object.entries(opts.files ?? {})) {
@@ -57,7 +66,7 @@ export async function startTestGateway(
   await gateway.start();
   return {
     gateway,
-    url: `http://127.0.0.1:${dataPort}`,
+    url: `${opts.tls ? "https" : "http"}://127.0.0.1:${dataPort}`,
     mgmt: `http://127.0.0.1:${mgmtPort}`,
     dataPort,
     mgmtPort,
