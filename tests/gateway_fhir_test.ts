@@ -1,0 +1,109 @@
+/** The fhir endpoint and backend: OperationOutcome errors, 415, `_format`, response validation. */
+import { assertEquals, assertMatch } from "./assert.ts";
+import { startTestGateway, startUpstream } from "./harness.ts";
+
+function fhirConfig(baseUrl: string): string {
+  return `
+[endpoints.fhir]
+service = "fhir"
+[endpoints.fhir.options]
+path_prefix = "/fhir"
+[backends.server]
+service = "fhir"
+retries = 0
+[backends.server.options]
+base_url = "${baseUrl}"
+[pipelines.fhir]
+endpoints = ["fhir"]
+backends = ["server"]
+`;
+}
+
+Deno.test("fhir: search parameters and $operations pass through; _format sets Accept", async () => {
+  const up = startUpstream((req) =>
+    Response.json({ resourceType: "Bundle", url: req.url, accept: req.headers.get("accept") }, {
+      headers: { "content-type": "application/fhir+json" },
+    })
+  );
+  const gw = await startTestGateway(fhirConfig(up.url + "/r4"));
+  try {
+    const res = await fetch(
+      `${gw.url}/fhir/Patient?name:exact=Doe&birthdate=ge1970-01-01&_format=json&_count=10`,
+    );
+    assertEquals(res.status, 200);
+    const body = await res.json();
+    assertEquals(
+      new URL(body.url).pathname + new URL(body.url).search,
+      "/r4/Patient?name%3Aexact=Doe&birthdate=ge1970-01-01&_format=json&_count=10",
+    );
+    assertEquals(body.accept, "application/fhir+json");
+    const op = await fetch(`${gw.url}/fhir/Patient/123/$everything`);
+    assertMatch((await op.json()).url, /\/r4\/Patient\/123\/\$everything$/);
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("fhir: a non-FHIR body on create is 415 OperationOutcome", async () => {
+  const up = startUpstream();
+  const gw = await startTestGateway(fhirConfig(up.url));
+  try {
+    const res = await fetch(`${gw.url}/fhir/Patient`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "hello",
+    });
+    assertEquals(res.status, 415);
+    assertEquals(res.headers.get("content-type"), "application/fhir+json");
+    const oo = await res.json();
+    assertEquals(oo.resourceType, "OperationOutcome");
+    assertEquals(oo.issue[0].code, "not-supported");
+    assertEquals(oo.issue[0].details.text, "unsupported_media_type");
+    assertMatch(oo.issue[0].diagnostics, new RegExp(res.headers.get("x-request-id")!));
+    assertEquals(up.received.length, 0);
+    // A FHIR JSON create goes through.
+    const ok = await fetch(`${gw.url}/fhir/Patient`, {
+      method: "POST",
+      headers: { "content-type": "application/fhir+json" },
+      body: JSON.stringify({ resourceType: "Patient" }),
+    });
+    await ok.body?.cancel();
+    assertEquals(up.received.length, 1);
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("fhir: backend failure and bad _format are OperationOutcomes", async () => {
+  const gw = await startTestGateway(fhirConfig("http://127.0.0.1:9"));
+  try {
+    const res = await fetch(`${gw.url}/fhir/Patient/1`);
+    assertEquals(res.status, 502);
+    const oo = await res.json();
+    assertEquals(oo.resourceType, "OperationOutcome");
+    assertEquals(oo.issue[0].code, "transient");
+    assertEquals(oo.issue[0].details.text, "backend_unavailable");
+    const bad = await fetch(`${gw.url}/fhir/Patient?_format=yaml`);
+    assertEquals(bad.status, 400);
+    assertEquals((await bad.json()).issue[0].details.text, "invalid_format");
+  } finally {
+    await gw.stop();
+  }
+});
+
+Deno.test("fhir backend: a non-FHIR response content type is 502 invalid_fhir_response", async () => {
+  const up = startUpstream(() =>
+    new Response("<html>proxy error</html>", { headers: { "content-type": "text/html" } })
+  );
+  const gw = await startTestGateway(fhirConfig(up.url));
+  try {
+    const res = await fetch(`${gw.url}/fhir/Patient/1`);
+    assertEquals(res.status, 502);
+    assertEquals((await res.json()).issue[0].details.text, "invalid_fhir_response");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
