@@ -1,0 +1,112 @@
+/** Starting the gateway executable as a child process for end-to-end tests and benchmarks. */
+
+import { parse } from "smol-toml";
+import { REPO_ROOT } from "./paths.ts";
+import { spawnCaptured, waitReady } from "./process.ts";
+import { removeDir, tempDir } from "./temp.ts";
+
+/** Options of {@link startGateway}. */
+export interface GatewayOptions {
+  /** The TOML configuration, written to `gateway.toml` in a temporary directory. */
+  configText: string;
+  /** Extra environment variables of the gateway process. */
+  env?: Record<string, string>;
+  /** Entry module, relative to the repository root (default `gateway/main.ts`). */
+  entry?: string;
+  /** How long to wait for the readiness probe (default 60 000 ms). */
+  readyTimeoutMs?: number;
+}
+
+/** A running gateway process. */
+export interface GatewayProcess {
+  /** The child process. */
+  process: Deno.ChildProcess;
+  /** Its process id. */
+  pid: number;
+  /** Temporary directory holding the config file (removed by `stop()`). */
+  dir: string;
+  /** Path of the written config file. */
+  configPath: string;
+  /** Base URL of the management API, e.g. `http://127.0.0.1:9090`. */
+  mgmtUrl: string;
+  /** Route prefix of the management API from the config (default `admin`). */
+  mgmtPrefix: string;
+  /** Base URL of the data-plane listener on `networkPort`. */
+  dataUrl(networkPort: number): string;
+  /** The last output of the process (stderr, then stdout). */
+  output(): string;
+  /** Sends SIGTERM, waits for the exit (SIGKILL after 10 s), removes the temp dir. */
+  stop(): Promise<Deno.CommandStatus>;
+  /** Same as `stop()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Where the management API of a config listens: loopback URL and route prefix. */
+export function managementAddress(configText: string): { url: string; prefix: string } {
+  const config = parse(configText) as { management?: Record<string, unknown> };
+  const management = config.management ?? {};
+  const port = typeof management.port === "number" ? management.port : 9090;
+  const bind = typeof management.bind === "string" ? management.bind : "127.0.0.1";
+  const prefix = typeof management.prefix === "string" ? management.prefix : "admin";
+  return { url: `http://${connectHost(bind)}:${port}`, prefix: prefix.replace(/^\/+|\/+$/g, "") };
+}
+
+/** The address to connect to for a listener bound to `bind` (wildcards become loopback). */
+function connectHost(bind: string): string {
+  if (bind === "0.0.0.0" || bind === "") return "127.0.0.1";
+  if (bind === "::" || bind === "[::]") return "[::1]";
+  return bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind;
+}
+
+/** True when GET `url` answers 200 (the body is discarded). */
+export async function answers200(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes `configText` to a temp dir, runs `deno run --allow-all --unstable-net gateway/main.ts
+ * --config FILE` and resolves once `GET <management>/readyz` answers 200.
+ */
+export async function startGateway(options: GatewayOptions): Promise<GatewayProcess> {
+  const { url: mgmtUrl, prefix: mgmtPrefix } = managementAddress(options.configText);
+  const dir = await tempDir("gw-gateway-");
+  const configPath = `${dir}/gateway.toml`;
+  await Deno.writeTextFile(configPath, options.configText);
+  const entry = options.entry ?? "gateway/main.ts";
+  const process = spawnCaptured(
+    Deno.execPath(),
+    ["run", "--allow-all", "--unstable-net", entry, "--config", configPath],
+    {
+      cwd: REPO_ROOT,
+      env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1", ...options.env },
+      afterStop: () => removeDir(dir),
+    },
+  );
+  await waitReady(process, {
+    name: "gateway",
+    check: () => answers200(`${mgmtUrl}/readyz`),
+    description: `${mgmtUrl}/readyz answered 200`,
+    timeoutMs: options.readyTimeoutMs ?? 60_000,
+    intervalMs: 100,
+  });
+  return {
+    process: process.child,
+    pid: process.child.pid,
+    dir,
+    configPath,
+    mgmtUrl,
+    mgmtPrefix,
+    dataUrl: (networkPort: number) => `http://127.0.0.1:${networkPort}`,
+    output: process.output,
+    stop: process.stop,
+    [Symbol.asyncDispose]: async () => {
+      await process.stop();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/** Helpers for end-to-end and real-peer tests (and the benchmarks): processes, ports, peers. */
+
+export { curl } from "./curl.ts";
+export { type GatewayOptions, type GatewayProcess, startGateway } from "./gateway.ts";
+export { type NginxOptions, type NginxProcess, startNginx } from "./nginx.ts";
+export { findBinary, hasPeer, isCi, requirePeer } from "./peers.ts";
+export { freePort } from "./ports.ts";
+export {
+  type CapturedProcess,
+  type CommandResult,
+  runCommand,
+  spawnCaptured,
+  waitReady,
+} from "./process.ts";
+export { peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
+export { removeDir, tempDir } from "./temp.ts";
+export { canConnect, waitFor } from "./wait.ts";
+export { REPO_ROOT } from "./paths.ts";
