@@ -20,7 +20,11 @@ export interface PipelineInfo {
   name: string;
   endpoints: string[];
   middleware: { name: string; type: string }[];
-  backends: { name: string; service: string; targets: { name: string; url: string; healthy: boolean }[] }[];
+  backends: {
+    name: string;
+    service: string;
+    targets: { name: string; url: string; healthy: boolean }[];
+  }[];
 }
 
 /** The outcome of a reload. */
@@ -41,6 +45,11 @@ export interface GatewayControl {
   readonly configFile: string | null;
   /** The config currently serving traffic. */
   config(): GatewayConfig;
+  /**
+   * Generation of the config serving traffic (1 = loaded at start, +1 per successful reload).
+   * Optional until the runtime implements it; `info` reports null without it.
+   */
+  generation?(): number;
   routes(): RouteInfo[];
   pipelines(): PipelineInfo[];
   /** Re-read, validate and swap the configuration; never throws. */

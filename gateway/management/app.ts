@@ -1,0 +1,118 @@
+/**
+ * The management API as a Hono app (served by the runtime with `Deno.serve` on the management
+ * bind and port). Routes under `/{prefix}` follow the prefix of the config serving at each request,
+ * so a reload that changes `[management] prefix` takes effect without restarting the listener.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { Logger } from "../../shared/log.ts";
+import { GatewayError } from "../errors.ts";
+import { CLOUD_OPERATIONS, cloudHandler } from "./cloud.ts";
+import type { GatewayControl } from "./control.ts";
+import { instanceInfo } from "./info.ts";
+import { type ManagementEnv, requestContext } from "./request_context.ts";
+import { errorResponse, fail } from "./responses.ts";
+import { allowedMethods, normalizePrefix, pathOf, PREFIXED, routingPath } from "./routing.ts";
+
+/** Largest request body accepted by the management API (bytes). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Content type of `GET /metrics` (Prometheus text exposition format 0.0.4). */
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** The management app type. */
+export type ManagementApp = Hono<ManagementEnv>;
+
+/** Build the management API over the running gateway. */
+export function createManagementApp(control: GatewayControl, logger: Logger): ManagementApp {
+  const currentPrefix = (): string | null => {
+    try {
+      return normalizePrefix(control.config().management.prefix);
+    } catch (err) {
+      // getPath runs outside Hono's error handling: never let it throw.
+      logger.error("management prefix unavailable", { error: err as Error });
+      return null;
+    }
+  };
+  const app = new Hono<ManagementEnv>({
+    getPath: (req) => routingPath(pathOf(req.url), currentPrefix()),
+  });
+
+  app.use(requestContext(logger));
+  // Hono's onError only sees Error instances; anything else thrown would escape app.fetch.
+  app.use(async (_c, next) => {
+    try {
+      await next();
+    } catch (err) {
+      throw err instanceof Error ? err : new Error(String(err));
+    }
+  });
+  app.use(bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) =>
+      fail(c, 413, "payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`),
+  }));
+
+  // Liveness: the process answers; nothing else is checked.
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get(
+    "/readyz",
+    (c) => control.ready() ? c.json({ status: "ready" }) : c.json({ status: "not_ready" }, 503),
+  );
+  app.get(
+    "/metrics",
+    (c) => c.body(control.metrics.render(), 200, { "Content-Type": METRICS_CONTENT_TYPE }),
+  );
+  app.post("/api/reload", async (c) => {
+    const outcome = await control.reload("api");
+    // 422: the new config was refused; the old one keeps serving.
+    return c.json(outcome, outcome.ok ? 200 : 422);
+  });
+
+  app.get(`${PREFIXED}/info`, (c) => c.json(instanceInfo(control)));
+  app.get(`${PREFIXED}/pipelines`, (c) => c.json({ pipelines: control.pipelines() }));
+  app.get(`${PREFIXED}/routes`, (c) => c.json({ routes: control.routes() }));
+  for (const op of CLOUD_OPERATIONS) {
+    app.post(`${PREFIXED}/${op}`, cloudHandler(control, logger, op));
+  }
+
+  const allowed = allowedMethods(app.routes);
+  app.notFound((c) => {
+    const methods = allowed.get(c.req.path);
+    if (methods) {
+      return fail(
+        c,
+        405,
+        "method_not_allowed",
+        `${c.req.method} is not allowed on ${pathOf(c.req.url)}; allowed: ${methods.join(", ")}`,
+        { Allow: methods.join(", ") },
+      );
+    }
+    return fail(c, 404, "not_found", `no management route ${c.req.method} ${pathOf(c.req.url)}`);
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof GatewayError) return errorResponse(c, err);
+    if (err instanceof HTTPException && err.status < 500) {
+      const code = err.status === 413 ? "payload_too_large" : "bad_request";
+      return fail(c, err.status, code, err.message || "bad request");
+    }
+    // Unexpected: log the detail, answer without internals.
+    logger.error("management request failed", {
+      request_id: c.get("requestId"),
+      method: c.req.method,
+      path: pathOf(c.req.url),
+      error: err,
+      stack: err.stack,
+    });
+    return fail(
+      c,
+      500,
+      "internal_error",
+      "internal error; see the gateway log for this request id",
+    );
+  });
+
+  return app;
+}

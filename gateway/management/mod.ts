@@ -1,0 +1,11 @@
+/** The management API of the gateway: the Hono app, its control contract and its bodies. */
+export {
+  createManagementApp,
+  type ManagementApp,
+  MAX_BODY_BYTES,
+  METRICS_CONTENT_TYPE,
+} from "./app.ts";
+export { CLOUD_DISABLED_MESSAGE, type CloudOperation } from "./cloud.ts";
+export type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "./control.ts";
+export { type InstanceInfo, instanceInfo, type ListenerInfo } from "./info.ts";
+export { normalizePrefix } from "./routing.ts";

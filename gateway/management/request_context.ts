@@ -1,0 +1,52 @@
+/** Per-request context of the management API: request id, response headers and the access log. */
+import type { MiddlewareHandler } from "hono";
+import type { Logger } from "../../shared/log.ts";
+import { pathOf } from "./routing.ts";
+
+/** Hono environment of the management app. */
+export type ManagementEnv = { Variables: { requestId: string } };
+
+/** Incoming request ids we echo; anything else is replaced (no header injection, bounded size). */
+const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id to use: a valid incoming `X-Request-Id`, else a new UUID. */
+export function requestIdFor(incoming: string | null | undefined): string {
+  return incoming && VALID_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+function stamp(res: Response, id: string): void {
+  try {
+    res.headers.set("X-Request-Id", id);
+    res.headers.set("Cache-Control", "no-store");
+  } catch {
+    // Immutable headers (a Response from fetch): nothing of ours returns one; never fail on it.
+  }
+}
+
+/**
+ * Outermost middleware: sets the request id, stamps `X-Request-Id` and `Cache-Control: no-store`
+ * on every response (errors included) and writes one access-log line. Reads log at debug (probes
+ * and scrapes are frequent), writes and errors at info. Headers and bodies are never logged.
+ */
+export function requestContext(logger: Logger): MiddlewareHandler<ManagementEnv> {
+  return async (c, next) => {
+    const id = requestIdFor(c.req.header("x-request-id"));
+    c.set("requestId", id);
+    const start = performance.now();
+    await next();
+    stamp(c.res, id);
+    const status = c.res.status;
+    const level = (c.req.method === "GET" || c.req.method === "HEAD") && status < 400
+      ? "debug"
+      : "info";
+    if (logger.enabled(level)) {
+      logger[level]("management request", {
+        request_id: id,
+        method: c.req.method,
+        path: pathOf(c.req.url),
+        status,
+        duration_ms: Math.round((performance.now() - start) * 100) / 100,
+      });
+    }
+  };
+}
