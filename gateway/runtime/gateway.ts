@@ -115,6 +115,11 @@ export class Gateway implements GatewayControl {
     return this.#current.config;
   }
 
+  /** Generation of the config serving traffic (1 at start, +1 per successful reload). */
+  generation(): number {
+    return this.#current.generation;
+  }
+
   /** True once started and not draining. */
   ready(): boolean {
     return this.#ready;
