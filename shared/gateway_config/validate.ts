@@ -1,0 +1,287 @@
+/** Raw TOML table -> validated, defaults-applied GatewayConfig, reporting every problem found. */
+import { asTable, checkTable, childPath, isTable, ProblemSink, type TableSpec } from "./fields.ts";
+import type { KeyPositions } from "./parse.ts";
+import { checkReferences } from "./references.ts";
+import {
+  BACKEND,
+  BACKEND_OPTION_SCHEMAS,
+  type BackendOwner,
+  CLOUD,
+  CONTENT_LIMITS,
+  ENDPOINT,
+  ENDPOINT_OPTION_SCHEMAS,
+  HEALTH_CHECK,
+  HTTP3_LISTENER,
+  HTTP_LIKE_BACKENDS,
+  LOGGING,
+  MANAGEMENT,
+  MIDDLEWARE,
+  MIDDLEWARE_OPTION_SCHEMAS,
+  NETWORK,
+  type OptionSchema,
+  PIPELINE,
+  PROXY,
+  SECTIONS,
+  TARGET,
+  TOP_LEVEL,
+} from "./schema.ts";
+import { didYouMean } from "./suggest.ts";
+import type {
+  BackendConfig,
+  CloudConfig,
+  ConfigProblem,
+  ContentLimits,
+  EndpointConfig,
+  GatewayConfig,
+  HealthCheckConfig,
+  Http3ListenerConfig,
+  LoggingConfig,
+  ManagementConfig,
+  MiddlewareConfig,
+  NetworkConfig,
+  PipelineConfig,
+  TargetConfig,
+} from "./types.ts";
+
+/** The outcome of validation: `config` is set exactly when `problems` is empty. */
+export interface ValidationResult {
+  config?: GatewayConfig;
+  problems: ConfigProblem[];
+}
+
+/** Name of the network implied when the file has no `network` table. */
+export const DEFAULT_NETWORK_NAME = "default";
+
+/** Names of endpoints, backends, networks, ...: they appear in paths, routes and metrics. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** Validates a parsed document; `positions` (from parseConfigText) locate problems. */
+export function validateConfig(
+  raw: unknown,
+  positions: KeyPositions = new Map(),
+  fileName = "<config>",
+): ValidationResult {
+  const sink = new ProblemSink(positions, fileName);
+  const top = checkTable(sink, raw, TOP_LEVEL, "", [...SECTIONS]);
+  const doc = isTable(raw) ? raw : {};
+  const config: GatewayConfig = {
+    transforms_path: top.transforms_path as string,
+    cloud: checkTable(sink, doc.cloud, CLOUD, "cloud") as unknown as CloudConfig,
+    network: Object.hasOwn(doc, "network")
+      ? named(sink, doc.network, "network", network)
+      : { [DEFAULT_NETWORK_NAME]: defaultNetwork() },
+    endpoints: named(sink, doc.endpoints, "endpoints", endpoint),
+    backends: named(sink, doc.backends, "backends", backend),
+    targets: named(sink, doc.targets, "targets", (s, r, path, name) => ({
+      name,
+      ...(checkTable(s, r, TARGET, path) as Omit<TargetConfig, "name">),
+    })),
+    middleware: named(sink, doc.middleware, "middleware", middleware),
+    pipelines: named(sink, doc.pipelines, "pipelines", (s, r, path, name) => ({
+      name,
+      ...(checkTable(s, r, PIPELINE, path) as Omit<PipelineConfig, "name">),
+    })),
+    proxy: proxy(sink, doc.proxy),
+    management: checkTable(
+      sink,
+      doc.management,
+      MANAGEMENT,
+      "management",
+    ) as unknown as ManagementConfig,
+    logging: checkTable(sink, doc.logging, LOGGING, "logging") as unknown as LoggingConfig,
+    source_files: [],
+  };
+  if (top.pipelines_path !== undefined) config.pipelines_path = top.pipelines_path as string;
+  checkReferences(sink, config);
+  const problems = sortProblems(sink.problems, fileName);
+  return problems.length ? { problems } : { config, problems };
+}
+
+/** Problems of the main file first, then by file name and line. */
+export function sortProblems(problems: ConfigProblem[], mainFile: string): ConfigProblem[] {
+  const rank = (p: ConfigProblem) => p.file === mainFile ? 0 : 1;
+  return [...problems].sort((a, b) =>
+    rank(a) - rank(b) || a.file.localeCompare(b.file) ||
+    (a.line ?? Infinity) - (b.line ?? Infinity)
+  );
+}
+
+type EntryValidator<T> = (sink: ProblemSink, raw: unknown, path: string, name: string) => T;
+
+/** A table of named entries (`[backends.<name>]`); entries with problems are kept, partially. */
+function named<T>(
+  sink: ProblemSink,
+  raw: unknown,
+  section: string,
+  validate: EntryValidator<T>,
+): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [name, value] of Object.entries(asTable(sink, raw, section))) {
+    const path = childPath(section, name);
+    if (!NAME.test(name)) {
+      sink.report(
+        path,
+        `invalid name \`${name}\`: use letters, digits, \`_\` and \`-\`, starting with a letter or digit`,
+      );
+      continue;
+    }
+    out[name] = validate(sink, value, path, name);
+  }
+  return out;
+}
+
+function defaultNetwork(): NetworkConfig {
+  return {
+    name: DEFAULT_NETWORK_NAME,
+    bind: NETWORK.bind.default as string,
+    port: NETWORK.port.default as number,
+  };
+}
+
+function network(sink: ProblemSink, raw: unknown, path: string, name: string): NetworkConfig {
+  const table = asTable(sink, raw, path);
+  const base = checkTable(sink, table, NETWORK, path, ["http3"]);
+  const hasCert = base.tls_cert_path !== undefined;
+  if (hasCert !== (base.tls_key_path !== undefined)) {
+    const missing = hasCert ? "tls_key_path" : "tls_cert_path";
+    sink.report(
+      childPath(path, missing),
+      `missing \`${missing}\`: set both tls_cert_path and tls_key_path, or neither`,
+    );
+  }
+  const out = { name, ...base } as NetworkConfig;
+  const http3Raw = table.http3;
+  if (http3Raw !== undefined) {
+    // Keys left out fall back to the network's own listener settings.
+    const inherited = {
+      bind: base.bind,
+      port: base.port,
+      cert_path: base.tls_cert_path,
+      key_path: base.tls_key_path,
+    };
+    const written = asTable(sink, http3Raw, childPath(path, "http3"));
+    const merged = Object.fromEntries(
+      Object.entries({ ...inherited, ...written }).filter(([, v]) => v !== undefined),
+    );
+    out.http3 = checkTable(
+      sink,
+      merged,
+      HTTP3_LISTENER,
+      childPath(path, "http3"),
+    ) as unknown as Http3ListenerConfig;
+  }
+  return out;
+}
+
+function endpoint(sink: ProblemSink, raw: unknown, path: string, name: string): EndpointConfig {
+  const table = asTable(sink, raw, path);
+  const base = checkTable(sink, table, ENDPOINT, path, ["options"]);
+  const service = base.service as EndpointConfig["service"] | undefined;
+  const options = serviceOptions(
+    sink,
+    service && ENDPOINT_OPTION_SCHEMAS[service],
+    `\`${service}\` endpoints`,
+    table.options,
+    childPath(path, "options"),
+    undefined,
+  );
+  return { name, service, options, networks: base.networks } as EndpointConfig;
+}
+
+function backend(sink: ProblemSink, raw: unknown, path: string, name: string): BackendConfig {
+  const table = asTable(sink, raw, path);
+  const base = checkTable(sink, table, BACKEND, path, ["options", "health_check"]);
+  const service = base.service as BackendConfig["service"] | undefined;
+  const targets = (base.targets ?? []) as string[];
+  const httpLike = service === undefined || HTTP_LIKE_BACKENDS.includes(service);
+  if (!httpLike && targets.length) {
+    sink.report(
+      childPath(path, "targets"),
+      `targets apply only to ${HTTP_LIKE_BACKENDS.join(", ")} backends`,
+    );
+  }
+  const out = { name, ...base } as unknown as BackendConfig;
+  if (table.health_check !== undefined) {
+    const hcPath = childPath(path, "health_check");
+    if (!httpLike) {
+      sink.report(hcPath, `health_check applies only to ${HTTP_LIKE_BACKENDS.join(", ")} backends`);
+    }
+    out.health_check = checkTable(
+      sink,
+      table.health_check,
+      HEALTH_CHECK,
+      hcPath,
+    ) as unknown as HealthCheckConfig;
+  }
+  out.options = serviceOptions<BackendOwner>(
+    sink,
+    service && BACKEND_OPTION_SCHEMAS[service],
+    `\`${service}\` backends`,
+    table.options,
+    childPath(path, "options"),
+    { targets },
+  );
+  return out;
+}
+
+function middleware(sink: ProblemSink, raw: unknown, path: string, name: string): MiddlewareConfig {
+  const table = asTable(sink, raw, path);
+  const base = checkTable(sink, table, MIDDLEWARE, path, ["options"]);
+  const type = base.type as string | undefined;
+  const known = Object.keys(MIDDLEWARE_OPTION_SCHEMAS);
+  const schema = type !== undefined && Object.hasOwn(MIDDLEWARE_OPTION_SCHEMAS, type)
+    ? MIDDLEWARE_OPTION_SCHEMAS[type]
+    : undefined;
+  if (type !== undefined && !schema) {
+    sink.report(
+      childPath(path, "type"),
+      `unknown middleware type "${type}"${didYouMean(type, known)}; known types: ${
+        known.join(", ")
+      }`,
+    );
+  }
+  const options = serviceOptions(
+    sink,
+    schema,
+    `\`${type}\` middleware`,
+    table.options,
+    childPath(path, "options"),
+    undefined,
+  );
+  return { name, type, options } as MiddlewareConfig;
+}
+
+/** Checks an options table against the schema of its service or type (skipped when unknown). */
+function serviceOptions<Owner>(
+  sink: ProblemSink,
+  schema: OptionSchema<Owner> | undefined,
+  what: string,
+  raw: unknown,
+  path: string,
+  owner: Owner,
+): Record<string, unknown> {
+  const table = asTable(sink, raw, path);
+  if (!schema) return {};
+  if (!schema.fields) return structuredClone(table);
+  if (Object.keys(schema.fields).length === 0) {
+    for (const key of Object.keys(table)) {
+      sink.report(childPath(path, key), `${what} take no options`);
+    }
+    return {};
+  }
+  const before = sink.problems.length;
+  const options = checkTable(sink, table, schema.fields as TableSpec, path);
+  if (schema.rules && sink.problems.length === before) {
+    for (const rule of schema.rules(options, owner)) {
+      sink.report(rule.key ? childPath(path, rule.key) : path, rule.message);
+    }
+  }
+  return options;
+}
+
+function proxy(sink: ProblemSink, raw: unknown): { content_limits: ContentLimits } {
+  const table = asTable(sink, raw, "proxy");
+  checkTable(sink, table, PROXY, "proxy", ["content_limits"]);
+  const limits = checkTable(sink, table.content_limits, CONTENT_LIMITS, "proxy.content_limits");
+  return { content_limits: limits as unknown as ContentLimits };
+}
