@@ -17,7 +17,9 @@ export type BodyFormat =
 
 /** A parsed media type: the lowercased essence and the parameters (names lowercased). */
 export interface MediaType {
+  /** The essence, e.g. `application/fhir+json`, lowercased. */
   type: string;
+  /** Parameters by lowercased name, values as sent (quotes and escapes removed). */
   params: Record<string, string>;
 }
 

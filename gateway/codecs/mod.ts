@@ -6,77 +6,130 @@
  * - formatOf(contentType) -> BodyFormat (a missing Content-Type means JSON)
  * - decodeBody(bytes, contentType, limits) -> normalized data; throws GatewayError (400/413/415)
  * - encodeData(data, contentType) -> { bytes, contentType } used when a middleware changed data
+ *
+ * FORMATS (media type essence, lowercased, parameters ignored):
+ * - json: application/json, application/fhir+json, application/dicom+json, any other `+json`,
+ *   and a missing Content-Type. Data: the parsed value (`null` for an empty body).
+ * - xml: application/xml, text/xml, application/soap+xml, any other `+xml` (except image/*, so
+ *   image/svg+xml is binary). Data: JSON with `@attr`, `#text`, arrays for repeated elements,
+ *   string values. DTDs are refused (xml.ts).
+ * - csv: text/csv. Data: `[{ column: value }]`, formula cells escaped with `'` (csv.ts).
+ * - form: application/x-www-form-urlencoded. Data: `{ name: value | value[] }` (form.ts).
+ * - multipart: multipart/form-data. Data: `{ fields, files: [{ field, filename, content_type,
+ *   size, sha256 }] }` (multipart.ts). Other multipart/* types are binary.
+ * - text: text/plain and every other text/* type. Data: the decoded string.
+ * - binary: image/*, video/*, audio/*, application/pdf, application/octet-stream and anything
+ *   else. Data: `{ content_type, size, sha256 }` (hex SHA-256); the envelope keeps the bytes.
+ * The `charset` parameter is honoured for json, xml, csv, form and text (UTF-8 when absent; for
+ * XML a byte order mark or the XML declaration may name it); an unknown one is 415.
+ *
+ * ENCODING RULES (encodeData, after a middleware replaced the data; output is always UTF-8, so a
+ * Content-Type declaring another charset gets `charset=utf-8` instead):
+ * - json content types (and a missing one): JSON; the content type is kept (missing ->
+ *   application/json).
+ * - xml content types: XML built with the decoding conventions, content type kept, when the data
+ *   is an object with a single root key whose value is not an array and whose keys are XML names,
+ *   `@attributes` or `#text`; otherwise JSON.
+ * - text/csv: CSV (header = union of the rows' keys in first-seen order, RFC 4180 quoting, CRLF),
+ *   content type kept, when the data is an array of objects with string/number/boolean/null
+ *   values; otherwise JSON.
+ * - text content types: the string as is when the data is a string; otherwise JSON.
+ * - form, multipart, binary, and every fallback above: JSON with `application/json`.
+ *
+ * ERRORS (GatewayError status / code):
+ * - 400 invalid_json, invalid_xml, xml_dtd_forbidden, invalid_csv, invalid_multipart
+ * - 413 xml_too_deep, too_many_csv_rows, too_many_form_fields, too_many_files
+ * - 415 unsupported_charset
+ * - 500 unserializable_data (encodeData: the data has no JSON form, e.g. a BigInt or a cycle)
  */
 import type { ContentLimits } from "../../shared/gateway_config/types.ts";
-import { GatewayError } from "../errors.ts";
+import {
+  type BodyFormat,
+  decodeText,
+  formatOfHeader,
+  formatOfType,
+  type MediaType,
+  parseMediaType,
+  withUtf8Charset,
+} from "./media_type.ts";
+import { decodeJson, encodeJsonText } from "./json.ts";
+import { decodeXml, encodeXml } from "./xml.ts";
+import { decodeCsv, encodeCsv } from "./csv.ts";
+import { decodeForm } from "./form.ts";
+import { decodeMultipart } from "./multipart.ts";
+import { describeBinary } from "./binary.ts";
+import { decodeTextBody } from "./text.ts";
 
-/** Normalized body formats. */
-export type BodyFormat =
-  | "json"
-  | "xml"
-  | "csv"
-  | "form"
-  | "multipart"
-  | "binary"
-  | "text"
-  | "none";
+export type { BodyFormat, MediaType } from "./media_type.ts";
+export type { BinaryMeta } from "./binary.ts";
+export type { FormFields } from "./form.ts";
+export type { MultipartData, MultipartFile } from "./multipart.ts";
 
-/** A parsed media type. */
-export interface MediaType {
-  type: string;
-  params: Record<string, string>;
-}
+/** Parse a Content-Type header value (null when missing or empty). */
+export { parseMediaType };
 
-/** Parse a Content-Type header value. */
-export function parseMediaType(header: string | null | undefined): MediaType | null {
-  if (!header) return null;
-  const [essence, ...rest] = header.split(";");
-  const params: Record<string, string> = {};
-  for (const p of rest) {
-    const eq = p.indexOf("=");
-    if (eq < 0) continue;
-    let v = p.slice(eq + 1).trim();
-    if (v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
-    params[p.slice(0, eq).trim().toLowerCase()] = v;
-  }
-  return { type: essence.trim().toLowerCase(), params };
-}
-
-/** The normalized format of a content type. */
+/** The normalized format of a content type (a missing Content-Type means JSON). */
 export function formatOf(contentType: string | null): BodyFormat {
-  const mt = parseMediaType(contentType);
-  if (!mt) return "json";
-  const t = mt.type;
-  if (t === "application/json" || t.endsWith("+json")) return "json";
-  return "binary";
+  return formatOfHeader(contentType);
 }
 
-/** Parse bytes into normalized data. */
-export function decodeBody(
+/** Parse bytes into normalized data by the codec of the content type. */
+export async function decodeBody(
   bytes: Uint8Array,
   contentType: string | null,
-  _limits: ContentLimits,
+  limits: ContentLimits,
 ): Promise<unknown> {
-  const format = formatOf(contentType);
-  if (format === "json") {
-    try {
-      return Promise.resolve(JSON.parse(new TextDecoder().decode(bytes)));
-    } catch (e) {
-      throw new GatewayError(400, "invalid_json", `malformed JSON body: ${(e as Error).message}`);
-    }
+  const mt = parseMediaType(contentType);
+  if (mt === null) return decodeJson(bytes, undefined);
+  const charset = mt.params.charset;
+  switch (formatOfType(mt.type)) {
+    case "json":
+      return decodeJson(bytes, charset);
+    case "xml":
+      return decodeXml(bytes, charset, limits.max_xml_depth);
+    case "csv":
+      return decodeCsv(bytes, charset, limits.max_csv_rows);
+    case "form":
+      return decodeForm(decodeText(bytes, charset), limits.max_form_fields);
+    case "multipart":
+      return await decodeMultipart(bytes, mt.params.boundary, limits);
+    case "text":
+      return decodeTextBody(bytes, charset);
+    default:
+      return await describeBinary(bytes, mt.type);
   }
-  return Promise.resolve(null);
 }
 
-/** Serialize normalized data for forwarding. */
+const ENCODER = new TextEncoder();
+
+/** Encoded bytes with their content type. */
+function encoded(text: string, contentType: string): { bytes: Uint8Array; contentType: string } {
+  return { bytes: ENCODER.encode(text), contentType };
+}
+
+/** Serialize normalized data for forwarding (rules at the top of this file). */
 export function encodeData(
   data: unknown,
   contentType: string | null,
 ): { bytes: Uint8Array; contentType: string } {
-  const mt = parseMediaType(contentType);
-  const keep = mt && (mt.type === "application/json" || mt.type.endsWith("+json"));
-  return {
-    bytes: new TextEncoder().encode(JSON.stringify(data)),
-    contentType: keep ? contentType! : "application/json",
-  };
+  const mt: MediaType | null = parseMediaType(contentType);
+  if (mt === null) return encoded(encodeJsonText(data), "application/json");
+  switch (formatOfType(mt.type)) {
+    case "json":
+      return encoded(encodeJsonText(data), withUtf8Charset(contentType!, mt));
+    case "xml": {
+      const xml = encodeXml(data);
+      if (xml !== null) return encoded(xml, withUtf8Charset(contentType!, mt));
+      break;
+    }
+    case "csv": {
+      const csv = encodeCsv(data);
+      if (csv !== null) return encoded(csv, withUtf8Charset(contentType!, mt));
+      break;
+    }
+    case "text":
+      if (typeof data === "string") return encoded(data, withUtf8Charset(contentType!, mt));
+      break;
+  }
+  return encoded(encodeJsonText(data), "application/json");
 }

@@ -1,0 +1,136 @@
+/**
+ * CSV codec (text/csv): an array of row objects keyed by the header row, and back.
+ *
+ * Formula injection (OWASP "CSV Injection"): a spreadsheet runs a cell that starts with `=`, `+`,
+ * `-` or `@` as a formula, and tab or carriage return can hide such a prefix. On decoding, every
+ * header name and every value that starts with one of these six characters gets a single quote
+ * `'` in front (`=1+2` becomes `'=1+2`, `-5` becomes `'-5`), so the data cannot carry a live
+ * formula to whatever consumes it downstream. Encoding writes the data as it is (values already
+ * escaped on the way in stay escaped; nothing is unescaped).
+ */
+import { Buffer } from "node:buffer";
+import { parse } from "csv-parse/sync";
+import { GatewayError } from "../errors.ts";
+import { decodeText, isUtf8Charset } from "./media_type.ts";
+
+/** First characters that make a cell a formula for a spreadsheet: = + - @ TAB CR. */
+const FORMULA_START = new Uint8Array(128);
+for (const c of "=+-@\t\r") FORMULA_START[c.charCodeAt(0)] = 1;
+
+/** Prefix a cell with `'` when it starts like a formula (see the top of this file). */
+export function escapeCsvCell(value: string): string {
+  const c = value.charCodeAt(0);
+  return c < 128 && FORMULA_START[c] === 1 ? "'" + value : value;
+}
+
+/**
+ * Escape the header names and refuse duplicates (a row object cannot hold both values); an error
+ * thrown here comes back out of csv-parse as is.
+ */
+function headerColumns(header: string[]): string[] {
+  const names = header.map(escapeCsvCell);
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw new Error(`duplicate column name ${JSON.stringify(name)} on line 1`);
+    seen.add(name);
+  }
+  return names;
+}
+
+/**
+ * Parse a CSV body: the first row names the columns, each further row becomes an object.
+ * Blank lines are skipped; a UTF-8 BOM is dropped; an empty body is `[]`.
+ * Throws 400 `invalid_csv` (ragged rows, bad quoting, duplicate columns; the message names the
+ * line) and 413 `too_many_csv_rows` for more than `maxRows` data rows (exactly `maxRows` passes).
+ */
+export function decodeCsv(
+  bytes: Uint8Array,
+  charset: string | undefined,
+  maxRows: number,
+): Record<string, string>[] {
+  if (bytes.byteLength === 0) return [];
+  // csv-parse works on Buffers: wrap UTF-8 bytes without copying; decode other charsets first.
+  const input = isUtf8Charset(charset)
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    : Buffer.from(decodeText(bytes, charset), "utf8");
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(input, {
+      columns: headerColumns,
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: false,
+      // Stop reading one row past the limit: enough to know it is exceeded.
+      to: Number.isSafeInteger(maxRows) && maxRows >= 0 ? maxRows + 1 : undefined,
+    }) as Record<string, string>[];
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new GatewayError(400, "invalid_csv", `malformed CSV body: ${reason}`);
+  }
+  if (rows.length > maxRows) {
+    throw new GatewayError(
+      413,
+      "too_many_csv_rows",
+      `CSV body has more than max_csv_rows of ${maxRows} data rows`,
+    );
+  }
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    for (const key in row) {
+      const value = row[key];
+      const c = value.charCodeAt(0);
+      if (c < 128 && FORMULA_START[c] === 1) row[key] = "'" + value;
+    }
+  }
+  return rows;
+}
+
+/** A field quoted per RFC 4180 when it holds a comma, a double quote, CR or LF. */
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  const s = typeof value === "string" ? value : String(value);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 44 || c === 34 || c === 10 || c === 13) return `"${s.replaceAll('"', '""')}"`;
+  }
+  return s;
+}
+
+/** True for a value CSV can hold in one cell. */
+function isCell(value: unknown): boolean {
+  return value === null || value === undefined || typeof value === "string" ||
+    typeof value === "number" || typeof value === "boolean";
+}
+
+/**
+ * Encode rows as CSV (RFC 4180: CRLF line ends, quoting when needed), or null when the data is
+ * not an array of flat objects. The header is the union of the rows' keys in first-seen order; a
+ * row without a key leaves that cell empty. An empty array encodes as an empty body.
+ */
+export function encodeCsv(data: unknown): string | null {
+  if (!Array.isArray(data)) return null;
+  const columns: string[] = [];
+  const known = new Set<string>();
+  for (const row of data) {
+    if (row === null || typeof row !== "object" || Array.isArray(row)) return null;
+    for (const key in row) {
+      if (!isCell((row as Record<string, unknown>)[key])) return null;
+      if (!known.has(key)) {
+        known.add(key);
+        columns.push(key);
+      }
+    }
+  }
+  if (columns.length === 0) return "";
+  let out = columns.map(csvField).join(",") + "\r\n";
+  for (const row of data as Record<string, unknown>[]) {
+    let line = "";
+    for (let c = 0; c < columns.length; c++) {
+      if (c > 0) line += ",";
+      const key = columns[c];
+      line += csvField(Object.hasOwn(row, key) ? row[key] : undefined);
+    }
+    out += line + "\r\n";
+  }
+  return out;
+}

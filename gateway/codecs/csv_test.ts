@@ -1,0 +1,219 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { decodeBody, encodeData } from "./mod.ts";
+import { encodeCsv, escapeCsvCell } from "./csv.ts";
+import { expectError, limits, utf8 } from "./test_helpers.ts";
+
+Deno.test("csv: rows become objects keyed by the header, values stay strings", async () => {
+  deepEqual(
+    await decodeBody(
+      utf8("id,name,dob\n00123,Doe,1970-01-01\n00124,Roe,1980-02-02\n"),
+      "text/csv",
+      limits(),
+    ),
+    [
+      { id: "00123", name: "Doe", dob: "1970-01-01" },
+      { id: "00124", name: "Roe", dob: "1980-02-02" },
+    ],
+  );
+});
+
+Deno.test("csv: CRLF, no trailing newline, quoted fields with commas, quotes and newlines", async () => {
+  deepEqual(
+    await decodeBody(
+      utf8('a,b\r\n"x, y","say ""hi"""\r\n"multi\nline",""\r\nlast,row'),
+      "text/csv; charset=utf-8",
+      limits(),
+    ),
+    [
+      { a: "x, y", b: 'say "hi"' },
+      { a: "multi\nline", b: "" },
+      { a: "last", b: "row" },
+    ],
+  );
+});
+
+Deno.test("csv: empty body, header only, blank lines and a BOM", async () => {
+  deepEqual(await decodeBody(new Uint8Array(0), "text/csv", limits()), []);
+  deepEqual(await decodeBody(utf8("a,b\n"), "text/csv", limits()), []);
+  deepEqual(await decodeBody(utf8("a,b\n\n1,2\n\n\n3,4\n\n"), "text/csv", limits()), [
+    { a: "1", b: "2" },
+    { a: "3", b: "4" },
+  ]);
+  deepEqual(
+    await decodeBody(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("id\n1\n")]), "text/csv", limits()),
+    [
+      { id: "1" },
+    ],
+  );
+});
+
+Deno.test("csv: ragged rows are 400 invalid_csv naming the line", async () => {
+  await expectError(
+    () => decodeBody(utf8("a,b\n1,2\n1,2,3\n"), "text/csv", limits()),
+    400,
+    "invalid_csv",
+    "on line 3",
+  );
+  await expectError(
+    () => decodeBody(utf8("a,b,c\n1,2\n"), "text/csv", limits()),
+    400,
+    "invalid_csv",
+    "on line 2",
+  );
+});
+
+Deno.test("csv: bad quoting and duplicate columns are 400 invalid_csv", async () => {
+  await expectError(
+    () => decodeBody(utf8('a,b\n"open,2\n'), "text/csv", limits()),
+    400,
+    "invalid_csv",
+    "Quote Not Closed",
+  );
+  await expectError(
+    () => decodeBody(utf8('a,b\n1,x"y"z\n'), "text/csv", limits()),
+    400,
+    "invalid_csv",
+  );
+  await expectError(
+    () => decodeBody(utf8("id,name,id\n1,2,3\n"), "text/csv", limits()),
+    400,
+    "invalid_csv",
+    'duplicate column name "id"',
+  );
+});
+
+/** A CSV body with a header and `rows` data rows. */
+function rowsCsv(rows: number): Uint8Array {
+  let text = "n,v\n";
+  for (let i = 0; i < rows; i++) text += `${i},x\n`;
+  return utf8(text);
+}
+
+Deno.test("csv: exactly max_csv_rows data rows pass, one more is 413 too_many_csv_rows", async () => {
+  const l = limits({ max_csv_rows: 3 });
+  const rows = await decodeBody(rowsCsv(3), "text/csv", l) as Record<string, string>[];
+  equal(rows.length, 3);
+  deepEqual(rows[2], { n: "2", v: "x" });
+  await expectError(
+    () => decodeBody(rowsCsv(4), "text/csv", l),
+    413,
+    "too_many_csv_rows",
+    "max_csv_rows of 3",
+  );
+  // The header row does not count; blank lines do not count.
+  deepEqual(await decodeBody(utf8("n\n\n1\n\n2\n3\n\n"), "text/csv", l), [{ n: "1" }, { n: "2" }, {
+    n: "3",
+  }]);
+  // The default limit.
+  equal((await decodeBody(rowsCsv(10_000), "text/csv", limits()) as unknown[]).length, 10_000);
+  await expectError(
+    () => decodeBody(rowsCsv(10_001), "text/csv", limits()),
+    413,
+    "too_many_csv_rows",
+  );
+});
+
+Deno.test("csv: formula injection is escaped with a leading quote in values and header", async () => {
+  const body = 'name,"=HEADER()",note\n' +
+    "=1+2,+cmd,-5\n" +
+    '@SUM(A1),"\tTAB","\rCR"\n' +
+    "safe,'quoted,a=b\n";
+  deepEqual(await decodeBody(utf8(body), "text/csv", limits()), [
+    { name: "'=1+2", "'=HEADER()": "'+cmd", note: "'-5" },
+    { name: "'@SUM(A1)", "'=HEADER()": "'\tTAB", note: "'\rCR" },
+    { name: "safe", "'=HEADER()": "'quoted", note: "a=b" },
+  ]);
+  equal(escapeCsvCell("=cmd|' /C calc'!A0"), "'=cmd|' /C calc'!A0");
+  equal(escapeCsvCell("+1"), "'+1");
+  equal(escapeCsvCell("-1"), "'-1");
+  equal(escapeCsvCell("@x"), "'@x");
+  equal(escapeCsvCell("\tx"), "'\tx");
+  equal(escapeCsvCell("\rx"), "'\rx");
+  equal(escapeCsvCell(""), "");
+  equal(escapeCsvCell("a=1"), "a=1");
+  equal(escapeCsvCell("é"), "é");
+});
+
+Deno.test("csv: charset parameter and unknown charset", async () => {
+  const latin = new Uint8Array([...utf8("name\nRen"), 0xe9, 0x0a]);
+  deepEqual(await decodeBody(latin, "text/csv; charset=iso-8859-1", limits()), [{ name: "René" }]);
+  await expectError(
+    () => decodeBody(utf8("a\n1\n"), "text/csv; charset=nope", limits()),
+    415,
+    "unsupported_charset",
+  );
+});
+
+Deno.test("csv: a __proto__ column is an own property, not the prototype", async () => {
+  const rows = await decodeBody(utf8("__proto__,b\nx,y\n"), "text/csv", limits()) as Record<
+    string,
+    string
+  >[];
+  equal(Object.getPrototypeOf(rows[0]), Object.prototype);
+  deepEqual(Object.keys(rows[0]), ["__proto__", "b"]);
+  equal(Object.getOwnPropertyDescriptor(rows[0], "__proto__")?.value, "x");
+});
+
+Deno.test("encodeData: CSV round trip keeps the content type and the data", async () => {
+  const body = 'id,name,note\r\n00123,"Doe, John","said ""hi"""\r\n00124,Roe,"two\nlines"\r\n';
+  const data = await decodeBody(utf8(body), "text/csv", limits());
+  const out = encodeData(data, "text/csv; header=present");
+  equal(out.contentType, "text/csv; header=present");
+  equal(new TextDecoder().decode(out.bytes), body);
+  deepEqual(await decodeBody(out.bytes, out.contentType, limits()), data);
+});
+
+Deno.test("encodeData: CSV header is the union of keys; cells are quoted per RFC 4180", () => {
+  const out = encodeData(
+    [{ a: 1, b: "x" }, { c: true, a: null }, { b: 'q"uote', d: "line\nbreak", e: "cr\rhere" }],
+    "text/csv",
+  );
+  equal(
+    new TextDecoder().decode(out.bytes),
+    'a,b,c,d,e\r\n1,x,,,\r\n,,true,,\r\n,"q""uote",,"line\nbreak","cr\rhere"\r\n',
+  );
+  equal(out.contentType, "text/csv");
+  // Encoding writes values as they are: escaped cells stay escaped, nothing new is added.
+  equal(encodeCsv([{ f: "'=1+2", g: "-5" }]), "f,g\r\n'=1+2,-5\r\n");
+  equal(encodeCsv([]), "");
+  equal(encodeCsv([{}]), "");
+  // Inherited names are not read from rows that lack them.
+  equal(encodeCsv([{ toString: "x" }, { a: "1" }]), "toString,a\r\nx,\r\n,1\r\n");
+});
+
+Deno.test("encodeData: CSV data that is not an array of flat objects falls back to JSON", () => {
+  for (
+    const data of [
+      { a: 1 },
+      "a,b",
+      [1, 2],
+      [["a", "b"]],
+      [{ a: { nested: 1 } }],
+      [{ a: [1] }],
+      [null],
+    ]
+  ) {
+    equal(encodeCsv(data), null, JSON.stringify(data));
+    const out = encodeData(data, "text/csv");
+    equal(out.contentType, "application/json");
+    deepEqual(JSON.parse(new TextDecoder().decode(out.bytes)), data);
+  }
+  // CSV data is UTF-8 on the way out.
+  const latin = encodeData([{ n: "é" }], "text/csv; charset=latin1");
+  equal(latin.contentType, "text/csv; charset=utf-8");
+  equal(new TextDecoder().decode(latin.bytes), "n\r\né\r\n");
+});
+
+Deno.test("csv: a limit of 0 rows and an unbounded limit", async () => {
+  deepEqual(await decodeBody(utf8("a\n"), "text/csv", limits({ max_csv_rows: 0 })), []);
+  await expectError(
+    () => decodeBody(utf8("a\n1\n"), "text/csv", limits({ max_csv_rows: 0 })),
+    413,
+    "too_many_csv_rows",
+  );
+  equal(
+    (await decodeBody(rowsCsv(5), "text/csv", limits({ max_csv_rows: Infinity })) as unknown[])
+      .length,
+    5,
+  );
+});

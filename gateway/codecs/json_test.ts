@@ -1,0 +1,77 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { decodeBody } from "./mod.ts";
+import { expectError, limits, utf8 } from "./test_helpers.ts";
+
+const PATIENT = '{"resourceType":"Patient","id":"00123","active":true,"n":[1,2.5]}';
+const PATIENT_DATA = { resourceType: "Patient", id: "00123", active: true, n: [1, 2.5] };
+
+Deno.test("json: every JSON content type and a missing Content-Type", async () => {
+  for (
+    const ct of [
+      null,
+      "application/json",
+      "application/json; charset=utf-8",
+      "Application/JSON",
+      "application/fhir+json",
+      "application/fhir+json; fhirVersion=4.0",
+      "application/dicom+json",
+      "application/vnd.api+json",
+    ]
+  ) {
+    deepEqual(await decodeBody(utf8(PATIENT), ct, limits()), PATIENT_DATA, `content type ${ct}`);
+  }
+});
+
+Deno.test("json: scalars, arrays and an empty body", async () => {
+  equal(await decodeBody(utf8("42"), "application/json", limits()), 42);
+  equal(await decodeBody(utf8('"x"'), "application/json", limits()), "x");
+  deepEqual(await decodeBody(utf8("[]"), null, limits()), []);
+  equal(await decodeBody(new Uint8Array(0), "application/json", limits()), null);
+});
+
+Deno.test("json: malformed body is 400 invalid_json with the parser's reason", async () => {
+  for (const body of ["{", '{"a":1,}', "{'a':1}", "nul", '{"a":1} x']) {
+    const err = await expectError(
+      () => decodeBody(utf8(body), "application/json", limits()),
+      400,
+      "invalid_json",
+      "malformed JSON body: ",
+    );
+    // The reason after the prefix comes from JSON.parse and is not empty.
+    ok(err.message.length > "malformed JSON body: ".length + 5, err.message);
+  }
+  await expectError(() => decodeBody(utf8("{oops"), null, limits()), 400, "invalid_json", "JSON");
+});
+
+Deno.test("json: UTF-8 BOM is skipped", async () => {
+  const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('{"a":"é"}')]);
+  deepEqual(await decodeBody(bytes, "application/json", limits()), { a: "é" });
+});
+
+Deno.test("json: charset parameter other than UTF-8 is honoured", async () => {
+  // ISO-8859-1: 0xE9 is "é".
+  const latin1 = new Uint8Array([...utf8('{"name":"Ren'), 0xe9, ...utf8('"}')]);
+  deepEqual(await decodeBody(latin1, "application/json; charset=ISO-8859-1", limits()), {
+    name: "René",
+  });
+  // UTF-16LE.
+  const text = '{"name":"Zoë"}';
+  const utf16 = new Uint8Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) utf16[i * 2] = text.charCodeAt(i);
+  deepEqual(await decodeBody(utf16, "application/fhir+json; charset=utf-16le", limits()), {
+    name: "Zoë",
+  });
+  // Quoted and upper-case labels.
+  deepEqual(await decodeBody(utf8('{"a":1}'), 'application/json; charset="UTF-8"', limits()), {
+    a: 1,
+  });
+});
+
+Deno.test("json: unknown charset is 415 unsupported_charset", async () => {
+  await expectError(
+    () => decodeBody(utf8("{}"), "application/json; charset=x-unknown-7", limits()),
+    415,
+    "unsupported_charset",
+    "x-unknown-7",
+  );
+});

@@ -1,0 +1,367 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { decodeBody, encodeData } from "./mod.ts";
+import { decodeXmlEntities, encodeXml, scanXml, xmlCharset } from "./xml.ts";
+import { expectError, limits, utf8 } from "./test_helpers.ts";
+
+const XML_TYPES = [
+  "application/xml",
+  "text/xml",
+  "application/soap+xml",
+  "application/fhir+xml",
+  "application/xml; charset=utf-8",
+];
+
+const PATIENT = `<?xml version="1.0" encoding="UTF-8"?>
+<Patient xmlns="http://hl7.org/fhir" id="p1">
+  <identifier system="urn:mrn">00123</identifier>
+  <name use="official"><family>Doe</family><given>John</given><given>Q</given></name>
+  <birthDate value="1970-01-01"/>
+  <active>true</active>
+  <empty></empty>
+</Patient>`;
+
+const PATIENT_DATA = {
+  Patient: {
+    "@xmlns": "http://hl7.org/fhir",
+    "@id": "p1",
+    identifier: { "@system": "urn:mrn", "#text": "00123" },
+    name: { "@use": "official", family: "Doe", given: ["John", "Q"] },
+    birthDate: { "@value": "1970-01-01" },
+    active: "true",
+    empty: "",
+  },
+};
+
+Deno.test("xml: every XML content type converts to JSON with @attributes, #text, arrays", async () => {
+  for (const ct of XML_TYPES) {
+    deepEqual(await decodeBody(utf8(PATIENT), ct, limits()), PATIENT_DATA, ct);
+  }
+});
+
+Deno.test("xml: values stay strings (leading zeros, numbers, booleans)", async () => {
+  deepEqual(
+    await decodeBody(
+      utf8('<r n="007"><a>00123</a><b>1e5</b><c>0x1F</c><d>false</d></r>'),
+      "text/xml",
+      limits(),
+    ),
+    { r: { "@n": "007", a: "00123", b: "1e5", c: "0x1F", d: "false" } },
+  );
+});
+
+Deno.test("xml: SOAP envelope with namespaces keeps prefixed names", async () => {
+  const soap = `<soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope">
+  <soap:Body><m:GetPatient xmlns:m="urn:x"><m:Id>42</m:Id></m:GetPatient></soap:Body>
+</soap:Envelope>`;
+  deepEqual(await decodeBody(utf8(soap), "application/soap+xml", limits()), {
+    "soap:Envelope": {
+      "@xmlns:soap": "http://www.w3.org/2003/05/soap-envelope",
+      "soap:Body": { "m:GetPatient": { "@xmlns:m": "urn:x", "m:Id": "42" } },
+    },
+  });
+});
+
+Deno.test("xml: predefined entities and character references decode; CDATA is verbatim", async () => {
+  deepEqual(
+    await decodeBody(
+      utf8(
+        `<r a="x &amp; &quot;y&quot;"><t>1 &lt; 2 &gt; 0 &amp; &apos;q&apos; &#65;&#x42;&#x1F600;</t><c><![CDATA[a &amp; <b>]]></c></r>`,
+      ),
+      "application/xml",
+      limits(),
+    ),
+    { r: { "@a": 'x & "y"', t: "1 < 2 > 0 & 'q' AB😀", c: "a &amp; <b>" } },
+  );
+  equal(decodeXmlEntities("no refs"), "no refs");
+  // Names a DTD could declare are never expanded by our decoder.
+  equal(decodeXmlEntities("&e; &xxe; &lol9;"), "&e; &xxe; &lol9;");
+});
+
+Deno.test("xml: comments, processing instructions and the declaration are dropped", async () => {
+  deepEqual(
+    await decodeBody(
+      utf8(`<?xml version="1.0"?><!-- c --><?pi x?><r><!-- <!DOCTYPE in a comment --><a>1</a></r>`),
+      "application/xml",
+      limits(),
+    ),
+    { r: { a: "1" } },
+  );
+});
+
+Deno.test("xml: empty body is null", async () => {
+  equal(await decodeBody(new Uint8Array(0), "application/xml", limits()), null);
+});
+
+const XXE = `<?xml version="1.0"?>
+<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>
+<x>&e;</x>`;
+
+const BILLION_LAUGHS = `<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<lolz>&lol9;</lolz>`;
+
+Deno.test("xml: XXE payload is rejected with 400 xml_dtd_forbidden", async () => {
+  for (const ct of XML_TYPES) {
+    await expectError(
+      () => decodeBody(utf8(XXE), ct, limits()),
+      400,
+      "xml_dtd_forbidden",
+      "<!DOCTYPE on line 2",
+    );
+  }
+  // The single-line payload of the brief.
+  await expectError(
+    () =>
+      decodeBody(
+        utf8(`<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>`),
+        "application/xml",
+        limits(),
+      ),
+    400,
+    "xml_dtd_forbidden",
+  );
+});
+
+Deno.test("xml: billion laughs payload is rejected with 400 xml_dtd_forbidden", async () => {
+  await expectError(
+    () => decodeBody(utf8(BILLION_LAUGHS), "text/xml", limits()),
+    400,
+    "xml_dtd_forbidden",
+  );
+});
+
+Deno.test("xml: every form of DTD markup is rejected, in any case", async () => {
+  for (
+    const doc of [
+      `<!doctype html><html/>`,
+      `<!DOCTYPE x SYSTEM "http://evil/x.dtd"><x/>`,
+      `<!DOCTYPE x PUBLIC "-//X//EN" "x.dtd"><x/>`,
+      `<!ENTITY e "x"><x/>`,
+      `<x><!ENTITY e "x"></x>`,
+      `<x><!ELEMENT x ANY></x>`,
+      `<x/><!ATTLIST x a CDATA "">`,
+      `<!NOTATION n SYSTEM "x"><x/>`,
+    ]
+  ) {
+    await expectError(
+      () => decodeBody(utf8(doc), "application/xml", limits()),
+      400,
+      "xml_dtd_forbidden",
+    );
+  }
+});
+
+/** A document nested `depth` elements deep (the root is depth 1). */
+function nested(depth: number, selfClosingLeaf = false): string {
+  if (selfClosingLeaf) return "<e>".repeat(depth - 1) + "<leaf/>" + "</e>".repeat(depth - 1);
+  return "<e>".repeat(depth) + "x" + "</e>".repeat(depth);
+}
+
+Deno.test("xml: depth exactly max_xml_depth passes, one more is 413 xml_too_deep", async () => {
+  const l = limits({ max_xml_depth: 5 });
+  deepEqual(await decodeBody(utf8(nested(5)), "application/xml", l), {
+    e: { e: { e: { e: { e: "x" } } } },
+  });
+  await expectError(
+    () => decodeBody(utf8(nested(6)), "application/xml", l),
+    413,
+    "xml_too_deep",
+    "max_xml_depth of 5",
+  );
+  // A self-closing element counts as a level too.
+  deepEqual(await decodeBody(utf8(nested(5, true)), "application/xml", l), {
+    e: { e: { e: { e: { leaf: "" } } } },
+  });
+  await expectError(
+    () => decodeBody(utf8(nested(6, true)), "application/xml", l),
+    413,
+    "xml_too_deep",
+  );
+  // Siblings do not add depth.
+  deepEqual(
+    await decodeBody(utf8("<a><b/><b/><b/></a>"), "application/xml", limits({ max_xml_depth: 2 })),
+    {
+      a: { b: ["", "", ""] },
+    },
+  );
+});
+
+Deno.test("xml: the default limit of 100 and a configured limit above the parser's own default", async () => {
+  await decodeBody(utf8(nested(100)), "application/xml", limits());
+  await expectError(
+    () => decodeBody(utf8(nested(101)), "application/xml", limits()),
+    413,
+    "xml_too_deep",
+  );
+  const data = await decodeBody(
+    utf8(nested(250)),
+    "application/xml",
+    limits({ max_xml_depth: 250 }),
+  );
+  let node: unknown = data;
+  let depth = 0;
+  while (typeof node === "object" && node !== null) {
+    node = (node as Record<string, unknown>).e;
+    depth++;
+  }
+  equal(depth, 250);
+  equal(node, "x");
+});
+
+Deno.test("xml: malformed documents are 400 invalid_xml with a reason and line", async () => {
+  const cases: [string, string][] = [
+    ["<a><b>1</b>", "element <a> is not closed"],
+    ["<a>\n<b>1</a>", "expected </b> but found </a> (line 2)"],
+    ["<a>1</a><c/>", "more than one root element"],
+    ["<a>1</a>trailing", "text outside the root element"],
+    ["leading<a/>", "text outside the root element"],
+    ["just text", "text outside the root element"],
+    ["   ", "no root element"],
+    ["<!-- only a comment -->", "no root element"],
+    ["</a>", "unexpected end tag </a>"],
+    ["<a x=1>1</a>", "value of attribute x is not quoted"],
+    ['<a x="1>1</a>', "not closed"],
+    ['<a x="1"y="2"/>', "missing whitespace before an attribute"],
+    ["<a x>1</a>", "attribute x has no value"],
+    ['<a x="<">1</a>', "'<' in the value of attribute x"],
+    ["<a><!-- open </a>", "comment is not closed"],
+    ["<a><![CDATA[ open </a>", "CDATA section is not closed"],
+    ["<a><?pi open </a>", "processing instruction is not closed"],
+    ["<a>x & y</a>", "invalid or undeclared entity reference"],
+    ["<a>&nbsp;</a>", "invalid or undeclared entity reference &nbsp;"],
+    ['<a t="&e;"/>', "invalid or undeclared entity reference &e;"],
+    ["<a>&#0;</a>", "invalid or undeclared entity reference &#0;"],
+    ["<a>&#xD800;</a>", "invalid or undeclared entity reference"],
+    ["<a>< b/></a>", "'<' not followed by a tag name"],
+    ["<a/ >", "'/' not followed by '>'"],
+    ["<a", "tag <a> is not closed"],
+    ["<a></a", "end tag is not closed"],
+    ["<a><!foo></a>", "unexpected '<!'"],
+    ["<![CDATA[x]]><a/>", "CDATA outside the root element"],
+    ["<__proto__>1</__proto__>", "__proto__"],
+  ];
+  for (const [doc, reason] of cases) {
+    await expectError(
+      () => decodeBody(utf8(doc), "application/xml", limits()),
+      400,
+      "invalid_xml",
+      reason,
+    );
+  }
+});
+
+Deno.test("scanXml: well-formed edge cases pass", () => {
+  scanXml(`<a x='1' y = "2"  ><b/><c  /></a  >`, 3);
+  scanXml(`<a t="a > b &amp; c"/>`, 1);
+  scanXml(`<a>]]&gt; -- &#x41; &#65;</a>`, 1);
+  // References that end exactly where their text or attribute value ends.
+  scanXml(`<a x="&lt;" y="&#65;">&amp;</a>`, 1);
+  scanXml(`<a>&#x10FFFF;<b>&quot;</b>&apos;</a>`, 2);
+  scanXml(`\n<?xml version="1.0"?>\n<!-- a -->\n<a/>\n<!-- b -->\n`, 1);
+});
+
+Deno.test("xml: charset from the parameter, a UTF-16 BOM or the declaration", async () => {
+  // Parameter: ISO-8859-1 "é".
+  const latin = new Uint8Array([...utf8("<n>Ren"), 0xe9, ...utf8("</n>")]);
+  deepEqual(await decodeBody(latin, "text/xml; charset=iso-8859-1", limits()), { n: "René" });
+  // Declaration when there is no parameter.
+  const declared = new Uint8Array([
+    ...utf8('<?xml version="1.0" encoding="ISO-8859-1"?><n>Ren'),
+    0xe9,
+    ...utf8("</n>"),
+  ]);
+  deepEqual(await decodeBody(declared, "application/xml", limits()), { n: "René" });
+  equal(xmlCharset(declared, undefined), "ISO-8859-1");
+  // The parameter wins over the declaration.
+  equal(xmlCharset(declared, "utf-8"), "utf-8");
+  // UTF-16LE with a byte order mark.
+  const text = "<n>Zoë</n>";
+  const utf16 = new Uint8Array(2 + text.length * 2);
+  utf16[0] = 0xff;
+  utf16[1] = 0xfe;
+  for (let i = 0; i < text.length; i++) utf16[2 + i * 2] = text.charCodeAt(i);
+  deepEqual(await decodeBody(utf16, "application/xml", limits()), { n: "Zoë" });
+  // A UTF-8 BOM is skipped.
+  deepEqual(
+    await decodeBody(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("<a>1</a>")]), "text/xml", limits()),
+    {
+      a: "1",
+    },
+  );
+});
+
+Deno.test("xml: unknown charset is 415 (parameter or declaration)", async () => {
+  await expectError(
+    () => decodeBody(utf8("<a/>"), "text/xml; charset=nope", limits()),
+    415,
+    "unsupported_charset",
+  );
+  await expectError(
+    () => decodeBody(utf8('<?xml version="1.0" encoding="nope"?><a/>'), "text/xml", limits()),
+    415,
+    "unsupported_charset",
+  );
+});
+
+Deno.test("encodeData: XML round trip keeps the content type and the data", async () => {
+  for (const ct of ["application/xml", "text/xml", "application/soap+xml"]) {
+    const data = await decodeBody(utf8(PATIENT), ct, limits());
+    const out = encodeData(data, ct);
+    equal(out.contentType, ct);
+    deepEqual(await decodeBody(out.bytes, out.contentType, limits()), PATIENT_DATA);
+  }
+});
+
+Deno.test("encodeData: XML escapes text and attributes, numbers and booleans become text", async () => {
+  const data = { r: { "@a": 'x & "y" <z>', t: "1 < 2 & 3", n: 7, b: true, list: ["a", "b"] } };
+  const out = encodeData(data, "application/xml");
+  equal(
+    new TextDecoder().decode(out.bytes),
+    '<r a="x &amp; &quot;y&quot; &lt;z&gt;"><t>1 &lt; 2 &amp; 3</t><n>7</n><b>true</b><list>a</list><list>b</list></r>',
+  );
+  deepEqual(await decodeBody(out.bytes, "application/xml", limits()), {
+    r: { "@a": 'x & "y" <z>', t: "1 < 2 & 3", n: "7", b: "true", list: ["a", "b"] },
+  });
+});
+
+Deno.test("encodeData: XML charset other than UTF-8 is replaced by utf-8", () => {
+  const out = encodeData({ a: "é" }, "text/xml; charset=iso-8859-1");
+  equal(out.contentType, "text/xml; charset=utf-8");
+  equal(new TextDecoder().decode(out.bytes), "<a>é</a>");
+});
+
+Deno.test("encodeData: data without an XML shape falls back to JSON", () => {
+  for (
+    const data of [
+      { a: 1, b: 2 }, // two roots
+      { a: [1, 2] }, // repeated root
+      [{ a: 1 }],
+      "text",
+      42,
+      null,
+      {},
+      { "bad name": 1 },
+      { a: { "1x": "y" } },
+      { a: { "@bad attr": "y" } },
+      { a: { "@x": { nested: true } } },
+      { a: { "#text": { x: 1 } } },
+      { a: { b: [[1, 2]] } },
+    ]
+  ) {
+    equal(encodeXml(data), null, JSON.stringify(data));
+    const out = encodeData(data, "application/xml");
+    equal(out.contentType, "application/json");
+    deepEqual(JSON.parse(new TextDecoder().decode(out.bytes)), data);
+  }
+});
