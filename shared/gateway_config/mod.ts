@@ -15,7 +15,7 @@ export { validateConfigText } from "./text.ts";
 export { writeConfigToml, type WriteOptions } from "./writer.ts";
 export { scanToml, type StringKind, type StringSpan, type TomlScan } from "./scan.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";
-export { describeValue, type FieldSpec, type TableSpec } from "./fields.ts";
+export { describeValue, type FieldSpec, isTable, ProblemSink, type TableSpec } from "./fields.ts";
 export {
   BACKEND,
   BACKEND_OPTION_SCHEMAS,

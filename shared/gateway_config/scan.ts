@@ -11,6 +11,8 @@ export type StringKind = "basic" | "literal" | "ml_basic" | "ml_literal";
 /** A string value in the text: `start`/`end` delimit its content, without quotes. */
 export interface StringSpan {
   kind: StringKind;
+  /** Key path of the value (array items as `key[0]`). */
+  path: string;
   start: number;
   end: number;
 }
@@ -148,7 +150,7 @@ class Scanner {
   #value(path: string): void {
     this.#skip(false);
     const c = this.#peek();
-    if (c === '"' || c === "'") this.#strings.push(this.#string(true));
+    if (c === '"' || c === "'") this.#strings.push({ ...this.#string(true), path });
     else if (c === "[") this.#array(path);
     else if (c === "{") this.#inlineTable(path);
     else {
@@ -193,7 +195,7 @@ class Scanner {
   }
 
   /** A string of any kind starting at the cursor; counts the newlines it spans. */
-  #string(multiline: boolean): StringSpan {
+  #string(multiline: boolean): Omit<StringSpan, "path"> {
     const quote = this.#peek();
     const triple = multiline && this.#startsWith(quote.repeat(3));
     const kind: StringKind = quote === '"'

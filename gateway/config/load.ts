@@ -1,0 +1,203 @@
+/**
+ * Loading a configuration from disk: env substitution, parsing, merging the files of
+ * `pipelines_path`, validation, and resolving paths against the main file's directory.
+ * Never throws: everything that goes wrong is a ConfigProblem.
+ */
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import {
+  type ConfigProblem,
+  describeValue,
+  didYouMean,
+  type GatewayConfig,
+  isTable,
+  type KeyPositions,
+  parseConfigText,
+  ProblemSink,
+  sortProblems,
+  validateConfig,
+} from "../../shared/gateway_config/mod.ts";
+import { type EnvLookup, substituteEnv } from "./env.ts";
+
+/** The outcome of loading: `config` is set exactly when `problems` is empty. */
+export interface LoadResult {
+  config?: GatewayConfig;
+  problems: ConfigProblem[];
+  /** Absolute paths of every file read (main file first), valid or not: what to watch. */
+  files: string[];
+  /** Absolute directories whose `*.toml` files are part of the config (`pipelines_path`). */
+  dirs: string[];
+}
+
+/** Options of loadConfigText. */
+export interface LoadOptions {
+  /** Directory relative paths resolve against; default: the current directory. */
+  baseDir?: string;
+  /** Environment for `${VAR}`; default: the process environment. */
+  env?: EnvLookup;
+}
+
+/** Tables a file of `pipelines_path` may hold. */
+export const PIPELINE_FILE_SECTIONS = [
+  "endpoints",
+  "backends",
+  "targets",
+  "middleware",
+  "pipelines",
+];
+
+/** Reads and loads the config file at `path`; relative paths in it resolve against its directory. */
+export async function loadConfigFile(
+  path: string,
+  options: Omit<LoadOptions, "baseDir"> = {},
+): Promise<LoadResult> {
+  const absolute = resolve(path);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    return {
+      problems: [{
+        file: path,
+        path: "",
+        message: `cannot read config file: ${(err as Error).message}`,
+      }],
+      files: [absolute],
+      dirs: [],
+    };
+  }
+  const loaded = await loadConfigText(text, path, { ...options, baseDir: dirname(absolute) });
+  loaded.files.unshift(absolute);
+  loaded.config?.source_files.unshift(absolute);
+  return loaded;
+}
+
+/** Loads config `text` named `name` (used in problems); reads only the `pipelines_path` files. */
+export async function loadConfigText(
+  text: string,
+  name: string,
+  options: LoadOptions = {},
+): Promise<LoadResult> {
+  const baseDir = resolve(options.baseDir ?? Deno.cwd());
+  const env = options.env ?? ((key: string) => Deno.env.get(key));
+  const main = prepare(text, name, env);
+  const result: LoadResult = { problems: main.problems, files: [], dirs: [] };
+  if (!main.raw) return result;
+
+  const merged = { raw: main.raw, positions: main.positions };
+  const pipelinesPath = main.raw.pipelines_path;
+  if (typeof pipelinesPath === "string" && pipelinesPath !== "") {
+    const dir = resolve(baseDir, pipelinesPath);
+    result.dirs.push(dir);
+    const listed = await listTomlFiles(dir);
+    if (typeof listed === "string") {
+      const sink = new ProblemSink(main.positions, name);
+      sink.report("pipelines_path", `cannot read directory ${dir}: ${listed}`);
+      result.problems.push(...sink.problems);
+    } else {
+      for (const file of listed) {
+        result.files.push(file);
+        result.problems.push(...await mergeFile(merged, file, name, env));
+      }
+    }
+  }
+
+  const validated = validateConfig(merged.raw, merged.positions, name);
+  result.problems = sortProblems([...result.problems, ...validated.problems], name);
+  if (validated.config && result.problems.length === 0) {
+    const config = validated.config;
+    config.transforms_path = resolve(baseDir, config.transforms_path);
+    config.source_files = [...result.files];
+    result.config = config;
+  }
+  return result;
+}
+
+interface Prepared {
+  raw?: Record<string, unknown>;
+  positions: KeyPositions;
+  problems: ConfigProblem[];
+}
+
+/** Substitutes the environment into one file's text and parses it. */
+function prepare(text: string, file: string, env: EnvLookup): Prepared {
+  const substituted = substituteEnv(text, file, env);
+  const parsed = parseConfigText(substituted.text, file);
+  return { ...parsed, problems: [...substituted.problems, ...parsed.problems] };
+}
+
+/** The `*.toml` files of `dir`, sorted by name, or the reason they cannot be listed. */
+async function listTomlFiles(dir: string): Promise<string[] | string> {
+  try {
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.name.endsWith(".toml") && !entry.isDirectory) names.push(entry.name);
+    }
+    return names.sort().map((n) => join(dir, n));
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Adds the tables of one pipelines file to `merged`; a name defined twice is a problem. */
+async function mergeFile(
+  merged: { raw: Record<string, unknown>; positions: KeyPositions },
+  file: string,
+  mainFile: string,
+  env: EnvLookup,
+): Promise<ConfigProblem[]> {
+  const name = displayName(file);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    return [{
+      file: name,
+      path: "",
+      message: `cannot read config file: ${(err as Error).message}`,
+    }];
+  }
+  const part = prepare(text, name, env);
+  if (!part.raw) return part.problems;
+  const sink = new ProblemSink(part.positions, name);
+  for (const [section, value] of Object.entries(part.raw)) {
+    if (!PIPELINE_FILE_SECTIONS.includes(section)) {
+      const hint = didYouMean(section, PIPELINE_FILE_SECTIONS) ||
+        `; a pipelines file holds only ${PIPELINE_FILE_SECTIONS.join(", ")}`;
+      sink.report(section, `unknown key \`${section}\`${hint}`);
+      continue;
+    }
+    if (!isTable(value)) {
+      sink.report(section, `expected table, found ${describeValue(value)}`);
+      continue;
+    }
+    const target = merged.raw[section] ?? (merged.raw[section] = {});
+    if (!isTable(target)) continue; // the main file's own value is reported by validation
+    for (const [name, entry] of Object.entries(value)) {
+      const path = `${section}.${name}`;
+      if (Object.hasOwn(target, name)) {
+        const first = merged.positions.get(path);
+        const where = first ? `${first.file}:${first.line}` : mainFile;
+        sink.report(path, `\`${path}\` is already defined at ${where}`);
+        continue;
+      }
+      Object.defineProperty(target, name, {
+        value: entry,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      for (const [key, position] of part.positions) {
+        if (key === path || key.startsWith(path + ".") || key.startsWith(path + "[")) {
+          merged.positions.set(key, position);
+        }
+      }
+    }
+  }
+  return [...part.problems, ...sink.problems];
+}
+
+/** `file` relative to the current directory when it lies below it (shorter messages). */
+function displayName(file: string): string {
+  const rel = relative(Deno.cwd(), file);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? file : rel;
+}
