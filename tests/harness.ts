@@ -2,14 +2,9 @@
 import { Logger } from "../shared/log.ts";
 import { createMetrics } from "../gateway/observability/metrics.ts";
 import { Gateway } from "../gateway/runtime/mod.ts";
+import { freePort as freeTcpPort } from "./support/mod.ts";
 
-/** A free TCP port on loopback (bound, read, released). */
-export function freeTcpPort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
+export { freePort as freeTcpPort } from "./support/mod.ts";
 
 /** A gateway running in this process. */
 export interface TestGateway {

@@ -4,8 +4,8 @@
  */
 import { assertEquals, assertMatch } from "./assert.ts";
 import { makeSelfSignedCert } from "./certs.ts";
-import { freeTcpPort, startTestGateway } from "./harness.ts";
-import { hasPeer } from "./support/mod.ts";
+import { startTestGateway } from "./harness.ts";
+import { curl, requirePeer, startNginx } from "./support/mod.ts";
 
 const ECHO = `
 [endpoints.echo]
@@ -19,16 +19,9 @@ endpoints = ["echo"]
 backends = ["echo"]
 `;
 
-async function curl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command("curl", { args: ["-sS", ...args], stdout: "piped", stderr: "piped" })
-    .output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
 Deno.test({
   name: "curl: HTTP/1.1 and h2c prior knowledge reach the echo pipeline",
-  ignore: !hasPeer("curl", "curl", "curl"),
+  ignore: !requirePeer("curl", "curl", "curl"),
   fn: async () => {
     const gw = await startTestGateway(ECHO);
     try {
@@ -58,7 +51,7 @@ Deno.test({
 
 Deno.test({
   name: "curl: HTTP/2 over TLS with ALPN",
-  ignore: !hasPeer("curl", "curl", "curl") || !hasPeer("openssl", "openssl", "openssl"),
+  ignore: !requirePeer("curl", "curl", "curl") || !requirePeer("openssl", "openssl", "openssl"),
   fn: async () => {
     const dir = await Deno.makeTempDir();
     const cert = await makeSelfSignedCert(dir);
@@ -91,63 +84,22 @@ Deno.test({
   },
 });
 
-/** Start Debian's nginx on loopback with a server block; returns its port and a stop function. */
-async function startNginx(serverBlock: (port: number) => string) {
-  const dir = await Deno.makeTempDir({ prefix: "nginx-" });
-  const port = freeTcpPort();
-  const conf = `
-worker_processes 1;
-error_log ${dir}/error.log warn;
-pid ${dir}/nginx.pid;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  ${serverBlock(port)}
-}`;
-  await Deno.writeTextFile(`${dir}/nginx.conf`, conf);
-  const child = new Deno.Command("nginx", {
-    args: ["-p", dir, "-c", `${dir}/nginx.conf`, "-g", "daemon off;"],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  for (let i = 0; i < 100; i++) {
-    try {
-      const c = await Deno.connect({ hostname: "127.0.0.1", port });
-      c.close();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  return {
-    port,
-    async stop() {
-      child.kill("SIGQUIT");
-      await child.output().catch(() => {});
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
-  };
-}
-
 Deno.test({
   name: "nginx as the upstream of an http backend: status, headers, body, forwarded headers",
-  ignore: !hasPeer("nginx", "nginx", "nginx-light"),
+  ignore: !requirePeer("nginx", "nginx", "nginx-light"),
   fn: async () => {
-    const nginx = await startNginx((port) => `
+    const nginx = await startNginx({
+      conf: `
   server {
-    listen 127.0.0.1:${port};
+    listen 127.0.0.1:{{port}};
     location /status/ { return 418 '{"teapot":true}'; }
     location / {
       default_type application/json;
       add_header X-Upstream nginx;
       return 200 '{"uri":"$request_uri","xff":"$http_x_forwarded_for","proto":"$http_x_forwarded_proto","method":"$request_method"}';
     }
-  }`);
+  }`,
+    });
     const gw = await startTestGateway(`
 [endpoints.api]
 service = "http"
