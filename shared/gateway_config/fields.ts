@@ -49,6 +49,11 @@ export class ProblemSink {
     );
   }
 
+  /** True when `path` itself was written in the text (not only an ancestor). */
+  written(path: string): boolean {
+    return this.#positions.has(path);
+  }
+
   /** Where `path` or, failing that, its closest written ancestor is. */
   locate(path: string): KeyPosition | undefined {
     for (let p = path; p !== "";) {

@@ -142,12 +142,15 @@ function collides(a: Listener, b: Listener): boolean {
 function reportCollisions(sink: ProblemSink, listeners: Listener[], protocol: string): void {
   listeners.forEach((l, i) => {
     const earlier = listeners.slice(0, i).find((o) => collides(o, l));
-    if (earlier) {
-      sink.report(
-        l.path,
-        `${l.what} listens on ${l.bind}:${l.port} (${protocol}), which ${earlier.what} already uses (${earlier.bind}:${earlier.port})`,
-      );
-    }
+    if (!earlier) return;
+    // Blame the port the user wrote, so the message points at a line they can change.
+    const [blamed, other] = !sink.written(l.path) && sink.written(earlier.path)
+      ? [earlier, l]
+      : [l, earlier];
+    sink.report(
+      blamed.path,
+      `${blamed.what} listens on ${blamed.bind}:${blamed.port} (${protocol}), which ${other.what} also uses (${other.bind}:${other.port})`,
+    );
   });
 }
 

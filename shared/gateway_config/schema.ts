@@ -62,7 +62,7 @@ const aeTitle = () =>
       (v) => !/[\\\x00-\x1f\x7f]/.test(v),
       "must not contain a backslash or control characters",
     )
-    .refine((v) => v.trim() !== "", "must not be all spaces");
+    .refine((v) => v === "" || v.trim() !== "", "must not be all spaces");
 
 /** `path_prefix` as routed: starts with `/`, no trailing slash except for `/` itself. */
 export function normalizePathPrefix(prefix: string): string {
@@ -76,7 +76,7 @@ const pathPrefix = () =>
   text()
     .refine((v) => v.startsWith("/"), "must start with `/`")
     .refine((v) => !v.startsWith("/") || URL_PATH.test(v), "must hold only URL path characters")
-    .refine((v) => !/\/\/./.test(v), "must not contain an empty segment (`//`)")
+    .refine((v) => !normalizePathPrefix(v).includes("//"), "must not contain an empty segment (`//`)")
     .refine((v) => !/(^|\/)\.\.?(\/|$)/.test(v), "must not contain `.` or `..` segments")
     .transform(normalizePathPrefix);
 

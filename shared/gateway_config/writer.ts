@@ -80,7 +80,8 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
     .filter((s) => Object.keys(s).length > 0)
     .map((s) => stringify(s).trimEnd())
     .join("\n\n");
-  return `# Gateway configuration\n\n${spaceHeaders(body)}\n`;
+  const header = "# Gateway configuration\n";
+  return body === "" ? header : `${header}\n${spaceHeaders(body)}\n`;
 }
 
 /** The keys of `spec` present in `value` and different from their default, in spec order. */
