@@ -99,8 +99,16 @@ service = "dicomweb"
 networks = ["a", "b"]
 `),
     [
-      p(12, "endpoints.on_b.options.path_prefix", 'path_prefix "/api" is also served by endpoint `all` on network `b`'),
-      p(24, "endpoints.dw2.options.path_prefix", 'path_prefix "/dicomweb" is also served by endpoint `dw1` on network `a`'),
+      p(
+        12,
+        "endpoints.on_b.options.path_prefix",
+        'path_prefix "/api" is also served by endpoint `all` on network `b`',
+      ),
+      p(
+        24,
+        "endpoints.dw2.options.path_prefix",
+        'path_prefix "/dicomweb" is also served by endpoint `dw1` on network `a`',
+      ),
     ],
   );
 });
@@ -166,7 +174,11 @@ service = "http"
 options = { path_prefix = "/api" }
 `),
     [
-      p(5, "endpoints.scp.networks", "dicom_scp endpoints listen on their own bind_addr and port; remove networks"),
+      p(
+        5,
+        "endpoints.scp.networks",
+        "dicom_scp endpoints listen on their own bind_addr and port; remove networks",
+      ),
       p(7, "endpoints.api", "no network serves this endpoint: the network table defines none"),
     ],
   );

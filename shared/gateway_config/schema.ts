@@ -76,7 +76,10 @@ const pathPrefix = () =>
   text()
     .refine((v) => v.startsWith("/"), "must start with `/`")
     .refine((v) => !v.startsWith("/") || URL_PATH.test(v), "must hold only URL path characters")
-    .refine((v) => !normalizePathPrefix(v).includes("//"), "must not contain an empty segment (`//`)")
+    .refine(
+      (v) => !normalizePathPrefix(v).includes("//"),
+      "must not contain an empty segment (`//`)",
+    )
     .refine((v) => !/(^|\/)\.\.?(\/|$)/.test(v), "must not contain `.` or `..` segments")
     .transform(normalizePathPrefix);
 

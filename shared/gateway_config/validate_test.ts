@@ -83,7 +83,9 @@ backends = ["up"]
 });
 
 Deno.test("validateConfig: the full fixture keeps every value written", async () => {
-  const text = await Deno.readTextFile(new URL("../../fixtures/configs/full.toml", import.meta.url));
+  const text = await Deno.readTextFile(
+    new URL("../../fixtures/configs/full.toml", import.meta.url),
+  );
   const c = valid(text);
   assert.equal(c.transforms_path, "transforms");
   assert.equal(c.pipelines_path, "full.d");
@@ -238,14 +240,23 @@ ${ECHO_PIPELINE}`);
     persistent_store_scp: false,
   });
   assert.deepEqual(c.backends.files.options, { root: "/srv/data", write_pattern: "{uuid}.json" });
-  assert.deepEqual(c.backends.echo, { name: "echo", service: "echo", ...BACKEND_DEFAULTS, options: {} });
+  assert.deepEqual(c.backends.echo, {
+    name: "echo",
+    service: "echo",
+    ...BACKEND_DEFAULTS,
+    options: {},
+  });
   assert.deepEqual(c.middleware.t.options, {
     spec_path: "a.json",
     apply: "left",
     fail_on_error: true,
     debug: false,
   });
-  assert.deepEqual(c.middleware.m.options, { spec_path: "b.json", apply: "left", fail_on_error: true });
+  assert.deepEqual(c.middleware.m.options, {
+    spec_path: "b.json",
+    apply: "left",
+    fail_on_error: true,
+  });
 });
 
 Deno.test("validateConfig: an http3 listener inherits the network's address and TLS files", () => {
@@ -321,14 +332,14 @@ endpoints = ["a", 2]
 backends = "b"
 `),
     [
-      p(2, "cloud", "expected table, found string \"yes\""),
+      p(2, "cloud", 'expected table, found string "yes"'),
       p(3, "transforms_path", "expected string, found integer 7"),
-      p(5, "network.main.port", "expected integer, found string \"80\""),
+      p(5, "network.main.port", 'expected integer, found string "80"'),
       p(6, "network.main.bind", "expected string, found float 1.5"),
-      p(8, "management.enabled", "expected boolean, found string \"true\""),
+      p(8, "management.enabled", 'expected boolean, found string "true"'),
       p(9, "management.port", "expected integer, found float 90.5"),
       p(11, "pipelines.p.endpoints[1]", "expected string, found integer 2"),
-      p(12, "pipelines.p.backends", "expected array of strings, found string \"b\""),
+      p(12, "pipelines.p.backends", 'expected array of strings, found string "b"'),
     ],
   );
 });
@@ -449,7 +460,11 @@ port = 8081
 port = 8443
 `),
     [
-      p(2, "network.a.tls_key_path", "missing `tls_key_path`: set both tls_cert_path and tls_key_path, or neither"),
+      p(
+        2,
+        "network.a.tls_key_path",
+        "missing `tls_key_path`: set both tls_cert_path and tls_key_path, or neither",
+      ),
       p(6, "network.b.http3.cert_path", "missing required key `cert_path` (string)"),
       p(6, "network.b.http3.key_path", "missing required key `key_path` (string)"),
     ],
@@ -486,9 +501,17 @@ health_check = { path = "health", interval_secs = 0 }
     [
       p(5, "targets.bad.url", "must be an http:// or https:// URL"),
       p(9, "backends.both.options.base_url", "use base_url or targets, not both"),
-      p(10, "backends.neither.options.base_url", "missing required key `base_url` (or list `targets`)"),
+      p(
+        10,
+        "backends.neither.options.base_url",
+        "missing required key `base_url` (or list `targets`)",
+      ),
       p(14, "backends.files.targets", "targets apply only to http, fhir, dicomweb backends"),
-      p(16, "backends.files.health_check", "health_check applies only to http, fhir, dicomweb backends"),
+      p(
+        16,
+        "backends.files.health_check",
+        "health_check applies only to http, fhir, dicomweb backends",
+      ),
       p(20, "backends.e.options.base_url", "`echo` backends take no options"),
       p(24, "backends.hc.health_check.path", "must start with `/`"),
       p(24, "backends.hc.health_check.interval_secs", "must be greater than 0, found 0"),
@@ -513,7 +536,11 @@ service = "dicom_scu"
 options = { aet = "P", host = "h", port = 104, dimse_retrieve_mode = "move", cert_path = "c.pem" }
 `),
     [
-      p(4, "backends.s3.options.region", "missing required key `region` (required when root is s3://)"),
+      p(
+        4,
+        "backends.s3.options.region",
+        "missing required key `region` (required when root is s3://)",
+      ),
       p(7, "backends.local.options", "set read_pattern, write_pattern, or both"),
       p(7, "backends.local.options.region", "applies only when root is s3://"),
       p(7, "backends.local.options.access_key_id", "applies only when root is s3://"),
@@ -562,7 +589,11 @@ options = {}
         "middleware.a.type",
         'unknown middleware type "transfrom"; did you mean `transform`?; known types: transform, metadata_transform',
       ),
-      p(6, "middleware.b.options.debug", "unknown key `debug`; allowed: spec_path, apply, fail_on_error"),
+      p(
+        6,
+        "middleware.b.options.debug",
+        "unknown key `debug`; allowed: spec_path, apply, fail_on_error",
+      ),
       p(9, "middleware.c.options.spec_path", "missing required key `spec_path` (string)"),
       p(
         9,
@@ -582,10 +613,21 @@ Deno.test("validateConfig: management prefix is one segment, stored without slas
 });
 
 Deno.test("validateConfig: names must be plain identifiers", () => {
-  assert.deepEqual(problems('[backends."my api"]\nservice = "echo"\n[backends._x]\nservice = "echo"'), [
-    p(1, "backends.my api", "invalid name `my api`: use letters, digits, `_` and `-`, starting with a letter or digit"),
-    p(3, "backends._x", "invalid name `_x`: use letters, digits, `_` and `-`, starting with a letter or digit"),
-  ]);
+  assert.deepEqual(
+    problems('[backends."my api"]\nservice = "echo"\n[backends._x]\nservice = "echo"'),
+    [
+      p(
+        1,
+        "backends.my api",
+        "invalid name `my api`: use letters, digits, `_` and `-`, starting with a letter or digit",
+      ),
+      p(
+        3,
+        "backends._x",
+        "invalid name `_x`: use letters, digits, `_` and `-`, starting with a letter or digit",
+      ),
+    ],
+  );
 });
 
 Deno.test("validateConfig: the many-problems fixture reports each problem once, in line order", async () => {
@@ -594,18 +636,44 @@ Deno.test("validateConfig: the many-problems fixture reports each problem once, 
   const parsed = parseConfigText(await Deno.readTextFile(url), file);
   const result = validateConfig(parsed.raw, parsed.positions, file);
   assert.deepEqual(result.problems, [
-    { file, line: 2, path: "transforms_pth", message: "unknown key `transforms_pth`; did you mean `transforms_path`?" },
+    {
+      file,
+      line: 2,
+      path: "transforms_pth",
+      message: "unknown key `transforms_pth`; did you mean `transforms_path`?",
+    },
     { file, line: 5, path: "network.main.port", message: 'expected integer, found string "80"' },
     {
       file,
       line: 8,
       path: "endpoints.api.service",
-      message: 'expected one of "http", "fhir", "jmix", "dicomweb", "dicom_scp", found string "htp"; did you mean `http`?',
+      message:
+        'expected one of "http", "fhir", "jmix", "dicomweb", "dicom_scp", found string "htp"; did you mean `http`?',
     },
-    { file, line: 13, path: "backends.up.timeout_secs", message: "must be greater than 0, found 0" },
-    { file, line: 14, path: "backends.up.options.base_url", message: "must be an http:// or https:// URL" },
-    { file, line: 17, path: "pipelines.main.endpoints[1]", message: "unknown endpoint `missing`; defined: api" },
-    { file, line: 18, path: "pipelines.main.backends[0]", message: "unknown backend `upp`; did you mean `up`?" },
+    {
+      file,
+      line: 13,
+      path: "backends.up.timeout_secs",
+      message: "must be greater than 0, found 0",
+    },
+    {
+      file,
+      line: 14,
+      path: "backends.up.options.base_url",
+      message: "must be an http:// or https:// URL",
+    },
+    {
+      file,
+      line: 17,
+      path: "pipelines.main.endpoints[1]",
+      message: "unknown endpoint `missing`; defined: api",
+    },
+    {
+      file,
+      line: 18,
+      path: "pipelines.main.backends[0]",
+      message: "unknown backend `upp`; did you mean `up`?",
+    },
   ]);
 });
 
@@ -618,7 +686,11 @@ Deno.test("validateConfigText: a syntax error names file, line and column", () =
 Deno.test("validateConfig: without positions, problems still name the file and path", () => {
   const result = validateConfig({ logging: { level: 3 } }, undefined, "cloud:gw-1");
   assert.deepEqual(result.problems, [
-    { file: "cloud:gw-1", path: "logging.level", message: 'expected one of "error", "warn", "info", "debug", "trace", found integer 3' },
+    {
+      file: "cloud:gw-1",
+      path: "logging.level",
+      message: 'expected one of "error", "warn", "info", "debug", "trace", found integer 3',
+    },
   ]);
   assert.deepEqual(validateConfig("nope").problems, [
     { file: "<config>", path: "", message: 'expected table, found string "nope"' },
