@@ -78,8 +78,12 @@ function encode(value: string, kind: StringSpan["kind"]): string | undefined {
     // JSON escapes are valid TOML basic-string escapes; TOML also forbids a raw DEL.
     return JSON.stringify(value).slice(1, -1).replaceAll("\x7f", "\\u007F");
   }
+  // Literal strings have no escapes: control characters (tab aside; newlines in ''') and
+  // the closing quote cannot appear in them at all.
   const forbidden = kind === "literal"
+    // deno-lint-ignore no-control-regex
     ? /['\x00-\x08\x0a-\x1f\x7f]/
+    // deno-lint-ignore no-control-regex
     : /'''|[\x00-\x08\x0b-\x1f\x7f]/;
   return forbidden.test(value) ? undefined : value;
 }

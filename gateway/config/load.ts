@@ -32,6 +32,8 @@ export interface LoadResult {
 export interface LoadOptions {
   /** Directory relative paths resolve against; default: the current directory. */
   baseDir?: string;
+  /** Path of the main file itself, never merged again when it lies in `pipelines_path`. */
+  mainFile?: string;
   /** Environment for `${VAR}`; default: the process environment. */
   env?: EnvLookup;
 }
@@ -48,7 +50,7 @@ export const PIPELINE_FILE_SECTIONS = [
 /** Reads and loads the config file at `path`; relative paths in it resolve against its directory. */
 export async function loadConfigFile(
   path: string,
-  options: Omit<LoadOptions, "baseDir"> = {},
+  options: Omit<LoadOptions, "baseDir" | "mainFile"> = {},
 ): Promise<LoadResult> {
   const absolute = resolve(path);
   let text: string;
@@ -65,7 +67,11 @@ export async function loadConfigFile(
       dirs: [],
     };
   }
-  const loaded = await loadConfigText(text, path, { ...options, baseDir: dirname(absolute) });
+  const loaded = await loadConfigText(text, path, {
+    ...options,
+    baseDir: dirname(absolute),
+    mainFile: absolute,
+  });
   loaded.files.unshift(absolute);
   loaded.config?.source_files.unshift(absolute);
   return loaded;
@@ -94,7 +100,8 @@ export async function loadConfigText(
       sink.report("pipelines_path", `cannot read directory ${dir}: ${listed}`);
       result.problems.push(...sink.problems);
     } else {
-      for (const file of listed) {
+      const self = options.mainFile && resolve(options.mainFile);
+      for (const file of listed.filter((f) => f !== self)) {
         result.files.push(file);
         result.problems.push(...await mergeFile(merged, file, name, env));
       }

@@ -220,3 +220,37 @@ Deno.test("loadConfigFile: a merged config written self-contained validates to t
   const { pipelines_path: _dropped, ...expected } = config;
   assert.deepEqual(again.config, { ...expected, source_files: [] });
 });
+
+Deno.test("loadConfigFile: the invalid fixtures report syntax errors and conflicts", async () => {
+  const syntax = join(FIXTURES, "invalid", "syntax.toml");
+  assert.deepEqual((await loadConfigFile(syntax, { env: noEnv })).problems, [
+    {
+      file: syntax,
+      line: 4,
+      path: "",
+      message: "TOML syntax error at column 1: expected comma or end of structure",
+    },
+  ]);
+  const conflicts = join(FIXTURES, "invalid", "conflicts.toml");
+  const loaded = await loadConfigFile(conflicts, { env: noEnv });
+  assert.deepEqual(loaded.problems.map((p) => `${p.line}: ${p.path}: ${p.message}`), [
+    '16: endpoints.two.options.path_prefix: path_prefix "/api" is also served by endpoint `one` on network `b`',
+    "29: endpoints.scp2.options.port: dicom_scp endpoint `scp2` listens on 127.0.0.1:11112 (TCP), which dicom_scp endpoint `scp1` also uses (0.0.0.0:11112)",
+    "39: pipelines.p2.endpoints[1]: endpoint `three` is already used by pipeline `p1`; an endpoint feeds one pipeline",
+  ]);
+});
+
+Deno.test("loadConfigFile: a pipelines_path holding the main file does not merge it twice", async () => {
+  const dir = await tempTree({
+    "gw.toml": 'pipelines_path = "."\n[backends.echo]\nservice = "echo"\n',
+    "more.toml": '[endpoints.e]\nservice = "http"\noptions = { path_prefix = "/e" }\n' +
+      '[pipelines.p]\nendpoints = ["e"]\nbackends = ["echo"]\n',
+  });
+  try {
+    const loaded = await loadConfigFile(join(dir, "gw.toml"), { env: noEnv });
+    assert.deepEqual(loaded.problems, []);
+    assert.deepEqual(loaded.config!.source_files, [join(dir, "gw.toml"), join(dir, "more.toml")]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -59,6 +59,8 @@ const absolutePath = () => text().refine((v) => v.startsWith("/"), "must start w
 const aeTitle = () =>
   z.string().min(1).max(16)
     .refine(
+      // DICOM AE titles exclude backslash and control characters (PS3.5 6.2, VR "AE").
+      // deno-lint-ignore no-control-regex
       (v) => !/[\\\x00-\x1f\x7f]/.test(v),
       "must not contain a backslash or control characters",
     )
