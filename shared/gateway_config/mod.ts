@@ -18,28 +18,30 @@ export { closest, didYouMean, editDistance } from "./suggest.ts";
 export { describeValue, type FieldSpec, isTable, ProblemSink, type TableSpec } from "./fields.ts";
 export {
   BACKEND,
-  BACKEND_OPTION_SCHEMAS,
-  type BackendOwner,
   CLOUD,
   CONTENT_LIMITS,
   ENDPOINT,
-  ENDPOINT_OPTION_SCHEMAS,
   HEALTH_CHECK,
   HTTP3_LISTENER,
-  HTTP_FAMILY_ENDPOINTS,
-  HTTP_LIKE_BACKENDS,
   LOGGING,
   MANAGEMENT,
   MIDDLEWARE,
-  MIDDLEWARE_OPTION_SCHEMAS,
   NETWORK,
-  normalizePathPrefix,
-  type OptionSchema,
   PIPELINE,
   PROXY,
-  type RuleProblem,
   SECTIONS,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
+export {
+  BACKEND_OPTION_SCHEMAS,
+  type BackendOwner,
+  ENDPOINT_OPTION_SCHEMAS,
+  HTTP_FAMILY_ENDPOINTS,
+  HTTP_LIKE_BACKENDS,
+  MIDDLEWARE_OPTION_SCHEMAS,
+  type OptionSchema,
+  type RuleProblem,
+} from "./service_options.ts";
+export { normalizePathPrefix } from "./values.ts";
 export { configReferenceMarkdown } from "./reference.ts";

@@ -5,23 +5,25 @@
 import type { FieldSpec, TableSpec } from "./fields.ts";
 import {
   BACKEND,
-  BACKEND_OPTION_SCHEMAS,
   CLOUD,
   CONTENT_LIMITS,
   ENDPOINT,
-  ENDPOINT_OPTION_SCHEMAS,
   HEALTH_CHECK,
   HTTP3_LISTENER,
   LOGGING,
   MANAGEMENT,
   MIDDLEWARE,
-  MIDDLEWARE_OPTION_SCHEMAS,
   NETWORK,
-  type OptionSchema,
   PIPELINE,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
+import {
+  BACKEND_OPTION_SCHEMAS,
+  ENDPOINT_OPTION_SCHEMAS,
+  MIDDLEWARE_OPTION_SCHEMAS,
+  type OptionSchema,
+} from "./service_options.ts";
 
 /** Markdown tables of every key: type, required, default, example, meaning. */
 export function configReferenceMarkdown(): string {

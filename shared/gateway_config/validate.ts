@@ -4,27 +4,29 @@ import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./references.ts";
 import {
   BACKEND,
-  BACKEND_OPTION_SCHEMAS,
-  type BackendOwner,
   CLOUD,
   CONTENT_LIMITS,
   ENDPOINT,
-  ENDPOINT_OPTION_SCHEMAS,
   HEALTH_CHECK,
   HTTP3_LISTENER,
-  HTTP_LIKE_BACKENDS,
   LOGGING,
   MANAGEMENT,
   MIDDLEWARE,
-  MIDDLEWARE_OPTION_SCHEMAS,
   NETWORK,
-  type OptionSchema,
   PIPELINE,
   PROXY,
   SECTIONS,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
+import {
+  BACKEND_OPTION_SCHEMAS,
+  type BackendOwner,
+  ENDPOINT_OPTION_SCHEMAS,
+  HTTP_LIKE_BACKENDS,
+  MIDDLEWARE_OPTION_SCHEMAS,
+  type OptionSchema,
+} from "./service_options.ts";
 import { didYouMean } from "./suggest.ts";
 import type {
   BackendConfig,

@@ -8,21 +8,23 @@ import { stringify } from "smol-toml";
 import type { TableSpec } from "./fields.ts";
 import {
   BACKEND,
-  BACKEND_OPTION_SCHEMAS,
   CLOUD,
   CONTENT_LIMITS,
   ENDPOINT,
-  ENDPOINT_OPTION_SCHEMAS,
   HEALTH_CHECK,
   LOGGING,
   MANAGEMENT,
-  MIDDLEWARE_OPTION_SCHEMAS,
   NETWORK,
-  type OptionSchema,
   PIPELINE,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
+import {
+  BACKEND_OPTION_SCHEMAS,
+  ENDPOINT_OPTION_SCHEMAS,
+  MIDDLEWARE_OPTION_SCHEMAS,
+  type OptionSchema,
+} from "./service_options.ts";
 import { DEFAULT_NETWORK_NAME } from "./validate.ts";
 import type { GatewayConfig, NetworkConfig } from "./types.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { validateConfigText } from "./text.ts";
 import { writeConfigToml } from "./writer.ts";
-import { MIDDLEWARE_OPTION_SCHEMAS } from "./schema.ts";
+import { MIDDLEWARE_OPTION_SCHEMAS } from "./service_options.ts";
 import type { GatewayConfig } from "./types.ts";
 
 function validated(text: string): GatewayConfig {

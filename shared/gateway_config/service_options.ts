@@ -1,0 +1,370 @@
+/**
+ * The `options` tables of each endpoint service, backend service and middleware type. Later work
+ * (DICOM, storage, HTTP/3, new middleware) reads or extends these registries in one place.
+ */
+import { z } from "zod";
+import { field, type TableSpec } from "./fields.ts";
+import type { BackendService, EndpointService } from "./types.ts";
+import { absolutePath, aeTitle, httpUrl, int, pathPrefix, port, S3_ROOT, text } from "./values.ts";
+
+/** A problem found by a cross-key rule, at `key` of the options table (or the table itself). */
+export interface RuleProblem {
+  key?: string;
+  message: string;
+}
+
+/** The options table of one service or middleware type. */
+export interface OptionSchema<Owner = unknown> {
+  /** One sentence for the reference. */
+  doc: string;
+  /** Allowed keys; when absent, any options table is accepted unchecked. */
+  fields?: TableSpec;
+  /** Rules across keys; they run only when every key passed its own check. */
+  rules?: (options: Record<string, unknown>, owner: Owner) => RuleProblem[];
+}
+
+/** What backend option rules may read of their backend. */
+export interface BackendOwner {
+  targets: string[];
+}
+
+/** `path_prefix` of HTTP-family endpoints. */
+const PATH_PREFIX_DOC = "Path the endpoint serves; requests under it are routed here.";
+
+/** Endpoint services served by the HTTP (and HTTP/3) listeners of the networks. */
+export const HTTP_FAMILY_ENDPOINTS: readonly EndpointService[] = [
+  "http",
+  "fhir",
+  "jmix",
+  "dicomweb",
+];
+
+const requiredPrefix = (example: string): OptionSchema => ({
+  doc: "HTTP-family endpoint.",
+  fields: {
+    path_prefix: field("string", pathPrefix(), PATH_PREFIX_DOC, { required: true, example }),
+  },
+});
+
+/** `[endpoints.<name>.options]` per service. */
+export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
+  http: requiredPrefix("/api"),
+  fhir: requiredPrefix("/fhir"),
+  jmix: requiredPrefix("/jmix"),
+  dicomweb: {
+    doc: "DICOMweb endpoint (answers 501 Not Implemented for now).",
+    fields: {
+      path_prefix: field("string", pathPrefix(), PATH_PREFIX_DOC, {
+        default: "/dicomweb",
+        example: "/dicomweb",
+      }),
+    },
+  },
+  dicom_scp: {
+    doc: "DICOM DIMSE listener (its own TCP port; not served by networks).",
+    fields: {
+      local_aet: field(
+        "string",
+        aeTitle(),
+        "AE title of this SCP (1-16 characters, no backslash or control characters).",
+        {
+          required: true,
+          example: "GATEWAY",
+        },
+      ),
+      bind_addr: field("string", text(), "Address the DIMSE listener binds.", {
+        default: "0.0.0.0",
+        example: "127.0.0.1",
+      }),
+      port: field("integer", port(), "TCP port of the DIMSE listener.", {
+        default: 11112,
+        example: 104,
+      }),
+      enable_echo: field("boolean", z.boolean(), "Answer C-ECHO.", {
+        default: true,
+        example: false,
+      }),
+      enable_find: field("boolean", z.boolean(), "Answer C-FIND.", {
+        default: false,
+        example: true,
+      }),
+      enable_move: field("boolean", z.boolean(), "Answer C-MOVE.", {
+        default: false,
+        example: true,
+      }),
+      enable_get: field("boolean", z.boolean(), "Answer C-GET.", { default: false, example: true }),
+      enable_store: field("boolean", z.boolean(), "Accept C-STORE.", {
+        default: false,
+        example: true,
+      }),
+      storage_dir: field("string", text(), "Directory where received instances are kept.", {
+        example: "data/dicom",
+      }),
+      allowed_calling_aets: field(
+        "array of strings",
+        z.array(aeTitle()),
+        "Calling AE titles accepted; when absent, any.",
+        {
+          example: ["MODALITY1"],
+        },
+      ),
+    },
+  },
+};
+
+/** Backend services that call HTTP base URLs, and so may use `targets` and `health_check`. */
+export const HTTP_LIKE_BACKENDS: readonly BackendService[] = ["http", "fhir", "dicomweb"];
+
+/** `base_url` or `targets`, not both, not neither. */
+function baseUrlOrTargets(options: Record<string, unknown>, owner: BackendOwner): RuleProblem[] {
+  const hasUrl = options.base_url !== undefined;
+  const hasTargets = owner.targets.length > 0;
+  if (hasUrl && hasTargets) {
+    return [{ key: "base_url", message: "use base_url or targets, not both" }];
+  }
+  if (!hasUrl && !hasTargets) {
+    return [{ key: "base_url", message: "missing required key `base_url` (or list `targets`)" }];
+  }
+  return [];
+}
+
+const httpLike = (doc: string, example: string): OptionSchema<BackendOwner> => ({
+  doc,
+  fields: {
+    base_url: field("string", httpUrl(), "Base URL of the upstream (http:// or https://).", {
+      requiredWhen: "`targets` is empty (use one or the other)",
+      example,
+    }),
+  },
+  rules: baseUrlOrTargets,
+});
+
+/** Reports `key` when set and `condition` is false. */
+function onlyWhen(
+  options: Record<string, unknown>,
+  keys: string[],
+  condition: boolean,
+  why: string,
+): RuleProblem[] {
+  if (condition) return [];
+  return keys.filter((k) => options[k] !== undefined).map((key) => ({ key, message: why }));
+}
+
+/** Both keys set or neither. */
+function bothOrNeither(options: Record<string, unknown>, a: string, b: string): RuleProblem[] {
+  const hasA = options[a] !== undefined;
+  const hasB = options[b] !== undefined;
+  if (hasA === hasB) return [];
+  const missing = hasA ? b : a;
+  return [{ key: missing, message: `missing \`${missing}\`: set both ${a} and ${b}, or neither` }];
+}
+
+/** `[backends.<name>.options]` per service. */
+export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<BackendOwner>> = {
+  http: httpLike("HTTP upstream.", "http://127.0.0.1:8081"),
+  fhir: httpLike("FHIR server.", "http://hapi:8080/fhir"),
+  dicomweb: httpLike("DICOMweb server.", "http://orthanc:8042/dicom-web"),
+  http3: {
+    doc: "HTTP/3 (QUIC) upstream; TLS 1.3 always.",
+    fields: {
+      host: field("string", text(), "Target hostname.", {
+        required: true,
+        example: "api.example.com",
+      }),
+      port: field("integer", port(), "Target UDP port.", { default: 443, example: 8443 }),
+      base_path: field("string", absolutePath(), "Path prefix added to every request.", {
+        example: "/v1",
+      }),
+      ca_cert_path: field("string", text(), "PEM CA certificate, for self-signed servers.", {
+        example: "certs/ca.pem",
+      }),
+      timeout_secs: field("integer", int(1), "Request timeout in seconds.", {
+        default: 30,
+        example: 10,
+      }),
+    },
+  },
+  dicom_scu: {
+    doc: "DICOM DIMSE peer (PACS): C-ECHO, C-FIND, C-MOVE, C-GET, C-STORE.",
+    fields: {
+      aet: field("string", aeTitle(), "Remote AE title.", { required: true, example: "ORTHANC" }),
+      host: field("string", text(), "PACS hostname or IP.", {
+        required: true,
+        example: "pacs.local",
+      }),
+      port: field("integer", port(), "PACS port.", { required: true, example: 4242 }),
+      local_aet: field("string", aeTitle(), "AE title of the gateway as SCU.", {
+        default: "GATEWAY_SCU",
+        example: "GW_SCU",
+      }),
+      dimse_retrieve_mode: field(
+        "string",
+        z.enum(["get", "move"]),
+        "`get` (C-GET, no PACS-side setup) or `move` (C-MOVE; the PACS must know the SCU's AE title and address).",
+        {
+          default: "get",
+          example: "move",
+        },
+      ),
+      use_tls: field("boolean", z.boolean(), "DICOM TLS to the PACS.", {
+        default: false,
+        example: true,
+      }),
+      incoming_store_port: field(
+        "integer",
+        port(),
+        "Port of the C-STORE SCP that receives C-MOVE results.",
+        {
+          requiredWhen: "`dimse_retrieve_mode` is `move`",
+          example: 11113,
+        },
+      ),
+      persistent_store_scp: field(
+        "boolean",
+        z.boolean(),
+        "Keep the C-STORE SCP listening between requests.",
+        {
+          default: false,
+          example: true,
+        },
+      ),
+      ca_cert_path: field("string", text(), "PEM CA certificate of the PACS (with `use_tls`).", {
+        example: "certs/pacs-ca.pem",
+      }),
+      cert_path: field("string", text(), "PEM client certificate (with `use_tls`).", {
+        example: "certs/scu.pem",
+      }),
+      key_path: field("string", text(), "PEM client key (with `use_tls`).", {
+        example: "certs/scu-key.pem",
+      }),
+    },
+    rules: (o) => [
+      ...(o.dimse_retrieve_mode === "move" && o.incoming_store_port === undefined
+        ? [{
+          key: "incoming_store_port",
+          message:
+            'missing required key `incoming_store_port` (required when dimse_retrieve_mode is "move")',
+        }]
+        : []),
+      ...onlyWhen(
+        o,
+        ["ca_cert_path", "cert_path", "key_path"],
+        o.use_tls === true,
+        "applies only when use_tls = true",
+      ),
+      ...bothOrNeither(o, "cert_path", "key_path"),
+    ],
+  },
+  storage: {
+    doc: "Files on a local disk or in an S3-compatible bucket.",
+    fields: {
+      root: field(
+        "string",
+        text().refine(
+          (v) => !v.startsWith("s3://") || S3_ROOT.test(v),
+          "an S3 root must be s3://<bucket>/<prefix> with a valid bucket name",
+        ),
+        "Local directory or `s3://<bucket>/<prefix>`.",
+        {
+          required: true,
+          example: "s3://archive/incoming",
+        },
+      ),
+      read_pattern: field(
+        "string",
+        text(),
+        "Path template for GET: `{uuid}`, `{timestamp}`, `{<metadata key>}`, `{<field>}`.",
+        {
+          requiredWhen: "`write_pattern` is absent",
+          example: "{patient_id}/{file}",
+        },
+      ),
+      write_pattern: field("string", text(), "Path template for POST/PUT (same placeholders).", {
+        requiredWhen: "`read_pattern` is absent",
+        example: "{patient_id}/{uuid}.json",
+      }),
+      region: field("string", text(), "S3 region.", {
+        requiredWhen: "`root` is `s3://`",
+        example: "eu-central-1",
+      }),
+      access_key_id: field("string", text(), "S3 access key id (else from the environment).", {
+        example: "${S3_KEY_ID}",
+      }),
+      secret_access_key: field("string", text(), "S3 secret key (else from the environment).", {
+        example: "${S3_SECRET}",
+      }),
+      endpoint: field("string", httpUrl(), "Endpoint of an S3-compatible store.", {
+        example: "http://minio:9000",
+      }),
+    },
+    rules: (o) => {
+      const s3 = typeof o.root === "string" && o.root.startsWith("s3://");
+      const problems: RuleProblem[] = [];
+      if (o.read_pattern === undefined && o.write_pattern === undefined) {
+        problems.push({ message: "set read_pattern, write_pattern, or both" });
+      }
+      if (s3 && o.region === undefined) {
+        problems.push({
+          key: "region",
+          message: "missing required key `region` (required when root is s3://)",
+        });
+      }
+      problems.push(
+        ...onlyWhen(
+          o,
+          ["region", "access_key_id", "secret_access_key", "endpoint"],
+          s3,
+          "applies only when root is s3://",
+        ),
+        ...bothOrNeither(o, "access_key_id", "secret_access_key"),
+      );
+      return problems;
+    },
+  },
+  echo: { doc: "Returns the request as the response; takes no options.", fields: {} },
+};
+
+const transformFields = (debug: boolean): TableSpec => ({
+  spec_path: field("string", text(), "JOLT spec file, relative to `transforms_path`.", {
+    required: true,
+    example: "patient.json",
+  }),
+  apply: field(
+    "string",
+    z.enum(["left", "right", "both"]),
+    "`left`: requests; `right`: responses; `both`.",
+    {
+      default: "left",
+      example: "both",
+    },
+  ),
+  fail_on_error: field(
+    "boolean",
+    z.boolean(),
+    "Fail the request when the transform fails (else log and continue).",
+    {
+      default: true,
+      example: false,
+    },
+  ),
+  ...(debug
+    ? {
+      debug: field("boolean", z.boolean(), "Log transform input and output at debug level.", {
+        default: false,
+        example: true,
+      }),
+    }
+    : {}),
+});
+
+/**
+ * `[middleware.<name>.options]` per middleware type. Types registered without `fields` accept any
+ * options table; a type not registered here is an error.
+ */
+export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
+  transform: { doc: "JSON-to-JSON JOLT transform of `data`.", fields: transformFields(true) },
+  metadata_transform: {
+    doc: "JOLT transform of the request metadata (the key-values used for routing).",
+    fields: transformFields(false),
+  },
+};
