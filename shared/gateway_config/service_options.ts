@@ -52,7 +52,7 @@ export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
   fhir: requiredPrefix("/fhir"),
   jmix: requiredPrefix("/jmix"),
   dicomweb: {
-    doc: "DICOMweb endpoint (answers 501 Not Implemented for now).",
+    doc: "DICOMweb endpoint (its routes answer 501 Not Implemented).",
     fields: {
       path_prefix: field("string", pathPrefix(), PATH_PREFIX_DOC, {
         default: "/dicomweb",
