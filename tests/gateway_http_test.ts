@@ -130,7 +130,7 @@ backends = ["echo"]
 
 Deno.test("http backend preserves method, path, query, headers, status and body", async () => {
   const up = startUpstream((req, body) =>
-    new Response(body, {
+    new Response(body as BodyInit, {
       status: 201,
       headers: {
         "content-type": req.headers.get("content-type") ?? "application/octet-stream",

@@ -248,7 +248,7 @@ export class Gateway implements GatewayControl {
     });
     const servers = [...this.#listeners.values()].map((l) => l.server);
     const drained = Promise.all(servers.map((s) => s.shutdown()));
-    let timer: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((r) => timer = setTimeout(() => r("timeout"), this.#drainMs));
     const outcome = await Promise.race([drained.then(() => "drained" as const), timeout]);
     clearTimeout(timer);
