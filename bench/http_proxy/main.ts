@@ -8,7 +8,7 @@
 
 import { parseArgs } from "node:util";
 import { findBinary, rssOf, runCommand } from "../../tests/support/mod.ts";
-import { connectionsForRate, fixed, fixedJsonBody, markdownTable, verdict } from "./report.ts";
+import { fixed, fixedJsonBody, markdownTable, verdict } from "./report.ts";
 import {
   startBare,
   startBenchGateway,
@@ -29,8 +29,6 @@ export interface BenchFlags {
   warmupSec: number;
   /** Fixed-rate phase: this fraction of the gateway's maximum throughput. */
   rateFraction: number;
-  /** Fixed-rate phase: pause of each connection after each response, in ms. */
-  intervalMs: number;
   bodyBytes: number;
   /** Write all results as JSON to this file. */
   json?: string;
@@ -42,7 +40,6 @@ const USAGE = `deno task bench [flags]
   --threads N         wrk threads (default 2)
   --warmup SEC        unmeasured wrk run before each measurement (default 3)
   --rate-fraction F   fixed-rate phase at F x the gateway's max req/s (default 0.5)
-  --interval MS       fixed-rate phase: pause per connection after each response (default 10)
   --body-bytes N      size of the upstream's JSON body (default 1024)
   --json FILE         also write the results as JSON`;
 
@@ -56,7 +53,6 @@ export function parseFlags(args: string[]): BenchFlags | "help" {
       threads: { type: "string", default: "2" },
       warmup: { type: "string", default: "3" },
       "rate-fraction": { type: "string", default: "0.5" },
-      interval: { type: "string", default: "10" },
       "body-bytes": { type: "string", default: "1024" },
       json: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -76,7 +72,6 @@ export function parseFlags(args: string[]): BenchFlags | "help" {
     threads: positive("threads"),
     warmupSec: values.warmup === "0" ? 0 : positive("warmup"),
     rateFraction: positive("rate-fraction", false),
-    intervalMs: positive("interval"),
     bodyBytes: positive("body-bytes"),
     json: values.json,
   };
@@ -210,10 +205,10 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     const echoOverBare = max.gateway_echo!.requestsPerSec / max.bare!.requestsPerSec;
 
     const rate = flags.rateFraction * max.gateway_http!.requestsPerSec;
-    const connections = connectionsForRate(rate, flags.intervalMs);
+    const threads = Math.min(flags.threads, flags.connections);
     const script = {
       path: new URL("./fixed_rate.lua", import.meta.url).pathname,
-      args: [String(flags.intervalMs)],
+      args: [rate.toFixed(1), String(threads)],
     };
     const fixedRate: Partial<Record<Target["key"], WrkResult>> = {};
     const rated = targets.filter((t) =>
@@ -221,13 +216,13 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     );
     for (const target of rated) {
       console.error(`measuring ${target.label} at a fixed rate ...`);
-      fixedRate[target.key] = await measure(target.url, flags, connections, script);
+      fixedRate[target.key] = await measure(target.url, flags, flags.connections, script);
     }
     const p99Added = fixedRate.gateway_http!.p99Ms - fixedRate.upstream!.p99Ms;
     const p99AddedNginx = fixedRate.nginx_proxy!.p99Ms - fixedRate.upstream!.p99Ms;
     console.log(
       `\n## Fixed rate: ${fixed(flags.rateFraction)} x gateway max = ${fixed(rate, 0)} req/s ` +
-        `(${connections} connections, each waiting ${flags.intervalMs} ms after every response)\n`,
+        `(wrk paced by fixed_rate.lua over ${flags.connections} connections)\n`,
     );
     console.log(markdownTable(
       ["target", "req/s", "p50 ms", "p99 ms", "errors"],
@@ -266,7 +261,7 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
       environment: env,
       flags,
       max,
-      fixedRate: { rate, connections, intervalMs: flags.intervalMs, results: fixedRate },
+      fixedRate: { rate, connections: flags.connections, results: fixedRate },
       ratios: {
         gatewayOverNginx,
         echoOverBare,

@@ -8,7 +8,6 @@ Deno.test("parseFlags: defaults, overrides, help and invalid values", () => {
     threads: 2,
     warmupSec: 3,
     rateFraction: 0.5,
-    intervalMs: 10,
     bodyBytes: 1024,
     json: undefined,
   });

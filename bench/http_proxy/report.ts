@@ -12,11 +12,6 @@ export function fixedJsonBody(bytes: number): string {
   return head + filler + tail;
 }
 
-/** Connections that, each waiting `intervalMs` after every response, send about `rate` req/s. */
-export function connectionsForRate(rate: number, intervalMs: number): number {
-  return Math.max(1, Math.round((rate * intervalMs) / 1000));
-}
-
 /** A pipe table (GitHub markdown, readable in a terminal too) with right-aligned number columns. */
 export function markdownTable(headers: string[], rows: string[][]): string {
   const widths = headers.map((header, i) =>

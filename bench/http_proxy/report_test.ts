@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { connectionsForRate, fixed, fixedJsonBody, markdownTable, verdict } from "./report.ts";
+import { fixed, fixedJsonBody, markdownTable, verdict } from "./report.ts";
 
 Deno.test("fixedJsonBody: exact size, valid JSON, nothing nginx would interpret", () => {
   const body = fixedJsonBody(1024);
@@ -7,11 +7,6 @@ Deno.test("fixedJsonBody: exact size, valid JSON, nothing nginx would interpret"
   assert.equal(JSON.parse(body).resourceType, "Bundle");
   assert.doesNotMatch(body, /['$\\]/);
   assert.throws(() => fixedJsonBody(10), /at least/);
-});
-
-Deno.test("connectionsForRate: rate times interval, at least one", () => {
-  assert.equal(connectionsForRate(5000, 10), 50);
-  assert.equal(connectionsForRate(10, 10), 1);
 });
 
 Deno.test("markdownTable, fixed, verdict", () => {

@@ -53,3 +53,44 @@ Deno.test("startGateway: a gateway that never gets ready times out and is stoppe
     { message: /timed out/ },
   );
 });
+
+Deno.test("startGateway: the real gateway/main.ts serves an echo pipeline", async () => {
+  const dataPort = freePort();
+  await using gateway = await startGateway({
+    configText: `[network.main]
+bind = "127.0.0.1"
+port = ${dataPort}
+
+[management]
+bind = "127.0.0.1"
+port = ${freePort()}
+prefix = "admin"
+
+[logging]
+level = "warn"
+
+[endpoints.echo]
+service = "http"
+[endpoints.echo.options]
+path_prefix = "/echo"
+
+[backends.e]
+service = "echo"
+
+[pipelines.p]
+endpoints = ["echo"]
+backends = ["e"]
+`,
+  });
+  const response = await fetch(`${gateway.dataUrl(dataPort)}/echo/hello`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: '{"name":"Doe"}',
+  });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  assert.match(text, /Doe/);
+  assert.ok(response.headers.get("x-request-id"));
+  const status = await gateway.stop();
+  assert.equal(status.success, true, gateway.output());
+});
