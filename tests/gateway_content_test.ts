@@ -40,7 +40,8 @@ async function withGateway(fn: (gw: TestGateway) => Promise<void>) {
 Deno.test("JSON family and a missing Content-Type are JSON data", () =>
   withGateway(async (gw) => {
     for (const ct of ["application/json", "application/fhir+json", "application/dicom+json", null]) {
-      const r = await post(gw, ct, '{"resourceType":"Patient","id":"1"}');
+      // Bytes, so fetch adds no text/plain of its own when ct is null.
+      const r = await post(gw, ct, new TextEncoder().encode('{"resourceType":"Patient","id":"1"}'));
       assertEquals(r.status, 200, String(ct));
       assertEquals(r.body.data, { resourceType: "Patient", id: "1" });
       assertEquals(r.body.content.format, "json");

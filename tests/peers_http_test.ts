@@ -92,7 +92,7 @@ Deno.test({
       conf: `
   server {
     listen 127.0.0.1:{{port}};
-    location /status/ { return 418 '{"teapot":true}'; }
+    location /v1/status/ { return 418 '{"teapot":true}'; }
     location / {
       default_type application/json;
       add_header X-Upstream nginx;

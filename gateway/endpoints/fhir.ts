@@ -1,6 +1,6 @@
 /**
  * The `fhir` endpoint: the `http` endpoint with FHIR rules. `_format` selects the representation
- * (mapped to `Accept` when the client sent none), create and update bodies must be FHIR, and every
+ * (it overrides `Accept`), create and update bodies must be FHIR, and every
  * error is a FHIR `OperationOutcome` (`application/fhir+json`). Search parameters and `$operations`
  * pass through untouched.
  */
@@ -92,7 +92,8 @@ export class FhirEndpointService extends HttpEndpointService {
           `_format ${format} is not supported: use json, xml, application/fhir+json or application/fhir+xml`,
         );
       }
-      if (!env.headers.has("accept")) env.headers.set("accept", accept);
+      // FHIR: `_format` overrides the Accept header (R4 §3.1.0.1.7).
+      env.headers.set("accept", accept);
     }
     const m = env.method;
     if ((m === "POST" || m === "PUT" || m === "PATCH") && !env.body.isEmpty) {
