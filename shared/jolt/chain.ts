@@ -1,0 +1,171 @@
+/**
+ * A JOLT chain (JOLT's Chainr): a JSON array of `{ "operation", "spec" }` entries, compiled once
+ * and applied in order.
+ */
+
+import { JoltSpecError, JoltTransformError, SpecIssue, TransformIssue } from "./errors.ts";
+import { has, isMap, Ownership } from "./json.ts";
+import { describe, ShiftOp } from "./shift.ts";
+import { DefaultOp } from "./default.ts";
+import { RemoveOp } from "./remove.ts";
+import { SortOp } from "./sort.ts";
+import { CardinalityOp } from "./cardinality.ts";
+import { ModifyOp } from "./modify.ts";
+
+/** The operation names a chain entry may use (JOLT's short names). */
+export type OperationName =
+  | "shift"
+  | "default"
+  | "remove"
+  | "sort"
+  | "cardinality"
+  | "modify-overwrite-beta"
+  | "modify-default-beta"
+  | "modify-define-beta";
+
+/** Short names, plus the Java class names JOLT also accepts, to their operation. */
+const OPERATIONS: Record<string, OperationName> = {
+  "shift": "shift",
+  "default": "default",
+  "remove": "remove",
+  "sort": "sort",
+  "cardinality": "cardinality",
+  "modify-overwrite-beta": "modify-overwrite-beta",
+  "modify-default-beta": "modify-default-beta",
+  "modify-define-beta": "modify-define-beta",
+  "com.bazaarvoice.jolt.Shiftr": "shift",
+  "com.bazaarvoice.jolt.Defaultr": "default",
+  "com.bazaarvoice.jolt.Removr": "remove",
+  "com.bazaarvoice.jolt.Sortr": "sort",
+  "com.bazaarvoice.jolt.CardinalityTransform": "cardinality",
+  "com.bazaarvoice.jolt.Modifier$Overwritr": "modify-overwrite-beta",
+  "com.bazaarvoice.jolt.Modifier$Defaultr": "modify-default-beta",
+  "com.bazaarvoice.jolt.Modifier$Definr": "modify-define-beta",
+};
+
+/** One compiled operation. */
+interface Op {
+  apply(input: unknown, own: Ownership, context: unknown): unknown;
+}
+
+/** A compiled chain of JOLT operations. */
+export interface CompiledSpec {
+  /** The operations, in order (short names). */
+  readonly operations: readonly OperationName[];
+  /**
+   * Applies the chain to `input` and returns the output. The input is never modified; parts
+   * of it may be shared with the output. `context` feeds `^` lookups of the modify operations.
+   */
+  apply(input: unknown, context?: Record<string, unknown>): unknown;
+}
+
+function build(name: OperationName, spec: unknown): Op {
+  switch (name) {
+    case "shift": {
+      const op = new ShiftOp(spec);
+      return { apply: (input, own) => op.apply(input, own) };
+    }
+    case "default": {
+      const op = new DefaultOp(spec);
+      return { apply: (input, own) => op.apply(input, own) };
+    }
+    case "remove": {
+      const op = new RemoveOp(spec);
+      return { apply: (input, own) => op.apply(input, own) };
+    }
+    case "sort": {
+      const op = new SortOp();
+      return { apply: (input, own) => op.apply(input, own) };
+    }
+    case "cardinality": {
+      const op = new CardinalityOp(spec);
+      return { apply: (input, own) => op.apply(input, own) };
+    }
+    case "modify-overwrite-beta":
+    case "modify-default-beta":
+    case "modify-define-beta": {
+      const op = new ModifyOp(spec, name);
+      return { apply: (input, own, context) => op.apply(input, own, context) };
+    }
+  }
+}
+
+/** Compiles a chain spec (already parsed JSON); throws JoltSpecError when it is invalid. */
+export function compile(specJson: unknown): CompiledSpec {
+  if (!Array.isArray(specJson)) {
+    throw new JoltSpecError(-1, [], `a chain spec must be a JSON array, got ${describe(specJson)}`);
+  }
+  const names: OperationName[] = [];
+  const ops: Op[] = [];
+  specJson.forEach((entry, index) => {
+    if (!isMap(entry)) {
+      throw new JoltSpecError(
+        index,
+        [],
+        `each chain entry must be an object, got ${describe(entry)}`,
+      );
+    }
+    const opName = entry.operation;
+    if (typeof opName !== "string" || opName.trim() === "") {
+      throw new JoltSpecError(index, [], `"operation" must be a non-blank string`);
+    }
+    const name = has(OPERATIONS, opName) ? OPERATIONS[opName] : undefined;
+    if (name === undefined) {
+      throw new JoltSpecError(
+        index,
+        [],
+        `unknown operation "${opName}" (expected one of ${
+          Object.keys(OPERATIONS).slice(0, 8).join(", ")
+        })`,
+      );
+    }
+    if (name !== "sort" && !has(entry, "spec")) {
+      throw new JoltSpecError(index, [], `operation "${name}" requires a "spec"`, name);
+    }
+    try {
+      ops.push(build(name, entry.spec));
+    } catch (err) {
+      if (err instanceof SpecIssue) {
+        throw new JoltSpecError(index, err.path ?? [], err.message, name);
+      }
+      throw err;
+    }
+    names.push(name);
+  });
+  return new Chain(names, ops);
+}
+
+/** Parses JSON text and compiles it; bad JSON is a JoltSpecError naming the parse error. */
+export function parseSpec(text: string): CompiledSpec {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new JoltSpecError(-1, [], `invalid JSON: ${(err as Error).message}`);
+  }
+  return compile(json);
+}
+
+class Chain implements CompiledSpec {
+  readonly operations: readonly OperationName[];
+  readonly #ops: Op[];
+
+  constructor(names: OperationName[], ops: Op[]) {
+    this.operations = Object.freeze(names);
+    this.#ops = ops;
+  }
+
+  apply(input: unknown, context?: Record<string, unknown>): unknown {
+    const own = new Ownership();
+    let value: unknown = input === undefined ? null : input;
+    for (let i = 0; i < this.#ops.length; i++) {
+      try {
+        value = this.#ops[i].apply(value, own, context ?? null);
+      } catch (err) {
+        if (err instanceof TransformIssue) throw new JoltTransformError(i, err.message);
+        throw err;
+      }
+    }
+    return value;
+  }
+}

@@ -1,0 +1,65 @@
+/** Errors of the JOLT engine: spec problems (at compile time) and transform failures. */
+
+/** A spec that cannot be compiled: which operation, where inside its spec, and why. */
+export class JoltSpecError extends Error {
+  /** Index of the chain entry at fault; -1 when the chain itself (or its JSON text) is bad. */
+  readonly operationIndex: number;
+  /** Key path inside that operation's `spec` (empty for problems of the entry itself). */
+  readonly path: readonly string[];
+  /** What is wrong, without the location. */
+  readonly reason: string;
+
+  constructor(operationIndex: number, path: readonly string[], reason: string, operation?: string) {
+    const where = operationIndex < 0
+      ? "JOLT spec"
+      : `JOLT spec operation ${operationIndex}${operation ? ` (${operation})` : ""}`;
+    const at = path.length > 0 ? ` at ${JSON.stringify(path)}` : "";
+    super(`${where}${at}: ${reason}`);
+    this.name = "JoltSpecError";
+    this.operationIndex = operationIndex;
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/** A transform that cannot run on this input (JOLT's TransformException). */
+export class JoltTransformError extends Error {
+  /** Index of the chain entry that failed. */
+  readonly operationIndex: number;
+
+  constructor(operationIndex: number, message: string) {
+    super(`JOLT transform operation ${operationIndex}: ${message}`);
+    this.name = "JoltTransformError";
+    this.operationIndex = operationIndex;
+  }
+}
+
+/**
+ * Internal: a spec problem found while compiling one operation. The path is filled in by the
+ * innermost spec node that knows it; the chain compiler turns it into a JoltSpecError.
+ */
+export class SpecIssue extends Error {
+  path: readonly string[] | null;
+  constructor(reason: string, path: readonly string[] | null = null) {
+    super(reason);
+    this.path = path;
+  }
+}
+
+/** Internal: a transform-time failure, turned into JoltTransformError by the chain. */
+export class TransformIssue extends Error {}
+
+/** Throws a SpecIssue (internal helper for operation compilers). */
+export function specFail(reason: string, path: readonly string[] | null = null): never {
+  throw new SpecIssue(reason, path);
+}
+
+/** Runs `fn`, attributing any location-less SpecIssue it throws to `path`. */
+export function atPath<T>(path: readonly string[], fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SpecIssue && err.path === null) err.path = path;
+    throw err;
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * JOLT transforms for the gateway: a TypeScript engine that behaves like Bazaarvoice's Java JOLT
+ * (shift, default, remove, sort, cardinality and the three modify flavours). Specs are compiled
+ * once; applying a compiled spec never modifies its input.
+ *
+ * @example
+ * ```ts
+ * const spec = compile([{ operation: "shift", spec: { a: "b" } }]);
+ * spec.apply({ a: 1 }); // { b: 1 }
+ * ```
+ */
+
+export { compile, type CompiledSpec, type OperationName, parseSpec } from "./chain.ts";
+export { JoltSpecError, JoltTransformError } from "./errors.ts";
+export { FUNCTIONS, JOLT_FUNCTIONS } from "./functions.ts";
