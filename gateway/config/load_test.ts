@@ -53,6 +53,7 @@ Deno.test("loadConfigFile: merges every *.toml of pipelines_path in name order",
     apply: "left",
     fail_on_error: true,
     debug: false,
+    input: "data",
   });
 });
 

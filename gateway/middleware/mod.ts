@@ -1,5 +1,15 @@
 /** Middleware types and their factories. */
 import type { MiddlewareFactory } from "../pipeline/types.ts";
+import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
+import { createTransformMiddleware } from "./transform.ts";
+
+export { MetadataTransformMiddleware } from "./metadata_transform.ts";
+export { context as transformContext, TransformMiddleware } from "./transform.ts";
+export { FileTransformSource, type TransformSource } from "./transform_source.ts";
+export { SpecFile } from "./spec_file.ts";
 
 /** Factories by middleware `type`; a type missing here is refused at config load. */
-export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = {};
+export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = {
+  transform: createTransformMiddleware,
+  metadata_transform: createMetadataTransformMiddleware,
+};

@@ -324,20 +324,24 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
   echo: { doc: "Returns the request as the response; takes no options.", fields: {} },
 };
 
-const transformFields = (debug: boolean): TableSpec => ({
+const transformFields = (kind: "data" | "metadata"): TableSpec => ({
   spec_path: field("string", text(), "JOLT spec file, relative to `transforms_path`.", {
     required: true,
     example: "patient.json",
   }),
-  apply: field(
-    "string",
-    z.enum(["left", "right", "both"]),
-    "`left`: requests; `right`: responses; `both`.",
-    {
-      default: "left",
-      example: "both",
-    },
-  ),
+  apply: kind === "data"
+    ? field(
+      "string",
+      z.enum(["left", "right", "both"]),
+      "`left`: requests; `right`: responses; `both`.",
+      { default: "left", example: "both" },
+    )
+    : field(
+      "string",
+      z.enum(["left"]),
+      "Only `left`: metadata belongs to requests.",
+      { default: "left", example: "left" },
+    ),
   fail_on_error: field(
     "boolean",
     z.boolean(),
@@ -347,12 +351,18 @@ const transformFields = (debug: boolean): TableSpec => ({
       example: false,
     },
   ),
-  ...(debug
+  ...(kind === "data"
     ? {
       debug: field("boolean", z.boolean(), "Log transform input and output at debug level.", {
         default: false,
         example: true,
       }),
+      input: field(
+        "string",
+        z.enum(["data", "envelope"]),
+        "`data`: the spec sees the body data; `envelope`: it sees `{data, context}` (see transforms docs).",
+        { default: "data", example: "envelope" },
+      ),
     }
     : {}),
 });
@@ -362,9 +372,9 @@ const transformFields = (debug: boolean): TableSpec => ({
  * options table; a type not registered here is an error.
  */
 export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
-  transform: { doc: "JSON-to-JSON JOLT transform of `data`.", fields: transformFields(true) },
+  transform: { doc: "JSON-to-JSON JOLT transform of `data`.", fields: transformFields("data") },
   metadata_transform: {
     doc: "JOLT transform of the request metadata (the key-values used for routing).",
-    fields: transformFields(false),
+    fields: transformFields("metadata"),
   },
 };

@@ -171,7 +171,13 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     to_fhir: {
       name: "to_fhir",
       type: "transform",
-      options: { spec_path: "patient.json", apply: "both", fail_on_error: false, debug: true },
+      options: {
+        spec_path: "patient.json",
+        apply: "both",
+        fail_on_error: false,
+        debug: true,
+        input: "data",
+      },
     },
     route_tenant: {
       name: "route_tenant",
@@ -251,6 +257,7 @@ ${ECHO_PIPELINE}`);
     apply: "left",
     fail_on_error: true,
     debug: false,
+    input: "data",
   });
   assert.deepEqual(c.middleware.m.options, {
     spec_path: "b.json",
