@@ -44,10 +44,12 @@ export async function startTestGateway(
   const tls = opts.tls
     ? `tls_cert_path = "${opts.tls.certPath}"\ntls_key_path = "${opts.tls.keyPath}"\n`
     : "";
+  // Top-level keys of `b` (e.g. transforms_path) must come before any table: the body goes first.
   const head = (b: string) =>
-    `[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n${tls}\n` +
+    b.replaceAll("{DIR}", dir) +
+    `\n[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n${tls}\n` +
     `[management]\nbind = "127.0.0.1"\nport = ${mgmtPort}\n\n` +
-    `[logging]\nlevel = "${opts.logLevel ?? "info"}"\n\n` + b.replaceAll("{DIR}", dir);
+    `[logging]\nlevel = "${opts.logLevel ?? "info"}"\n`;
   for (const [name, text] of Object.entries(opts.files ?? {})) {
     const path = `${dir}/${name}`;
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });

@@ -43,7 +43,10 @@ export interface GatewayOptions {
 export class ConfigError extends Error {
   readonly problems: ConfigProblem[];
   constructor(problems: ConfigProblem[]) {
-    super(`configuration is invalid (${problems.length} problem(s))`);
+    super(
+      `configuration is invalid (${problems.length} problem(s)): ` +
+        problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`).join("; "),
+    );
     this.problems = problems;
   }
 }

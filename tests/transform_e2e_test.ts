@@ -1,0 +1,320 @@
+/** Transforms through the gateway: request, response, both, failures, metadata routing, live edits. */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { startTestGateway, startUpstream } from "./harness.ts";
+
+const RENAME = JSON.stringify([
+  { operation: "shift", spec: { name: "patient.name", id: "patient.id" } },
+  { operation: "default", spec: { patient: { source: "gateway" } } },
+]);
+
+function proxy(upstream: string, middleware: string, extra = ""): string {
+  return `
+transforms_path = "{DIR}/transforms"
+[endpoints.api]
+service = "http"
+[endpoints.api.options]
+path_prefix = "/api"
+[backends.up]
+service = "http"
+[backends.up.options]
+base_url = "${upstream}"
+${middleware}
+[pipelines.api]
+endpoints = ["api"]
+middleware = ["t"]
+backends = ["up"]
+${extra}`;
+}
+
+const mw = (opts: string) => `
+[middleware.t]
+type = "transform"
+[middleware.t.options]
+${opts}
+`;
+
+Deno.test("a JSON request body is transformed on the way in", async () => {
+  const up = startUpstream();
+  const gw = await startTestGateway(proxy(up.url, mw(`spec_path = "rename.json"`)), {
+    files: { "transforms/rename.json": RENAME },
+  });
+  try {
+    const res = await fetch(`${gw.url}/api/p`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Doe", id: "7" }),
+    });
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[0].body)), {
+      patient: { name: "Doe", id: "7", source: "gateway" },
+    });
+    assertEquals(up.received[0].headers.get("content-type"), "application/json");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("XML and CSV request bodies are transformed as JSON data", async () => {
+  const up = startUpstream();
+  const spec = JSON.stringify([{
+    operation: "shift",
+    // XML attributes arrive as "@name" keys; JOLT reads a leading @ as a reference, so escape it.
+    spec: { order: { "\\@id": "orderId", item: "items" }, "*": { code: "codes[]" } },
+  }]);
+  const gw = await startTestGateway(proxy(up.url, mw(`spec_path = "x.json"`)), {
+    files: { "transforms/x.json": spec },
+  });
+  try {
+    await (await fetch(`${gw.url}/api/x`, {
+      method: "POST",
+      headers: { "content-type": "application/xml" },
+      body: '<order id="A1"><item>one</item><item>two</item></order>',
+    })).body?.cancel();
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[0].body)), {
+      orderId: "A1",
+      items: ["one", "two"],
+    });
+    await (await fetch(`${gw.url}/api/x`, {
+      method: "POST",
+      headers: { "content-type": "text/csv" },
+      body: "code,label\nA,x\nB,y\n",
+    })).body?.cancel();
+    // A transformed CSV body is no longer rows of the header: it is sent as JSON.
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[1].body)), { codes: ["A", "B"] });
+    assertEquals(up.received[1].headers.get("content-type"), "application/json");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("apply = right transforms the response; both transforms each way", async () => {
+  const up = startUpstream((_req, body) =>
+    Response.json({ echoed: body.length ? JSON.parse(new TextDecoder().decode(body)) : null, name: "Doe", id: "9" })
+  );
+  const gw = await startTestGateway(
+    proxy(up.url, mw(`spec_path = "rename.json"\napply = "right"`)),
+    { files: { "transforms/rename.json": RENAME } },
+  );
+  try {
+    const res = await fetch(`${gw.url}/api/p`);
+    assertEquals(await res.json(), { patient: { name: "Doe", id: "9", source: "gateway" } });
+
+    const both = JSON.stringify([{ operation: "default", spec: { touched: "yes" } }]);
+    await Deno.writeTextFile(`${gw.dir}/transforms/both.json`, both);
+    await gw.writeConfig(proxy(up.url, mw(`spec_path = "both.json"\napply = "both"`)));
+    assertEquals((await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok, true);
+    const res2 = await fetch(`${gw.url}/api/p`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"a":1}',
+    });
+    const body = await res2.json();
+    assertEquals(body.touched, "yes", "response transformed");
+    assertEquals(body.echoed, { a: 1, touched: "yes" }, "request transformed");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("fail_on_error: true fails the request naming the transform; false passes data unchanged", async () => {
+  const up = startUpstream();
+  // With input = "envelope" the output must keep a "data" key: this spec drops it.
+  const broken = JSON.stringify([{ operation: "shift", spec: { data: { name: "n" } } }]);
+  const gw = await startTestGateway(
+    proxy(up.url, mw(`spec_path = "broken.json"\ninput = "envelope"`)),
+    { files: { "transforms/broken.json": broken } },
+  );
+  try {
+    const res = await fetch(`${gw.url}/api/p`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"name":"Doe"}',
+    });
+    assertEquals(res.status, 500);
+    const err = (await res.json()).error;
+    assertEquals(err.code, "transform_failed");
+    assertMatch(err.message, /transform t \(broken\.json\)/);
+    assertEquals(up.received.length, 0);
+
+    await gw.writeConfig(
+      proxy(up.url, mw(`spec_path = "broken.json"\ninput = "envelope"\nfail_on_error = false`)),
+    );
+    assertEquals((await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok, true);
+    const ok = await fetch(`${gw.url}/api/p`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"name":"Doe"}',
+    });
+    assertEquals(ok.status, 200);
+    await ok.body?.cancel();
+    assertEquals(new TextDecoder().decode(up.received[0].body), '{"name":"Doe"}');
+    assert(gw.logs.some((l) => l.includes("transform failed; data passes unchanged")));
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("input = envelope sees the request context and can set metadata", async () => {
+  const up = startUpstream();
+  const spec = JSON.stringify([{
+    operation: "shift",
+    spec: {
+      data: { "*": "data.body.&" },
+      context: { request: { method: "data.method", query: { tenant: ["data.tenant", "metadata.tenant"] } } },
+    },
+  }]);
+  const gw = await startTestGateway(
+    proxy(up.url, mw(`spec_path = "env.json"\ninput = "envelope"`)),
+    { files: { "transforms/env.json": spec } },
+  );
+  try {
+    await (await fetch(`${gw.url}/api/p?tenant=north`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: '{"x":1}',
+    })).body?.cancel();
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[0].body)), {
+      body: { x: 1 },
+      method: "PUT",
+      tenant: "north",
+    });
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("metadata_transform changes routing between backends", async () => {
+  const reads = startUpstream(() => new Response("reads"));
+  const writes = startUpstream(() => new Response("writes"));
+  const spec = JSON.stringify([{
+    operation: "shift",
+    spec: { "*": "&", method: { GET: { "#read": "route" }, "*": { "#write": "route" } } },
+  }]);
+  const gw = await startTestGateway(`
+transforms_path = "{DIR}/transforms"
+[endpoints.api]
+service = "http"
+[endpoints.api.options]
+path_prefix = "/api"
+[middleware.route]
+type = "metadata_transform"
+[middleware.route.options]
+spec_path = "route.json"
+[backends.reads]
+service = "http"
+[backends.reads.options]
+base_url = "${reads.url}"
+[backends.reads.match]
+route = "read"
+[backends.writes]
+service = "http"
+[backends.writes.options]
+base_url = "${writes.url}"
+[backends.writes.match]
+route = "write"
+[pipelines.api]
+endpoints = ["api"]
+middleware = ["route"]
+backends = ["reads", "writes"]
+`, { files: { "transforms/route.json": spec } });
+  try {
+    assertEquals(await (await fetch(`${gw.url}/api/x`)).text(), "reads");
+    assertEquals(await (await fetch(`${gw.url}/api/x`, { method: "POST", body: "{}" })).text(), "writes");
+  } finally {
+    await gw.stop();
+    await reads.stop();
+    await writes.stop();
+  }
+});
+
+Deno.test("a transform file edited while the gateway runs: valid edits apply, invalid ones are rejected", async () => {
+  const gw = await startTestGateway(`
+transforms_path = "{DIR}/transforms"
+[endpoints.echo]
+service = "http"
+[endpoints.echo.options]
+path_prefix = "/echo"
+[middleware.t]
+type = "transform"
+[middleware.t.options]
+spec_path = "live.json"
+[backends.echo]
+service = "echo"
+[pipelines.echo]
+endpoints = ["echo"]
+middleware = ["t"]
+backends = ["echo"]
+`, { files: { "transforms/live.json": JSON.stringify([{ operation: "default", spec: { v: 1 } }]) } });
+  const send = async () =>
+    (await (await fetch(`${gw.url}/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    })).json()).data;
+  const waitFor = async (want: unknown) => {
+    for (let i = 0; i < 50; i++) {
+      if (JSON.stringify(await send()) === JSON.stringify(want)) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  };
+  try {
+    assertEquals(await send(), { v: 1 });
+    const file = `${gw.dir}/transforms/live.json`;
+    await Deno.writeTextFile(file, JSON.stringify([{ operation: "default", spec: { v: 2 } }]));
+    assert(await waitFor({ v: 2 }), "edited spec applied without restart");
+    await Deno.writeTextFile(file, '[{"operation":"shiftt","spec":{}}]');
+    for (let i = 0; i < 30 && !gw.logs.some((l) => l.includes("transform change rejected")); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert(gw.logs.some((l) => l.includes("transform change rejected") && l.includes("shiftt")));
+    assertEquals(await send(), { v: 2 }, "the previous version stays");
+  } finally {
+    await gw.stop();
+  }
+});
+
+Deno.test("an invalid transform file makes the configuration invalid", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/transforms`);
+  await Deno.writeTextFile(`${dir}/transforms/bad.json`, '[{"operation":"shift","spec":{"a":{"@(x":"b"}}}]');
+  await Deno.writeTextFile(
+    `${dir}/gw.toml`,
+    `transforms_path = "transforms"
+[network.main]
+bind = "127.0.0.1"
+port = 18080
+[endpoints.e]
+service = "http"
+[endpoints.e.options]
+path_prefix = "/e"
+[middleware.t]
+type = "transform"
+[middleware.t.options]
+spec_path = "bad.json"
+[backends.echo]
+service = "echo"
+[pipelines.p]
+endpoints = ["e"]
+middleware = ["t"]
+backends = ["echo"]
+`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "gateway/main.ts", "--validate-config", `${dir}/gw.toml`],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assertEquals(out.code, 1, stderr);
+  assertMatch(stderr, /middleware\.t/);
+  assertMatch(stderr, /bad\.json/);
+  assertMatch(stderr, /JOLT spec operation 0 \(shift\)/);
+  await Deno.remove(dir, { recursive: true });
+});
