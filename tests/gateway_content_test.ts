@@ -39,7 +39,9 @@ async function withGateway(fn: (gw: TestGateway) => Promise<void>) {
 
 Deno.test("JSON family and a missing Content-Type are JSON data", () =>
   withGateway(async (gw) => {
-    for (const ct of ["application/json", "application/fhir+json", "application/dicom+json", null]) {
+    for (
+      const ct of ["application/json", "application/fhir+json", "application/dicom+json", null]
+    ) {
       // Bytes, so fetch adds no text/plain of its own when ct is null.
       const r = await post(gw, ct, new TextEncoder().encode('{"resourceType":"Patient","id":"1"}'));
       assertEquals(r.status, 200, String(ct));
@@ -138,7 +140,15 @@ Deno.test("multipart: fields and file metadata with sha256; max_multipart_files 
 
 Deno.test("binary types keep their bytes and report content_type, size and sha256", () =>
   withGateway(async (gw) => {
-    for (const ct of ["image/png", "video/mp4", "audio/wav", "application/pdf", "application/octet-stream"]) {
+    for (
+      const ct of [
+        "image/png",
+        "video/mp4",
+        "audio/wav",
+        "application/pdf",
+        "application/octet-stream",
+      ]
+    ) {
       const r = await post(gw, ct, new Uint8Array([1, 2, 3]));
       assertEquals(r.status, 200, ct);
       assertEquals(r.body.data, {

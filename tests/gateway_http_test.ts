@@ -450,13 +450,19 @@ backends = ["main", "copy"]
     assertEquals(new TextDecoder().decode(primary.received[0].body), "payload");
 
     await gw.writeConfig(config(false, "http://127.0.0.1:9"));
-    assertEquals((await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok, true);
+    assertEquals(
+      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      true,
+    );
     const ok = await fetch(`${gw.url}/api/x`, { method: "POST", body: "p" });
     assertEquals(ok.status, 200, "optional tee failure does not fail the request");
     await ok.body?.cancel();
 
     await gw.writeConfig(config(true, "http://127.0.0.1:9"));
-    assertEquals((await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok, true);
+    assertEquals(
+      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      true,
+    );
     const failed = await fetch(`${gw.url}/api/x`, { method: "POST", body: "p" });
     assertEquals(failed.status, 502);
     assertEquals((await failed.json()).error.code, "backend_unavailable");

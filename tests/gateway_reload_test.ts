@@ -17,7 +17,7 @@ backends = ["echo"]
 Deno.test("POST /api/reload swaps a valid config and rejects an invalid one", async () => {
   const gw = await startTestGateway(echoAt("/one"));
   try {
-    assertEquals((await fetch(`${gw.url}/one`).then((r) => r.body?.cancel())), undefined);
+    assertEquals(await fetch(`${gw.url}/one`).then((r) => r.body?.cancel()), undefined);
     await gw.writeConfig(echoAt("/two"));
     const ok = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
     const outcome = await ok.json();
@@ -30,7 +30,7 @@ Deno.test("POST /api/reload swaps a valid config and rejects an invalid one", as
     await old.body?.cancel();
     assertEquals(old.status, 404);
 
-    await gw.writeConfig(echoAt("/three") + "\n[backends.bad]\nservice = \"nope\"\n");
+    await gw.writeConfig(echoAt("/three") + '\n[backends.bad]\nservice = "nope"\n');
     const bad = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
     const badOutcome = await bad.json();
     assertEquals(bad.status, 422);
@@ -113,7 +113,9 @@ Deno.test("reload storm: 20 reloads (valid and invalid) under continuous load, z
     for (let i = 1; i <= 20; i++) {
       const invalid = i % 3 === 0;
       await gw.writeConfig(
-        invalid ? echoAt("/load", `p${i}`) + "\n[pipelines.broken]\nendpoints = [\"missing\"]\n" : echoAt("/load", `p${i}`),
+        invalid
+          ? echoAt("/load", `p${i}`) + '\n[pipelines.broken]\nendpoints = ["missing"]\n'
+          : echoAt("/load", `p${i}`),
       );
       const res = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
       outcomes.push((await res.json()).ok);

@@ -92,7 +92,11 @@ Deno.test("XML and CSV request bodies are transformed as JSON data", async () =>
 
 Deno.test("apply = right transforms the response; both transforms each way", async () => {
   const up = startUpstream((_req, body) =>
-    Response.json({ echoed: body.length ? JSON.parse(new TextDecoder().decode(body)) : null, name: "Doe", id: "9" })
+    Response.json({
+      echoed: body.length ? JSON.parse(new TextDecoder().decode(body)) : null,
+      name: "Doe",
+      id: "9",
+    })
   );
   const gw = await startTestGateway(
     proxy(up.url, mw(`spec_path = "rename.json"\napply = "right"`)),
@@ -105,7 +109,10 @@ Deno.test("apply = right transforms the response; both transforms each way", asy
     const both = JSON.stringify([{ operation: "default", spec: { touched: "yes" } }]);
     await Deno.writeTextFile(`${gw.dir}/transforms/both.json`, both);
     await gw.writeConfig(proxy(up.url, mw(`spec_path = "both.json"\napply = "both"`)));
-    assertEquals((await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok, true);
+    assertEquals(
+      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      true,
+    );
     const res2 = await fetch(`${gw.url}/api/p`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -143,7 +150,10 @@ Deno.test("fail_on_error: true fails the request naming the transform; false pas
     await gw.writeConfig(
       proxy(up.url, mw(`spec_path = "broken.json"\ninput = "envelope"\nfail_on_error = false`)),
     );
-    assertEquals((await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok, true);
+    assertEquals(
+      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      true,
+    );
     const ok = await fetch(`${gw.url}/api/p`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -165,7 +175,9 @@ Deno.test("input = envelope sees the request context and can set metadata", asyn
     operation: "shift",
     spec: {
       data: { "*": "data.body.&" },
-      context: { request: { method: "data.method", query: { tenant: ["data.tenant", "metadata.tenant"] } } },
+      context: {
+        request: { method: "data.method", query: { tenant: ["data.tenant", "metadata.tenant"] } },
+      },
     },
   }]);
   const gw = await startTestGateway(
@@ -196,7 +208,8 @@ Deno.test("metadata_transform changes routing between backends", async () => {
     operation: "shift",
     spec: { "*": "&", method: { GET: { "#read": "route" }, "*": { "#write": "route" } } },
   }]);
-  const gw = await startTestGateway(`
+  const gw = await startTestGateway(
+    `
 transforms_path = "{DIR}/transforms"
 [endpoints.api]
 service = "http"
@@ -222,10 +235,15 @@ route = "write"
 endpoints = ["api"]
 middleware = ["route"]
 backends = ["reads", "writes"]
-`, { files: { "transforms/route.json": spec } });
+`,
+    { files: { "transforms/route.json": spec } },
+  );
   try {
     assertEquals(await (await fetch(`${gw.url}/api/x`)).text(), "reads");
-    assertEquals(await (await fetch(`${gw.url}/api/x`, { method: "POST", body: "{}" })).text(), "writes");
+    assertEquals(
+      await (await fetch(`${gw.url}/api/x`, { method: "POST", body: "{}" })).text(),
+      "writes",
+    );
   } finally {
     await gw.stop();
     await reads.stop();
@@ -234,7 +252,8 @@ backends = ["reads", "writes"]
 });
 
 Deno.test("a transform file edited while the gateway runs: valid edits apply, invalid ones are rejected", async () => {
-  const gw = await startTestGateway(`
+  const gw = await startTestGateway(
+    `
 transforms_path = "{DIR}/transforms"
 [endpoints.echo]
 service = "http"
@@ -250,7 +269,11 @@ service = "echo"
 endpoints = ["echo"]
 middleware = ["t"]
 backends = ["echo"]
-`, { files: { "transforms/live.json": JSON.stringify([{ operation: "default", spec: { v: 1 } }]) } });
+`,
+    {
+      files: { "transforms/live.json": JSON.stringify([{ operation: "default", spec: { v: 1 } }]) },
+    },
+  );
   const send = async () =>
     (await (await fetch(`${gw.url}/echo`, {
       method: "POST",
@@ -283,7 +306,10 @@ backends = ["echo"]
 Deno.test("an invalid transform file makes the configuration invalid", async () => {
   const dir = await Deno.makeTempDir();
   await Deno.mkdir(`${dir}/transforms`);
-  await Deno.writeTextFile(`${dir}/transforms/bad.json`, '[{"operation":"shift","spec":{"a":{"@(x":"b"}}}]');
+  await Deno.writeTextFile(
+    `${dir}/transforms/bad.json`,
+    '[{"operation":"shift","spec":{"a":{"@(x":"b"}}}]',
+  );
   await Deno.writeTextFile(
     `${dir}/gw.toml`,
     `transforms_path = "transforms"

@@ -129,9 +129,10 @@ export class TransformMiddleware implements Middleware {
         body.setData(output);
       }
     } catch (err) {
-      const message = `transform ${this.name} (${this.#spec.specPath}) failed on the ${direction}: ${
-        (err as Error).message
-      }`;
+      const message =
+        `transform ${this.name} (${this.#spec.specPath}) failed on the ${direction}: ${
+          (err as Error).message
+        }`;
       if (this.#opts.fail_on_error) {
         // A body the codec could not parse keeps its own 4xx; anything else is a transform failure.
         if (err instanceof GatewayError && err.status < 500) throw err;

@@ -6,7 +6,7 @@
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
 import type { Logger } from "../../shared/log.ts";
 import { BACKEND_FACTORIES } from "../backends/mod.ts";
-import { type HttpEndpoint, HTTP_ENDPOINT_FACTORIES } from "../endpoints/mod.ts";
+import { HTTP_ENDPOINT_FACTORIES, type HttpEndpoint } from "../endpoints/mod.ts";
 import { MIDDLEWARE_FACTORIES } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import {

@@ -164,8 +164,9 @@ export class Gateway implements GatewayControl {
         type: rt.config.middleware[m.name]?.type ?? "unknown",
       })),
       backends: p.backends.map((b) => {
-        const pool = (b as { pool?: { targets: { name: string; url: string; healthy(): boolean }[] } })
-          .pool;
+        const pool =
+          (b as { pool?: { targets: { name: string; url: string; healthy(): boolean }[] } })
+            .pool;
         return {
           name: b.name,
           service: b.config.service,
@@ -252,7 +253,9 @@ export class Gateway implements GatewayControl {
     const servers = [...this.#listeners.values()].map((l) => l.server);
     const drained = Promise.all(servers.map((s) => s.shutdown()));
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<"timeout">((r) => timer = setTimeout(() => r("timeout"), this.#drainMs));
+    const timeout = new Promise<"timeout">((r) =>
+      timer = setTimeout(() => r("timeout"), this.#drainMs)
+    );
     const outcome = await Promise.race([drained.then(() => "drained" as const), timeout]);
     clearTimeout(timer);
     if (outcome === "timeout") {
@@ -358,7 +361,9 @@ export class Gateway implements GatewayControl {
   #watch(config: GatewayConfig): void {
     if (!this.configFile) return;
     this.#watcher?.close();
-    const dirs = config.pipelines_path ? [resolve(dirname(this.configFile), config.pipelines_path)] : [];
+    const dirs = config.pipelines_path
+      ? [resolve(dirname(this.configFile), config.pipelines_path)]
+      : [];
     this.#watcher = watchConfig(config.source_files, dirs, () => {
       void this.reload("watch");
     });
