@@ -181,11 +181,16 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     ];
     for (const target of targets) await verify(target);
 
+    // A failed run names its target and, for the gateway, shows the gateway's last output.
+    const explain = (target: Target) => (error: Error): never => {
+      const output = target.key.startsWith("gateway") ? `\n${gateway.output()}` : "";
+      throw new Error(`${target.label}: ${error.message}${output}`);
+    };
     const rssBefore = rssOf(gateway.pid);
     const max: Partial<Record<Target["key"], WrkResult>> = {};
     for (const target of targets) {
       console.error(`measuring ${target.label} ...`);
-      max[target.key] = await measure(target.url, flags, flags.connections);
+      max[target.key] = await measure(target.url, flags, flags.connections).catch(explain(target));
     }
     const rssAfter = rssOf(gateway.pid);
     const row = (target: Target, result: WrkResult) => [
@@ -216,7 +221,8 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     );
     for (const target of rated) {
       console.error(`measuring ${target.label} at a fixed rate ...`);
-      fixedRate[target.key] = await measure(target.url, flags, flags.connections, script);
+      fixedRate[target.key] = await measure(target.url, flags, flags.connections, script)
+        .catch(explain(target));
     }
     const p99Added = fixedRate.gateway_http!.p99Ms - fixedRate.upstream!.p99Ms;
     const p99AddedNginx = fixedRate.nginx_proxy!.p99Ms - fixedRate.upstream!.p99Ms;
