@@ -45,6 +45,8 @@ const OPERATIONS: Record<string, OperationName> = {
 
 /** One compiled operation. */
 interface Op {
+  /** Whether it edits its input in place (copy-on-write through the Ownership). */
+  readonly inPlace: boolean;
   apply(input: unknown, own: Ownership, context: unknown): unknown;
 }
 
@@ -59,33 +61,41 @@ export interface CompiledSpec {
   apply(input: unknown, context?: Record<string, unknown>): unknown;
 }
 
-function build(name: OperationName, spec: unknown): Op {
+/**
+ * Builds one operation. `editedLater` says whether an in-place operation follows: only then
+ * does shift register the containers it creates (so that they are not copied again).
+ */
+function build(name: OperationName, spec: unknown, editedLater: () => boolean): Op {
   switch (name) {
     case "shift": {
       const op = new ShiftOp(spec);
-      return { apply: (input, own) => op.apply(input, own) };
+      let register: boolean | undefined;
+      return {
+        inPlace: false,
+        apply: (input, own) => op.apply(input, (register ??= editedLater()) ? own : null),
+      };
     }
     case "default": {
       const op = new DefaultOp(spec);
-      return { apply: (input, own) => op.apply(input, own) };
+      return { inPlace: true, apply: (input, own) => op.apply(input, own) };
     }
     case "remove": {
       const op = new RemoveOp(spec);
-      return { apply: (input, own) => op.apply(input, own) };
+      return { inPlace: true, apply: (input, own) => op.apply(input, own) };
     }
     case "sort": {
       const op = new SortOp();
-      return { apply: (input, own) => op.apply(input, own) };
+      return { inPlace: false, apply: (input, own) => op.apply(input, own) };
     }
     case "cardinality": {
       const op = new CardinalityOp(spec);
-      return { apply: (input, own) => op.apply(input, own) };
+      return { inPlace: true, apply: (input, own) => op.apply(input, own) };
     }
     case "modify-overwrite-beta":
     case "modify-default-beta":
     case "modify-define-beta": {
       const op = new ModifyOp(spec, name);
-      return { apply: (input, own, context) => op.apply(input, own, context) };
+      return { inPlace: true, apply: (input, own, context) => op.apply(input, own, context) };
     }
   }
 }
@@ -123,7 +133,7 @@ export function compile(specJson: unknown): CompiledSpec {
       throw new JoltSpecError(index, [], `operation "${name}" requires a "spec"`, name);
     }
     try {
-      ops.push(build(name, entry.spec));
+      ops.push(build(name, entry.spec, () => ops.slice(index + 1).some((o) => o.inPlace)));
     } catch (err) {
       if (err instanceof SpecIssue) {
         throw new JoltSpecError(index, err.path ?? [], err.message, name);

@@ -60,6 +60,18 @@ export function longValue(n: number): number {
 
 /** Java's Integer.parseInt: optional sign, ASCII digits, int32 range; null if not. */
 export function parseJavaInt(s: string): number | null {
+  const len = s.length;
+  if (len > 0 && len < 10) {
+    // Fast path for the common case: a short run of digits (array indexes).
+    let n = 0;
+    let i = 0;
+    for (; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      n = n * 10 + (c - 48);
+    }
+    if (i === len) return n;
+  }
   const n = parseIntegral(s);
   return n !== null && n >= INT_MIN && n <= INT_MAX ? n : null;
 }

@@ -19,15 +19,26 @@ export function isContainer(v: unknown): v is JsonMap | unknown[] {
 }
 
 const hasOwn = Object.hasOwn;
+const OBJECT_PROTO = Object.prototype;
+
+// A plain property read is much cheaper than Object.hasOwn. Inherited members of a plain object
+// are functions or Object.prototype itself ("__proto__"), never JSON values, so only those need
+// the slow check.
 
 /** Own property test (never sees Object.prototype members such as "constructor"). */
 export function has(map: JsonMap, key: string): boolean {
-  return hasOwn(map, key);
+  const v = map[key];
+  if (v === undefined) return false;
+  if (typeof v === "function" || v === OBJECT_PROTO) return hasOwn(map, key);
+  return true;
 }
 
 /** The own value at `key`, or undefined. */
 export function getOwn(map: JsonMap, key: string): unknown {
-  return hasOwn(map, key) ? map[key] : undefined;
+  const v = map[key];
+  if (v === undefined) return undefined;
+  if (typeof v === "function" || v === OBJECT_PROTO) return hasOwn(map, key) ? v : undefined;
+  return v;
 }
 
 /** Sets `key` as an own, enumerable property, even for "__proto__". */

@@ -120,10 +120,18 @@ export class LiteralElement extends PathElement {
     super();
     this.key = key;
     this.canonical = key.replaceAll(".", "\\.");
+    this.#matched = new Matched(key);
   }
 
+  // One Matched per literal spec node is enough: a node is never active twice at once (it
+  // sits at a fixed depth of the spec tree), so it is recycled with its count reset.
+  readonly #matched: Matched;
+
   match(key: string): Matched | null {
-    return key === this.key ? new Matched(key) : null;
+    if (key !== this.key) return null;
+    const m = this.#matched;
+    m.hashCount = 0;
+    return m;
   }
 
   evaluate(): string {
@@ -542,13 +550,24 @@ export function splitOr(key: string): string[] {
 export class DotPath {
   /** Canonical form, elements joined with '.'. */
   readonly canonical: string;
+  /** Step kind per element: 0 map key, 1 array index, 2 array append. */
+  readonly steps: Uint8Array;
   readonly #els: PathElement[];
   readonly #keys: (string | number)[];
 
+  readonly #dynamic: number[] = [];
+
   private constructor(els: PathElement[]) {
     this.#els = els;
-    this.#keys = new Array(els.length);
+    this.steps = Uint8Array.from(els, (e) => e.step);
     this.canonical = els.map((e) => e.canonical).join(".");
+    // Literal keys and explicit indexes are filled in once; only the rest is evaluated per use.
+    this.#keys = els.map((e, i) => {
+      if (e instanceof LiteralElement) return e.key;
+      if (e instanceof ArrayElement && e.type === "explicit") return e.index;
+      this.#dynamic.push(i);
+      return "";
+    });
   }
 
   /** The elements (for inspection by callers that need one of them). */
@@ -588,7 +607,9 @@ export class DotPath {
   #evaluate(wp: WalkedPath): boolean {
     const els = this.#els;
     const keys = this.#keys;
-    for (let i = 0; i < els.length; i++) {
+    const dynamic = this.#dynamic;
+    for (let d = 0; d < dynamic.length; d++) {
+      const i = dynamic[d];
       const k = els[i].evaluate(wp);
       if (k === null) return false;
       keys[i] = k;
@@ -620,19 +641,9 @@ export class DotPath {
     return cur;
   }
 
-  /** Evaluates the keys into `out` (for writers); false if one does not resolve. */
+  /** The evaluated keys (reused buffer, for writers), or null if one does not resolve. */
   keysFor(wp: WalkedPath): readonly (string | number)[] | null {
     return this.#evaluate(wp) ? this.#keys : null;
-  }
-
-  /** Step kinds: 0 map key, 1 array index, 2 append. */
-  stepAt(i: number): 0 | 1 | 2 {
-    return this.#els[i].step;
-  }
-
-  /** Number of steps. */
-  get length(): number {
-    return this.#els.length;
   }
 }
 

@@ -27,31 +27,33 @@ import {
   process,
   type Strategy,
 } from "./strategy.ts";
-import { ShiftWriter } from "./shift_write.ts";
+import { ShiftOutput, ShiftWriter } from "./shift_write.ts";
 import { type Levels, Matched, WalkedPath } from "./walked_path.ts";
 
-interface ShiftState {
-  readonly holder: JsonMap;
-  readonly own: Ownership;
-}
+type ShiftState = ShiftOutput;
 
 /** A compiled shift spec. */
 export class ShiftOp {
   readonly #root: ShiftComposite;
+  readonly #wp = new WalkedPath(); // reused: apply is synchronous and never re-entered
 
   constructor(spec: unknown) {
     if (!isMap(spec)) specFail(`shift expects a spec object, got ${describe(spec)}`, []);
     this.#root = new ShiftComposite("root", spec, [], [1]);
   }
 
-  /** Runs the shift; the result is a new document (null when nothing was written). */
-  apply(input: unknown, own: Ownership): unknown {
-    const holder = own.own({} as JsonMap);
-    const wp = new WalkedPath();
+  /**
+   * Runs the shift; the result is a new document (null when nothing was written). Pass `own`
+   * when a later operation will edit the result in place, so that it knows what it may edit.
+   */
+  apply(input: unknown, own: Ownership | null): unknown {
+    const out = new ShiftOutput(own);
+    const wp = this.#wp;
+    wp.reset();
     const value = input === undefined ? null : input;
     wp.push(value, new Matched("root"));
-    this.#root.apply("root", value, wp, { holder, own });
-    return has(holder, "root") ? holder.root : null;
+    this.#root.apply("root", value, wp, out);
+    return has(out.holder, "root") ? out.holder.root : null;
   }
 }
 
@@ -218,7 +220,7 @@ class ShiftLeaf implements Child<ShiftState> {
         data = input;
     }
     wp.push(input, m);
-    for (const w of this.#writers) w.write(st.holder, data, wp, st.own);
+    for (const w of this.#writers) w.write(st, data, wp);
     wp.pop();
     // Only "real" (input-consuming) children count as a match of this key.
     if (this.#source !== Source.Input) return false;

@@ -4,9 +4,55 @@
  * into an array (`[first, second]`), and further values are appended.
  */
 
-import { ABSENT, isContainer, isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
-import { APPEND, DotPath } from "./paths.ts";
+import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "./json.ts";
+import { DotPath } from "./paths.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
+
+type Container = JsonMap | unknown[];
+
+/**
+ * The document a shift is building. Containers the writer creates are its own; values copied
+ * from the input are not, and are copied before anything is written into them.
+ *
+ * With an Ownership (when a later chain operation edits in place), every container made here is
+ * registered there. Without one, only the foreign containers are tracked, which is cheaper.
+ */
+export class ShiftOutput {
+  /** Holds the document under the key "root" (JOLT writes every path below "root"). */
+  readonly holder: JsonMap = {};
+  readonly #own: Ownership | null;
+  #foreign: Set<object> | null = null;
+
+  constructor(own: Ownership | null) {
+    this.#own = own;
+  }
+
+  /** A new container of ours. */
+  create(wantMap: boolean): Container {
+    const c = wantMap ? {} : [];
+    return this.#own ? this.#own.own(c) : c;
+  }
+
+  /** Records a value written as data (it stays foreign). */
+  wrote(data: unknown): void {
+    if (this.#own === null && data !== null && typeof data === "object") {
+      (this.#foreign ??= new Set()).add(data);
+    }
+  }
+
+  /** `c` if we may write into it, else a copy of it we may write into. */
+  writable(c: Container): Container {
+    if (this.#own) return this.#own.writable(c);
+    const foreign = this.#foreign;
+    if (foreign === null || !foreign.has(c)) return c;
+    const copy = shallowCopy(c);
+    // What the copy holds is still shared with the input.
+    for (const v of Array.isArray(copy) ? copy : Object.values(copy)) {
+      if (v !== null && typeof v === "object") foreign.add(v);
+    }
+    return copy;
+  }
+}
 
 /** A compiled output path of a shift leaf. */
 export class ShiftWriter {
@@ -17,49 +63,40 @@ export class ShiftWriter {
     this.#path.validate(levels);
   }
 
-  /** Writes `data` under `holder` (whose "root" key is the output document). */
-  write(holder: JsonMap, data: unknown, wp: WalkedPath, own: Ownership): void {
-    const path = this.#path;
-    const keys = path.keysFor(wp);
+  /** Writes `data` at this path (evaluated against `wp`) into `out`. */
+  write(out: ShiftOutput, data: unknown, wp: WalkedPath): void {
+    const keys = this.#path.keysFor(wp);
     if (keys === null) return;
-    const last = path.length - 1;
-    let tree: unknown = holder;
-    for (let i = 0; i <= last; i++) {
-      const step = path.stepAt(i);
+    const steps = this.#path.steps;
+    const last = steps.length - 1;
+    let tree: Container = out.holder;
+    for (let i = 0; i < last; i++) {
+      const step = steps[i];
       const key = keys[i];
-      if (step === 0 ? !isMap(tree) : !Array.isArray(tree)) return; // type clash: drop silently
-      if (i === last) {
-        finalSet(tree as JsonMap | unknown[], step, key, data, own);
-        return;
-      }
-      const next = path.stepAt(i + 1);
-      let sub = get(tree as JsonMap | unknown[], step, key);
+      let sub: unknown;
+      if (step === 0) sub = getOwn(tree as JsonMap, key as string);
+      else if (step === 1) sub = (tree as unknown[])[key as number];
+      const wantMap = steps[i + 1] === 0;
       if (sub === null || sub === undefined) {
-        sub = own.own(next === 0 ? {} : []);
-        put(tree as JsonMap | unknown[], step, key, sub);
-      } else if (isContainer(sub) && (next === 0 ? isMap(sub) : Array.isArray(sub))) {
-        // Writing into data copied from the input: copy it first (copy-on-write).
-        if (!own.owns(sub)) {
-          sub = own.writable(sub);
-          put(tree as JsonMap | unknown[], step, key, sub);
-        }
+        sub = out.create(wantMap);
+        put(tree, step, key, sub);
+      } else if (typeof sub !== "object" || Array.isArray(sub) === wantMap) {
+        return; // type clash with what is already there: JOLT drops the write silently
+      } else {
+        const w = out.writable(sub as Container);
+        if (w !== sub) put(tree, step, key, w);
+        sub = w;
       }
-      tree = sub;
+      tree = sub as Container;
     }
+    finalSet(out, tree, steps[last], keys[last], data);
   }
 }
 
-function get(tree: JsonMap | unknown[], step: 0 | 1 | 2, key: string | number): unknown {
-  if (step === 0) return Object.hasOwn(tree, key) ? (tree as JsonMap)[key as string] : null;
-  if (step === 2) return null;
-  const list = tree as unknown[];
-  return (key as number) < list.length ? list[key as number] : null;
-}
-
-function put(tree: JsonMap | unknown[], step: 0 | 1 | 2, key: string | number, v: unknown): void {
+function put(tree: Container, step: number, key: string | number, v: unknown): void {
   if (step === 0) {
     setKey(tree as JsonMap, key as string, v);
-  } else if (step === 2 || key === APPEND) {
+  } else if (step === 2) {
     (tree as unknown[]).push(v);
   } else {
     const list = tree as unknown[];
@@ -70,28 +107,30 @@ function put(tree: JsonMap | unknown[], step: 0 | 1 | 2, key: string | number, v
 }
 
 function finalSet(
-  tree: JsonMap | unknown[],
-  step: 0 | 1 | 2,
+  out: ShiftOutput,
+  tree: Container,
+  step: number,
   key: string | number,
   data: unknown,
-  own: Ownership,
-): void {
-  let existing: unknown = ABSENT;
+) {
+  let existing: unknown;
   if (step === 0) {
-    if (Object.hasOwn(tree, key)) existing = (tree as JsonMap)[key as string];
-  } else if (step === 1 && (key as number) < (tree as unknown[]).length) {
-    existing = (tree as unknown[])[key as number];
+    if (!isMap(tree)) return;
+    existing = getOwn(tree, key as string);
+  } else {
+    if (!Array.isArray(tree)) return;
+    if (step === 1) existing = tree[key as number];
   }
-  if (existing === ABSENT || existing === null || existing === undefined) {
+  out.wrote(data);
+  if (existing === null || existing === undefined) {
     put(tree, step, key, data);
   } else if (Array.isArray(existing)) {
-    let list = existing;
-    if (!own.owns(list)) {
-      list = own.writable(list);
-      put(tree, step, key, list);
-    }
+    const list = out.writable(existing) as unknown[];
+    if (list !== existing) put(tree, step, key, list);
     list.push(data);
   } else {
-    put(tree, step, key, own.own([existing, data]));
+    const pair = out.create(false) as unknown[];
+    pair.push(existing, data);
+    put(tree, step, key, pair);
   }
 }

@@ -4,9 +4,9 @@
  * wins when both could match. Shared by shift and the modify operations.
  */
 
-import { ABSENT, type Absent, has, isMap, type JsonMap } from "./json.ts";
+import { ABSENT, type Absent, getOwn, has, isMap, type JsonMap } from "./json.ts";
 import { javaToString, parseJavaInt } from "./java.ts";
-import type { WalkedPath } from "./walked_path.ts";
+import { indexKey, type WalkedPath } from "./walked_path.ts";
 
 /** A child spec node: applies itself to one input key; true if it "took" the key. */
 export interface Child<S> {
@@ -87,7 +87,8 @@ function processMap<S>(n: Children<S>, st: Strategy, map: JsonMap, wp: WalkedPat
 
 function availableLiteralsMap<S>(n: Children<S>, map: JsonMap, wp: WalkedPath, s: S): void {
   for (const l of n.literalList) {
-    if (has(map, l.key)) l.child.apply(l.key, map[l.key], wp, s);
+    const v = getOwn(map, l.key);
+    if (v !== undefined) l.child.apply(l.key, v, wp, s);
   }
 }
 
@@ -125,7 +126,7 @@ function processList<S>(n: Children<S>, st: Strategy, list: unknown[], wp: Walke
       return computedList(n, list, origSize, wp, s);
     case "conflict":
       for (let i = 0; i < list.length; i++) {
-        const key = String(i);
+        const key = indexKey(i);
         const item = listItem(list, i, origSize);
         const lit = n.literals.get(key);
         if (lit) lit.apply(key, item, wp, s);
@@ -169,7 +170,7 @@ function computedList<S>(
   s: S,
 ): void {
   for (let i = 0; i < list.length; i++) {
-    applyComputed(n.computed, String(i), listItem(list, i, origSize), wp, s);
+    applyComputed(n.computed, indexKey(i), listItem(list, i, origSize), wp, s);
   }
 }
 

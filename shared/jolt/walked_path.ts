@@ -37,6 +37,12 @@ export class WalkedPath {
     return this.#size;
   }
 
+  /** Empties the stack (a compiled operation reuses one per apply). */
+  reset(): void {
+    for (let i = 0; i < this.#size; i++) this.#refs[i] = undefined;
+    this.#size = 0;
+  }
+
   /** Pushes a level. */
   push(ref: unknown, m: Matched): void {
     this.#refs[this.#size] = ref;
@@ -81,3 +87,10 @@ export class WalkedPath {
  * reject references such as `&3` or `&(1,2)` that could never resolve.
  */
 export type Levels = readonly number[];
+
+const INDEX_KEYS: string[] = Array.from({ length: 1024 }, (_, i) => String(i));
+
+/** The key string of an array index (cached for small indexes). */
+export function indexKey(i: number): string {
+  return i < 1024 ? INDEX_KEYS[i] : String(i);
+}
