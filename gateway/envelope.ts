@@ -168,6 +168,12 @@ export class Body {
     const stream = this.#stream;
     this.#stream = null;
     if (!this.#limitStream) return stream;
+    // A declared length within the limit is enforced by the HTTP server itself (a body cannot
+    // outgrow its Content-Length), and the untouched stream stays on Deno's native path: its
+    // chunks never enter JavaScript, so a large upload costs no heap or GC-lagged memory.
+    if (this.#declaredLength !== null && this.#declaredLength <= this.#limits.max_body_size) {
+      return stream;
+    }
     return stream.pipeThrough(
       limitStream(this.#limits.max_body_size, (err) => this.#streamError = err),
     );
