@@ -72,7 +72,10 @@ function build(name: OperationName, spec: unknown, editedLater: () => boolean): 
       let register: boolean | undefined;
       return {
         inPlace: false,
-        apply: (input, own) => op.apply(input, (register ??= editedLater()) ? own : null),
+        apply: (input, own) => {
+          register ??= editedLater();
+          return op.apply(input, register ? own : null);
+        },
       };
     }
     case "default": {
