@@ -1,0 +1,56 @@
+/** Helpers for the JOLT engine's tests (not a test file itself). */
+
+import { deepStrictEqual, strictEqual } from "node:assert";
+import { compile } from "./mod.ts";
+
+/** A deep-frozen deep copy: applying a spec to it proves the input is never modified. */
+export function frozen<T>(v: T): T {
+  const copy = structuredClone(v);
+  const freeze = (x: unknown): void => {
+    if (x !== null && typeof x === "object") {
+      Object.freeze(x);
+      for (const k of Object.keys(x)) freeze((x as Record<string, unknown>)[k]);
+    }
+  };
+  freeze(copy);
+  return copy;
+}
+
+/** Compiles a one-operation chain and applies it to a frozen copy of `input`. */
+export function run(
+  operation: string,
+  spec: unknown,
+  input: unknown,
+  context?: Record<string, unknown>,
+): unknown {
+  const entry = spec === undefined ? { operation } : { operation, spec };
+  return compile([entry]).apply(frozen(input), context);
+}
+
+/** Exact equality of JSON values (types, nulls, array order; object key order ignored). */
+export function assertJson(actual: unknown, expected: unknown, msg?: string): void {
+  deepStrictEqual(actual, expected, msg);
+}
+
+/** Exact equality including object key order (compares the serialized text). */
+export function assertOrdered(actual: unknown, expected: unknown, msg?: string): void {
+  strictEqual(JSON.stringify(actual), JSON.stringify(expected), msg);
+}
+
+/** Asserts that `fn` throws an error of class `cls` whose message matches `re`; returns it. */
+export function assertThrows<E extends Error>(
+  fn: () => unknown,
+  cls: new (...args: never[]) => E,
+  re?: RegExp,
+): E {
+  try {
+    fn();
+  } catch (err) {
+    if (!(err instanceof cls)) throw new Error(`expected ${cls.name}, got ${err}`);
+    if (re && !re.test(err.message)) {
+      throw new Error(`message ${JSON.stringify(err.message)} !~ ${re}`);
+    }
+    return err;
+  }
+  throw new Error(`expected ${cls.name} to be thrown`);
+}
