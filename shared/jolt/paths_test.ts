@@ -1,0 +1,121 @@
+/** Tests of the path syntax: key parsing, dot-notation parsing, references and star patterns. */
+
+import { strictEqual } from "node:assert";
+import { SpecIssue } from "./errors.ts";
+import {
+  AmpElement,
+  ArrayElement,
+  AtElement,
+  DollarElement,
+  DotPath,
+  HashElement,
+  LiteralElement,
+  parseGroupRef,
+  parseKey,
+  splitOr,
+  StarElement,
+  TransposeElement,
+} from "./paths.ts";
+import { StarDouble, StarMany, StarSingle } from "./star.ts";
+import { assertJson, assertThrows } from "./test_support.ts";
+import { Matched, WalkedPath } from "./walked_path.ts";
+
+Deno.test("paths: RHS dot notation canonical forms (JOLT's validRHS cases)", () => {
+  const cases: [string, string][] = [
+    ["@a", "@(0,a)"],
+    ["@abc", "@(0,abc)"],
+    ["@a.b.c", "@(0,a).b.c"],
+    ["@(a.b\\.c)", "@(0,a.b\\.c)"],
+    ["@a.b.@c", "@(0,a).b.@(0,c)"],
+    ["@(a[2].&).b.@c", "@(0,a.[2].&(0,0)).b.@(0,c)"],
+    ["a[&2].@b[1].c", "a.[&(2,0)].@(0,b).[1].c"],
+    ["test.@(2,foo\\.bar)", "test.@(2,foo\\.bar)"],
+    ["x[#3].y[]", "x.[#3].y.[]"],
+    ["photo-&(1,1)-url", "photo-&(1,1)-url"],
+  ];
+  for (const [text, canonical] of cases) {
+    strictEqual(DotPath.parse(text, false).canonical, canonical);
+  }
+});
+
+Deno.test("paths: bad RHS dot notation (JOLT's badRHS cases)", () => {
+  for (const text of ["@", "a@", "@a@b", "@(a.b.&(2,2)", "@(a.b.&(2,2).d", "@(a.b.@c).d"]) {
+    assertThrows(() => DotPath.parse(text, false), SpecIssue);
+  }
+  assertThrows(() => DotPath.parse("@(a.*.c)", false), SpecIssue, /'\*'/);
+  assertThrows(() => DotPath.parse("@(a.$2.c)", false), SpecIssue, /'\$'/);
+});
+
+Deno.test("paths: reference sugar expands to &(up,group)", () => {
+  assertJson(parseGroupRef("&", "&"), { up: 0, group: 0 });
+  assertJson(parseGroupRef("&3", "&"), { up: 3, group: 0 });
+  assertJson(parseGroupRef("&(3)", "&"), { up: 3, group: 0 });
+  assertJson(parseGroupRef("&(3,2)", "&"), { up: 3, group: 2 });
+  assertJson(parseGroupRef("$(1,1)", "$"), { up: 1, group: 1 });
+  for (const bad of ["&(1,2,3)", "&(-1)", "&a", "&()"]) {
+    assertThrows(() => parseGroupRef(bad, "&"), SpecIssue);
+  }
+});
+
+Deno.test("paths: key kinds, in JOLT's order of inspection", () => {
+  const kinds: [string, unknown][] = [
+    ["plain", LiteralElement],
+    ["@", AtElement],
+    ["*", StarElement],
+    ["a-*", StarElement],
+    ["[2]", ArrayElement],
+    ["@x", TransposeElement],
+    ["@(1,x)", TransposeElement],
+    ["$", DollarElement],
+    ["$(1,2)", DollarElement],
+    ["x-&1", AmpElement],
+    ["#lit", HashElement],
+    ["\\@x", LiteralElement],
+    ["\\$", LiteralElement],
+    ["\\*", LiteralElement],
+    ["\\#x", LiteralElement],
+    ["a\\&b", LiteralElement],
+  ];
+  for (const [key, cls] of kinds) {
+    strictEqual(parseKey(key) instanceof (cls as typeof LiteralElement), true, key);
+  }
+  strictEqual((parseKey("\\@x") as LiteralElement).key, "@x");
+  strictEqual((parseKey("a.b") as LiteralElement).canonical, "a\\.b");
+});
+
+Deno.test("paths: '|' splits like Java's String.split", () => {
+  assertJson(splitOr("a|b"), ["a", "b"]);
+  assertJson(splitOr("a||b"), ["a", "", "b"]);
+  assertJson(splitOr("a|"), ["a"]);
+  assertJson(splitOr("plain"), ["plain"]);
+});
+
+Deno.test("paths: one-star, two-star and many-star patterns", () => {
+  const wp = new WalkedPath();
+  wp.push(null, new Matched("root"));
+  const one = new StarSingle("tag-*");
+  assertJson(one.match("tag-Pro")?.groups, ["Pro"]);
+  strictEqual(one.match("tag-"), null);
+  const two = new StarDouble("tag-*-*");
+  assertJson(two.match("tag-Foo-Bar")?.groups, ["Foo", "Bar"]);
+  assertJson(two.match("tag-a-b-c")?.groups, ["a", "b-c"]);
+  strictEqual(two.stringMatch("tag-ab"), false);
+  const many = new StarMany("*-*-*");
+  assertJson(many.match("a-b-c-d")?.groups, ["a", "b", "c-d"]);
+  strictEqual(many.match("a-b-"), null);
+  // Java's '.' does not match a newline.
+  strictEqual(new StarMany("*_*_*").match("a\nb_c_d"), null);
+});
+
+Deno.test("paths: array keys", () => {
+  const explicit = parseKey("[3]") as ArrayElement;
+  strictEqual(explicit.type, "explicit");
+  strictEqual(explicit.index, 3);
+  strictEqual((parseKey("[]") as ArrayElement).type, "append");
+  strictEqual((parseKey("[&1]") as ArrayElement).type, "ref");
+  strictEqual((parseKey("[#2]") as ArrayElement).type, "hash");
+  strictEqual((parseKey("[@(1,i)]") as ArrayElement).type, "transpose");
+  assertThrows(() => parseKey("[-1]"), SpecIssue);
+  assertThrows(() => parseKey("[x]"), SpecIssue);
+  assertThrows(() => parseKey("[1][2]"), SpecIssue);
+});
