@@ -315,7 +315,8 @@ class ModComposite extends ModNode {
   readonly #strategy: Strategy;
   readonly #type: DataType;
 
-  constructor(info: KeyInfo, spec: JsonMap, path: readonly string[]) {
+  /** `baseMode` is the operation's flavour: a key's prefix applies to that key only. */
+  constructor(info: KeyInfo, spec: JsonMap, path: readonly string[], baseMode: Mode) {
     super(info);
     const literals = new Map<string, Child<State>>();
     const literalList: LiteralChild<State>[] = [];
@@ -329,9 +330,9 @@ class ModComposite extends ModNode {
       const childPath = [...path, rawKey];
       for (const alt of splitOr(rawKey)) {
         const child = atPath(childPath, () => {
-          const childInfo = parseModKey(alt, this.mode);
+          const childInfo = parseModKey(alt, baseMode);
           return isMap(rhs) && Object.keys(rhs).length > 0
-            ? new ModComposite(childInfo, rhs, childPath)
+            ? new ModComposite(childInfo, rhs, childPath, baseMode)
             : new ModLeaf(childInfo, rhs, childPath);
         });
         const pe = child.pe;
@@ -451,6 +452,7 @@ export class ModifyOp {
       { pe: new LiteralElement("root"), mode, checkValue: false },
       spec,
       [],
+      mode,
     );
   }
 

@@ -59,6 +59,9 @@ Deno.test("modify: '+', '~' and '_' prefixes switch the flavour per key", () => 
   });
   // The prefix also decides whether a missing parent object is created.
   assertJson(define({ "_x": { y: 1 }, "+b": { y: 1 } }, { b: null }), { x: { y: 1 }, b: { y: 1 } });
+  // It is not inherited: keys below keep the operation's flavour.
+  assertJson(define({ "+b": { y: 1, z: 2 } }, { b: { y: 0 } }), { b: { y: 0, z: 2 } });
+  assertJson(overwrite({ "_b": { y: 1 } }, { b: { y: 0 } }), { b: { y: 1 } });
 });
 
 Deno.test("modify: a '?' suffix only applies when the key exists", () => {
