@@ -19,6 +19,8 @@ export interface ContentInfo {
   sha256?: string;
 }
 
+const ENCODER = new TextEncoder();
+
 /** Raw body material accepted by `Body`. */
 export type BodySource = ReadableStream<Uint8Array> | Uint8Array | null;
 
@@ -285,6 +287,8 @@ export interface RequestInit {
   path: string;
   originalPath?: string;
   headers?: Headers;
+  /** False when `headers` may not be changed (a server request's): copied on first write access. */
+  headersWritable?: boolean;
   query?: URLSearchParams;
   metadata?: Record<string, string>;
   body?: Body;
@@ -292,7 +296,8 @@ export interface RequestInit {
   remoteAddr?: string;
   scheme?: "http" | "https";
   host?: string;
-  signal?: AbortSignal;
+  /** Aborted when the client goes away; a function is called on first use (it may cost an op). */
+  signal?: AbortSignal | (() => AbortSignal);
 }
 
 /** A request on its way through a pipeline. */
@@ -306,7 +311,8 @@ export class RequestEnvelope {
   path: string;
   /** The path as received, prefix included. */
   readonly originalPath: string;
-  headers: Headers;
+  #headers: Headers;
+  #headersWritable: boolean;
   query: URLSearchParams;
   /** Routing key-values (string to string); `metadata_transform` rewrites them. */
   metadata: Record<string, string>;
@@ -319,8 +325,7 @@ export class RequestEnvelope {
   readonly scheme: "http" | "https";
   readonly host: string;
   readonly receivedAt: number;
-  /** Aborted when the client goes away. */
-  readonly signal: AbortSignal;
+  #signal: AbortSignal | (() => AbortSignal) | undefined;
 
   constructor(init: RequestInit) {
     this.id = init.id;
@@ -328,7 +333,8 @@ export class RequestEnvelope {
     this.method = init.method;
     this.path = init.path;
     this.originalPath = init.originalPath ?? init.path;
-    this.headers = init.headers ?? new Headers();
+    this.#headers = init.headers ?? new Headers();
+    this.#headersWritable = init.headers ? init.headersWritable ?? true : true;
     this.query = init.query ?? new URLSearchParams();
     this.metadata = init.metadata ?? {};
     this.body = init.body ?? Body.empty();
@@ -337,7 +343,33 @@ export class RequestEnvelope {
     this.scheme = init.scheme ?? "http";
     this.host = init.host ?? "";
     this.receivedAt = performance.now();
-    this.signal = init.signal ?? new AbortController().signal;
+    this.#signal = init.signal;
+  }
+
+  /** The request headers, writable (a read-only original is copied on first access). */
+  get headers(): Headers {
+    if (!this.#headersWritable) {
+      this.#headers = new Headers(this.#headers);
+      this.#headersWritable = true;
+    }
+    return this.#headers;
+  }
+
+  set headers(value: Headers) {
+    this.#headers = value;
+    this.#headersWritable = true;
+  }
+
+  /** The request headers for reading only: no copy is made. */
+  get readHeaders(): Headers {
+    return this.#headers;
+  }
+
+  /** Aborted when the client goes away (looked up on first use). */
+  get signal(): AbortSignal {
+    if (typeof this.#signal === "function") this.#signal = this.#signal();
+    if (!this.#signal) this.#signal = new AbortController().signal;
+    return this.#signal;
   }
 }
 
@@ -358,8 +390,10 @@ export class ResponseEnvelope {
 
   /** A JSON response. */
   static json(status: number, value: unknown, contentType = "application/json"): ResponseEnvelope {
-    const bytes = new TextEncoder().encode(JSON.stringify(value));
-    const headers = new Headers({ "content-type": contentType });
+    const bytes = ENCODER.encode(JSON.stringify(value));
+    // set() is about twice as fast as a Headers init dictionary (no webidl record conversion).
+    const headers = new Headers();
+    headers.set("content-type", contentType);
     return new ResponseEnvelope(status, headers, new Body(bytes, contentType));
   }
 }

@@ -29,7 +29,7 @@ export class EchoBackend implements Backend {
       path: req.path,
       endpoint: req.endpoint,
       pipeline: req.pipeline,
-      headers: headersToObject(req.headers),
+      headers: headersToObject(req.readHeaders),
       query: queryToObject(req.query),
       metadata: req.metadata,
       content,

@@ -101,7 +101,7 @@ export class HttpBackend implements Backend {
     let url = joinUrl(target.url, req.path);
     const qs = req.query.toString();
     if (qs) url += "?" + qs;
-    const headers = upstreamHeaders(req.headers, req);
+    const headers = upstreamHeaders(req.readHeaders, req);
     if (req.body.contentType) headers.set("content-type", req.body.contentType);
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
     const res = await fetch(url, {

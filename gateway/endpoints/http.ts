@@ -6,7 +6,6 @@
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
 import { Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
-import { withoutHopByHop } from "../backends/proxy_headers.ts";
 import {
   type BuiltPipeline,
   type ExecutorDeps,
@@ -81,7 +80,8 @@ export class HttpEndpointService implements HttpEndpoint {
       method: request.method,
       path,
       originalPath: url.pathname,
-      headers: new Headers(request.headers),
+      headers: request.headers,
+      headersWritable: false,
       query: url.searchParams,
       metadata: {
         endpoint: this.config.name,
@@ -94,7 +94,7 @@ export class HttpEndpointService implements HttpEndpoint {
       remoteAddr: ex.remoteAddr,
       scheme: ex.scheme,
       host: request.headers.get("host") ?? url.host,
-      signal: request.signal,
+      signal: () => request.signal,
     });
   }
 
@@ -103,7 +103,8 @@ export class HttpEndpointService implements HttpEndpoint {
 
   /** Convert the response envelope to an HTTP response. */
   protected toResponse(res: ResponseEnvelope, requestId: string, method: string): Response {
-    const headers = withoutHopByHop(res.headers);
+    // Backends already removed upstream hop-by-hop fields; the envelope's headers are ours.
+    const headers = res.headers;
     headers.delete("content-length");
     headers.set("x-request-id", requestId);
     let body = NO_BODY_STATUS.has(res.status) || method === "HEAD" ? null : res.body.forwardable();

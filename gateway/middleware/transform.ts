@@ -161,7 +161,7 @@ export function context(
     request: {
       method: req.method,
       path: req.path,
-      headers: headersToObject(req.headers),
+      headers: headersToObject(req.readHeaders),
       query: queryToObject(req.query),
       metadata: req.metadata,
     },

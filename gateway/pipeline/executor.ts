@@ -133,17 +133,64 @@ async function callBackend(
   deps: ExecutorDeps,
 ): Promise<ResponseEnvelope> {
   const start = performance.now();
-  const signal = AbortSignal.any([
-    req.signal,
-    AbortSignal.timeout(backend.config.timeout_secs * 1000),
-  ]);
+  const call = new CallSignal(req, backend.config.timeout_secs * 1000);
   try {
-    const res = await backend.invoke(req, { signal, logger: deps.logger });
+    const res = await backend.invoke(req, {
+      get signal() {
+        return call.signal;
+      },
+      logger: deps.logger,
+    });
     deps.metrics.backendCall(pipeline.name, backend.name, "ok", (performance.now() - start) / 1000);
     return res;
   } catch (err) {
     const code = err instanceof GatewayError ? err.code : "internal_error";
     deps.metrics.backendCall(pipeline.name, backend.name, code, (performance.now() - start) / 1000);
     throw err;
+  } finally {
+    call.done();
+  }
+}
+
+/**
+ * The abort signal of one backend call: the client's disconnect or the backend timeout. Built on
+ * first use, linked to the request by a listener that is removed when the backend has answered
+ * (AbortSignal.any and AbortSignal.timeout would leave weak references and a timer per request
+ * alive long after it).
+ */
+class CallSignal {
+  readonly #req: RequestEnvelope;
+  readonly #timeoutMs: number;
+  #controller: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #onClientAbort: (() => void) | undefined;
+
+  constructor(req: RequestEnvelope, timeoutMs: number) {
+    this.#req = req;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller) return this.#controller.signal;
+    const controller = new AbortController();
+    this.#controller = controller;
+    const client = this.#req.signal;
+    if (client.aborted) {
+      controller.abort(client.reason);
+    } else {
+      this.#onClientAbort = () => controller.abort(client.reason);
+      client.addEventListener("abort", this.#onClientAbort, { once: true });
+    }
+    this.#timer = setTimeout(
+      () => controller.abort(new DOMException("backend timeout", "TimeoutError")),
+      this.#timeoutMs,
+    );
+    return controller.signal;
+  }
+
+  /** The backend answered (or failed): stop the timer, unlink from the client. */
+  done(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#onClientAbort) this.#req.signal.removeEventListener("abort", this.#onClientAbort);
   }
 }

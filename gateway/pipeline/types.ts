@@ -41,8 +41,11 @@ export type MiddlewareFactory = (
 
 /** Per-call context a backend receives from the executor. */
 export interface BackendCall {
-  /** Aborted on client disconnect or backend timeout. */
-  signal: AbortSignal;
+  /**
+   * Aborted on client disconnect or backend timeout. Backends that do I/O must pass it on; the
+   * timeout timer starts on first access, so a backend that does no I/O costs no timer.
+   */
+  readonly signal: AbortSignal;
   logger: Logger;
 }
 
