@@ -7,132 +7,46 @@
  * list it was given); they return new values instead.
  */
 
-import { ABSENT, type Absent, isMap, jsonEquals, type JsonMap, setKey } from "./json.ts";
+import { ABSENT, isMap, jsonEquals, type JsonMap, setKey } from "./json.ts";
 import {
-  intValue,
   isJavaDouble,
   isJavaInt,
   isJavaLong,
   javaSplitRegex,
   javaToString,
   javaTrim,
-  type KindedNumber,
-  longValue,
   numKind,
-  toKindedNumber,
 } from "./java.ts";
+import {
+  argDrivenList,
+  argDrivenSingle,
+  base,
+  isString,
+  type JoltFunction,
+  listFn,
+  type R,
+  singleFn,
+  squashFn,
+} from "./function_conventions.ts";
+import {
+  abs,
+  avg,
+  divide,
+  doubleSum,
+  extremum,
+  intSum,
+  longSum,
+  roundHalfUp,
+  subtract,
+  toDouble,
+  toInteger,
+  toLong,
+} from "./functions_math.ts";
 
-/** A modify function: evaluated arguments in, a value or ABSENT out. */
-export type JoltFunction = (args: readonly unknown[]) => unknown | Absent;
-
-type R = unknown | Absent;
-
-// ---------------------------------------------------------------------------------------------
-// Argument conventions (JOLT's Function.BaseFunction, SingleFunction, ListFunction, …)
-
-/** One list argument is the list; one other non-null argument is a single; several are a list. */
-function base(single: (a: unknown) => R, list: (l: readonly unknown[]) => R): JoltFunction {
-  return (args) => {
-    if (args.length === 0) return ABSENT;
-    if (args.length === 1) {
-      const a = args[0];
-      if (Array.isArray(a)) return a.length === 0 ? ABSENT : list(a);
-      if (a === null || a === undefined) return ABSENT;
-      return single(a);
-    }
-    return list(args);
-  };
-}
-
-/** Applies `single` to one value, or to each element (keeping those it cannot convert). */
-function singleFn(single: (a: unknown) => R): JoltFunction {
-  return base(single, (l) =>
-    l.map((o) => {
-      const r = single(o);
-      return r === ABSENT ? o : r;
-    }));
-}
-
-/** Works on a list of values only. */
-function listFn(list: (l: readonly unknown[]) => R): JoltFunction {
-  return base(() => ABSENT, list);
-}
-
-/** First argument is special (a separator, an index…), the rest is the data. */
-function argDriven<S>(
-  isSpecial: (v: unknown) => v is S,
-  single: (s: S, a: unknown) => R,
-  list: (s: S, l: readonly unknown[]) => R,
-): JoltFunction {
-  return (args) => {
-    if (args.length === 1 && Array.isArray(args[0])) args = args[0];
-    if (args.length < 2 || !isSpecial(args[0])) return ABSENT;
-    const special = args[0];
-    if (args.length === 2) {
-      return Array.isArray(args[1]) ? list(special, args[1]) : single(special, args[1]);
-    }
-    return list(special, args.slice(1));
-  };
-}
-
-function argDrivenSingle<S>(isSpecial: (v: unknown) => v is S, single: (s: S, a: unknown) => R) {
-  return argDriven(isSpecial, single, (s, l) =>
-    l.map((o) => {
-      const r = single(s, o);
-      return r === ABSENT ? o : r;
-    }));
-}
-
-function argDrivenList<S>(
-  isSpecial: (v: unknown) => v is S,
-  list: (s: S, l: readonly unknown[]) => R,
-) {
-  return argDriven(isSpecial, () => ABSENT, list);
-}
-
-/** For the squash functions: a single list/map argument, or all arguments as a list. */
-function squashFn(single: (a: unknown) => R): JoltFunction {
-  return (args) => {
-    if (args.length === 0) return ABSENT;
-    if (args.length === 1) {
-      const a = args[0];
-      if (Array.isArray(a) && a.length === 0) return ABSENT;
-      if (a === null || a === undefined) return ABSENT;
-      return single(a);
-    }
-    return single([...args]);
-  };
-}
-
-const isString = (v: unknown): v is string => typeof v === "string";
+export type { JoltFunction };
 
 // ---------------------------------------------------------------------------------------------
-// Conversions (JOLT's Objects)
-
-function toInteger(a: unknown): R {
-  if (typeof a === "number") return intValue(a);
-  if (typeof a !== "string") return ABSENT;
-  const n = toKindedNumber(a);
-  return n === null ? ABSENT : kindedInt(n);
-}
-
-function kindedInt(n: KindedNumber): number {
-  return intValue(n.value, n.kind);
-}
-
-function toLong(a: unknown): R {
-  if (typeof a === "number") return longValue(a);
-  if (typeof a !== "string") return ABSENT;
-  const n = toKindedNumber(a);
-  return n === null ? ABSENT : longValue(n.value);
-}
-
-function toDouble(a: unknown): R {
-  if (typeof a === "number") return a;
-  if (typeof a !== "string") return ABSENT;
-  const n = toKindedNumber(a);
-  return n === null ? ABSENT : n.value;
-}
+// Objects (JOLT's Objects)
 
 function toBoolean(a: unknown): R {
   if (typeof a === "boolean") return a;
@@ -178,125 +92,6 @@ function size(args: readonly unknown[]): R {
   if (typeof a === "string") return a.length;
   if (isMap(a)) return Object.keys(a).length;
   return ABSENT;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Math (JOLT's Math)
-
-const INT_MIN = -2147483648;
-const INT_MAX = 2147483647;
-const LONG_MIN = -9223372036854775808;
-const LONG_MAX = 9223372036854775807;
-const DOUBLE_MAX = Number.MAX_VALUE;
-
-/** A number argument with its box, or null (strings are parsed, like JOLT's toNumber). */
-function kinded(arg: unknown): KindedNumber | null {
-  if (typeof arg === "number") return { value: arg, kind: numKind(arg) };
-  if (typeof arg === "string") return toKindedNumber(arg);
-  return null;
-}
-
-// JOLT keeps the best Integer, Long and Double separately, then compares them via longValue();
-// the result keeps the winner's box (so max(2, 2.5) is 2, exactly as in JOLT).
-function extremum(list: readonly unknown[], wantMax: boolean): R {
-  let int = wantMax ? INT_MIN : INT_MAX;
-  let dbl = wantMax ? -DOUBLE_MAX : DOUBLE_MAX;
-  let lng = wantMax ? LONG_MIN : LONG_MAX;
-  let found = false;
-  const pick = wantMax ? Math.max : Math.min;
-  for (const arg of list) {
-    const n = kinded(arg);
-    if (n === null) continue;
-    found = true;
-    if (n.kind === "int") int = pick(int, n.value);
-    else if (n.kind === "double") dbl = pick(dbl, n.value);
-    else lng = pick(lng, n.value);
-  }
-  if (!found) return ABSENT;
-  const dl = longValue(dbl);
-  if (wantMax) {
-    if (int >= dl && int >= lng) return int;
-    return lng >= dl ? lng : dbl;
-  }
-  if (int <= dl && int <= lng) return int;
-  return lng <= dl ? lng : dbl;
-}
-
-function abs(a: unknown): R {
-  if (typeof a === "number") {
-    if (a === INT_MIN) return INT_MIN; // Math.abs(Integer.MIN_VALUE) overflows in Java
-    return Math.abs(a);
-  }
-  if (typeof a === "string") {
-    const n = toKindedNumber(a);
-    return n === null ? ABSENT : abs(n.value);
-  }
-  return ABSENT;
-}
-
-function avg(list: readonly unknown[]): R {
-  let sum = 0;
-  let count = 0;
-  for (const a of list) {
-    const n = kinded(a);
-    if (n !== null) {
-      sum += n.value;
-      count++;
-    }
-  }
-  return count === 0 ? ABSENT : sum / count;
-}
-
-function intSum(list: readonly unknown[]): R {
-  let sum = 0;
-  for (const a of list) {
-    const n = toInteger(a);
-    if (n !== ABSENT) sum = (sum + (n as number)) | 0; // int arithmetic wraps
-  }
-  return sum;
-}
-
-function doubleSum(list: readonly unknown[]): R {
-  let sum = 0;
-  for (const a of list) {
-    const n = toDouble(a);
-    if (n !== ABSENT) sum += n as number;
-  }
-  return sum;
-}
-
-function longSum(list: readonly unknown[]): R {
-  let sum = 0;
-  for (const a of list) {
-    const n = toLong(a);
-    if (n !== ABSENT) sum += n as number;
-  }
-  return sum;
-}
-
-function subtract(test: (v: unknown) => v is number, wrap: boolean) {
-  return (list: readonly unknown[]): R => {
-    if (list.length !== 2 || !test(list[0]) || !test(list[1])) return ABSENT;
-    const d = (list[0] as number) - (list[1] as number);
-    return wrap ? d | 0 : d;
-  };
-}
-
-function divide(list: readonly unknown[]): R {
-  if (list.length !== 2) return ABSENT;
-  const num = kinded(list[0]);
-  const den = kinded(list[1]);
-  if (num === null || den === null || den.value === 0) return ABSENT;
-  return num.value / den.value;
-}
-
-/** BigDecimal(double).setScale(digits, HALF_UP).doubleValue(). */
-function roundHalfUp(x: number, digits: number): number {
-  if (!Number.isFinite(x)) return x;
-  if (digits > 100) return x;
-  if (digits >= 0) return Number(x.toFixed(digits)); // toFixed rounds the exact value, ties away from 0
-  const f = 10 ** -digits;
-  return Number((x / f).toFixed(0)) * f;
 }
 
 // ---------------------------------------------------------------------------------------------

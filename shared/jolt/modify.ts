@@ -13,8 +13,6 @@ import { atPath, specFail } from "./errors.ts";
 import {
   ABSENT,
   type Absent,
-  deepCopy,
-  deepFreeze,
   has,
   isContainer,
   isMap,
@@ -22,18 +20,10 @@ import {
   type Ownership,
   setKey,
 } from "./json.ts";
-import { parseJavaInt, toKindedNumber } from "./java.ts";
-import { type JoltFunction, lookupFunction } from "./functions.ts";
-import {
-  ArrayElement,
-  DotPath,
-  LiteralElement,
-  parseKey,
-  type PathElement,
-  splitOr,
-  StarElement,
-  TransposeElement,
-} from "./paths.ts";
+import { parseJavaInt } from "./java.ts";
+import { Evaluator, LiteralArg, type RhsState } from "./modify_rhs.ts";
+import { ArrayElement, LiteralElement, type PathElement, StarElement } from "./path_elements.ts";
+import { parseKey, splitOr } from "./paths.ts";
 import { describe } from "./shift.ts";
 import { STAR_RANK } from "./star.ts";
 import {
@@ -55,9 +45,8 @@ const MODE_OF_OPERATION: Record<string, Mode> = {
   "modify-define-beta": "_",
 };
 
-interface State {
+interface State extends RhsState {
   readonly own: Ownership;
-  readonly context: JsonMap;
 }
 
 function mapApplicable(mode: Mode, map: JsonMap, key: string): boolean {
@@ -73,138 +62,6 @@ function listApplicable(mode: Mode, list: unknown[], index: number, origSize: nu
   if (mode === "~") return v === null;
   return index >= origSize && v === null;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Right-hand sides
-
-/** One function argument (or a whole non-function RHS). */
-interface Arg {
-  evaluate(wp: WalkedPath, st: State): unknown | Absent;
-}
-
-class LiteralArg implements Arg {
-  readonly #value: unknown;
-  constructor(value: unknown) {
-    this.#value = deepFreeze(deepCopy(value));
-  }
-  evaluate(): unknown {
-    const v = this.#value;
-    return v !== null && typeof v === "object" ? deepCopy(v) : v;
-  }
-}
-
-class SelfArg implements Arg {
-  readonly #tpe: TransposeElement;
-  constructor(text: string) {
-    const path = DotPath.parse(text, true);
-    const last = path.elements[path.elements.length - 1];
-    if (!(last instanceof TransposeElement)) specFail(`expected an '@' path element in "${text}"`);
-    this.#tpe = last;
-  }
-  evaluate(wp: WalkedPath): unknown | Absent {
-    return this.#tpe.lookup(wp);
-  }
-}
-
-class ContextArg implements Arg {
-  readonly #path: DotPath;
-  constructor(text: string) {
-    this.#path = DotPath.parse(text, true);
-  }
-  evaluate(wp: WalkedPath, st: State): unknown | Absent {
-    return this.#path.read(st.context, wp);
-  }
-}
-
-/** `^…` context lookup, `@…` lookup, or a literal (parsed when it is a function argument). */
-function buildArg(text: string, forFunction: boolean): Arg {
-  if (text.startsWith("^")) return new ContextArg(text.slice(1));
-  if (text.startsWith("@")) return new SelfArg(text);
-  if (!forFunction) return new LiteralArg(text);
-  if (text.length === 0) return new LiteralArg(null);
-  if (text.startsWith("'") && text.endsWith("'")) {
-    if (text.length < 2) specFail(`unterminated quote in argument "${text}"`);
-    return new LiteralArg(text.slice(1, -1));
-  }
-  const lower = text.toLowerCase();
-  if (lower === "true" || lower === "false") return new LiteralArg(lower === "true");
-  const n = toKindedNumber(text);
-  return new LiteralArg(n !== null ? n.value : text);
-}
-
-/** Splits `name(a, 'b,c', @(1,x))` into the name and trimmed argument texts (JOLT's rules). */
-function parseFunctionArgs(text: string): string[] {
-  const open = text.indexOf("(");
-  if (open < 0 || text.length - 1 < open + 1) specFail(`malformed function call "=${text}"`);
-  const out = [text.slice(0, open)];
-  const inner = text.slice(open + 1, text.length - 1);
-  let sb = "";
-  let inParens = false;
-  let inQuotes = false;
-  for (const c of inner) {
-    if (c === "(" && !inQuotes) inParens = true;
-    else if (c === ")" && !inQuotes) inParens = false;
-    else if (c === "'") inQuotes = !inQuotes;
-    else if (c === "," && !inParens && !inQuotes) {
-      out.push(sb.trim());
-      sb = "";
-      continue;
-    }
-    sb += c;
-  }
-  out.push(sb.trim());
-  return out;
-}
-
-/** A function call or a single argument (JOLT's FunctionEvaluator). */
-class Evaluator {
-  readonly #fn: JoltFunction | null;
-  readonly #args: Arg[];
-
-  constructor(fn: JoltFunction | null, args: Arg[]) {
-    this.#fn = fn;
-    this.#args = args;
-  }
-
-  static parse(rhs: string): Evaluator {
-    if (!rhs.startsWith("=")) return new Evaluator(null, [buildArg(rhs, false)]);
-    if (!rhs.includes("(") && !rhs.endsWith(")")) return new Evaluator(fnNamed(rhs.slice(1)), []);
-    const parts = parseFunctionArgs(rhs.slice(1));
-    const fn = fnNamed(parts[0]);
-    return new Evaluator(fn, parts.slice(1).map((a) => buildArg(a, true)));
-  }
-
-  evaluate(input: unknown | Absent, wp: WalkedPath, st: State): unknown | Absent {
-    const fn = this.#fn;
-    const args = this.#args;
-    try {
-      if (fn === null) return args[0].evaluate(wp, st);
-      if (args.length === 1) {
-        const v = args[0].evaluate(wp, st);
-        return v === ABSENT ? fn([]) : fn([v]);
-      }
-      if (args.length > 1) {
-        return fn(args.map((a) => {
-          const v = a.evaluate(wp, st);
-          return v === ABSENT ? null : v;
-        }));
-      }
-      // "=fn" with no argument list: the current value is the argument.
-      return input === ABSENT ? fn([]) : fn([input]);
-    } catch {
-      return ABSENT; // JOLT swallows function failures: no value, no write
-    }
-  }
-}
-
-function fnNamed(name: string): JoltFunction {
-  const fn = lookupFunction(name);
-  if (fn === undefined) specFail(`unknown function "${name}"`);
-  return fn;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Spec nodes
 
 interface KeyInfo {
   readonly pe: PathElement;

@@ -1,7 +1,6 @@
 /**
  * JOLT path syntax: single spec keys (the LHS of shift, modify, …) and dot-notation paths (the
- * RHS of shift, the inside of `@(…)`). Everything is parsed once, into path elements that only
- * look things up at apply time.
+ * RHS of shift, the inside of `@(…)`), parsed once into path elements.
  *
  * Key forms: literal, `*` patterns, `&` / `&n` / `&(n,m)` references, `$…`, `#literal`, `@`,
  * `@(n,path)` / `@path` transposes and `[…]` array indexes. A backslash escapes the special
@@ -9,496 +8,29 @@
  */
 
 import { specFail } from "./errors.ts";
-import { ABSENT, type Absent, getOwn, has, isMap, type JsonMap } from "./json.ts";
+import { ABSENT, type Absent, getOwn, has, isMap } from "./json.ts";
 import {
   countMatches,
-  intValue,
   isBlank,
   javaSplitLiteral,
-  parseJavaInt,
   removeEscapeChars,
   removeEscapedValues,
 } from "./java.ts";
-import { type StarMatcher, starMatcher } from "./star.ts";
-import { type Levels, Matched, type WalkedPath } from "./walked_path.ts";
+import { splitPath } from "./dot_notation.ts";
+import {
+  AmpElement,
+  ArrayElement,
+  AtElement,
+  DollarElement,
+  HashElement,
+  LiteralElement,
+  type PathElement,
+  StarElement,
+  TransposeElement,
+} from "./path_elements.ts";
+import type { Levels, WalkedPath } from "./walked_path.ts";
 
-// ---------------------------------------------------------------------------------------------
-// References: `&`, `&2`, `&(2)`, `&(2,1)` (and `$…` alike), `#2`
-
-/** A reference into the walked path: how many levels up, which key part. */
-export interface Ref {
-  readonly up: number;
-  readonly group: number;
-}
-
-/** Parses `&…` / `$…` references (all sugar forms) into their canonical numbers. */
-export function parseGroupRef(ref: string, token: "&" | "$"): Ref {
-  if (ref.length === 0 || ref[0] !== token) specFail(`invalid reference "${ref}"`);
-  let up = 0;
-  let group = 0;
-  if (ref.length > 1) {
-    const meat = ref.slice(1);
-    if (meat.length >= 3 && meat.startsWith("(") && meat.endsWith(")")) {
-      const nums = javaSplitLiteral(meat.slice(1, -1), ",");
-      if (nums.length > 2) specFail(`invalid reference "${ref}"`);
-      up = refNumber(nums[0], ref, token);
-      if (nums.length === 2) group = refNumber(nums[1], ref, token);
-    } else {
-      up = refNumber(meat, ref, token);
-    }
-  }
-  return { up, group };
-}
-
-/** Parses `#` / `#n` (only valid inside `[…]` on the RHS). */
-export function parseHashRef(ref: string): number {
-  if (ref.length === 0 || ref[0] !== "#") specFail(`invalid reference "${ref}"`);
-  return ref.length > 1 ? refNumber(ref.slice(1), ref, "#") : 0;
-}
-
-function refNumber(text: string, ref: string, token: string): number {
-  const n = parseJavaInt(text);
-  if (n === null) specFail(`unable to parse '${token}' reference "${ref}"`);
-  if (n < 0) specFail(`reference "${ref}" can not have a negative value`);
-  return n;
-}
-
-function checkRef(r: Ref, levels: Levels, text: string): void {
-  if (r.up >= levels.length) {
-    specFail(`reference "${text}" goes ${r.up} levels up, but only ${levels.length - 1} exist`);
-  }
-  const groups = levels[levels.length - 1 - r.up];
-  if (r.group >= groups) {
-    specFail(`reference "${text}" asks for key part ${r.group}, but that level has ${groups - 1}`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Path elements
-
-/** A parsed key. `match` is for LHS use, `evaluate` for RHS use; unsupported ones throw. */
-export abstract class PathElement {
-  /** Element class, used for precedence and validation. */
-  abstract readonly kind: ElementKind;
-  /** Fully expanded form (duplicate detection and ordering use it). */
-  abstract readonly canonical: string;
-  /** Map step (0), array index step (1) or array append step (2) when used in a path. */
-  step: 0 | 1 | 2 = 0;
-  /** True if the element can be evaluated on the RHS. */
-  readonly evaluatable: boolean = true;
-
-  /** LHS: the match for an input key, or null. */
-  abstract match(key: string, wp: WalkedPath): Matched | null;
-  /** RHS: the key this element stands for now (array index for array steps), or null. */
-  abstract evaluate(wp: WalkedPath): string | number | null;
-  /** Key parts a match offers, given the parts of the parent level. */
-  groupCount(_parentGroups: number): number {
-    return 1;
-  }
-  /** Checks references against the compile-time shape of the walked path. */
-  validate(_levels: Levels): void {}
-}
-
-/** Element classes (JOLT's PathElement subclasses). */
-export type ElementKind =
-  | "literal"
-  | "star"
-  | "amp"
-  | "array"
-  | "at"
-  | "dollar"
-  | "hash"
-  | "transpose";
-
-/** A plain key. */
-export class LiteralElement extends PathElement {
-  readonly kind = "literal";
-  readonly canonical: string;
-  readonly key: string;
-
-  constructor(key: string) {
-    super();
-    this.key = key;
-    this.canonical = key.replaceAll(".", "\\.");
-    this.#matched = new Matched(key);
-  }
-
-  // One Matched per literal spec node is enough: a node is never active twice at once (it
-  // sits at a fixed depth of the spec tree), so it is recycled with its count reset.
-  readonly #matched: Matched;
-
-  match(key: string): Matched | null {
-    if (key !== this.key) return null;
-    const m = this.#matched;
-    m.hashCount = 0;
-    return m;
-  }
-
-  evaluate(): string {
-    return this.key;
-  }
-}
-
-/** A key with `*` wildcards (LHS only). */
-export class StarElement extends PathElement {
-  readonly kind = "star";
-  readonly canonical: string;
-  override readonly evaluatable = false;
-  readonly star: StarMatcher;
-
-  constructor(key: string) {
-    super();
-    this.star = starMatcher(key);
-    this.canonical = this.star.canonical;
-  }
-
-  match(key: string, wp: WalkedPath): Matched | null {
-    return this.star.match(key, wp);
-  }
-
-  evaluate(): null {
-    return null;
-  }
-
-  override groupCount(): number {
-    return this.star.groupCount;
-  }
-}
-
-/** Text with `&` references mixed in, like `photo-&(1,1)-url`. */
-export class AmpElement extends PathElement {
-  readonly kind = "amp";
-  readonly canonical: string;
-  readonly #tokens: (string | Ref)[] = [];
-  readonly #raw: string;
-
-  constructor(key: string) {
-    super();
-    this.#raw = key;
-    let literal = "";
-    let canonical = "";
-    let i = 0;
-    while (i < key.length) {
-      const c = key[i];
-      if (c === "&") {
-        if (literal.length > 0) {
-          this.#tokens.push(literal);
-          canonical += literal;
-          literal = "";
-        }
-        let end = i + 1;
-        while (end < key.length && isRefChar(key.charCodeAt(end))) end++;
-        const ref = parseGroupRef(key.slice(i, end), "&");
-        this.#tokens.push(ref);
-        canonical += `&(${ref.up},${ref.group})`;
-        i = end;
-      } else {
-        literal += c;
-        i++;
-      }
-    }
-    if (literal.length > 0) {
-      this.#tokens.push(literal);
-      canonical += literal;
-    }
-    this.canonical = canonical;
-  }
-
-  match(key: string, wp: WalkedPath): Matched | null {
-    return this.evaluate(wp) === key ? new Matched(key) : null;
-  }
-
-  evaluate(wp: WalkedPath): string | null {
-    const tokens = this.#tokens;
-    if (tokens.length === 1) {
-      return typeof tokens[0] === "string" ? tokens[0] : subKey(wp, tokens[0]);
-    }
-    let out = "";
-    for (const t of tokens) {
-      if (typeof t === "string") {
-        out += t;
-      } else {
-        const v = subKey(wp, t);
-        if (v === null) return null;
-        out += v;
-      }
-    }
-    return out;
-  }
-
-  override validate(levels: Levels): void {
-    for (const t of this.#tokens) if (typeof t !== "string") checkRef(t, levels, this.#raw);
-  }
-}
-
-function isRefChar(c: number): boolean {
-  return (c >= 48 && c <= 57) || c === 40 || c === 41 || c === 44; // digits ( ) ,
-}
-
-function subKey(wp: WalkedPath, r: Ref): string | null {
-  return wp.match(r.up)?.subKey(r.group) ?? null;
-}
-
-/** Sentinel index: append (`[]`). */
-export const APPEND = -2;
-
-/** `[]`, `[3]`, `[&1]`, `[#2]`, `[@(1,idx)]`: an array step. */
-export class ArrayElement extends PathElement {
-  readonly kind = "array";
-  readonly canonical: string;
-  readonly type: "append" | "explicit" | "hash" | "ref" | "transpose";
-  /** For explicit indexes: the index and its text as written. */
-  readonly index: number = -1;
-  readonly indexText: string = "";
-  readonly #ref: Ref | null = null;
-  readonly #hashUp: number = 0;
-  readonly #transpose: TransposeElement | null = null;
-  readonly #raw: string;
-
-  constructor(key: string) {
-    super();
-    this.#raw = key;
-    if (key[0] !== "[" || key[key.length - 1] !== "]") specFail(`invalid array key "${key}"`);
-    if (key.length === 2) {
-      this.type = "append";
-      this.canonical = "[]";
-      this.step = 2;
-      return;
-    }
-    this.step = 1;
-    const meat = key.slice(1, -1);
-    const first = meat[0];
-    if (first === "&") {
-      this.type = "ref";
-      this.#ref = parseGroupRef(meat, "&");
-      this.canonical = `[&(${this.#ref.up},${this.#ref.group})]`;
-    } else if (first === "#") {
-      this.type = "hash";
-      this.#hashUp = parseHashRef(meat);
-      this.canonical = `[#${this.#hashUp}]`;
-    } else if (first === "@") {
-      this.type = "transpose";
-      this.#transpose = TransposeElement.parse(meat);
-      this.canonical = `[${this.#transpose.canonical}]`;
-    } else {
-      const n = parseJavaInt(meat);
-      if (n === null || n < 0) specFail(`bad explicit array index "${meat}" in key "${key}"`);
-      this.type = "explicit";
-      this.index = n;
-      this.indexText = meat;
-      this.canonical = `[${meat}]`;
-    }
-  }
-
-  /** Index to read/write at, APPEND for `[]`, or null when it does not resolve to one. */
-  evaluate(wp: WalkedPath): number | null {
-    switch (this.type) {
-      case "append":
-        return APPEND;
-      case "explicit":
-        return this.index;
-      case "hash": {
-        const m = wp.match(this.#hashUp);
-        return m ? m.hashCount : null;
-      }
-      case "ref":
-        return nonNegativeIndex(subKey(wp, this.#ref!));
-      case "transpose":
-        return nonNegativeIndex(this.#transpose!.evaluate(wp));
-    }
-  }
-
-  /** LHS use (modify, cardinality): matches `[n]` only under an array level. */
-  match(key: string, wp: WalkedPath): Matched | null {
-    const text = this.type === "explicit" ? this.indexText : this.evaluate(wp);
-    if (text === null || String(text) !== key) return null;
-    const origSize = wp.last().origSize;
-    return origSize >= 0 ? new Matched(key, null, origSize) : null;
-  }
-
-  override validate(levels: Levels): void {
-    if (this.#ref) checkRef(this.#ref, levels, this.#raw);
-    if (this.type === "hash" && this.#hashUp >= levels.length) {
-      specFail(
-        `reference "${this.#raw}" goes ${this.#hashUp} levels up, but only ${
-          levels.length - 1
-        } exist`,
-      );
-    }
-    this.#transpose?.validate(levels);
-  }
-}
-
-function nonNegativeIndex(s: string | null): number | null {
-  if (s === null) return null;
-  const n = parseJavaInt(s);
-  return n !== null && n >= 0 ? n : null;
-}
-
-/** The lone `@` (LHS): the value of the parent level itself. */
-export class AtElement extends PathElement {
-  readonly kind = "at";
-  readonly canonical = "@";
-  override readonly evaluatable = false;
-
-  constructor(key: string) {
-    super();
-    if (key !== "@") specFail(`'@' key can only be a single '@', got "${key}"`);
-  }
-
-  match(_key: string, wp: WalkedPath): Matched {
-    return wp.last();
-  }
-
-  evaluate(): null {
-    return null;
-  }
-
-  override groupCount(parentGroups: number): number {
-    return parentGroups;
-  }
-}
-
-/** `$`, `$1`, `$(1,2)` (LHS): the key at some level, used as data. */
-export class DollarElement extends PathElement {
-  readonly kind = "dollar";
-  readonly canonical: string;
-  readonly #ref: Ref;
-  readonly #raw: string;
-
-  constructor(key: string) {
-    super();
-    this.#raw = key;
-    this.#ref = parseGroupRef(key, "$");
-    this.canonical = `$(${this.#ref.up},${this.#ref.group})`;
-  }
-
-  evaluate(wp: WalkedPath): string | null {
-    return subKey(wp, this.#ref);
-  }
-
-  match(_key: string, wp: WalkedPath): Matched | null {
-    const v = this.evaluate(wp);
-    return v === null ? null : new Matched(v);
-  }
-
-  override validate(levels: Levels): void {
-    checkRef(this.#ref, levels, this.#raw);
-  }
-}
-
-/** `#literal` / `#(literal)` (LHS): a constant to write. */
-export class HashElement extends PathElement {
-  readonly kind = "hash";
-  readonly canonical: string;
-  override readonly evaluatable = false;
-  readonly value: string;
-
-  constructor(key: string) {
-    super();
-    if (!key.startsWith("#")) specFail(`'#' key should start with a '#': "${key}"`);
-    if (key.length <= 1) specFail(`'#' key is too short: "${key}"`);
-    if (key[1] === "(") {
-      if (!key.endsWith(")")) specFail(`'#' key has mismatched parens: "${key}"`);
-      this.value = key.slice(2, -1);
-    } else {
-      this.value = key.slice(1);
-    }
-    this.canonical = `#(${this.value})`;
-  }
-
-  match(): Matched {
-    return new Matched(this.value);
-  }
-
-  evaluate(): null {
-    return null;
-  }
-}
-
-/** `@(n,path)`, `@n`, `@path`: data found by going n levels up, then down `path`. */
-export class TransposeElement extends PathElement {
-  readonly kind = "transpose";
-  readonly canonical: string;
-  readonly up: number;
-  readonly reader: DotPath | null;
-
-  private constructor(up: number, subPath: string | null) {
-    super();
-    this.up = up;
-    if (subPath === null || subPath.length === 0) {
-      this.reader = null;
-      this.canonical = `@(${up},)`;
-    } else {
-      this.reader = DotPath.parse(subPath, false);
-      this.canonical = `@(${up},${this.reader.canonical})`;
-    }
-  }
-
-  /** Parses a key that starts with `@` (the whole key, escapes included). */
-  static parse(key: string): TransposeElement {
-    if (key.length < 2) specFail(`'@' transpose key "${key}" is too short`);
-    if (key[0] !== "@") specFail(`transpose key must start with '@': "${key}"`);
-    let meat = key.slice(1);
-    if (meat.includes("@")) specFail(`'@' path element can not contain a nested '@': "${key}"`);
-    if (meat.includes("*") || meat.includes("[]")) {
-      specFail(`'@' path element can not contain wildcards ('*' or '[]'): "${key}"`);
-    }
-    if (meat.startsWith("(")) {
-      if (!meat.endsWith(")")) specFail(`'@(' without a matching ')': "${key}"`);
-      meat = meat.slice(1, -1);
-    }
-    if (meat.length === 0) specFail(`empty '@()' path element: "${key}"`);
-    const c0 = meat.charCodeAt(0);
-    if (c0 < 48 || c0 > 57) return new TransposeElement(0, meat);
-    for (let i = 1; i < meat.length; i++) {
-      const c = meat.charCodeAt(i);
-      if (c === 44 /* , */) {
-        return new TransposeElement(Number(meat.slice(0, i)), meat.slice(i + 1));
-      }
-      if (c < 48 || c > 57) specFail(`'@' path element with a non-numeric level: "${key}"`);
-    }
-    return new TransposeElement(Number(meat), null);
-  }
-
-  /** The data found (any JSON value), or ABSENT. */
-  lookup(wp: WalkedPath): unknown | Absent {
-    if (!wp.reaches(this.up)) return ABSENT;
-    const tree = wp.ref(this.up);
-    return this.reader === null ? tree : this.reader.read(tree, wp);
-  }
-
-  /** RHS use: the data coerced to a key (numbers truncated to ints, booleans spelled out). */
-  evaluate(wp: WalkedPath): string | null {
-    const v = this.lookup(wp);
-    if (typeof v === "string") return v;
-    if (typeof v === "number") return String(intValue(v));
-    if (typeof v === "boolean") return v ? "true" : "false";
-    return null;
-  }
-
-  /** LHS use: always "matches", as the parent level (the data is looked up separately). */
-  match(_key: string, wp: WalkedPath): Matched {
-    return wp.last();
-  }
-
-  override groupCount(parentGroups: number): number {
-    return parentGroups;
-  }
-
-  override validate(levels: Levels): void {
-    if (this.up >= levels.length) {
-      specFail(
-        `'${this.canonical}' goes ${this.up} levels up, but only ${levels.length - 1} exist`,
-      );
-    }
-    this.reader?.validate(levels);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Single keys
-
+const readerOf = (text: string) => DotPath.parse(text, false);
 /** Parses one spec key the way JOLT's PathElementBuilder does (no `|` handling here). */
 export function parseKey(origKey: string): PathElement {
   let inspect = origKey;
@@ -513,7 +45,9 @@ export function parseKey(origKey: string): PathElement {
     return new StarElement(key);
   }
   if (inspect.startsWith("[")) return arrayKey(inspect, key, origKey);
-  if (inspect.startsWith("@") || inspect.includes("@(")) return TransposeElement.parse(origKey);
+  if (inspect.startsWith("@") || inspect.includes("@(")) {
+    return TransposeElement.parse(origKey, readerOf);
+  }
   if (inspect.includes("@")) {
     specFail(`key "${origKey}" can not have an '@' other than at the front`);
   }
@@ -532,16 +66,13 @@ function arrayKey(inspect: string, key: string, origKey: string): ArrayElement {
   if (countMatches(inspect, "[") !== 1 || countMatches(inspect, "]") !== 1) {
     specFail(`key "${origKey}" has too many [] references`);
   }
-  return new ArrayElement(key);
+  return new ArrayElement(key, readerOf);
 }
 
 /** Splits `a|b` keys like Java's `split("\\|")` (trailing empty alternatives vanish). */
 export function splitOr(key: string): string[] {
   return key.includes("|") ? javaSplitLiteral(key, "|") : [key];
 }
-
-// ---------------------------------------------------------------------------------------------
-// Dot-notation paths
 
 /**
  * A parsed dot-notation path such as `rating.&1.value`, `photos[&(0,1)].url` or
@@ -587,7 +118,7 @@ export class DotPath {
     }
     const full = forWrite ? (isBlank(text) ? "root" : `root.${text}`) : text;
     if (!forWrite && isBlank(text)) specFail(`empty path "${text}"`);
-    const pieces = splitDotNotation(fixLeadingBracketSugar(full), text);
+    const pieces = splitPath(full, text);
     if (pieces.length === 0) specFail(`empty path "${text}"`);
     const els = pieces.map((p) => {
       const el = parseKey(p);
@@ -646,78 +177,3 @@ export class DotPath {
     return this.#evaluate(wp) ? this.#keys : null;
   }
 }
-
-/** `data[2].x` → `data.[2].x` (so that splitting on '.' is enough). */
-function fixLeadingBracketSugar(s: string): string {
-  if (s.length === 0) return "";
-  let out = s[0];
-  let prev = s[0];
-  for (let i = 1; i < s.length; i++) {
-    const c = s[i];
-    if (c === "[" && prev !== "\\" && prev !== "@" && prev !== ".") out += ".";
-    out += c;
-    prev = c;
-  }
-  return out;
-}
-
-/** JOLT's parseDotNotation: splits on unescaped '.', keeping `@(…)` groups whole. */
-function splitDotNotation(s: string, ref: string): string[] {
-  const out: string[] = [];
-  const it = { s, i: 0 };
-  let sb = "";
-  let prevIsEscape = false;
-  while (it.i < s.length) {
-    const c = s[it.i++];
-    const currIsEscape: boolean = c === "\\" && !prevIsEscape;
-    if (prevIsEscape && c !== "." && c !== "\\") {
-      sb += "\\" + c;
-    } else if (c === "@") {
-      sb += "@" + parseAtGroup(it, ref);
-      const openArray = sb.includes("[") && !sb.includes("]");
-      if (!openArray) {
-        out.push(sb);
-        sb = "";
-      }
-    } else if (c === ".") {
-      if (prevIsEscape) {
-        sb += ".";
-      } else if (sb.length > 0) {
-        out.push(sb);
-        sb = "";
-      }
-    } else if (!currIsEscape) {
-      sb += c;
-    }
-    prevIsEscape = currIsEscape;
-  }
-  if (sb.length > 0) out.push(sb);
-  return out;
-}
-
-/** After an '@': takes `(…)` with balanced parens, or a bare name up to the next '.'. */
-function parseAtGroup(it: { s: string; i: number }, ref: string): string {
-  const s = it.s;
-  if (it.i >= s.length) return "";
-  let c = s[it.i++];
-  let sb = c;
-  const parens = c === "(";
-  let depth = parens ? 1 : 0;
-  if (c === ".") specFail(`invalid '@' path element in "${ref}"`);
-  while (it.i < s.length) {
-    c = s[it.i++];
-    sb += c;
-    if (parens) {
-      if (c === "(") specFail(`too many open parens '(' in "${ref}"`);
-      if (c === ")") depth--;
-      if (depth === 0) return sb;
-    } else if (c === ".") {
-      return `(${sb.slice(0, -1)})`;
-    }
-  }
-  if (parens && depth !== 0) specFail(`unbalanced '@(' in "${ref}"`);
-  return sb;
-}
-
-/** Re-export for callers that only need the map type. */
-export type { JsonMap };

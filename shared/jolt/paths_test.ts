@@ -7,15 +7,13 @@ import {
   ArrayElement,
   AtElement,
   DollarElement,
-  DotPath,
   HashElement,
   LiteralElement,
-  parseGroupRef,
-  parseKey,
-  splitOr,
   StarElement,
   TransposeElement,
-} from "./paths.ts";
+} from "./path_elements.ts";
+import { DotPath, parseKey, splitOr } from "./paths.ts";
+import { parseGroupRef } from "./references.ts";
 import { StarDouble, StarMany, StarSingle } from "./star.ts";
 import { assertJson, assertThrows } from "./test_support.ts";
 import { Matched, WalkedPath } from "./walked_path.ts";

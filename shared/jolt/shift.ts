@@ -12,12 +12,11 @@ import {
   DollarElement,
   HashElement,
   LiteralElement,
-  parseKey,
   type PathElement,
-  splitOr,
   StarElement,
   TransposeElement,
-} from "./paths.ts";
+} from "./path_elements.ts";
+import { parseKey, splitOr } from "./paths.ts";
 import { STAR_RANK } from "./star.ts";
 import {
   type Child,
