@@ -1,0 +1,129 @@
+/** The gateway executable: --validate-config, the embedded default, SIGTERM drain. */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { startUpstream } from "./harness.ts";
+import { freePort, runCommand, startGateway } from "./support/mod.ts";
+
+const ENTRY = ["run", "-A", "--unstable-net", "--unstable-no-legacy-abort", "gateway/main.ts"];
+
+Deno.test("--validate-config: exit 0 for a valid file, 1 listing every problem with file and line", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/good.toml`,
+      `[endpoints.e]\nservice = "http"\n[endpoints.e.options]\npath_prefix = "/e"\n` +
+        `[backends.b]\nservice = "echo"\n[pipelines.p]\nendpoints = ["e"]\nbackends = ["b"]\n`,
+    );
+    const good = await runCommand(Deno.execPath(), [
+      ...ENTRY,
+      "--validate-config",
+      `${dir}/good.toml`,
+    ]);
+    assertEquals(good.code, 0, good.stderr);
+    assertMatch(good.stdout, /configuration is valid/);
+
+    await Deno.writeTextFile(
+      `${dir}/bad.toml`,
+      [
+        "[endpoints.api]",
+        'service = "http"',
+        "[endpoints.api.options]",
+        'path_prefx = "/api"',
+        "[backends.api]",
+        'service = "http"',
+        "[backends.api.options]",
+        'base_url = "ftp://x"',
+        "[pipelines.main]",
+        'endpoints = ["api"]',
+        'backends = ["ap"]',
+      ].join("\n"),
+    );
+    const bad = await runCommand(Deno.execPath(), [
+      ...ENTRY,
+      "--validate-config",
+      `${dir}/bad.toml`,
+    ]);
+    assertEquals(bad.code, 1);
+    const lines = bad.stderr.trim().split("\n");
+    // Every problem is listed, each with file:line and the dotted key path.
+    assert(
+      lines.some((l) => /bad\.toml:4: endpoints\.api\.options\.path_prefx: .*path_prefix/.test(l)),
+      bad.stderr,
+    );
+    assert(lines.some((l) => /bad\.toml:8: backends\.api\.options\.base_url/.test(l)), bad.stderr);
+    assert(
+      lines.some((l) =>
+        /bad\.toml:11: pipelines\.main\.backends.*`ap`.*did you mean `api`/.test(l)
+      ),
+      bad.stderr,
+    );
+    assertMatch(lines.at(-1)!, /problem\(s\)/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGTERM: in-flight requests finish, then the process exits 0", async () => {
+  const up = startUpstream(async () => {
+    await new Promise((r) => setTimeout(r, 800));
+    return new Response("slow but complete");
+  });
+  const dataPort = freePort();
+  const mgmtPort = freePort();
+  const gw = await startGateway({
+    configText: `[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n` +
+      `[management]\nport = ${mgmtPort}\n[logging]\nlevel = "info"\n` +
+      `[endpoints.api]\nservice = "http"\n[endpoints.api.options]\npath_prefix = "/api"\n` +
+      `[backends.up]\nservice = "http"\n[backends.up.options]\nbase_url = "${up.url}"\n` +
+      `[pipelines.p]\nendpoints = ["api"]\nbackends = ["up"]\n`,
+  });
+  try {
+    const inFlight = fetch(`${gw.dataUrl(dataPort)}/api/slow`);
+    await new Promise((r) => setTimeout(r, 200));
+    const status = gw.stop();
+    const res = await inFlight;
+    assertEquals(res.status, 200);
+    assertEquals(await res.text(), "slow but complete");
+    const exit = await status;
+    assertEquals(exit.code, 0, gw.output());
+    assertMatch(gw.output(), /gateway stopped/);
+    const after = await fetch(`${gw.dataUrl(dataPort)}/api/x`).then(() => "open", () => "closed");
+    assertEquals(after, "closed");
+  } finally {
+    await up.stop();
+  }
+});
+
+Deno.test("no --config: the embedded default serves echo under /echo on :8080", async () => {
+  // The default binds 0.0.0.0:8080 and 127.0.0.1:9090; skip quietly if something else holds them.
+  for (const port of [8080, 9090]) {
+    try {
+      Deno.listen({ port }).close();
+    } catch {
+      console.log(`port ${port} is taken: the embedded-default test cannot run here`);
+      return;
+    }
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ENTRY,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    let res: Response | undefined;
+    for (let i = 0; i < 100 && !res; i++) {
+      res = await fetch("http://127.0.0.1:8080/echo/x?a=1").catch(() => undefined);
+      if (!res) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert(res, "the default gateway answers on :8080");
+    const body = await res.json();
+    assertEquals(body.path, "/x");
+    assertEquals(body.query, { a: "1" });
+    const info = await (await fetch("http://127.0.0.1:9090/admin/info")).json();
+    assertEquals(info.config_file, null);
+  } finally {
+    child.kill("SIGTERM");
+    const status = await child.status;
+    await child.stderr.cancel();
+    assertEquals(status.code, 0);
+  }
+});
