@@ -123,3 +123,26 @@ Deno.test("parseSpec: compiles JSON text; bad JSON is a JoltSpecError naming the
   strictEqual(err.operationIndex, -1);
   assertThrows(() => parseSpec("{}"), JoltSpecError, /array/);
 });
+
+Deno.test('chain: a "__proto__" key in the input is plain data (no prototype pollution)', () => {
+  const input = JSON.parse('{"__proto__": {"polluted": 1}, "a": {"__proto__": 2}}');
+  // Written as JSON text: in a JS object literal "__proto__" would set the prototype instead.
+  // In modify specs a leading "_" means "define", so the key is escaped there.
+  const spec = parseSpec(`[
+    { "operation": "shift", "spec": { "*": "out.&", "a": { "*": "flat.&" } } },
+    { "operation": "modify-overwrite-beta", "spec": { "out": { "\\\\__proto__": { "extra": true } } } },
+    { "operation": "default", "spec": { "flat": { "__proto__": 0, "x": 1 } } },
+    { "operation": "sort" }
+  ]`);
+  const out = spec.apply(frozen(input)) as Record<string, Record<string, unknown>>;
+  assertJson(Object.keys(out), ["flat", "out"]);
+  assertJson(Object.keys(out.out), ["__proto__"]);
+  assertJson(Object.getOwnPropertyDescriptor(out.out, "__proto__")?.value, {
+    polluted: 1,
+    extra: true,
+  });
+  assertJson(Object.getOwnPropertyDescriptor(out.flat, "__proto__")?.value, 2);
+  assertJson(out.flat.x, 1);
+  assertJson(({} as Record<string, unknown>).polluted, undefined);
+  assertJson(Object.getPrototypeOf(out.out), Object.prototype);
+});
