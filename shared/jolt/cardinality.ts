@@ -6,9 +6,8 @@
  */
 
 import { atPath, specFail } from "./errors.ts";
-import { isContainer, isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
+import { describe, isContainer, isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
 import { countMatches, javaToString, parseJavaInt } from "./java.ts";
-import { describe } from "./shift.ts";
 import { StarAll, StarMany, type StarMatcher, StarSingle } from "./star.ts";
 import { Matched, WalkedPath } from "./walked_path.ts";
 

@@ -4,8 +4,8 @@
  */
 
 import { JoltSpecError, JoltTransformError, SpecIssue, TransformIssue } from "./errors.ts";
-import { has, isMap, Ownership } from "./json.ts";
-import { describe, ShiftOp } from "./shift.ts";
+import { describe, has, isMap, Ownership } from "./json.ts";
+import { ShiftOp } from "./shift.ts";
 import { DefaultOp } from "./default.ts";
 import { RemoveOp } from "./remove.ts";
 import { SortOp } from "./sort.ts";

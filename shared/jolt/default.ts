@@ -8,6 +8,7 @@ import { atPath, specFail, SpecIssue, TransformIssue } from "./errors.ts";
 import {
   deepCopy,
   deepFreeze,
+  describe,
   getOwn,
   has,
   isMap,
@@ -16,7 +17,6 @@ import {
   setKey,
 } from "./json.ts";
 import { javaSplitLiteral, parseJavaInt } from "./java.ts";
-import { describe } from "./shift.ts";
 
 /** Thrown when an array spec key is not an index (the top-level array spec then does not exist). */
 class NotAnIndex extends SpecIssue {}

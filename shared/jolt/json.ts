@@ -13,6 +13,13 @@ export function isMap(v: unknown): v is JsonMap {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
+/** Describes a JSON value's type for error messages. */
+export function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
 /** True for a JSON object or array. */
 export function isContainer(v: unknown): v is JsonMap | unknown[] {
   return v !== null && typeof v === "object";

@@ -13,6 +13,7 @@ import { atPath, specFail } from "./errors.ts";
 import {
   ABSENT,
   type Absent,
+  describe,
   has,
   isContainer,
   isMap,
@@ -24,7 +25,6 @@ import { parseJavaInt } from "./java.ts";
 import { Evaluator, LiteralArg, type RhsState } from "./modify_rhs.ts";
 import { ArrayElement, LiteralElement, type PathElement, StarElement } from "./path_elements.ts";
 import { parseKey, splitOr } from "./paths.ts";
-import { describe } from "./shift.ts";
 import { STAR_RANK } from "./star.ts";
 import {
   type Child,

@@ -5,10 +5,9 @@
  */
 
 import { atPath, specFail } from "./errors.ts";
-import { has, isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
+import { describe, has, isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
 import { javaTrim, parseJavaInt } from "./java.ts";
 import { splitOr } from "./paths.ts";
-import { describe } from "./shift.ts";
 import { type StarMatcher, starMatcher } from "./star.ts";
 
 /** One removal key: literal text or a star pattern (no escapes, as in JOLT's Removr). */

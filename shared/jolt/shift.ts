@@ -4,7 +4,7 @@
  */
 
 import { atPath, specFail } from "./errors.ts";
-import { ABSENT, type Absent, has, isMap, type JsonMap, type Ownership } from "./json.ts";
+import { ABSENT, type Absent, describe, has, isMap, type JsonMap, type Ownership } from "./json.ts";
 import {
   AmpElement,
   ArrayElement,
@@ -54,13 +54,6 @@ export class ShiftOp {
     this.#root.apply("root", value, wp, out);
     return has(out.holder, "root") ? out.holder.root : null;
   }
-}
-
-/** Describes a JSON value's type for error messages. */
-export function describe(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
 function checkLhs(pe: PathElement, key: string): void {
