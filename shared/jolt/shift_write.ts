@@ -74,7 +74,9 @@ export class ShiftWriter {
       const step = steps[i];
       const key = keys[i];
       let sub: unknown;
-      if (step === 0) sub = getOwn(tree as JsonMap, key as string);
+      // Step 0 is always the holder's "root": a plain property read keeps that site monomorphic.
+      if (i === 0) sub = out.holder.root;
+      else if (step === 0) sub = getOwn(tree as JsonMap, key as string);
       else if (step === 1) sub = (tree as unknown[])[key as number];
       const wantMap = steps[i + 1] === 0;
       if (sub === null || sub === undefined) {
