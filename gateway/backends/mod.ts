@@ -14,4 +14,5 @@ export const BACKEND_FACTORIES: Partial<Record<string, BackendFactory>> = {
   echo: createEchoBackend,
   http: createHttpBackend,
   fhir: createFhirBackend,
+  storage: (c, ctx) => import("./storage/mod.ts").then((m) => m.createStorageBackend(c, ctx)),
 };

@@ -1,0 +1,43 @@
+/**
+ * The `storage` backend: objects in a local directory or an S3 bucket, addressed by path
+ * templates. Public face of `gateway/backends/storage/`.
+ */
+import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
+import type { Backend, BuildContext } from "../../pipeline/types.ts";
+import { StorageBackend } from "./backend.ts";
+import { LocalStore } from "./local_store.ts";
+import { type EnvLookup, processEnv, storageSettings } from "./options.ts";
+import type { ObjectStore } from "./store.ts";
+
+export { DEFAULT_CONTENT_TYPE, StorageBackend } from "./backend.ts";
+export { LocalStore } from "./local_store.ts";
+export { type StorageSettings, storageSettings } from "./options.ts";
+export { pathProblem } from "./path_rules.ts";
+export { parseTemplate, resolveTemplate } from "./template.ts";
+export type { ObjectInfo, ObjectStore, WriteResult } from "./store.ts";
+
+/** Build a `storage` backend (the S3 client is loaded only for `s3://` roots). */
+export async function createStorageBackend(
+  config: BackendConfig,
+  ctx: BuildContext,
+  env: EnvLookup = processEnv,
+): Promise<Backend> {
+  let settings;
+  try {
+    settings = storageSettings(config.options, ctx.baseDir, env);
+  } catch (err) {
+    throw new Error(`backend ${config.name}: ${(err as Error).message}`);
+  }
+  let store: ObjectStore;
+  if (settings.root.kind === "s3") {
+    const { S3Store } = await import("./s3_store.ts");
+    store = new S3Store(settings.root);
+  } else {
+    store = new LocalStore(settings.root.dir);
+  }
+  const logger = ctx.logger.child({ backend: config.name });
+  if (!ctx.validateOnly) {
+    logger.debug("storage backend ready", { store: store.description });
+  }
+  return new StorageBackend(config, settings, store, logger);
+}
