@@ -3,6 +3,9 @@
  * certificate marked CA:TRUE as a server certificate, so this one is a CA:FALSE leaf) with its
  * SPKI hash for Chromium, and a raw QUIC peer that can send anything.
  */
+import type { GatewayConfig } from "../shared/gateway_config/types.ts";
+import { silentLogger } from "../shared/log.ts";
+import { Body, RequestEnvelope } from "../gateway/envelope.ts";
 import { encodeFrame, FRAME, STREAM_TYPE } from "../gateway/http3/frames.ts";
 import { encodeSettings } from "../gateway/http3/settings.ts";
 
@@ -119,3 +122,73 @@ export function frame(type: number, payload: number[] | Uint8Array): Uint8Array 
 }
 
 export { FRAME, STREAM_TYPE };
+
+/** A free UDP port on loopback (bound to 0, read, closed). */
+export function freeUdpPort(): number {
+  const sock = Deno.listenDatagram({ hostname: "127.0.0.1", port: 0, transport: "udp" });
+  const port = (sock.addr as Deno.NetAddr).port;
+  sock.close();
+  return port;
+}
+
+/** A port free for both TCP and UDP on loopback (Caddy and our listeners use both). */
+export function freeDualPort(): number {
+  for (let i = 0; i < 20; i++) {
+    const port = freeUdpPort();
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+      return port;
+    } catch {
+      // taken over TCP: try another
+    }
+  }
+  throw new Error("no port free for both TCP and UDP");
+}
+
+/** Hex SHA-256 of bytes. */
+export async function sha256(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  return [...d].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The config of an `http3` backend named `caddy` (defaults as the loader applies them). */
+export function backendConfig(port: number, caPath?: string, extra: Record<string, unknown> = {}) {
+  return {
+    name: "caddy",
+    service: "http3" as const,
+    options: { host: "localhost", port, base_path: "/base", ca_cert_path: caPath, ...extra },
+    targets: [],
+    required: false,
+    timeout_secs: 30,
+    retries: 1,
+    load_balancing: "round_robin" as const,
+    max_failures: 3,
+    cooldown_secs: 10,
+  };
+}
+
+/** A build context for backends built outside a gateway. */
+export function buildContext() {
+  return {
+    config: { targets: {} } as unknown as GatewayConfig,
+    logger: silentLogger,
+    baseDir: Deno.cwd(),
+  };
+}
+
+/** A GET request envelope for `path`. */
+export function envelope(path: string, method = "GET", body?: Uint8Array): RequestEnvelope {
+  return new RequestEnvelope({
+    id: crypto.randomUUID(),
+    protocol: "http",
+    method,
+    path,
+    endpoint: "test",
+    body: body ? new Body(body, "application/octet-stream") : undefined,
+  });
+}
+
+/** A backend call context whose signal times out after `ms`. */
+export function call(ms = 10_000) {
+  return { signal: AbortSignal.timeout(ms), logger: silentLogger };
+}
