@@ -3,6 +3,8 @@ import type { BackendFactory } from "../pipeline/types.ts";
 import { createEchoBackend } from "./echo.ts";
 import { createFhirBackend } from "./fhir.ts";
 import { createHttpBackend } from "./http.ts";
+// DICOM (issue 4): the DIMSE SCU backend.
+import { createDicomScuBackend } from "./dicom_scu/mod.ts";
 
 export { EchoBackend } from "./echo.ts";
 export { checkFhirResponse } from "./fhir.ts";
@@ -14,5 +16,8 @@ export const BACKEND_FACTORIES: Partial<Record<string, BackendFactory>> = {
   echo: createEchoBackend,
   http: createHttpBackend,
   fhir: createFhirBackend,
+  // HTTP/3 (issue 5): the QUIC backend.
+  http3: (c, ctx) => import("./http3.ts").then((m) => m.createHttp3Backend(c, ctx)),
   storage: (c, ctx) => import("./storage/mod.ts").then((m) => m.createStorageBackend(c, ctx)),
+  dicom_scu: createDicomScuBackend,
 };

@@ -1,0 +1,296 @@
+/**
+ * Outgoing associations (SCU side): connect (TCP or TLS), negotiate the proposed presentation
+ * contexts, run requests one at a time (pending responses streamed to a callback), answer C-STORE
+ * sub-operations of a C-GET, release or abort. Every failure is a DimseError with a kind.
+ */
+import net from "node:net";
+import tls from "node:tls";
+import { STATUS } from "../../dicom/mod.ts";
+import { DimseConnection } from "./connection.ts";
+import {
+  type CStoreRequest,
+  lib,
+  type LibAssociation,
+  type LibContext,
+  type LibRequest,
+  type LibResponse,
+} from "./lib.ts";
+
+/** Why an association or an operation failed. */
+export type DimseErrorKind = "connect" | "rejected" | "aborted" | "timeout" | "protocol";
+
+/** A failed association or operation. */
+export class DimseError extends Error {
+  readonly kind: DimseErrorKind;
+  readonly details?: Record<string, unknown>;
+  constructor(kind: DimseErrorKind, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "DimseError";
+    this.kind = kind;
+    this.details = details;
+  }
+}
+
+/** A presentation context to propose. */
+export interface ProposedContext {
+  abstractSyntax: string;
+  transferSyntaxes: readonly string[];
+  /** Propose the SCP role too (storage contexts of a C-GET). */
+  scpRole?: boolean;
+}
+
+/** TLS material of an association (PEM text). */
+export interface DimseTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+}
+
+/** Where and how to associate. */
+export interface ScuOptions {
+  host: string;
+  port: number;
+  callingAet: string;
+  calledAet: string;
+  contexts: ProposedContext[];
+  tls?: DimseTls;
+  /** Aborts the association (timeout or client gone). */
+  signal?: AbortSignal;
+}
+
+const REJECT_REASONS: Record<string, string> = {
+  "1:1": "no reason given",
+  "1:2": "application context name not supported",
+  "1:3": "calling AE title not recognized",
+  "1:7": "called AE title not recognized",
+  "2:1": "no reason given (ACSE)",
+  "2:2": "protocol version not supported",
+  "3:1": "temporary congestion",
+  "3:2": "local limit exceeded",
+};
+
+/** Text of an A-ASSOCIATE-RJ source and reason. */
+export function rejectText(source: number, reason: number): string {
+  return REJECT_REASONS[`${source}:${reason}`] ?? `source ${source}, reason ${reason}`;
+}
+
+/** An established association to a remote AE. */
+export class ScuAssociation {
+  readonly #conn: DimseConnection;
+  readonly #signal?: AbortSignal;
+  #failure: DimseError | undefined;
+  #onFailure = new Set<(err: DimseError) => void>();
+  #closed: Promise<void>;
+  /** Answers C-STORE sub-operations (C-GET); the returned status is sent back. */
+  onStore: ((request: CStoreRequest) => Promise<number>) | undefined;
+
+  private constructor(conn: DimseConnection, signal?: AbortSignal) {
+    this.#conn = conn;
+    this.#signal = signal;
+    this.#closed = new Promise((resolve) => {
+      const prev = conn.handler.closed;
+      conn.handler.closed = () => {
+        prev?.();
+        this.#fail(new DimseError("protocol", "the association was closed by the peer"));
+        resolve();
+      };
+    });
+    conn.handler.error = (err) => this.#fail(new DimseError("protocol", err.message));
+    conn.handler.aborted = (source, reason) =>
+      this.#fail(
+        new DimseError(
+          "aborted",
+          `the peer aborted the association (A-ABORT source ${source}, reason ${reason})`,
+        ),
+      );
+    conn.handler.store = (request, reply) => {
+      const respond = (status: number) => {
+        const res = lib.responses.CStoreResponse.fromRequest(request);
+        res.setStatus(status);
+        reply(res);
+      };
+      if (!this.onStore) return respond(STATUS.sopClassNotSupported);
+      this.onStore(request).then(respond, () => respond(STATUS.outOfResources));
+    };
+  }
+
+  /** Connect and negotiate; resolves once the association is accepted. */
+  static open(opts: ScuOptions): Promise<ScuAssociation> {
+    if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
+    const socket = opts.tls
+      ? tls.connect({
+        host: opts.host,
+        port: opts.port,
+        ca: opts.tls.ca,
+        cert: opts.tls.cert,
+        key: opts.tls.key,
+        servername: net.isIP(opts.host) ? undefined : opts.host,
+      })
+      : net.connect({ host: opts.host, port: opts.port });
+    socket.setNoDelay(true);
+    const conn = new DimseConnection(socket, { connectTimeout: 60_000 });
+    const association = new lib.association.Association(opts.callingAet, opts.calledAet);
+    for (const c of opts.contexts) {
+      const id = association.addPresentationContext(c.abstractSyntax);
+      for (const ts of c.transferSyntaxes) {
+        association.addTransferSyntaxToPresentationContext(id, ts);
+      }
+      if (c.scpRole) {
+        const pc = association.getPresentationContext(id);
+        pc.setUserRole(true);
+        pc.setProviderRole(true);
+      }
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        conn.sendAbort();
+        socket.destroy();
+        reject(abortError(opts.signal!));
+      };
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      const settle = () => opts.signal?.removeEventListener("abort", onAbort);
+      conn.on("connect", () => conn.sendAssociationRequest(association));
+      conn.handler = {
+        associationAccepted: () => {
+          settle();
+          resolve(new ScuAssociation(conn, opts.signal));
+        },
+        associationRejected: (r) => {
+          settle();
+          socket.destroy();
+          reject(
+            new DimseError(
+              "rejected",
+              `${opts.calledAet} at ${opts.host}:${opts.port} rejected the association: ${
+                rejectText(r.source, r.reason)
+              }`,
+              { result: r.result, source: r.source, reason: r.reason },
+            ),
+          );
+        },
+        error: (err) => {
+          settle();
+          socket.destroy();
+          reject(
+            new DimseError(
+              "connect",
+              `cannot associate with ${opts.calledAet} at ${opts.host}:${opts.port}: ${err.message}`,
+            ),
+          );
+        },
+        closed: () => {
+          settle();
+          reject(
+            new DimseError(
+              "connect",
+              `${opts.host}:${opts.port} closed the connection during association negotiation`,
+            ),
+          );
+        },
+      };
+    });
+  }
+
+  /** The negotiated association. */
+  get association(): LibAssociation {
+    return this.#conn.negotiated!;
+  }
+
+  /** The accepted presentation context for an abstract syntax, preferring `transferSyntax`. */
+  accepted(abstractSyntax: string, transferSyntax?: string): LibContext | undefined {
+    let found: LibContext | undefined;
+    for (const { id } of this.association.getPresentationContexts()) {
+      const pc = this.association.getPresentationContext(id);
+      if (pc.getAbstractSyntaxUid() !== abstractSyntax) continue;
+      if (pc.getResult() !== lib.constants.PresentationContextResult.Accept) continue;
+      if (transferSyntax && pc.getAcceptedTransferSyntaxUid() === transferSyntax) return pc;
+      found ??= pc;
+    }
+    return found;
+  }
+
+  /**
+   * Send a request; pending responses go to `onPending`, the final one resolves. Rejects with a
+   * DimseError when the association fails first (abort, close, timeout).
+   */
+  request(request: LibRequest, onPending?: (res: LibResponse) => void): Promise<LibResponse> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (!this.association.getAcceptedPresentationContextFromRequest(request)) {
+      return Promise.reject(
+        new DimseError(
+          "rejected",
+          `the peer accepted no presentation context for ${request.getAffectedSopClassUid()}`,
+        ),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const onFail = (err: DimseError) => reject(err);
+      this.#onFailure.add(onFail);
+      request.on("response", (res: LibResponse) => {
+        const status = res.getStatus();
+        if (status === STATUS.pending || status === STATUS.pendingWarning) {
+          onPending?.(res);
+          return;
+        }
+        this.#onFailure.delete(onFail);
+        resolve(res);
+      });
+      this.#conn.sendRequests(request);
+    });
+  }
+
+  /** Ask the peer to cancel a running C-FIND, C-GET or C-MOVE. */
+  cancel(request: LibRequest): void {
+    if (!this.#failure) this.#conn.sendCancel(request as never);
+  }
+
+  /** Release the association (A-RELEASE) and close the socket; never throws. */
+  async release(): Promise<void> {
+    if (!this.#failure) {
+      // The peer answers A-RELEASE-RP (then we close) or closes the connection itself.
+      const released = new Promise<void>((resolve) => this.#conn.handler.released = resolve);
+      this.#conn.sendAssociationReleaseRequest();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, 5_000));
+      await Promise.race([released, this.#closed, timeout]);
+      clearTimeout(timer);
+      this.#failure ??= new DimseError("protocol", "the association was released");
+    }
+    this.#conn.socket.destroy();
+  }
+
+  /** Abort the association at once. */
+  abort(): void {
+    if (!this.#failure) {
+      this.#conn.sendAbort();
+      this.#fail(new DimseError("aborted", "the association was aborted"));
+    }
+    this.#conn.socket.destroy();
+  }
+
+  #fail(err: DimseError): void {
+    if (this.#failure) return;
+    this.#failure = this.#signal?.aborted ? abortError(this.#signal) : err;
+    for (const f of this.#onFailure) f(this.#failure);
+    this.#onFailure.clear();
+  }
+
+  /** Reject pending requests when `signal` aborts; returns the unlink function. */
+  watch(signal: AbortSignal | undefined): () => void {
+    if (!signal) return () => {};
+    const onAbort = () => {
+      this.#fail(abortError(signal));
+      this.abort();
+    };
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    return () => signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function abortError(signal: AbortSignal): DimseError {
+  const reason = signal.reason as { name?: string } | undefined;
+  return reason?.name === "TimeoutError"
+    ? new DimseError("timeout", "the DIMSE operation timed out")
+    : new DimseError("aborted", "the DIMSE operation was aborted (client gone)");
+}

@@ -1,0 +1,157 @@
+/**
+ * One DIMSE association over a socket, either side. dcmjs-dimse's `Scp` class is its network
+ * layer (PDUs, fragments, message ids); this subclass receives C-STORE datasets as raw bytes
+ * (a `RawDataset`: no parse of pixel data, no re-encoding) and hands every event to a handler.
+ */
+import type { Socket } from "node:net";
+import { RawDataset } from "./dataset.ts";
+import {
+  type CCancelRequest,
+  type CEchoRequest,
+  type CFindRequest,
+  type CGetRequest,
+  type CMoveRequest,
+  type CStoreRequest,
+  lib,
+  type LibAssociation,
+  type LibContext,
+  type LibResponse,
+} from "./lib.ts";
+
+/** Sends one or more responses to a request. */
+export type Reply = (responses: LibResponse | LibResponse[]) => void;
+
+/** dcmjs-dimse's per-service callback types differ; they all accept what Reply sends. */
+// deno-lint-ignore no-explicit-any
+type LibCallback = (responses: any) => void;
+
+/** What a connection's owner does with its events; unset ones get a failure answer. */
+export interface ConnectionHandler {
+  associationRequested?(association: LibAssociation): void;
+  associationAccepted?(association: LibAssociation): void;
+  associationRejected?(reject: { result: number; source: number; reason: number }): void;
+  released?(): void;
+  echo?(request: CEchoRequest, reply: Reply): void;
+  find?(request: CFindRequest, reply: Reply): void;
+  get?(request: CGetRequest, reply: Reply): void;
+  move?(request: CMoveRequest, reply: Reply): void;
+  store?(request: CStoreRequest, reply: Reply): void;
+  cancel?(request: CCancelRequest): void;
+  aborted?(source: number, reason: number): void;
+  error?(err: Error): void;
+  closed?(): void;
+}
+
+/** Collects a C-STORE dataset's fragments (dcmjs-dimse writes each PDV value here). */
+class ChunkSink {
+  readonly chunks: Uint8Array[] = [];
+  size = 0;
+  write(chunk: Uint8Array): boolean {
+    this.chunks.push(chunk);
+    this.size += chunk.byteLength;
+    return true;
+  }
+  end(): void {}
+  once(): this {
+    return this;
+  }
+  bytes(): Uint8Array {
+    if (this.chunks.length === 1) return this.chunks[0];
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out;
+  }
+}
+
+/** Timeouts of an association (milliseconds). */
+export interface ConnectionTimeouts {
+  connectTimeout?: number;
+  associationTimeout?: number;
+  pduTimeout?: number;
+}
+
+/** A DIMSE association endpoint over a socket. */
+export class DimseConnection extends lib.Scp {
+  handler: ConnectionHandler = {};
+  readonly socket: Socket;
+
+  constructor(socket: Socket, timeouts: ConnectionTimeouts = {}) {
+    super(socket, timeouts);
+    this.socket = socket;
+    this.on("associationAccepted", (a: LibAssociation) => this.handler.associationAccepted?.(a));
+    this.on(
+      "associationRejected",
+      (r: { result: number; source: number; reason: number }) =>
+        this.handler.associationRejected?.(r),
+    );
+    this.on("associationReleaseResponse", () => this.handler.released?.());
+    this.on("networkError", (e: Error) => this.handler.error?.(e));
+    this.on("close", () => this.handler.closed?.());
+  }
+
+  /** The association being negotiated or established. */
+  get negotiated(): LibAssociation | undefined {
+    return (this as unknown as { association?: LibAssociation }).association;
+  }
+
+  override createStoreWritableStream(): never {
+    return new ChunkSink() as never;
+  }
+
+  override createDatasetFromStoreWritableStream(
+    writable: unknown,
+    context: LibContext,
+    callback: (dataset: RawDataset) => void,
+  ): void {
+    const bytes = (writable as ChunkSink).bytes();
+    callback(new RawDataset(bytes, context.getAcceptedTransferSyntaxUid() ?? "1.2.840.10008.1.2"));
+  }
+
+  override associationRequested(association: LibAssociation): void {
+    if (this.handler.associationRequested) return this.handler.associationRequested(association);
+    this.sendAssociationReject();
+  }
+
+  override associationReleaseRequested(): void {
+    this.sendAssociationReleaseResponse();
+    this.handler.released?.();
+  }
+
+  override cEchoRequest(request: CEchoRequest, reply: LibCallback): void {
+    if (this.handler.echo) return this.handler.echo(request, reply);
+    reply(lib.responses.CEchoResponse.fromRequest(request));
+  }
+
+  override cFindRequest(request: CFindRequest, reply: LibCallback): void {
+    if (this.handler.find) return this.handler.find(request, reply);
+    reply(lib.responses.CFindResponse.fromRequest(request));
+  }
+
+  override cGetRequest(request: CGetRequest, reply: LibCallback): void {
+    if (this.handler.get) return this.handler.get(request, reply);
+    reply(lib.responses.CGetResponse.fromRequest(request));
+  }
+
+  override cMoveRequest(request: CMoveRequest, reply: LibCallback): void {
+    if (this.handler.move) return this.handler.move(request, reply);
+    reply(lib.responses.CMoveResponse.fromRequest(request));
+  }
+
+  override cStoreRequest(request: CStoreRequest, reply: LibCallback): void {
+    if (this.handler.store) return this.handler.store(request, reply);
+    reply(lib.responses.CStoreResponse.fromRequest(request));
+  }
+
+  override cCancelRequest(request: CCancelRequest): void {
+    this.handler.cancel?.(request);
+  }
+
+  override abort(source: number, reason: number): void {
+    this.handler.aborted?.(source, reason);
+    this.socket.destroy();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The one place that loads `dcmjs-dimse` (a CommonJS bundle: its exports live on the default
+ * export at run time, typed by the package's declarations) and silences its console logging.
+ */
+import * as typed from "dcmjs-dimse";
+import dcmjs from "dcmjs";
+import { IMPLEMENTATION_CLASS_UID, IMPLEMENTATION_VERSION } from "../../dicom/mod.ts";
+
+/** The dcmjs-dimse module. */
+export const lib: typeof typed = (typed as unknown as { default?: typeof typed }).default ?? typed;
+
+lib.log.setLevel("silent");
+dcmjs.log?.setLevel?.("error");
+
+/** dcmjs-dimse's Dataset class. */
+export type LibDataset = typed.Dataset;
+/** dcmjs-dimse's Association. */
+export type LibAssociation = typed.association.Association;
+/** dcmjs-dimse's PresentationContext. */
+export type LibContext = typed.association.PresentationContext;
+/** Any dcmjs-dimse request. */
+export type LibRequest = typed.requests.Request;
+/** Any dcmjs-dimse response. */
+export type LibResponse = typed.responses.Response;
+/** C-FIND request. */
+export type CFindRequest = typed.requests.CFindRequest;
+/** C-GET request. */
+export type CGetRequest = typed.requests.CGetRequest;
+/** C-MOVE request. */
+export type CMoveRequest = typed.requests.CMoveRequest;
+/** C-STORE request. */
+export type CStoreRequest = typed.requests.CStoreRequest;
+/** C-ECHO request. */
+export type CEchoRequest = typed.requests.CEchoRequest;
+/** C-CANCEL request. */
+export type CCancelRequest = typed.requests.CCancelRequest;
+
+/** dcmjs's DicomMetaDictionary (naturalize / denaturalize). */
+export const META = dcmjs.data.DicomMetaDictionary;
+
+// Our identity in associations and files, and a 64 KiB receive PDU (fewer, larger fragments).
+lib.Implementation.setImplementationClassUid(IMPLEMENTATION_CLASS_UID);
+lib.Implementation.setImplementationVersion(IMPLEMENTATION_VERSION);
+lib.Implementation.setMaxPduLength(65536);

@@ -1,0 +1,33 @@
+/** The DIMSE adapter: associations in (listener, negotiation) and out (SCU), raw datasets. */
+export {
+  DimseError,
+  type DimseErrorKind,
+  type DimseTls,
+  type ProposedContext,
+  rejectText,
+  ScuAssociation,
+  type ScuOptions,
+} from "./client.ts";
+export { type ConnectionHandler, DimseConnection, type Reply } from "./connection.ts";
+export { datasetJson, JsonDataset, RawDataset } from "./dataset.ts";
+export {
+  type CCancelRequest,
+  type CEchoRequest,
+  type CFindRequest,
+  type CGetRequest,
+  type CMoveRequest,
+  type CStoreRequest,
+  lib,
+  type LibAssociation,
+  type LibRequest,
+  type LibResponse,
+} from "./lib.ts";
+export {
+  type AcceptPolicy,
+  type DimseService,
+  negotiate,
+  type Rejection,
+  serviceOf,
+} from "./negotiate.ts";
+export { DimseListener, type ListenOptions } from "./server.ts";
+export { STORAGE_CONTEXTS } from "./storage_classes.ts";

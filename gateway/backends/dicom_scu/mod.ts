@@ -1,0 +1,330 @@
+/**
+ * The `dicom_scu` backend: an envelope becomes a DIMSE operation to a PACS (see operation.ts for
+ * how the operation is chosen), and the outcome becomes a response:
+ * - C-ECHO: JSON `{status, status_name, round_trip_ms}`;
+ * - C-FIND: `application/dicom+json`, the array of matches;
+ * - C-GET / C-MOVE: `multipart/related; type="application/dicom"` of the retrieved Part 10 files,
+ *   or with `/metadata` paths the array of their DICOM JSON (bulk data left out);
+ * - C-STORE: JSON `{status, instances: [{sop_class_uid, sop_instance_uid, status, ...}]}`.
+ * Every response carries `x-dicom-status` (hex) and retrievals the sub-operation counts
+ * (`x-dicom-completed`, `-failed`, `-warning`, `-remaining`). Failures are GatewayErrors (errors.ts).
+ */
+import { resolve } from "node:path";
+import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
+import {
+  type DimseTls,
+  lib,
+  type ProposedContext,
+  ScuAssociation,
+  STORAGE_CONTEXTS,
+} from "../../adapters/dimse/mod.ts";
+import {
+  encodeMultipart,
+  instancesOfBody,
+  newBoundary,
+  parseP10,
+  readDataset,
+  relatedContentType,
+  STATUS,
+  statusHex,
+  statusKind,
+  statusName,
+  toDicomJson,
+  UNCOMPRESSED,
+} from "../../dicom/mod.ts";
+import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
+import { GatewayError } from "../../errors.ts";
+import type { Backend, BackendCall, BuildContext } from "../../pipeline/types.ts";
+import type { Logger } from "../../../shared/log.ts";
+import { dimseGatewayError, statusError } from "./errors.ts";
+import { findModel, runFind } from "./find.ts";
+import { type DicomCall, resolveCall } from "./operation.ts";
+import { FileCollector, retrieveModel, type RetrieveResult, runGet, runMove } from "./retrieve.ts";
+import { runStore, storeContexts, stored } from "./store.ts";
+import { IncomingStoreScp } from "./store_scp.ts";
+
+export {
+  type DicomCall,
+  type DimseOperation,
+  normalizeOperation,
+  resolveCall,
+} from "./operation.ts";
+
+/** Options of a dicom_scu backend (validated by the config schema). */
+interface ScuOptions {
+  aet: string;
+  host: string;
+  port: number;
+  local_aet: string;
+  dimse_retrieve_mode: "get" | "move";
+  use_tls: boolean;
+  incoming_store_port?: number;
+  persistent_store_scp: boolean;
+  ca_cert_path?: string;
+  cert_path?: string;
+  key_path?: string;
+}
+
+/** A PACS reached over DIMSE. */
+export class DicomScuBackend implements Backend {
+  readonly name: string;
+  readonly config: BackendConfig;
+  readonly #o: ScuOptions;
+  readonly #tls?: DimseTls;
+  readonly #limit: number;
+  readonly #logger: Logger;
+  #storeScp: IncomingStoreScp | undefined;
+
+  constructor(config: BackendConfig, tls: DimseTls | undefined, limit: number, logger: Logger) {
+    this.name = config.name;
+    this.config = config;
+    this.#o = config.options as unknown as ScuOptions;
+    this.#tls = tls;
+    this.#limit = limit;
+    this.#logger = logger;
+  }
+
+  get #peer(): string {
+    return `${this.#o.aet}@${this.#o.host}:${this.#o.port}`;
+  }
+
+  /** Start the persistent incoming store SCP (move mode). */
+  async start(): Promise<void> {
+    if (this.#o.dimse_retrieve_mode === "move" && this.#o.persistent_store_scp) {
+      this.#storeScp = await IncomingStoreScp.acquire(
+        this.#o.incoming_store_port!,
+        this.#o.local_aet,
+        this.#logger,
+      );
+    }
+  }
+
+  /** Run the envelope's DIMSE operation. */
+  async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    const dc = await resolveCall(req, this.#o.dimse_retrieve_mode);
+    const res = await this.#run(req, dc, call).catch((err) => {
+      throw dimseGatewayError(err, this.#peer);
+    });
+    res.backend = this.name;
+    return res;
+  }
+
+  async #associate(contexts: ProposedContext[], call: BackendCall): Promise<ScuAssociation> {
+    return await ScuAssociation.open({
+      host: this.#o.host,
+      port: this.#o.port,
+      callingAet: this.#o.local_aet,
+      calledAet: this.#o.aet,
+      contexts,
+      tls: this.#tls,
+      signal: call.signal,
+    });
+  }
+
+  async #with<T>(
+    contexts: ProposedContext[],
+    call: BackendCall,
+    fn: (a: ScuAssociation) => Promise<T>,
+  ): Promise<T> {
+    const assoc = await this.#associate(contexts, call);
+    const unwatch = assoc.watch(call.signal);
+    try {
+      return await fn(assoc);
+    } catch (err) {
+      assoc.abort();
+      throw err;
+    } finally {
+      unwatch();
+      await assoc.release();
+    }
+  }
+
+  async #run(req: RequestEnvelope, dc: DicomCall, call: BackendCall): Promise<ResponseEnvelope> {
+    switch (dc.op) {
+      case "C-ECHO":
+        return await this.#echo(call);
+      case "C-FIND":
+        return await this.#find(req, dc, call);
+      case "C-GET":
+      case "C-MOVE":
+        return await this.#retrieve(dc, call);
+      case "C-STORE":
+        return await this.#store(req, call);
+    }
+  }
+
+  async #echo(call: BackendCall): Promise<ResponseEnvelope> {
+    const started = performance.now();
+    const contexts = [{ abstractSyntax: "1.2.840.10008.1.1", transferSyntaxes: UNCOMPRESSED }];
+    const res = await this.#with(contexts, call, (a) => a.request(new lib.requests.CEchoRequest()));
+    const status = res.getStatus();
+    if (statusKind(status) === "failure") throw statusError("C-ECHO", this.#peer, status);
+    return withStatus(
+      ResponseEnvelope.json(200, {
+        status: statusHex(status),
+        status_name: statusName(status),
+        aet: this.#o.aet,
+        round_trip_ms: Math.round((performance.now() - started) * 100) / 100,
+      }),
+      status,
+    );
+  }
+
+  async #find(
+    req: RequestEnvelope,
+    dc: Extract<DicomCall, { op: "C-FIND" }>,
+    call: BackendCall,
+  ): Promise<ResponseEnvelope> {
+    const model = findModel(dc.query.level);
+    const result = await this.#with(
+      [{ abstractSyntax: model, transferSyntaxes: UNCOMPRESSED }],
+      call,
+      (a) => runFind(a, dc.query),
+    );
+    if (statusKind(result.status) === "failure") {
+      throw statusError("C-FIND", this.#peer, result.status, result.comment);
+    }
+    // QIDO results carry no QueryRetrieveLevel; a DIMSE caller gets the identifier as answered.
+    const matches = req.protocol === "dimse"
+      ? result.matches
+      : result.matches.map(({ "00080052": _level, ...rest }) => rest);
+    const res = ResponseEnvelope.json(200, matches, "application/dicom+json");
+    res.headers.set("x-dicom-matches", String(matches.length));
+    return withStatus(res, result.status);
+  }
+
+  async #retrieve(
+    dc: Extract<DicomCall, { op: "C-GET" | "C-MOVE" }>,
+    call: BackendCall,
+  ): Promise<ResponseEnvelope> {
+    const mode = this.#o.dimse_retrieve_mode;
+    const result = mode === "move" ? await this.#move(dc, call) : await this.#with(
+      [
+        { abstractSyntax: retrieveModel("get", dc.level), transferSyntaxes: UNCOMPRESSED },
+        ...STORAGE_CONTEXTS,
+      ],
+      call,
+      (a) => runGet(a, dc.level, dc.identifier, this.#limit),
+    );
+    const op = mode === "move" ? "C-MOVE" : "C-GET";
+    if (statusKind(result.status) === "failure" && result.files.length === 0) {
+      throw statusError(op, this.#peer, result.status, result.comment);
+    }
+    let res: ResponseEnvelope;
+    if (dc.metadata) {
+      res = ResponseEnvelope.json(200, result.files.map(metadataOf), "application/dicom+json");
+    } else {
+      const boundary = newBoundary();
+      const body = encodeMultipart(
+        result.files.map((f) => ({ contentType: "application/dicom", body: f })),
+        boundary,
+      );
+      const type = relatedContentType(boundary);
+      res = new ResponseEnvelope(200, new Headers({ "content-type": type }), new Body(body, type));
+    }
+    const c = result.counts;
+    res.headers.set("x-dicom-completed", String(result.files.length || c.completed));
+    res.headers.set("x-dicom-failed", String(c.failed));
+    res.headers.set("x-dicom-warning", String(c.warning));
+    res.headers.set("x-dicom-remaining", String(c.remaining));
+    return withStatus(res, result.status);
+  }
+
+  async #move(
+    dc: Extract<DicomCall, { op: "C-GET" | "C-MOVE" }>,
+    call: BackendCall,
+  ): Promise<RetrieveResult> {
+    const scp = this.#storeScp ??
+      await IncomingStoreScp.acquire(this.#o.incoming_store_port!, this.#o.local_aet, this.#logger);
+    const collector = new FileCollector(this.#limit);
+    const unregister = scp.expect(dc.identifier, collector);
+    try {
+      return await this.#with(
+        [{ abstractSyntax: retrieveModel("move", dc.level), transferSyntaxes: UNCOMPRESSED }],
+        call,
+        (a) => runMove(a, dc.level, dc.identifier, this.#o.local_aet, collector, this.#limit),
+      );
+    } finally {
+      unregister();
+      if (scp !== this.#storeScp) await scp.release();
+    }
+  }
+
+  async #store(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    let files;
+    try {
+      files = instancesOfBody(await req.body.bytes(), req.body.contentType);
+    } catch (err) {
+      throw new GatewayError(400, "invalid_dicom_body", (err as Error).message);
+    }
+    if (files.length === 0) {
+      throw new GatewayError(400, "invalid_dicom_body", "no instance to store");
+    }
+    const outcomes = await this.#with(storeContexts(files), call, (a) => runStore(a, files));
+    const ok = outcomes.filter(stored).length;
+    const last = parseInt(outcomes[outcomes.length - 1].status.slice(2), 16);
+    if (ok === 0) {
+      const first = outcomes[0];
+      throw statusError(
+        "C-STORE",
+        this.#peer,
+        parseInt(first.status.slice(2), 16),
+        first.comment ?? `none of ${outcomes.length} instance(s) stored`,
+      );
+    }
+    const status = ok === outcomes.length ? last : STATUS.warningSubOps;
+    const res = ResponseEnvelope.json(ok === outcomes.length ? 200 : 202, {
+      status: statusHex(status),
+      status_name: statusName(status),
+      stored: ok,
+      failed: outcomes.length - ok,
+      instances: outcomes,
+    });
+    return withStatus(res, status);
+  }
+
+  /** Release the incoming store SCP reference. */
+  async close(): Promise<void> {
+    const scp = this.#storeScp;
+    this.#storeScp = undefined;
+    await scp?.release();
+  }
+}
+
+function withStatus(res: ResponseEnvelope, status: number): ResponseEnvelope {
+  res.headers.set("x-dicom-status", statusHex(status));
+  return res;
+}
+
+/** DICOM JSON of a retrieved file (binary values over 1 KiB left out). */
+function metadataOf(file: Uint8Array) {
+  const p10 = parseP10(file);
+  return toDicomJson(readDataset(p10.dataset, p10.meta.transferSyntax), { inlineLimit: 1024 });
+}
+
+async function readPem(path: string | undefined, baseDir: string): Promise<string | undefined> {
+  return path === undefined ? undefined : await Deno.readTextFile(resolve(baseDir, path));
+}
+
+/** Build a `dicom_scu` backend (reads TLS files; starts a persistent store SCP). */
+export async function createDicomScuBackend(
+  config: BackendConfig,
+  ctx: BuildContext,
+): Promise<DicomScuBackend> {
+  const o = config.options as unknown as ScuOptions;
+  const tls = o.use_tls
+    ? {
+      ca: await readPem(o.ca_cert_path, ctx.baseDir),
+      cert: await readPem(o.cert_path, ctx.baseDir),
+      key: await readPem(o.key_path, ctx.baseDir),
+    }
+    : undefined;
+  const backend = new DicomScuBackend(
+    config,
+    tls,
+    ctx.config.proxy.content_limits.max_body_size,
+    ctx.logger,
+  );
+  if (!ctx.validateOnly) await backend.start();
+  return backend;
+}

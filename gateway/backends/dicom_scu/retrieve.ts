@@ -1,0 +1,141 @@
+/**
+ * Retrieval: C-GET (instances arrive as C-STORE sub-operations on the same association) or C-MOVE
+ * (the peer sends them to our incoming store SCP). Either way the result is the list of Part 10
+ * files plus the sub-operation counts of the final response.
+ */
+import {
+  type CStoreRequest,
+  JsonDataset,
+  lib,
+  type LibResponse,
+  RawDataset,
+  type ScuAssociation,
+} from "../../adapters/dimse/mod.ts";
+import { type DicomJson, SOP, STATUS, writeP10 } from "../../dicom/mod.ts";
+import { GatewayError } from "../../errors.ts";
+
+/** Counts of the final C-GET/C-MOVE response. */
+export interface SubOperations {
+  completed: number;
+  failed: number;
+  warning: number;
+  remaining: number;
+}
+
+/** What a retrieval produced. */
+export interface RetrieveResult {
+  files: Uint8Array[];
+  status: number;
+  comment?: string;
+  counts: SubOperations;
+}
+
+/** Collects retrieved files up to a byte budget. */
+export class FileCollector {
+  readonly files: Uint8Array[] = [];
+  #bytes = 0;
+  readonly #limit: number;
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+  /** Add one received instance; false when over the budget. */
+  add(request: CStoreRequest): boolean {
+    const dataset = request.getDataset() as RawDataset;
+    this.#bytes += dataset.bytes.byteLength;
+    if (this.#bytes > this.#limit) return false;
+    this.files.push(
+      writeP10({
+        transferSyntax: dataset.getTransferSyntaxUid(),
+        sopClassUid: request.getAffectedSopClassUid(),
+        sopInstanceUid: request.getAffectedSopInstanceUid(),
+      }, dataset.bytes),
+    );
+    return true;
+  }
+  /** True once a file was refused for the budget. */
+  get over(): boolean {
+    return this.#bytes > this.#limit;
+  }
+}
+
+function counts(res: LibResponse): SubOperations {
+  const r = res as unknown as {
+    getCompleted(): number;
+    getFailures(): number;
+    getWarnings(): number;
+    getRemaining(): number;
+  };
+  return {
+    completed: r.getCompleted() ?? 0,
+    failed: r.getFailures() ?? 0,
+    warning: r.getWarnings() ?? 0,
+    remaining: r.getRemaining() ?? 0,
+  };
+}
+
+/** The retrieve model for a level: patient root for PATIENT, else study root. */
+export function retrieveModel(op: "get" | "move", level: string): string {
+  if (op === "get") return level === "PATIENT" ? SOP.patientRootGet : SOP.studyRootGet;
+  return level === "PATIENT" ? SOP.patientRootMove : SOP.studyRootMove;
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError(
+    502,
+    "response_too_large",
+    `retrieved instances exceed max_body_size of ${limit} bytes`,
+  );
+}
+
+/** C-GET `identifier` at `level`, collecting the instances (bounded by `limit` bytes). */
+export async function runGet(
+  assoc: ScuAssociation,
+  level: string,
+  identifier: DicomJson,
+  limit: number,
+): Promise<RetrieveResult> {
+  const model = retrieveModel("get", level);
+  const request = new lib.requests.CGetRequest();
+  request.setAffectedSopClassUid(model);
+  const ts = assoc.accepted(model)?.getAcceptedTransferSyntaxUid() ?? "";
+  request.setDataset(new JsonDataset(identifier, ts));
+  const collector = new FileCollector(limit);
+  assoc.onStore = (sub) => {
+    if (collector.add(sub)) return Promise.resolve(STATUS.success);
+    assoc.cancel(request);
+    return Promise.resolve(STATUS.outOfResources);
+  };
+  const final = await assoc.request(request);
+  if (collector.over) throw tooLarge(limit);
+  return {
+    files: collector.files,
+    status: final.getStatus(),
+    comment: final.getErrorComment() || undefined,
+    counts: counts(final),
+  };
+}
+
+/** C-MOVE `identifier` to `destination` (our store SCP); `received` holds what arrived. */
+export async function runMove(
+  assoc: ScuAssociation,
+  level: string,
+  identifier: DicomJson,
+  destination: string,
+  received: FileCollector,
+  limit: number,
+): Promise<RetrieveResult> {
+  const model = retrieveModel("move", level);
+  const request = new lib.requests.CMoveRequest();
+  request.setAffectedSopClassUid(model);
+  request.getCommandDataset().setElement("MoveDestination", destination);
+  const ts = assoc.accepted(model)?.getAcceptedTransferSyntaxUid() ?? "";
+  request.setDataset(new JsonDataset(identifier, ts));
+  const final = await assoc.request(request);
+  if (received.over) throw tooLarge(limit);
+  return {
+    files: received.files,
+    status: final.getStatus(),
+    comment: final.getErrorComment() || undefined,
+    counts: counts(final),
+  };
+}

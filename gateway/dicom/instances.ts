@@ -1,0 +1,42 @@
+/**
+ * Instances carried by a body: one Part 10 file (`application/dicom`), several in a
+ * `multipart/related` body (STOW-RS, WADO-RS), or DICOM JSON (`application/dicom+json`, one
+ * dataset or an array; encoded as Explicit VR Little Endian, inline binary included).
+ */
+import { type DicomJson, fromDicomJson, jsonString, writeDataset } from "./json.ts";
+import { boundaryOf, decodeMultipart } from "./multipart.ts";
+import { isP10, type P10File, parseP10 } from "./p10.ts";
+import { TS } from "./uids.ts";
+
+/** An instance encoded from DICOM JSON. */
+export function instanceFromJson(json: DicomJson): P10File {
+  const sopClassUid = jsonString(json, "00080016");
+  const sopInstanceUid = jsonString(json, "00080018");
+  if (!sopClassUid || !sopInstanceUid) {
+    throw new Error(
+      "a DICOM JSON instance needs SOPClassUID (00080016) and SOPInstanceUID (00080018)",
+    );
+  }
+  return {
+    meta: { transferSyntax: TS.explicitLE, sopClassUid, sopInstanceUid },
+    dataset: writeDataset(fromDicomJson(json), TS.explicitLE),
+  };
+}
+
+/** The instances of a body; throws an Error saying what is wrong with it. */
+export function instancesOfBody(bytes: Uint8Array, contentType: string | null): P10File[] {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  if (type.startsWith("multipart/")) {
+    const boundary = boundaryOf(contentType);
+    if (!boundary) throw new Error("multipart body without a boundary parameter");
+    return decodeMultipart(bytes, boundary).flatMap((p) =>
+      instancesOfBody(p.body, p.headers.get("content-type") ?? "application/dicom")
+    );
+  }
+  if (type === "application/dicom+json" || type === "application/json") {
+    const data = JSON.parse(new TextDecoder().decode(bytes)) as DicomJson | DicomJson[];
+    return (Array.isArray(data) ? data : [data]).map(instanceFromJson);
+  }
+  if (isP10(bytes)) return [parseP10(bytes)];
+  throw new Error(`no DICOM instance in a body of type ${type || "(none)"}`);
+}

@@ -1,0 +1,59 @@
+/** Shared DICOM helpers: DICOM JSON, Part 10 files, dictionary, UIDs, statuses, multipart. */
+export { keywordOf, tagOf, vrOf } from "./dictionary.ts";
+export {
+  type DcmjsDict,
+  type DicomJson,
+  type DicomJsonElement,
+  fromBase64,
+  fromDicomJson,
+  jsonString,
+  readDataset,
+  toBase64,
+  toDicomJson,
+  type ToJsonOptions,
+  writeDataset,
+} from "./json.ts";
+export {
+  boundaryOf,
+  decodeMultipart,
+  encodeMultipart,
+  newBoundary,
+  type Part,
+  relatedContentType,
+} from "./multipart.ts";
+export {
+  IMPLEMENTATION_CLASS_UID,
+  IMPLEMENTATION_VERSION,
+  isP10,
+  type P10File,
+  p10Header,
+  type P10Meta,
+  parseP10,
+  writeP10,
+} from "./p10.ts";
+export {
+  parseStatus,
+  STATUS,
+  statusHex,
+  type StatusKind,
+  statusKind,
+  statusName,
+} from "./status.ts";
+export {
+  isEncapsulated,
+  isStorageClass,
+  newUid,
+  QR_CLASSES,
+  SOP,
+  TS,
+  UNCOMPRESSED,
+} from "./uids.ts";
+export {
+  buildQuery,
+  DEFAULT_RETURN_KEYS,
+  type DicomQuery,
+  levelOf,
+  type QrLevel,
+} from "./query.ts";
+export { instanceFromJson, instancesOfBody } from "./instances.ts";
+export { DicomBody } from "./body.ts";
