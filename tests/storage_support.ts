@@ -1,4 +1,5 @@
-/** Helpers of the storage backend tests: configs, directory listings, raw HTTP uploads. */
+/** Helpers of the storage backend tests: configs, directory listings, raw HTTP, s3rver. */
+import { freePort, isCi, REPO_ROOT, spawnCaptured, waitReady } from "./support/mod.ts";
 
 /** A gateway config with one `/files` endpoint on a `storage` backend with `options`. */
 export function storageConfig(options: string, extra = ""): string {
@@ -121,4 +122,94 @@ export async function until(check: () => Promise<boolean>, what: string, ms = 10
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A running s3rver process (see tests/storage_s3rver.ts). */
+export interface S3rverProcess {
+  /** `http://127.0.0.1:<port>`. */
+  endpoint: string;
+  /** Where s3rver keeps buckets and objects. */
+  dir: string;
+  bucket: string;
+  /** Path of the file holding the object `key`. */
+  objectFile(key: string): string;
+  /** Ids of multipart uploads that were started and neither completed nor aborted. */
+  pendingUploads(): Promise<string[]>;
+  /** The `REQ ...` lines it printed so far. */
+  requests(): string[];
+  stop(): Promise<void>;
+}
+
+/** True when the s3rver npm package is installed (`deno install` fetches it). */
+export function s3rverInstalled(): boolean {
+  try {
+    return Deno.statSync(`${REPO_ROOT}/node_modules/s3rver/package.json`).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether to run the S3 tests: yes when s3rver is installed; else skip with a message naming
+ * `deno install`, or under CI=true fail (s3rver is a dependency in deno.json, so CI has it).
+ */
+export function requireS3rver(): boolean {
+  if (s3rverInstalled()) return true;
+  const message = "the S3 storage tests need the npm package s3rver: run `deno install`";
+  if (isCi()) throw new Error(`${message}; CI=true does not allow skipping them`);
+  console.warn(`skipping: ${message}`);
+  return false;
+}
+
+/** Start s3rver on a free loopback port with an empty `bucket`; `keys` are extra ID:SECRET pairs. */
+export async function startS3rver(bucket: string, keys: string[] = []): Promise<S3rverProcess> {
+  const dir = await Deno.makeTempDir({ prefix: "gw-s3rver-" });
+  const port = freePort();
+  const proc = spawnCaptured(Deno.execPath(), [
+    "run",
+    "--allow-all",
+    "tests/storage_s3rver.ts",
+    "--dir",
+    dir,
+    "--port",
+    String(port),
+    "--bucket",
+    bucket,
+    "--keys",
+    keys.join(","),
+  ], {
+    cwd: REPO_ROOT,
+    env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    afterStop: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+  });
+  await waitReady(proc, {
+    name: "s3rver",
+    check: () => Promise.resolve(proc.output().includes(`READY ${port}`)),
+    description: `s3rver printed READY ${port}`,
+    timeoutMs: 60_000,
+    intervalMs: 50,
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    dir,
+    bucket,
+    objectFile: (key) => {
+      const parts = key.split("/");
+      const last = parts.pop();
+      return [dir, bucket, ...parts, `${last}._S3rver_object`].join("/");
+    },
+    pendingUploads: async () => {
+      try {
+        const entries = await Array.fromAsync(Deno.readDir(`${dir}/${bucket}/._S3rver_uploads`));
+        return entries.map((e) => e.name);
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) return [];
+        throw err;
+      }
+    },
+    requests: () => proc.output().split("\n").filter((l) => l.startsWith("REQ ")),
+    stop: async () => {
+      await proc.stop();
+    },
+  };
 }
