@@ -312,12 +312,15 @@ Deno.test("storage: 404 object_not_found, DELETE, and 405 for a method without a
 });
 
 Deno.test("storage: a relative root resolves against the config file's directory", async () => {
-  await withGateway(`root = "data/objects"\nread_pattern = "{path}"\nwrite_pattern = "{path}"`, async (gw) => {
-    const res = await fetch(`${gw.url}/files/a.txt`, { method: "PUT", body: "rel" });
-    assertEquals(res.status, 201);
-    await res.body?.cancel();
-    assertEquals(await Deno.readTextFile(`${gw.dir}/data/objects/a.txt`), "rel");
-  });
+  await withGateway(
+    `root = "data/objects"\nread_pattern = "{path}"\nwrite_pattern = "{path}"`,
+    async (gw) => {
+      const res = await fetch(`${gw.url}/files/a.txt`, { method: "PUT", body: "rel" });
+      assertEquals(res.status, 201);
+      await res.body?.cancel();
+      assertEquals(await Deno.readTextFile(`${gw.dir}/data/objects/a.txt`), "rel");
+    },
+  );
 });
 
 Deno.test("storage: a body over max_body_size is refused with 413 and leaves nothing", async () => {

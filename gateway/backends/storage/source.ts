@@ -1,7 +1,8 @@
 /**
  * Reading a write body chunk by chunk while hashing and counting it, stopping at once when the
  * call is aborted (client gone, timeout) or the body fails (413 over the limit, a broken
- * connection). Chunks are handed on as they arrive: nothing is buffered here.
+ * connection). Chunks are handed on as they arrive: nothing is buffered here, and a chunk is
+ * valid only until the consumer asks for the next one (its buffer is reused).
  */
 import { createHash, type Hash } from "node:crypto";
 
@@ -20,6 +21,40 @@ export class Digest {
   hex(): string {
     return this.#hash.digest("hex");
   }
+}
+
+/** Size of the one buffer a byte stream is read into. */
+const READ_BUFFER_BYTES = 256 * 1024;
+
+/** A reader and a `read()` for it. */
+interface OpenedReader {
+  reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+}
+
+/**
+ * A byte stream (a request body straight from the HTTP server) is read into one reused buffer,
+ * so a large upload allocates nothing per chunk and leaves no garbage for the collector to lag
+ * behind on; other streams are read chunk by chunk.
+ */
+function openReader(source: ReadableStream<Uint8Array>): OpenedReader {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = source.getReader({ mode: "byob" });
+  } catch {
+    const reader = source.getReader();
+    return { reader, read: () => reader.read() };
+  }
+  let buffer = new Uint8Array(READ_BUFFER_BYTES);
+  return {
+    reader: byob,
+    read: async () => {
+      const result = await byob.read(buffer);
+      // The buffer was transferred into the view; the next read reuses all of it.
+      if (result.value) buffer = new Uint8Array(result.value.buffer);
+      return result as ReadableStreamReadResult<Uint8Array>;
+    },
+  };
 }
 
 /** Thrown when the signal aborted the read; the caller maps the reason. */
@@ -63,7 +98,7 @@ export async function* chunksOf(
     yield source;
     return;
   }
-  const reader = source.getReader();
+  const { reader, read } = openReader(source);
   const onAbort = () => reader.cancel(signal.reason).catch(() => {});
   signal.addEventListener("abort", onAbort, { once: true });
   let finished = false;
@@ -71,7 +106,7 @@ export async function* chunksOf(
     while (true) {
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
-        result = await reader.read();
+        result = await read();
       } catch (err) {
         if (signal.aborted) throw new AbortedRead();
         throw new SourceError(err);
