@@ -256,7 +256,8 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
     ],
   },
   storage: {
-    doc: "Files on a local disk or in an S3-compatible bucket.",
+    doc: "Objects in a local directory or an S3-compatible bucket, addressed by path templates " +
+      "(see docs/storage.md).",
     fields: {
       root: field(
         "string",
@@ -264,7 +265,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
           (v) => !v.startsWith("s3://") || S3_ROOT.test(v),
           "an S3 root must be s3://<bucket>/<prefix> with a valid bucket name",
         ),
-        "Local directory or `s3://<bucket>/<prefix>`.",
+        "Local directory (relative to the config file's directory) or `s3://<bucket>/<prefix>`.",
         {
           required: true,
           example: "s3://archive/incoming",
@@ -273,29 +274,51 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
       read_pattern: field(
         "string",
         text(),
-        "Path template for GET: `{uuid}`, `{timestamp}`, `{<metadata key>}`, `{<field>}`.",
+        "Path template for GET, HEAD and DELETE: `{path}` (the request path below the endpoint), " +
+          "`{<metadata key>}`, `{<field>}`.",
         {
           requiredWhen: "`write_pattern` is absent",
-          example: "{patient_id}/{file}",
+          example: "{path}",
         },
       ),
-      write_pattern: field("string", text(), "Path template for POST/PUT (same placeholders).", {
-        requiredWhen: "`read_pattern` is absent",
-        example: "{patient_id}/{uuid}.json",
-      }),
-      region: field("string", text(), "S3 region.", {
-        requiredWhen: "`root` is `s3://`",
-        example: "eu-central-1",
-      }),
-      access_key_id: field("string", text(), "S3 access key id (else from the environment).", {
+      write_pattern: field(
+        "string",
+        text(),
+        "Path template for POST and PUT: as read_pattern, plus `{uuid}`, `{timestamp}`, " +
+          "`{timestamp_compact}`, `{date}`.",
+        {
+          requiredWhen: "`read_pattern` is absent",
+          example: "{patient_id}/{uuid}.json",
+        },
+      ),
+      region: field(
+        "string",
+        text(),
+        "S3 region (`${AWS_REGION}` takes it from the environment).",
+        {
+          requiredWhen: "`root` is `s3://`",
+          example: "eu-central-1",
+        },
+      ),
+      access_key_id: field("string", text(), "S3 access key id (else AWS_ACCESS_KEY_ID).", {
         example: "${S3_KEY_ID}",
       }),
-      secret_access_key: field("string", text(), "S3 secret key (else from the environment).", {
-        example: "${S3_SECRET}",
-      }),
-      endpoint: field("string", httpUrl(), "Endpoint of an S3-compatible store.", {
-        example: "http://minio:9000",
-      }),
+      secret_access_key: field(
+        "string",
+        text(),
+        "S3 secret key (else AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN if set).",
+        {
+          example: "${S3_SECRET}",
+        },
+      ),
+      endpoint: field(
+        "string",
+        httpUrl(),
+        "Endpoint of an S3-compatible store (path-style addressing).",
+        {
+          example: "http://minio:9000",
+        },
+      ),
     },
     rules: (o) => {
       const s3 = typeof o.root === "string" && o.root.startsWith("s3://");
