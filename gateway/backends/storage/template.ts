@@ -101,11 +101,13 @@ export interface TemplateInput {
 
 /** A 400 for a placeholder without a value. */
 function missing(name: string, template: string): GatewayError {
+  const why = name === "path"
+    ? "the request path below the endpoint is empty"
+    : "not in the request metadata nor the body data";
   return new GatewayError(
     400,
     "missing_path_value",
-    `no value for {${name}} of storage template "${template}" ` +
-      `(not in the request metadata nor the body data)`,
+    `no value for {${name}} of storage template "${template}" (${why})`,
     { placeholder: name },
   );
 }
