@@ -7,6 +7,8 @@ import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/t
 import type { Logger } from "../../shared/log.ts";
 import { BACKEND_FACTORIES } from "../backends/mod.ts";
 import { HTTP_ENDPOINT_FACTORIES, type HttpEndpoint } from "../endpoints/mod.ts";
+// DICOM (issue 4): dicom_scp endpoints have their own DIMSE listeners, not HTTP routes.
+import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dicom_scp.ts";
 import { MIDDLEWARE_FACTORIES } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import {
@@ -25,6 +27,8 @@ export class Runtime {
   readonly routes: RouteTable<HttpEndpoint>;
   readonly pipelines: Map<string, BuiltPipeline>;
   readonly deps: ExecutorDeps;
+  /** DICOM (issue 4): dicom_scp endpoints by listener key (`bind_addr:port`). */
+  readonly dimse = new Map<string, DicomScpEndpoint>();
   #inFlight = 0;
   #retired = false;
   #closed = false;
@@ -138,6 +142,7 @@ export async function buildRuntime(
 
   const pipelines = new Map<string, BuiltPipeline>();
   const routes = new RouteTable<HttpEndpoint>();
+  const dimse: DicomScpEndpoint[] = [];
   const networks = Object.keys(config.network);
   for (const [name, pc] of Object.entries(config.pipelines)) {
     const pipeline: BuiltPipeline = {
@@ -149,6 +154,10 @@ export async function buildRuntime(
     pipelines.set(name, pipeline);
     for (const epName of pc.endpoints) {
       const ec = config.endpoints[epName];
+      if (ec.service === "dicom_scp") {
+        dimse.push(createDicomScpEndpoint(ec, pipeline, config.dicom?.peers ?? {}, deps.baseDir));
+        continue;
+      }
       const factory = HTTP_ENDPOINT_FACTORIES[ec.service];
       if (!factory) {
         problem(
@@ -168,6 +177,10 @@ export async function buildRuntime(
     logger: deps.logger,
     metrics: deps.metrics,
   });
+  for (const ep of dimse) {
+    runtime.dimse.set(ep.key, ep);
+    ep.attach(runtime.deps, runtime);
+  }
   if (problems.length) {
     await runtime.close();
     // Middleware/backends not attached to any pipeline were built too: close them as well.

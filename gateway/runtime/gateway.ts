@@ -26,6 +26,8 @@ import { createManagementApp } from "../management/mod.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
+// DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
+import { DimseListeners } from "../endpoints/dicom_scp.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -78,7 +80,12 @@ export class Gateway implements GatewayControl {
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
     this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
+    // DICOM (issue 4): new associations go to the current generation's endpoint.
+    this.#dimse = new DimseListeners((key) => this.#current?.dimse.get(key), opts.logger);
   }
+
+  // DICOM (issue 4): DIMSE listeners by `bind_addr:port`.
+  readonly #dimse: DimseListeners;
 
   /** Load the config, start every listener; throws ConfigError with every problem when invalid. */
   async start(): Promise<void> {
@@ -90,6 +97,7 @@ export class Gateway implements GatewayControl {
       assertPortFree(net.bind, net.port, `network ${net.name}`);
     }
     await this.#syncListeners(runtime.config);
+    await this.#dimse.sync(runtime.dimse.values()); // DICOM (issue 4)
     await this.#syncManagement(runtime.config);
     this.#watch(runtime.config);
     this.#ready = true;
@@ -216,6 +224,7 @@ export class Gateway implements GatewayControl {
     try {
       // New listeners start before the runtime swap; old ones close after it.
       await this.#syncListeners(next.config, true);
+      await this.#dimse.sync(next.dimse.values()); // DICOM (issue 4)
       await this.#syncManagement(next.config);
     } catch (err) {
       await next.close();
@@ -232,6 +241,7 @@ export class Gateway implements GatewayControl {
     this.#current = next;
     old.retire();
     await this.#closeStaleListeners(next.config);
+    await this.#dimse.closeStale(next.dimse.values()); // DICOM (issue 4)
     this.#applyLogging(next.config);
     this.#watch(next.config);
     this.metrics.reload(true);
@@ -262,6 +272,7 @@ export class Gateway implements GatewayControl {
       this.#logger.warn("drain timed out; closing remaining connections");
     }
     await this.#management?.server.shutdown();
+    await this.#dimse.close(); // DICOM (issue 4)
     await this.#current?.close();
     this.#logger.info("gateway stopped");
   }

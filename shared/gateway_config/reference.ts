@@ -7,6 +7,7 @@ import {
   BACKEND,
   CLOUD,
   CONTENT_LIMITS,
+  DICOM_PEER,
   ENDPOINT,
   HEALTH_CHECK,
   HTTP3_LISTENER,
@@ -44,6 +45,11 @@ export function configReferenceMarkdown(): string {
     table("`[proxy.content_limits]`", CONTENT_LIMITS),
     table("`[management]`", MANAGEMENT),
     table("`[logging]`", LOGGING),
+    table(
+      "`[dicom.peers.<AET>]`",
+      DICOM_PEER,
+      "A remote DICOM AE (the table name is its AE title): the destinations C-MOVE requests to a `dicom_scp` endpoint may name.",
+    ),
   ];
   return parts.join("\n");
 }

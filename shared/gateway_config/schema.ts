@@ -47,6 +47,7 @@ export const SECTIONS = [
   "proxy",
   "management",
   "logging",
+  "dicom",
 ] as const;
 
 /** `[cloud]`. */
@@ -356,4 +357,13 @@ export const LOGGING: TableSpec = {
     default: "json",
     example: "text",
   }),
+};
+
+/** `[dicom.peers.<AET>]` (DICOM, issue 4): a remote AE, e.g. a C-MOVE destination. */
+export const DICOM_PEER: TableSpec = {
+  host: field("string", text(), "Hostname or IP address of the AE.", {
+    required: true,
+    example: "10.0.0.7",
+  }),
+  port: field("integer", port(), "DIMSE port of the AE.", { required: true, example: 104 }),
 };

@@ -155,6 +155,20 @@ export interface CloudConfig {
   url?: string;
 }
 
+/** `[dicom.peers.<AET>]`: a remote DICOM application entity (a C-MOVE destination). */
+export interface DicomPeerConfig {
+  /** The AE title (the table's name). */
+  aet: string;
+  host: string;
+  port: number;
+}
+
+/** `[dicom]`: settings shared by the DICOM endpoints and backends. */
+export interface DicomConfig {
+  /** Known remote AEs by AE title. */
+  peers: Record<string, DicomPeerConfig>;
+}
+
 /** A whole, validated gateway configuration. */
 export interface GatewayConfig {
   transforms_path: string;
@@ -169,6 +183,8 @@ export interface GatewayConfig {
   proxy: { content_limits: ContentLimits };
   management: ManagementConfig;
   logging: LoggingConfig;
+  /** DICOM (issue 4): known AEs; absent when the file has no `[dicom]` table. */
+  dicom?: DicomConfig;
   /** Files this configuration was read from (main file first); empty for embedded text. */
   source_files: string[];
 }

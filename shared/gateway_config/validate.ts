@@ -6,6 +6,7 @@ import {
   BACKEND,
   CLOUD,
   CONTENT_LIMITS,
+  DICOM_PEER,
   ENDPOINT,
   HEALTH_CHECK,
   HTTP3_LISTENER,
@@ -33,6 +34,8 @@ import type {
   CloudConfig,
   ConfigProblem,
   ContentLimits,
+  DicomConfig,
+  DicomPeerConfig,
   EndpointConfig,
   GatewayConfig,
   HealthCheckConfig,
@@ -94,6 +97,7 @@ export function validateConfig(
     source_files: [],
   };
   if (top.pipelines_path !== undefined) config.pipelines_path = top.pipelines_path as string;
+  if (doc.dicom !== undefined) config.dicom = dicom(sink, doc.dicom);
   checkReferences(sink, config);
   const problems = sortProblems(sink.problems, fileName);
   return problems.length ? { problems } : { config, problems };
@@ -279,6 +283,18 @@ function serviceOptions<Owner>(
     }
   }
   return options;
+}
+
+/** `[dicom]` (DICOM, issue 4): `[dicom.peers.<AET>]` tables of known AEs. */
+function dicom(sink: ProblemSink, raw: unknown): DicomConfig {
+  const table = asTable(sink, raw, "dicom");
+  checkTable(sink, table, {}, "dicom", ["peers"]);
+  const peers = named(sink, table.peers, "dicom.peers", (s, r, path, name) => {
+    if (name.length > 16) s.report(path, `AE title \`${name}\` is longer than 16 characters`);
+    const peer = checkTable(s, r, DICOM_PEER, path) as Omit<DicomPeerConfig, "aet">;
+    return { aet: name, ...peer };
+  });
+  return { peers };
 }
 
 function proxy(sink: ProblemSink, raw: unknown): { content_limits: ContentLimits } {

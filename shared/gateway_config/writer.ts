@@ -10,6 +10,7 @@ import {
   BACKEND,
   CLOUD,
   CONTENT_LIMITS,
+  DICOM_PEER,
   ENDPOINT,
   HEALTH_CHECK,
   LOGGING,
@@ -77,6 +78,13 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
     ),
     section("management", withoutDefaults(config.management, MANAGEMENT)),
     section("logging", withoutDefaults(config.logging, LOGGING)),
+    // DICOM (issue 4): known AEs.
+    section(
+      "dicom",
+      config.dicom
+        ? { peers: mapValues(config.dicom.peers, (p) => withoutDefaults(p, DICOM_PEER)) }
+        : undefined,
+    ),
   ];
   const body = sections
     .filter((s) => Object.keys(s).length > 0)

@@ -30,4 +30,4 @@ export {
   serviceOf,
 } from "./negotiate.ts";
 export { DimseListener, type ListenOptions } from "./server.ts";
-export { STORAGE_CONTEXTS } from "./storage_classes.ts";
+export { STORAGE_CONTEXTS, storeContexts } from "./storage_classes.ts";

@@ -1,5 +1,5 @@
-/** Storage SOP classes proposed (with the SCP role) when retrieving with C-GET. */
-import { UNCOMPRESSED } from "../../dicom/mod.ts";
+/** Presentation contexts for storage: C-GET retrieval (SCP role) and C-STORE sending. */
+import { isEncapsulated, type P10File, TS, UNCOMPRESSED } from "../../dicom/mod.ts";
 import type { ProposedContext } from "./client.ts";
 import { lib } from "./lib.ts";
 
@@ -18,3 +18,23 @@ export const STORAGE_CONTEXTS: readonly ProposedContext[] = CLASSES.slice(0, 120
   transferSyntaxes: UNCOMPRESSED,
   scpRole: true,
 }));
+
+/**
+ * Contexts for `files`: an uncompressed instance offers Explicit and Implicit VR Little Endian
+ * (its own first); a compressed one offers its own syntax, so it is sent as it is.
+ */
+export function storeContexts(files: P10File[]): ProposedContext[] {
+  const seen = new Set<string>();
+  const out: ProposedContext[] = [];
+  for (const f of files) {
+    const ts = f.meta.transferSyntax;
+    const syntaxes = isEncapsulated(ts) || ts === TS.explicitBE || ts === TS.deflatedLE
+      ? [ts]
+      : [ts, ...[TS.explicitLE, TS.implicitLE].filter((t) => t !== ts)];
+    const key = `${f.meta.sopClassUid}|${syntaxes.join(",")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ abstractSyntax: f.meta.sopClassUid, transferSyntaxes: syntaxes });
+  }
+  return out;
+}

@@ -17,6 +17,7 @@ import {
   type ProposedContext,
   ScuAssociation,
   STORAGE_CONTEXTS,
+  storeContexts,
 } from "../../adapters/dimse/mod.ts";
 import {
   encodeMultipart,
@@ -40,7 +41,7 @@ import { dimseGatewayError, statusError } from "./errors.ts";
 import { findModel, runFind } from "./find.ts";
 import { type DicomCall, resolveCall } from "./operation.ts";
 import { FileCollector, retrieveModel, type RetrieveResult, runGet, runMove } from "./retrieve.ts";
-import { runStore, storeContexts, stored } from "./store.ts";
+import { runStore, stored } from "./store.ts";
 import { IncomingStoreScp } from "./store_scp.ts";
 
 export {

@@ -1,18 +1,6 @@
 /** C-STORE (send): contexts for the instances' SOP classes and syntaxes, one request each. */
-import {
-  lib,
-  type ProposedContext,
-  RawDataset,
-  type ScuAssociation,
-} from "../../adapters/dimse/mod.ts";
-import {
-  isEncapsulated,
-  type P10File,
-  statusHex,
-  statusKind,
-  statusName,
-  TS,
-} from "../../dicom/mod.ts";
+import { lib, RawDataset, type ScuAssociation } from "../../adapters/dimse/mod.ts";
+import { type P10File, statusHex, statusKind, statusName } from "../../dicom/mod.ts";
 
 /** Outcome of storing one instance. */
 export interface StoreOutcome {
@@ -21,26 +9,6 @@ export interface StoreOutcome {
   status: string;
   status_name: string;
   comment?: string;
-}
-
-/**
- * Contexts for `files`: an uncompressed instance offers Explicit and Implicit VR Little Endian
- * (its own first); a compressed one offers its own syntax, so it is sent as it is.
- */
-export function storeContexts(files: P10File[]): ProposedContext[] {
-  const seen = new Set<string>();
-  const out: ProposedContext[] = [];
-  for (const f of files) {
-    const ts = f.meta.transferSyntax;
-    const syntaxes = isEncapsulated(ts) || ts === TS.explicitBE || ts === TS.deflatedLE
-      ? [ts]
-      : [ts, ...[TS.explicitLE, TS.implicitLE].filter((t) => t !== ts)];
-    const key = `${f.meta.sopClassUid}|${syntaxes.join(",")}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ abstractSyntax: f.meta.sopClassUid, transferSyntaxes: syntaxes });
-  }
-  return out;
 }
 
 /** Send every file; the outcome of each, in order. */

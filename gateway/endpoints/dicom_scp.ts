@@ -1,0 +1,22 @@
+/** The `dicom_scp` endpoint service: a DIMSE listener per endpoint (see dicom_scp/endpoint.ts). */
+import type { DicomPeerConfig, EndpointConfig } from "../../shared/gateway_config/types.ts";
+import type { BuiltPipeline } from "../pipeline/mod.ts";
+import { DicomScpEndpoint } from "./dicom_scp/endpoint.ts";
+
+export {
+  DicomScpEndpoint,
+  listenerKeyOf,
+  type ScpOptions,
+  type Tracker,
+} from "./dicom_scp/endpoint.ts";
+export { DimseListeners } from "./dicom_scp/listeners.ts";
+
+/** Build a `dicom_scp` endpoint (its listener is started by the gateway). */
+export function createDicomScpEndpoint(
+  config: EndpointConfig,
+  pipeline: BuiltPipeline,
+  peers: Record<string, DicomPeerConfig>,
+  baseDir: string,
+): DicomScpEndpoint {
+  return new DicomScpEndpoint(config, pipeline, peers, baseDir);
+}

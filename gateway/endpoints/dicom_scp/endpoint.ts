@@ -1,0 +1,460 @@
+/**
+ * The `dicom_scp` endpoint: the association policy (called AE, allowed calling AEs, enabled
+ * services) and the DIMSE operations of one association, each run through the pipeline. The
+ * listener (adapters/dimse) hands it connections; the gateway keeps the listener across config
+ * generations and asks the current one's endpoint to serve each new association.
+ */
+import {
+  type AcceptPolicy,
+  type CFindRequest,
+  type CGetRequest,
+  type CMoveRequest,
+  type CStoreRequest,
+  datasetJson,
+  type DimseConnection,
+  type DimseService,
+  JsonDataset,
+  lib,
+  type LibRequest,
+  type LibResponse,
+  negotiate,
+  type RawDataset,
+  type Reply,
+} from "../../adapters/dimse/mod.ts";
+import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/types.ts";
+import {
+  DicomBody,
+  type DicomJson,
+  parseStatus,
+  STATUS,
+  statusKind,
+  writeP10,
+} from "../../dicom/mod.ts";
+import { Body, type ResponseEnvelope } from "../../envelope.ts";
+import { toGatewayError } from "../../errors.ts";
+import { type BuiltPipeline, type ExecutorDeps, runPipeline } from "../../pipeline/mod.ts";
+import {
+  dimseEnvelope,
+  identifierBody,
+  instanceMetadata,
+  levelMetadata,
+  type Peer,
+} from "./envelope.ts";
+import {
+  type Counts,
+  finalStatus,
+  getSubOperations,
+  moveSubOperations,
+  responseInstances,
+} from "./retrieve.ts";
+import { comment, failureStatus } from "./status_map.ts";
+import { InstanceStore } from "./storage.ts";
+
+/** Options of a dicom_scp endpoint (validated by the config schema). */
+export interface ScpOptions {
+  local_aet: string;
+  bind_addr: string;
+  port: number;
+  enable_echo: boolean;
+  enable_find: boolean;
+  enable_move: boolean;
+  enable_get: boolean;
+  enable_store: boolean;
+  storage_dir?: string;
+  allowed_calling_aets?: string[];
+}
+
+/** Keeps a config generation alive while its operations run. */
+export interface Tracker {
+  acquire(): void;
+  release(): void;
+}
+
+/** The listener key of a dicom_scp endpoint: its bind address and port. */
+export function listenerKeyOf(options: Record<string, unknown>): string {
+  return `${options.bind_addr}:${options.port}`;
+}
+
+/** A DIMSE endpoint bound to its pipeline. */
+export class DicomScpEndpoint {
+  readonly config: EndpointConfig;
+  readonly pipeline: BuiltPipeline;
+  readonly options: ScpOptions;
+  readonly key: string;
+  readonly policy: AcceptPolicy;
+  readonly #peers: Record<string, DicomPeerConfig>;
+  readonly #store: InstanceStore | undefined;
+  #deps: ExecutorDeps | undefined;
+  #tracker: Tracker | undefined;
+
+  constructor(
+    config: EndpointConfig,
+    pipeline: BuiltPipeline,
+    peers: Record<string, DicomPeerConfig>,
+    baseDir: string,
+  ) {
+    this.config = config;
+    this.pipeline = pipeline;
+    this.options = config.options as unknown as ScpOptions;
+    this.key = listenerKeyOf(config.options);
+    this.#peers = peers;
+    const o = this.options;
+    const services = new Set<DimseService>();
+    if (o.enable_echo) services.add("echo");
+    if (o.enable_find) services.add("find");
+    if (o.enable_get) services.add("get");
+    if (o.enable_move) services.add("move");
+    if (o.enable_store) services.add("store");
+    this.policy = {
+      calledAet: o.local_aet,
+      allowedCallingAets: o.allowed_calling_aets,
+      services,
+    };
+    const dir = o.storage_dir;
+    this.#store = dir
+      ? new InstanceStore(dir.startsWith("/") ? dir : `${baseDir}/${dir}`)
+      : undefined;
+  }
+
+  /** Attach the generation's executor dependencies and in-flight tracker. */
+  attach(deps: ExecutorDeps, tracker: Tracker): void {
+    this.#deps = deps;
+    this.#tracker = tracker;
+  }
+
+  /** Serve one association. */
+  serve(conn: DimseConnection, remoteAddr?: string): void {
+    const running = new Map<number, AbortController>();
+    let peer: Peer = { callingAet: "", calledAet: "", remoteAddr };
+    const log = this.#deps!.logger;
+    conn.handler = {
+      associationRequested: (association) => {
+        peer = {
+          callingAet: association.getCallingAeTitle().trim(),
+          calledAet: association.getCalledAeTitle().trim(),
+          remoteAddr,
+        };
+        const rejection = negotiate(association, this.policy);
+        if (rejection) {
+          log.warn("DIMSE association rejected", {
+            endpoint: this.config.name,
+            calling_aet: peer.callingAet,
+            reason: rejection.why,
+          });
+          this.#deps!.metrics.errorCode("dicom_association_rejected");
+          conn.sendAssociationReject(rejection.result, rejection.source, rejection.reason);
+          return;
+        }
+        conn.sendAssociationAccept();
+      },
+      echo: (req, reply) => {
+        this.#operation("C-ECHO", peer, {}, Body.empty(), req.getMessageId(), running)
+          .then(({ status, error }) => {
+            const res = lib.responses.CEchoResponse.fromRequest(req);
+            res.setStatus(status);
+            if (error) res.setErrorComment(comment(error));
+            reply(res);
+          });
+      },
+      find: (req, reply) => void this.#find(conn, req, reply, peer, running),
+      get: (req, reply) => void this.#get(conn, req, reply, peer, running),
+      move: (req, reply) => void this.#move(conn, req, reply, peer, running),
+      store: (req, reply) => void this.#storeInstance(req, reply, peer, running),
+      cancel: (req) => running.get(req.getMessageIdBeingRespondedTo())?.abort(),
+      closed: () => {
+        for (const c of running.values()) c.abort();
+      },
+    };
+  }
+
+  /** Run one operation through the pipeline; failures become a status. */
+  async #operation(
+    op: string,
+    peer: Peer,
+    extra: Record<string, string>,
+    body: Body,
+    messageId: number,
+    running: Map<number, AbortController>,
+    after?: (res: ResponseEnvelope, signal: AbortSignal) => Promise<number>,
+  ): Promise<{ status: number; error?: string; res?: ResponseEnvelope; cancelled: boolean }> {
+    const deps = this.#deps!;
+    const controller = new AbortController();
+    running.set(messageId, controller);
+    this.#tracker?.acquire();
+    deps.metrics.requestStarted(this.pipeline.name);
+    const started = performance.now();
+    const env = dimseEnvelope(
+      this.config.name,
+      op,
+      peer,
+      {
+        dicom_message_id: String(messageId),
+        ...extra,
+      },
+      body,
+      controller.signal,
+    );
+    let outcome: { status: number; error?: string; res?: ResponseEnvelope; cancelled: boolean };
+    try {
+      const res = await runPipeline(this.pipeline, env, deps);
+      if (res.status >= 400) {
+        const text = await res.body.text().catch(() => "");
+        outcome = {
+          status: STATUS.unableToProcess,
+          error: `pipeline answered ${res.status}: ${text}`,
+          cancelled: false,
+        };
+      } else {
+        const stated = parseStatus(res.headers.get("x-dicom-status"));
+        const status = after ? await after(res, controller.signal) : stated ?? STATUS.success;
+        outcome = { status, res, cancelled: controller.signal.aborted };
+      }
+    } catch (err) {
+      const g = toGatewayError(err);
+      deps.metrics.errorCode(g.code);
+      outcome = controller.signal.aborted
+        ? { status: STATUS.cancel, cancelled: true }
+        : { status: failureStatus(op, g), error: g.message, cancelled: false };
+      if (!controller.signal.aborted) {
+        deps.logger.warn("DIMSE operation failed", {
+          request_id: env.id,
+          endpoint: this.config.name,
+          operation: op,
+          code: g.code,
+          error: g.message,
+        });
+      }
+    } finally {
+      running.delete(messageId);
+      this.#tracker?.release();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    deps.metrics.requestFinished(
+      this.pipeline.name,
+      statusKind(outcome.status) === "failure" ? 502 : 200,
+      seconds,
+    );
+    if (deps.logger.enabled("info")) {
+      deps.logger.info("dimse", {
+        request_id: env.id,
+        endpoint: this.config.name,
+        operation: op,
+        calling_aet: peer.callingAet,
+        status: `0x${outcome.status.toString(16).padStart(4, "0")}`,
+        duration_ms: Math.round(seconds * 100000) / 100,
+      });
+    }
+    return outcome;
+  }
+
+  async #find(
+    conn: DimseConnection,
+    req: CFindRequest,
+    reply: Reply,
+    peer: Peer,
+    running: Map<number, AbortController>,
+  ): Promise<void> {
+    const identifier = datasetJson(req.getDataset());
+    const ts = conn.negotiated?.getAcceptedPresentationContextFromRequest(req)
+      ?.getAcceptedTransferSyntaxUid() ?? "1.2.840.10008.1.2";
+    const respond = (status: number, dataset?: DicomJson, error?: string) => {
+      const res = lib.responses.CFindResponse.fromRequest(req);
+      res.setAffectedSopClassUid(req.getAffectedSopClassUid());
+      res.setStatus(status);
+      if (dataset) res.setDataset(new JsonDataset(dataset, ts));
+      if (error) res.setErrorComment(comment(error));
+      send(conn, req, reply, res);
+    };
+    const level = identifier["00080052"];
+    const out = await this.#operation(
+      "C-FIND",
+      peer,
+      { dicom_sop_class: req.getAffectedSopClassUid(), ...levelMetadata(identifier) },
+      identifierBody(identifier),
+      req.getMessageId(),
+      running,
+      async (res, signal) => {
+        const data = await res.body.data();
+        const matches = Array.isArray(data) ? data : isDicomJson(data) ? [data] : undefined;
+        if (!matches) throw new Error("the pipeline answered no DICOM JSON matches");
+        let sent = 0;
+        for (const m of matches as DicomJson[]) {
+          if (signal.aborted) return STATUS.cancel;
+          respond(STATUS.pending, level && !m["00080052"] ? { ...m, "00080052": level } : m);
+          // Let a C-CANCEL in between be read.
+          if (++sent % 64 === 0) await new Promise((r) => setTimeout(r, 0));
+        }
+        return signal.aborted
+          ? STATUS.cancel
+          : parseStatus(res.headers.get("x-dicom-status")) ?? STATUS.success;
+      },
+    ).catch((err: Error) => ({
+      status: STATUS.unableToProcess,
+      error: err.message,
+      cancelled: false,
+    }));
+    respond(out.cancelled ? STATUS.cancel : out.status, undefined, out.error);
+  }
+
+  async #get(
+    conn: DimseConnection,
+    req: CGetRequest,
+    reply: Reply,
+    peer: Peer,
+    running: Map<number, AbortController>,
+  ): Promise<void> {
+    const identifier = datasetJson(req.getDataset());
+    const respond = (status: number, c?: Counts, error?: string) => {
+      const res = lib.responses.CGetResponse.fromRequest(req);
+      res.setAffectedSopClassUid(req.getAffectedSopClassUid());
+      res.setStatus(status);
+      if (c) {
+        if (status === STATUS.pending || status === STATUS.cancel) res.setRemaining(c.remaining);
+        res.setCompleted(c.completed);
+        res.setFailures(c.failed);
+        res.setWarnings(c.warning);
+      }
+      if (error) res.setErrorComment(comment(error));
+      send(conn, req, reply, res);
+    };
+    let counts: Counts | undefined;
+    const out = await this.#operation(
+      "C-GET",
+      peer,
+      { dicom_sop_class: req.getAffectedSopClassUid(), ...levelMetadata(identifier) },
+      identifierBody(identifier),
+      req.getMessageId(),
+      running,
+      async (res, signal) => {
+        const files = await responseInstances(res);
+        counts = await getSubOperations(conn, files, () => signal.aborted, (c) => {
+          if (c.remaining > 0) respond(STATUS.pending, c);
+        });
+        return finalStatus(counts, signal.aborted);
+      },
+    ).catch((err: Error) => ({
+      status: STATUS.unableToProcess,
+      error: err.message,
+      cancelled: false,
+    }));
+    respond(out.status, counts, out.error);
+  }
+
+  async #move(
+    conn: DimseConnection,
+    req: CMoveRequest,
+    reply: Reply,
+    peer: Peer,
+    running: Map<number, AbortController>,
+  ): Promise<void> {
+    const identifier = datasetJson(req.getDataset());
+    const destination = String(req.getCommandDataset().getElement("MoveDestination") ?? "").trim();
+    const respond = (status: number, c?: Counts, error?: string) => {
+      const res = lib.responses.CMoveResponse.fromRequest(req);
+      res.setAffectedSopClassUid(req.getAffectedSopClassUid());
+      res.setStatus(status);
+      if (c) {
+        if (status === STATUS.pending || status === STATUS.cancel) res.setRemaining(c.remaining);
+        res.setCompleted(c.completed);
+        res.setFailures(c.failed);
+        res.setWarnings(c.warning);
+      }
+      if (error) res.setErrorComment(comment(error));
+      send(conn, req, reply, res);
+    };
+    const target = this.#peers[destination];
+    if (!target) {
+      respond(STATUS.moveDestinationUnknown, undefined, `unknown move destination ${destination}`);
+      return;
+    }
+    let counts: Counts | undefined;
+    const out = await this.#operation(
+      "C-MOVE",
+      peer,
+      {
+        dicom_sop_class: req.getAffectedSopClassUid(),
+        dicom_move_destination: destination,
+        ...levelMetadata(identifier),
+      },
+      identifierBody(identifier),
+      req.getMessageId(),
+      running,
+      async (res, signal) => {
+        const files = await responseInstances(res);
+        counts = await moveSubOperations(
+          {
+            aet: destination,
+            host: target.host,
+            port: target.port,
+            callingAet: this.options.local_aet,
+          },
+          { aet: peer.callingAet, messageId: req.getMessageId() },
+          files,
+          () => signal.aborted,
+          (c) => {
+            if (c.remaining > 0) respond(STATUS.pending, c);
+          },
+        );
+        return finalStatus(counts, signal.aborted);
+      },
+    ).catch((err: Error) => ({
+      status: STATUS.unableToProcess,
+      error: err.message,
+      cancelled: false,
+    }));
+    respond(out.status, counts, out.error);
+  }
+
+  async #storeInstance(
+    req: CStoreRequest,
+    reply: Reply,
+    peer: Peer,
+    running: Map<number, AbortController>,
+  ): Promise<void> {
+    const dataset = req.getDataset() as RawDataset;
+    const ts = dataset.getTransferSyntaxUid();
+    const sopInstanceUid = req.getAffectedSopInstanceUid();
+    const file = writeP10(
+      { transferSyntax: ts, sopClassUid: req.getAffectedSopClassUid(), sopInstanceUid },
+      dataset.bytes,
+    );
+    const header = dataset.headerJson();
+    const meta: Record<string, string> = {
+      dicom_sop_class: req.getAffectedSopClassUid(),
+      dicom_transfer_syntax: ts,
+      ...instanceMetadata(header),
+      dicom_instance_uid: sopInstanceUid,
+    };
+    const write = this.#store?.write(meta.dicom_study_uid ?? "", sopInstanceUid, file);
+    const [out, written] = await Promise.all([
+      this.#operation("C-STORE", peer, meta, new DicomBody(file), req.getMessageId(), running),
+      write?.then(() => undefined, (err: Error) => err),
+    ]);
+    const res = lib.responses.CStoreResponse.fromRequest(req);
+    if (written) {
+      this.#deps!.logger.error("storing a received instance failed", { error: written.message });
+      res.setStatus(STATUS.outOfResources);
+      res.setErrorComment(comment(`cannot write to storage_dir: ${written.message}`));
+    } else {
+      res.setStatus(out.status);
+      if (out.error) res.setErrorComment(comment(out.error));
+    }
+    reply(res);
+  }
+}
+
+/**
+ * Send a response: pending ones straight on the association, the final one through the library's
+ * reply callback (which may be called only once per request).
+ */
+function send(conn: DimseConnection, req: LibRequest, reply: Reply, res: LibResponse): void {
+  const status = res.getStatus();
+  if (status === STATUS.pending || status === STATUS.pendingWarning) conn.sendResponse(req, res);
+  else reply(res);
+}
+
+function isDicomJson(data: unknown): boolean {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
+  const keys = Object.keys(data);
+  return keys.length > 0 && keys.every((k) => /^[0-9A-Fa-f]{8}$/.test(k));
+}

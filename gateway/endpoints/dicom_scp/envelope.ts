@@ -1,0 +1,82 @@
+/**
+ * DIMSE operations as RequestEnvelopes. Every envelope has protocol `dimse`, method = the operation
+ * (`C-ECHO`, `C-FIND`, `C-GET`, `C-MOVE`, `C-STORE`), path `/<operation>`, and metadata:
+ * `endpoint`, `service` (`dicom_scp`), `dicom_operation`, `calling_aet`, `called_aet`,
+ * `remote_addr`, `dicom_sop_class`, `dicom_message_id`, plus `dicom_level` (C-FIND/GET/MOVE),
+ * `dicom_move_destination` (C-MOVE) and for C-STORE `dicom_transfer_syntax`,
+ * `dicom_study_uid`, `dicom_series_uid`, `dicom_instance_uid`, `dicom_patient_id`, `dicom_modality`.
+ * The body is the identifier as DICOM JSON (`application/dicom+json`) or, for C-STORE, the Part 10
+ * file (`application/dicom`; `data()` gives the header as DICOM JSON).
+ */
+import { type DicomJson, jsonString, levelOf } from "../../dicom/mod.ts";
+import { Body, RequestEnvelope } from "../../envelope.ts";
+
+/** Who is on the other side of an association. */
+export interface Peer {
+  callingAet: string;
+  calledAet: string;
+  remoteAddr?: string;
+}
+
+const ENCODER = new TextEncoder();
+
+/** The common part of an operation's envelope. */
+export function dimseEnvelope(
+  endpoint: string,
+  op: string,
+  peer: Peer,
+  extra: Record<string, string>,
+  body: Body,
+  signal: AbortSignal,
+): RequestEnvelope {
+  const path = `/${op}`;
+  return new RequestEnvelope({
+    id: crypto.randomUUID(),
+    protocol: "dimse",
+    method: op,
+    path,
+    metadata: {
+      endpoint,
+      service: "dicom_scp",
+      method: op,
+      path,
+      dicom_operation: op,
+      calling_aet: peer.callingAet,
+      called_aet: peer.calledAet,
+      ...(peer.remoteAddr ? { remote_addr: peer.remoteAddr } : {}),
+      ...extra,
+    },
+    body,
+    endpoint,
+    remoteAddr: peer.remoteAddr,
+    signal,
+  });
+}
+
+/** An identifier (C-FIND/GET/MOVE) as a JSON body. */
+export function identifierBody(identifier: DicomJson): Body {
+  return new Body(ENCODER.encode(JSON.stringify(identifier)), "application/dicom+json");
+}
+
+/** Metadata describing an identifier's level. */
+export function levelMetadata(identifier: DicomJson): Record<string, string> {
+  const level = levelOf(identifier);
+  return level ? { dicom_level: level } : {};
+}
+
+/** Metadata describing a stored instance from its header. */
+export function instanceMetadata(header: DicomJson): Record<string, string> {
+  const out: Record<string, string> = {};
+  const pairs: [string, string][] = [
+    ["dicom_study_uid", "0020000D"],
+    ["dicom_series_uid", "0020000E"],
+    ["dicom_instance_uid", "00080018"],
+    ["dicom_patient_id", "00100020"],
+    ["dicom_modality", "00080060"],
+  ];
+  for (const [key, tag] of pairs) {
+    const v = jsonString(header, tag);
+    if (v) out[key] = v;
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+/**
+ * The C-STORE sub-operations of a C-GET (on the caller's own association) and of a C-MOVE (on a new
+ * association to the destination AE), with a pending response carrying the counts after each.
+ */
+import {
+  type DimseConnection,
+  lib,
+  type LibRequest,
+  type LibResponse,
+  RawDataset,
+  ScuAssociation,
+  storeContexts,
+} from "../../adapters/dimse/mod.ts";
+import {
+  boundaryOf,
+  decodeMultipart,
+  isP10,
+  type P10File,
+  parseP10,
+  STATUS,
+  statusKind,
+} from "../../dicom/mod.ts";
+import type { ResponseEnvelope } from "../../envelope.ts";
+
+/** Sub-operation counts. */
+export interface Counts {
+  remaining: number;
+  completed: number;
+  failed: number;
+  warning: number;
+}
+
+/** The instances of a retrieval response (multipart/related or one Part 10 file). */
+export async function responseInstances(res: ResponseEnvelope): Promise<P10File[]> {
+  const bytes = await res.body.bytes();
+  const type = res.body.contentType ?? "";
+  if (bytes.length === 0) return [];
+  if (type.toLowerCase().startsWith("multipart/")) {
+    const boundary = boundaryOf(type);
+    if (!boundary) throw new Error("multipart response without a boundary");
+    return decodeMultipart(bytes, boundary).filter((p) => isP10(p.body)).map((p) =>
+      parseP10(p.body)
+    );
+  }
+  if (isP10(bytes)) return [parseP10(bytes)];
+  throw new Error(`the pipeline answered ${type || "no content type"}, not DICOM instances`);
+}
+
+/** The final status for counts: success, warning (some failed) or failure (all failed). */
+export function finalStatus(c: Counts, cancelled: boolean): number {
+  if (cancelled) return STATUS.cancel;
+  if (c.failed === 0 && c.warning === 0) return STATUS.success;
+  if (c.completed === 0 && c.warning === 0) return STATUS.outOfResourcesSubOps;
+  return STATUS.warningSubOps;
+}
+
+function storeRequest(f: P10File, originator?: { aet: string; messageId: number }): LibRequest {
+  const req = new lib.requests.CStoreRequest(new RawDataset(f.dataset, f.meta.transferSyntax));
+  req.setAffectedSopClassUid(f.meta.sopClassUid);
+  req.setAffectedSopInstanceUid(f.meta.sopInstanceUid);
+  if (originator) {
+    const cmd = req.getCommandDataset();
+    cmd.setElement("MoveOriginatorApplicationEntityTitle", originator.aet);
+    cmd.setElement("MoveOriginatorMessageID", originator.messageId as unknown as string);
+  }
+  return req;
+}
+
+function tally(c: Counts, status: number): void {
+  c.remaining--;
+  const kind = statusKind(status);
+  if (kind === "success") c.completed++;
+  else if (kind === "warning") c.warning++;
+  else c.failed++;
+}
+
+/** C-GET: store each instance back to the caller over its association. */
+export async function getSubOperations(
+  conn: DimseConnection,
+  files: P10File[],
+  cancelled: () => boolean,
+  progress: (c: Counts) => void,
+): Promise<Counts> {
+  const c: Counts = { remaining: files.length, completed: 0, failed: 0, warning: 0 };
+  for (const f of files) {
+    if (cancelled()) break;
+    const req = storeRequest(f);
+    const assoc = conn.negotiated!;
+    if (!assoc.getAcceptedPresentationContextFromRequest(req)) {
+      // The caller offered no storage context (SCP role) for this SOP class.
+      tally(c, STATUS.sopClassNotSupported);
+    } else {
+      const status = await new Promise<number>((resolve) => {
+        req.on("response", (r: LibResponse) => resolve(r.getStatus()));
+        conn.sendRequests(req);
+      });
+      tally(c, status);
+    }
+    progress(c);
+  }
+  return c;
+}
+
+/** C-MOVE: open an association to the destination and store each instance there. */
+export async function moveSubOperations(
+  target: { aet: string; host: string; port: number; callingAet: string },
+  originator: { aet: string; messageId: number },
+  files: P10File[],
+  cancelled: () => boolean,
+  progress: (c: Counts) => void,
+): Promise<Counts> {
+  const c: Counts = { remaining: files.length, completed: 0, failed: 0, warning: 0 };
+  if (files.length === 0) return c;
+  const assoc = await ScuAssociation.open({
+    host: target.host,
+    port: target.port,
+    callingAet: target.callingAet,
+    calledAet: target.aet,
+    contexts: storeContexts(files),
+  });
+  try {
+    for (const f of files) {
+      if (cancelled()) break;
+      if (!assoc.accepted(f.meta.sopClassUid)) tally(c, STATUS.sopClassNotSupported);
+      else tally(c, (await assoc.request(storeRequest(f, originator))).getStatus());
+      progress(c);
+    }
+  } finally {
+    await assoc.release();
+  }
+  return c;
+}
