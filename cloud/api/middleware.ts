@@ -1,0 +1,112 @@
+/** Middleware of the API: request ids, access log, bearer authentication, per-token budgets. */
+import type { Context, MiddlewareHandler } from "hono";
+import {
+  authenticate,
+  type BearerKind,
+  bearerKind,
+  bearerToken,
+  type MachinePrincipal,
+  TokenError,
+  type UserPrincipal,
+} from "../auth/mod.ts";
+import type { Services } from "../services.ts";
+import type { AppEnv } from "./env.ts";
+import { forbidden, tooManyRequests, unauthorized } from "./errors.ts";
+import type { Budget } from "./rate_limit.ts";
+
+/** Sets `services` and `requestId`, answers with `X-Request-Id`, writes one access-log line. */
+export function requestContext(s: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming)
+      ? incoming
+      : crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("services", s);
+    const started = performance.now();
+    await next();
+    c.header("X-Request-Id", requestId);
+    s.options.logger.info("request", {
+      request_id: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}
+
+/** The client's address (the first X-Forwarded-For entry when the proxy is trusted). */
+export function clientIp(c: Context<AppEnv>): string {
+  const s = c.get("services");
+  if (s.options.trustProxy) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return c.env?.remoteAddr?.hostname ?? "unknown";
+}
+
+/** Spends one request of `budget` for `key`, answering 429 with Retry-After when it is spent. */
+export function spend(c: Context<AppEnv>, key: string, budget: Budget): void {
+  const decision = c.get("services").limiter.take(key, budget);
+  if (!decision.allowed) throw tooManyRequests(decision.retryAfterSeconds);
+}
+
+/**
+ * Requires `Authorization: Bearer` with one of `kinds`; sets `principal`. Failures count against
+ * the caller's IP (guessing is throttled); successes against the token's own budget.
+ */
+export function requireBearer(...kinds: BearerKind[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const s = c.get("services");
+    const ip = clientIp(c);
+    const ipKey = `auth-fail:${ip}`;
+    const blocked = s.limiter.peek(ipKey, s.options.rateLimits.authFailuresPerIp);
+    if (!blocked.allowed) throw tooManyRequests(blocked.retryAfterSeconds);
+    const token = bearerToken(c.req.header("authorization"));
+    if (!token) throw unauthorized("send Authorization: Bearer <token>");
+    const kind = bearerKind(token);
+    if (!kind || !kinds.includes(kind)) {
+      s.limiter.take(ipKey, s.options.rateLimits.authFailuresPerIp);
+      throw unauthorized(`this route takes ${kinds.map(describe).join(" or ")}`);
+    }
+    let principal;
+    try {
+      principal = await authenticate(s, token);
+    } catch (err) {
+      if (!(err instanceof TokenError)) throw err;
+      s.limiter.take(ipKey, s.options.rateLimits.authFailuresPerIp);
+      throw unauthorized(err.message);
+    }
+    const budgetKey = principal.kind === "machine"
+      ? `machine:${principal.gatewayId}`
+      : principal.kind === "api_token"
+      ? `api:${principal.apiToken!.id}`
+      : `user:${principal.user.id}`;
+    spend(c, budgetKey, s.options.rateLimits.perToken);
+    c.set("principal", principal);
+    await next();
+  };
+}
+
+function describe(kind: BearerKind): string {
+  return kind === "api_token"
+    ? "an API token"
+    : kind === "user_token"
+    ? "a user token"
+    : "a machine token";
+}
+
+/** The calling user (routes behind requireBearer with user kinds). */
+export function userOf(c: Context<AppEnv>): UserPrincipal {
+  const p = c.get("principal");
+  if (p.kind === "machine") throw forbidden("machine tokens cannot call this route");
+  return p;
+}
+
+/** The calling gateway (routes behind requireBearer("machine")). */
+export function machineOf(c: Context<AppEnv>): MachinePrincipal {
+  const p = c.get("principal");
+  if (p.kind !== "machine") throw forbidden("only a gateway's machine token can call this route");
+  return p;
+}

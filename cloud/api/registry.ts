@@ -1,0 +1,69 @@
+/**
+ * Every API route is declared once, with its documentation: the registry mounts the handlers on
+ * the app and keeps the description that the OpenAPI document is built from, so a route cannot
+ * exist without being documented.
+ */
+import type { Handler, Hono, MiddlewareHandler } from "hono";
+import type { z } from "zod";
+import type { AppEnv } from "./env.ts";
+
+/** HTTP methods of the API. */
+export type Method = "get" | "post" | "put" | "patch" | "delete";
+
+/** Credentials a route accepts. */
+export type AuthKind = "api_token" | "user_token" | "machine" | "none";
+
+/** A documented response. */
+export interface ResponseDoc {
+  description: string;
+  contentType?: string;
+  example?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A documented query parameter. */
+export interface QueryDoc {
+  name: string;
+  description: string;
+  type: "string" | "integer" | "boolean";
+  required?: boolean;
+}
+
+/** The documentation of one route. */
+export interface RouteDoc {
+  method: Method;
+  /** Hono path, `:param` style. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  auth: AuthKind[];
+  query?: QueryDoc[];
+  headers?: QueryDoc[];
+  body?: { schema?: z.ZodType; contentType?: string; example: unknown; description?: string };
+  responses: Record<number, ResponseDoc>;
+}
+
+/** The routes of the app and their documentation. */
+export class Registry {
+  readonly routes: RouteDoc[] = [];
+  #app: Hono<AppEnv>;
+
+  constructor(app: Hono<AppEnv>) {
+    this.#app = app;
+  }
+
+  /** Declares a route: documents it and mounts `handlers` on the app. */
+  add(doc: RouteDoc, ...handlers: (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[]): void {
+    if (this.routes.some((r) => r.method === doc.method && r.path === doc.path)) {
+      throw new Error(`route ${doc.method.toUpperCase()} ${doc.path} declared twice`);
+    }
+    this.routes.push(doc);
+    this.#app.on(doc.method.toUpperCase(), doc.path, ...handlers as [Handler<AppEnv>]);
+  }
+}
+
+/** `/api/gateways/:id` -> `/api/gateways/{id}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z_]+)/g, "{$1}");
+}

@@ -1,0 +1,350 @@
+/**
+ * The resource REST API: for each kind, list (cursor pages, filters), create, get, update
+ * (PATCH, optional If-Match on the revision) and delete, all in the caller's current team. A
+ * record of another team answers 404, unless that team shared it: then GET works (and PATCH
+ * with a write share), and DELETE answers 403.
+ */
+import type { Context } from "hono";
+import type { UserPrincipal } from "../auth/mod.ts";
+import type { AnyRecord, GatewayRecord, ResourceKind } from "../store/mod.ts";
+import { RESOURCE_KINDS } from "../store/mod.ts";
+import { SCHEMAS } from "../resources/mod.ts";
+import type { Services } from "../services.ts";
+import { readJson } from "./body.ts";
+import type { AppEnv } from "./env.ts";
+import { ApiError, notFound } from "./errors.ts";
+import { CREATE_EXAMPLES, EXAMPLE_IDS, recordExample, UPDATE_EXAMPLES } from "./examples.ts";
+import { requireBearer, userOf } from "./middleware.ts";
+import type { QueryDoc, Registry } from "./registry.ts";
+
+/** Most records in one page. */
+export const MAX_PAGE = 1000;
+/** Records in a page when `limit` is not given. */
+export const DEFAULT_PAGE = 100;
+
+/** Singular names for messages and docs. */
+export const SINGULAR: Record<ResourceKind, string> = {
+  gateways: "gateway",
+  services: "service",
+  endpoints: "endpoint",
+  backends: "backend",
+  middleware: "middleware",
+  transforms: "transform",
+  pipelines: "pipeline",
+  networks: "network",
+};
+
+/** Extra list filters of each kind: query name -> record field (exact match). */
+const FILTERS: Partial<Record<ResourceKind, Record<string, string>>> = {
+  endpoints: { service_id: "service_id", type: "type" },
+  backends: { service_id: "service_id", type: "type" },
+  middleware: { transform_id: "transform_id", type: "type" },
+  pipelines: { gateway_id: "gateway_id" },
+};
+
+const NOT_FOUND = (kind: ResourceKind) => ({
+  description: `No such ${SINGULAR[kind]} in your team (also for another team's records)`,
+  example: { error: { code: "not_found", message: `${SINGULAR[kind]} not found` } },
+});
+
+/** `limit` and `cursor` of a list request. */
+export function pageParams(c: Context<AppEnv>): { limit: number; cursor?: string } {
+  const limitText = c.req.query("limit");
+  const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+    throw new ApiError(422, "validation_failed", `limit: an integer 1-${MAX_PAGE}`, {
+      fields: [{ field: "limit", message: `an integer 1-${MAX_PAGE}` }],
+    });
+  }
+  return { limit, cursor: c.req.query("cursor") || undefined };
+}
+
+function ifRevision(c: Context<AppEnv>): number | undefined {
+  const header = c.req.header("if-match");
+  if (!header) return undefined;
+  const m = /^"(\d+)"$/.exec(header.trim());
+  if (!m) {
+    throw new ApiError(422, "validation_failed", 'If-Match: send the ETag of the record, e.g. "3"');
+  }
+  return Number(m[1]);
+}
+
+/** Mounts the routes of every kind. */
+export function mountResources(reg: Registry, s: Services): void {
+  for (const kind of RESOURCE_KINDS) mountKind(reg, s, kind);
+}
+
+function mountKind(reg: Registry, s: Services, kind: ResourceKind): void {
+  const auth = requireBearer("user_token", "api_token");
+  const one = SINGULAR[kind];
+  const base = `/api/${kind}`;
+  const tag = kind[0].toUpperCase() + kind.slice(1);
+  const view = async (r: AnyRecord, fresh: boolean) =>
+    kind === "gateways" ? await s.resources.gatewayView(r as GatewayRecord, fresh) : r;
+  const filters = FILTERS[kind] ?? {};
+  const query: QueryDoc[] = [
+    {
+      name: "limit",
+      type: "integer",
+      description: `Records per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`,
+    },
+    { name: "cursor", type: "string", description: "The `next_cursor` of the previous page." },
+    {
+      name: "name",
+      type: "string",
+      description: "Only records whose name contains this text (case-insensitive).",
+    },
+    ...Object.keys(filters).map((f) => ({
+      name: f,
+      type: "string" as const,
+      description: `Only records with this ${f}.`,
+    })),
+  ];
+
+  reg.add(
+    {
+      method: "get",
+      path: base,
+      tag,
+      summary: `List ${kind} of the current team`,
+      description: "Oldest first. `next_cursor` is present while more pages follow.",
+      auth: ["user_token", "api_token"],
+      query,
+      responses: {
+        200: {
+          description: "A page",
+          example: { items: [recordExample(kind)], next_cursor: null },
+        },
+      },
+    },
+    auth,
+    async (c) => {
+      const p = userOf(c);
+      const page = pageParams(c);
+      const name = c.req.query("name")?.toLowerCase();
+      const wanted = Object.entries(filters)
+        .map(([q, field]) => [field, c.req.query(q)] as const)
+        .filter(([, v]) => v !== undefined);
+      const filter = name || wanted.length
+        ? (r: AnyRecord) =>
+          (!name || r.name.toLowerCase().includes(name) ||
+            (kind === "gateways" && (r as GatewayRecord).code.toLowerCase().includes(name))) &&
+          wanted.every(([f, v]) => String((r as unknown as Record<string, unknown>)[f]) === v)
+        : undefined;
+      const result = await s.resources.list(kind, p.team.id, { ...page, filter });
+      const items = await Promise.all(result.items.map((r) => view(r, false)));
+      return c.json({ items, next_cursor: result.next_cursor ?? null });
+    },
+  );
+
+  reg.add(
+    {
+      method: "post",
+      path: base,
+      tag,
+      summary: `Create a ${one}`,
+      description: createDescription(kind),
+      auth: ["user_token", "api_token"],
+      body: { schema: SCHEMAS[kind].create, example: CREATE_EXAMPLES[kind] },
+      responses: {
+        201: { description: "Created", example: recordExample(kind), headers: { ETag: '"1"' } },
+        409: {
+          description: "Name already used in this team",
+          example: {
+            error: {
+              code: "name_taken",
+              message: `name: a ${one} with name \`x\` already exists in this team`,
+            },
+          },
+        },
+        422: {
+          description:
+            "Invalid body, a missing reference, or a change that would break a gateway's configuration",
+          example: {
+            error: {
+              code: "validation_failed",
+              message: "invalid body: name: use letters, digits…",
+              fields: [{
+                field: "name",
+                message: "use letters, digits, `_` and `-`, starting with a letter or digit",
+              }],
+            },
+          },
+        },
+      },
+    },
+    auth,
+    async (c) => {
+      const p = userOf(c);
+      const body = await readJson(c, SCHEMAS[kind].create) as Record<string, unknown>;
+      const input = withDerived(kind, body);
+      const record = await s.resources.create(kind, p.team.id, p.actor, input as never);
+      c.header("ETag", `"${record.revision}"`);
+      c.header("Location", `${base}/${record.id}`);
+      return c.json(await view(record, true), 201);
+    },
+  );
+
+  reg.add(
+    {
+      method: "get",
+      path: `${base}/:id`,
+      tag,
+      summary: `Get a ${one} (of your team, or shared with it)`,
+      description:
+        "Records shared with your team carry `access` (`read` or `write`); your own carry `owner`.",
+      auth: ["user_token", "api_token"],
+      responses: {
+        200: {
+          description: "The record",
+          example: { ...recordExample(kind), access: "owner" },
+          headers: { ETag: '"1"' },
+        },
+        404: NOT_FOUND(kind),
+      },
+    },
+    auth,
+    async (c) => {
+      const p = userOf(c);
+      const seen = await s.resources.visible(kind, p.team.id, c.req.param("id")!);
+      if (!seen) throw notFound(one);
+      c.header("ETag", `"${seen.record.revision}"`);
+      return c.json({ ...await view(seen.record, seen.access === "owner"), access: seen.access });
+    },
+  );
+
+  reg.add(
+    {
+      method: "patch",
+      path: `${base}/:id`,
+      tag,
+      summary: `Update a ${one} (fields left out stay as they are)`,
+      description:
+        '`If-Match: "<revision>"` makes the update fail with 409 when the record changed since it was read.',
+      auth: ["user_token", "api_token"],
+      headers: [{
+        name: "If-Match",
+        type: "string",
+        description: 'The ETag (`"<revision>"`) the change is based on.',
+      }],
+      body: { schema: SCHEMAS[kind].update, example: UPDATE_EXAMPLES[kind] },
+      responses: {
+        200: {
+          description: "Updated",
+          example: {
+            ...recordExample(kind),
+            ...UPDATE_EXAMPLES[kind],
+            revision: 2,
+            access: "owner",
+          },
+        },
+        403: {
+          description: "Shared with your team read-only",
+          example: {
+            error: { code: "forbidden", message: `this ${one} is shared with your team read-only` },
+          },
+        },
+        404: NOT_FOUND(kind),
+        409: {
+          description: "Name taken, or If-Match revision outdated",
+          example: { error: { code: "conflict", message: `${one} is at revision 3, not 2` } },
+        },
+        422: {
+          description: "Invalid change",
+          example: { error: { code: "validation_failed", message: "…", fields: [] } },
+        },
+      },
+    },
+    auth,
+    async (c) => {
+      const p = userOf(c);
+      const patch = await readJson(c, SCHEMAS[kind].update) as Record<string, unknown>;
+      const updated = await s.resources.update(
+        kind,
+        p.team.id,
+        p.actor,
+        c.req.param("id")!,
+        withDerived(kind, patch, true) as never,
+        ifRevision(c),
+      );
+      c.header("ETag", `"${updated.record.revision}"`);
+      return c.json({
+        ...await view(updated.record, updated.access === "owner"),
+        access: updated.access,
+      });
+    },
+  );
+
+  reg.add(
+    {
+      method: "delete",
+      path: `${base}/:id`,
+      tag,
+      summary: `Delete a ${one}`,
+      description:
+        "Refused with 409 `in_use` while other records reference it. Deleting a gateway also ends its machine tokens.",
+      auth: ["user_token", "api_token"],
+      responses: {
+        204: { description: "Deleted" },
+        403: {
+          description: "Shared with your team (shares never grant deletion)",
+          example: {
+            error: { code: "forbidden", message: `only the owning team can delete this ${one}` },
+          },
+        },
+        404: NOT_FOUND(kind),
+        409: {
+          description: "Still referenced",
+          example: {
+            error: {
+              code: "in_use",
+              message: `${one} \`x\` is used by pipelines/…; remove those references first`,
+              used_by: [{ kind: "pipelines", id: EXAMPLE_IDS.pipelines }],
+            },
+          },
+        },
+      },
+    },
+    auth,
+    async (c) => {
+      const p = userOf(c);
+      await s.resources.delete(kind, p.team.id, p.actor, c.req.param("id")!);
+      return c.body(null, 204);
+    },
+  );
+}
+
+function createDescription(kind: ResourceKind): string {
+  const texts: Record<ResourceKind, string> = {
+    gateways:
+      "Usually created by `POST /api/gateway/authorize`; `code` is unique in the team and never changes.",
+    services:
+      "A protocol definition: the endpoint and backend service types its endpoints and backends may use.",
+    endpoints:
+      "`type` must be one of the service's `endpoint_types`; `options` are checked against the gateway's schema for that type.",
+    backends:
+      "`type` must be one of the service's `backend_types`; `options`, `targets` and settings are checked against the gateway's schema.",
+    middleware:
+      "`transform` and `metadata_transform` middleware need `transform_id`; the cloud writes `spec_path` from it.",
+    transforms: "`spec` is a JOLT chain, compiled with the gateway's engine on save.",
+    pipelines:
+      "Ordered `middleware_ids`; when `gateway_id` is set, the gateway's whole configuration is validated with the change.",
+    networks:
+      "A listener (bind, port, TLS), optional HTTP/3 (inherits unset keys from the network) and optional tunnel settings (kept by the cloud).",
+  };
+  return texts[kind];
+}
+
+/** Fills derived fields of a create (or patch) body. */
+function withDerived(
+  kind: ResourceKind,
+  body: Record<string, unknown>,
+  patch = false,
+): Record<string, unknown> {
+  if (kind === "gateways" && !patch) return { ...body, name: body.name ?? body.code };
+  if (kind === "transforms" && !patch) return { ...body, sha256: "" };
+  return body;
+}
+
+/** Exposed for the extra routes. */
+export type { UserPrincipal };

@@ -1,0 +1,91 @@
+/**
+ * The `cloud` executable (`deno task cloud`): `serve` (default), `user:create`, `keys:rotate`.
+ * Flags and environment variables: see USAGE (`cloud --help`).
+ */
+import { parseCommandLine, resolveOptions, USAGE } from "./options.ts";
+import { startCloud } from "./server.ts";
+import { createServices } from "./services.ts";
+import { createUser, newUser } from "./users.ts";
+import { openKv, StoreError } from "./store/mod.ts";
+
+async function readStdin(): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of Deno.stdin.readable) chunks.push(chunk);
+  return new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+}
+
+/** Runs one command; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCommandLine(args);
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  if (parsed.command === "help") {
+    console.log(USAGE);
+    return 0;
+  }
+  if (parsed.options.passwordIterations !== undefined) {
+    console.error(
+      "warning: CLOUD_TEST_PBKDF2_ITERATIONS is set: password hashes are weaker than OWASP's count",
+    );
+  }
+  if (parsed.command === "serve") {
+    const server = await startCloud(parsed.options);
+    console.error(`cloud service on ${server.url} (port ${server.port})`);
+    const stop = () => {
+      server.stop().then(() => Deno.exit(0));
+    };
+    Deno.addSignalListener("SIGINT", stop);
+    Deno.addSignalListener("SIGTERM", stop);
+    return await new Promise<number>(() => {});
+  }
+  const options = resolveOptions(parsed.options);
+  const kv = await openKv(options);
+  const shutdown = new AbortController();
+  try {
+    const s = await createServices(options, kv, shutdown.signal);
+    if (parsed.command === "keys:rotate") {
+      const kid = await s.keys.rotate();
+      console.log(`active signing key: ${kid}`);
+      return 0;
+    }
+    const password = parsed.user.passwordStdin
+      ? (await readStdin()).replace(/\r?\n$/, "")
+      : Deno.env.get("CLOUD_USER_PASSWORD");
+    if (!password) {
+      console.error("user:create: set CLOUD_USER_PASSWORD or pass --password-stdin");
+      return 2;
+    }
+    const input = newUser.safeParse({
+      email: parsed.user.email,
+      name: parsed.user.name ?? parsed.user.email?.split("@")[0],
+      password,
+      team: parsed.user.team,
+    });
+    if (!input.success) {
+      for (const issue of input.error.issues) {
+        console.error(`user:create: ${issue.path.join(".")}: ${issue.message}`);
+      }
+      return 2;
+    }
+    try {
+      const { user, team } = await createUser(s, input.data);
+      console.log(`created user ${user.email} (${user.id}) in team "${team.name}" (${team.id})`);
+      return 0;
+    } catch (err) {
+      if (err instanceof StoreError) {
+        console.error(`user:create: ${err.message}`);
+        return 1;
+      }
+      throw err;
+    }
+  } finally {
+    shutdown.abort();
+    kv.close();
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,197 @@
+/**
+ * Options of the cloud service: flags, the environment, defaults. Flags win over the environment,
+ * the environment over defaults. Tests build options directly with {@link resolveOptions}.
+ */
+import { parseArgs } from "node:util";
+import { type Clock, systemClock } from "./clock.ts";
+import { Logger, silentLogger } from "../shared/log.ts";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./api/rate_limit.ts";
+
+/** OWASP's PBKDF2-HMAC-SHA256 iteration count (Password Storage Cheat Sheet, 2023). */
+export const OWASP_PBKDF2_ITERATIONS = 600_000;
+
+/** Everything the service needs to run. */
+export interface CloudOptions {
+  /** TCP port (0: any free port). */
+  port: number;
+  /** Address to bind. */
+  hostname: string;
+  /** Public URL of the service: the issuer of every token and the base of every link. */
+  baseUrl: string;
+  /** Directory of the local KV file (`cloud.sqlite`). */
+  dataDir: string;
+  /** A KV Connect URL (remote Deno KV); with it, `dataDir` is not used for state. */
+  kvUrl?: string;
+  /** Whether anyone may create an account in the web UI. */
+  signup: boolean;
+  /** PBKDF2 iterations for new password hashes (OWASP's count unless a test lowers it). */
+  passwordIterations: number;
+  /** Take the client address from the first `X-Forwarded-For` entry (behind a load balancer). */
+  trustProxy: boolean;
+  /** Lifetime of user tokens (JWTs), seconds. */
+  userTokenTtlSeconds: number;
+  /** Lifetime of a device code, seconds. */
+  deviceCodeTtlSeconds: number;
+  /** Minimum polling interval of the device flow, seconds. */
+  deviceIntervalSeconds: number;
+  /** Lifetime of a web session, seconds. */
+  sessionTtlSeconds: number;
+  /** Longest configuration long poll, seconds. */
+  maxLongPollSeconds: number;
+  /** Request budgets. */
+  rateLimits: RateLimits;
+  /** Time source. */
+  clock: Clock;
+  /** Where log lines go. */
+  logger: Logger;
+}
+
+/** Options that callers may set; the rest get defaults. */
+export type CloudOptionsInput = Partial<CloudOptions>;
+
+/** Fills in defaults and normalizes `baseUrl` (no trailing slash). */
+export function resolveOptions(input: CloudOptionsInput = {}): CloudOptions {
+  const port = input.port ?? 8000;
+  const baseUrl = normalizeBaseUrl(input.baseUrl ?? `http://localhost:${port}`);
+  return {
+    port,
+    hostname: input.hostname ?? "0.0.0.0",
+    baseUrl,
+    dataDir: input.dataDir ?? "./data",
+    kvUrl: input.kvUrl,
+    signup: input.signup ?? true,
+    passwordIterations: input.passwordIterations ?? OWASP_PBKDF2_ITERATIONS,
+    trustProxy: input.trustProxy ?? false,
+    userTokenTtlSeconds: input.userTokenTtlSeconds ?? 24 * 60 * 60,
+    deviceCodeTtlSeconds: input.deviceCodeTtlSeconds ?? 600,
+    deviceIntervalSeconds: input.deviceIntervalSeconds ?? 5,
+    sessionTtlSeconds: input.sessionTtlSeconds ?? 12 * 60 * 60,
+    maxLongPollSeconds: input.maxLongPollSeconds ?? 60,
+    rateLimits: { ...DEFAULT_RATE_LIMITS, ...input.rateLimits },
+    clock: input.clock ?? systemClock,
+    logger: input.logger ?? silentLogger,
+  };
+}
+
+/** `https://x.example/` -> `https://x.example`; throws on anything but an http(s) URL. */
+export function normalizeBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`base URL ${JSON.stringify(text)} is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`base URL ${JSON.stringify(text)} must start with http:// or https://`);
+  }
+  if (url.search || url.hash) throw new Error("base URL must not have a query or fragment");
+  return url.href.replace(/\/+$/, "");
+}
+
+/** The command line: which command, the options, and the command's own arguments. */
+export interface ParsedCommandLine {
+  command: "serve" | "user:create" | "keys:rotate" | "help";
+  options: CloudOptionsInput;
+  /** Flags of `user:create`. */
+  user: { email?: string; name?: string; team?: string; passwordStdin: boolean };
+}
+
+/** Usage text of the `cloud` executable. */
+export const USAGE = `Usage: cloud [command] [flags]
+
+Commands:
+  serve (default)   run the service
+  user:create       create a user (and their team): --email, --name, --team;
+                    the password comes from CLOUD_USER_PASSWORD or, with --password-stdin, stdin
+  keys:rotate       make a new token signing key the active one (old keys stay published)
+
+Flags (environment variable in brackets):
+  --port N          TCP port, default 8000 [CLOUD_PORT]
+  --hostname ADDR   address to bind, default 0.0.0.0 [CLOUD_HOSTNAME]
+  --base-url URL    public URL and token issuer, default http://localhost:PORT [CLOUD_BASE_URL]
+  --data-dir DIR    directory of the local KV file, default ./data [CLOUD_DATA_DIR]
+  --kv URL          remote KV Connect URL (token in DENO_KV_ACCESS_TOKEN) [CLOUD_KV_URL]
+  --no-signup       turn off sign-up in the web UI [CLOUD_SIGNUP=false]
+  --trust-proxy     client address from X-Forwarded-For [CLOUD_TRUST_PROXY=true]
+  --log-level L     error|warn|info|debug, default info [CLOUD_LOG_LEVEL]
+
+Tests only: CLOUD_TEST_PBKDF2_ITERATIONS lowers the PBKDF2 iteration count of new password
+hashes (OWASP's 600000 otherwise); never set it in production.`;
+
+const COMMANDS = ["serve", "user:create", "keys:rotate", "help"] as const;
+
+/** Parses `args` (flags, then env) into a command and options; throws with a message on errors. */
+export function parseCommandLine(
+  args: string[],
+  env: (name: string) => string | undefined = (n) => Deno.env.get(n),
+): ParsedCommandLine {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      port: { type: "string" },
+      hostname: { type: "string" },
+      "base-url": { type: "string" },
+      "data-dir": { type: "string" },
+      kv: { type: "string" },
+      signup: { type: "boolean" },
+      "no-signup": { type: "boolean" },
+      "trust-proxy": { type: "boolean" },
+      "log-level": { type: "string" },
+      email: { type: "string" },
+      name: { type: "string" },
+      team: { type: "string" },
+      "password-stdin": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const command = values.help ? "help" : (positionals[0] ?? "serve");
+  if (!(COMMANDS as readonly string[]).includes(command)) {
+    throw new Error(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+  }
+  const portText = values.port ?? env("CLOUD_PORT");
+  const port = portText === undefined ? undefined : Number(portText);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new Error(`--port must be an integer 0-65535, got ${JSON.stringify(portText)}`);
+  }
+  const iterations = env("CLOUD_TEST_PBKDF2_ITERATIONS");
+  const level = values["log-level"] ?? env("CLOUD_LOG_LEVEL") ?? "info";
+  if (!["error", "warn", "info", "debug"].includes(level)) {
+    throw new Error(`--log-level must be error, warn, info or debug, got ${JSON.stringify(level)}`);
+  }
+  const signupEnv = env("CLOUD_SIGNUP");
+  const options: CloudOptionsInput = {
+    port,
+    hostname: values.hostname ?? env("CLOUD_HOSTNAME"),
+    baseUrl: values["base-url"] ?? env("CLOUD_BASE_URL"),
+    dataDir: values["data-dir"] ?? env("CLOUD_DATA_DIR"),
+    kvUrl: values.kv ?? env("CLOUD_KV_URL"),
+    signup: values["no-signup"]
+      ? false
+      : values.signup ?? (signupEnv ? signupEnv !== "false" : undefined),
+    trustProxy: values["trust-proxy"] ?? (env("CLOUD_TRUST_PROXY") === "true" || undefined),
+    passwordIterations: iterations === undefined ? undefined : positiveInt(iterations),
+    logger: new Logger({ level: level as "info", format: "json" }),
+  };
+  for (const key of Object.keys(options) as (keyof CloudOptionsInput)[]) {
+    if (options[key] === undefined) delete options[key];
+  }
+  return {
+    command: command as ParsedCommandLine["command"],
+    options,
+    user: {
+      email: values.email,
+      name: values.name,
+      team: values.team,
+      passwordStdin: values["password-stdin"] ?? false,
+    },
+  };
+}
+
+function positiveInt(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new Error(`CLOUD_TEST_PBKDF2_ITERATIONS must be a positive integer, got ${text}`);
+  }
+  return n;
+}

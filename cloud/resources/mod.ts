@@ -1,0 +1,26 @@
+/**
+ * Resources of a team: request schemas, checks against the gateway's schema, the generated gateway
+ * configuration, and the operations the REST API and the MCP server share.
+ */
+export * from "./schemas.ts";
+export { checkTransformSpec, type FieldProblem } from "./checks.ts";
+export {
+  type ConfigSources,
+  type GeneratedConfig,
+  generateGatewayConfig,
+  generatePipelineConfig,
+  type NeededTransform,
+  targetName,
+  transformFile,
+  TRANSFORMS_PATH,
+  transformText,
+} from "./toml.ts";
+export {
+  type Access,
+  gatewayStatus,
+  type GatewayView,
+  OFFLINE_AFTER_MS,
+  ResourceService,
+  type VersionedConfig,
+  type Visible,
+} from "./service.ts";

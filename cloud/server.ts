@@ -1,0 +1,86 @@
+/** Running the service: open KV, build the app, serve it with Deno.serve, stop cleanly. */
+import { iso } from "./clock.ts";
+import { createApp } from "./app.ts";
+import type { Hono } from "hono";
+import type { AppEnv, Registry } from "./api/mod.ts";
+import { type CloudOptionsInput, resolveOptions } from "./options.ts";
+import { createServices, type Services } from "./services.ts";
+import { openKv } from "./store/mod.ts";
+
+/** A running service. */
+export interface CloudServer {
+  /** The public base URL (the token issuer). */
+  url: string;
+  /** The port it listens on. */
+  port: number;
+  services: Services;
+  app: Hono<AppEnv>;
+  registry: Registry;
+  /** Ends long polls, stops listening, waits for requests in flight, closes KV. */
+  stop(): Promise<void>;
+}
+
+/** Starts the service. With port 0 and no base URL, the base URL uses the port that was bound. */
+export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudServer> {
+  let handler:
+    | ((req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response>)
+    | undefined;
+  const server = Deno.serve(
+    {
+      port: input.port ?? 8000,
+      hostname: input.hostname ?? "0.0.0.0",
+      onListen: () => {},
+    },
+    (req, info) =>
+      handler ? handler(req, info) : new Response(
+        JSON.stringify({ error: { code: "starting", message: "the service is starting" } }),
+        {
+          status: 503,
+          headers: { "content-type": "application/json", "retry-after": "1" },
+        },
+      ),
+  );
+  const port = server.addr.port;
+  const shutdown = new AbortController();
+  let kv: Deno.Kv | undefined;
+  try {
+    const options = resolveOptions({
+      ...input,
+      port,
+      baseUrl: input.baseUrl ?? `http://${displayHost(input.hostname ?? "0.0.0.0")}:${port}`,
+    });
+    kv = await openKv(options);
+    const services = await createServices(options, kv, shutdown.signal);
+    const { app, registry } = createApp(services);
+    handler = (req, info) => app.fetch(req, info);
+    options.logger.info("cloud service listening", {
+      base_url: options.baseUrl,
+      port,
+      kv: options.kvUrl ? "remote" : `${options.dataDir}/cloud.sqlite`,
+      started_at: iso(options.clock.now()),
+    });
+    const openKvHandle = kv;
+    return {
+      url: options.baseUrl,
+      port,
+      services,
+      app,
+      registry,
+      stop: async () => {
+        shutdown.abort();
+        await server.shutdown();
+        openKvHandle.close();
+      },
+    };
+  } catch (err) {
+    shutdown.abort();
+    await server.shutdown();
+    kv?.close();
+    throw err;
+  }
+}
+
+function displayHost(hostname: string): string {
+  if (hostname === "0.0.0.0" || hostname === "::") return "localhost";
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}

@@ -1,0 +1,41 @@
+/** The service objects every route uses, built once per running service. */
+import { KeyRing } from "./auth/keys.ts";
+import { Tokens } from "./auth/jwt.ts";
+import { RateLimiter } from "./api/rate_limit.ts";
+import type { CloudOptions } from "./options.ts";
+import { ResourceService } from "./resources/mod.ts";
+import { Store } from "./store/mod.ts";
+import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/tokens.ts";
+
+/** Shared state of one running service. */
+export interface Services {
+  options: CloudOptions;
+  store: Store;
+  keys: KeyRing;
+  jwt: Tokens;
+  limiter: RateLimiter;
+  resources: ResourceService;
+  /** Aborted when the service stops (ends long polls). */
+  shutdown: AbortSignal;
+}
+
+/** Builds the services over an open KV and makes sure a signing key exists. */
+export async function createServices(
+  options: CloudOptions,
+  kv: Deno.Kv,
+  shutdown: AbortSignal,
+): Promise<Services> {
+  const store = new Store(kv, options.clock);
+  const longest = Math.max(MACHINE_TOKEN_LIFETIME_MS, options.userTokenTtlSeconds * 1000);
+  const keys = new KeyRing(store.signingKeys, options.clock, longest);
+  await keys.init();
+  return {
+    options,
+    store,
+    keys,
+    jwt: new Tokens(keys, options.clock, options.baseUrl),
+    limiter: new RateLimiter(options.clock),
+    resources: new ResourceService(store, options.baseUrl, options.clock),
+    shutdown,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The cloud service's state over Deno KV: identities, tokens, sessions, device requests, signing
+ * keys, and the team-scoped resources with their audit log, shares and gateway reports.
+ */
+import type { Clock } from "../clock.ts";
+import { GatewayStateStore } from "./gateway_state.ts";
+import { Identity } from "./identity.ts";
+import { K, RESOURCE_KINDS, type ResourceKind } from "./keys.ts";
+import { KIND_SPECS, type RecordOf } from "./records.ts";
+import { type KindSpec, Repo } from "./repo.ts";
+import { SessionStore } from "./sessions.ts";
+import { ShareStore } from "./shares.ts";
+import { SigningKeyStore } from "./signing_keys.ts";
+import { TokenStore } from "./tokens.ts";
+import { DeviceStore } from "./devices.ts";
+
+export { type Actor, type AuditEntry, listAudit } from "./audit.ts";
+export { type DeviceRecord, type DeviceStatus, DeviceStore } from "./devices.ts";
+export { StoreError, type StoreErrorCode } from "./errors.ts";
+export {
+  type ApplyReport,
+  type ConfigVersion,
+  type GatewayState,
+  GatewayStateStore,
+  MAX_REPORTED_CONFIG_BYTES,
+  type ReportedConfigMeta,
+  type StatusReport,
+} from "./gateway_state.ts";
+export {
+  Identity,
+  type Membership,
+  type PublicUser,
+  publicUser,
+  type Role,
+  type Team,
+  type User,
+} from "./identity.ts";
+export { base64Url, constantTimeEqual, randomBase64Url, sha256Hex, uuidv7 } from "./ids.ts";
+export { K, RESOURCE_KINDS, type ResourceKind } from "./keys.ts";
+export { BadCursorError, KV_FILE, listPage, openKv, type Page } from "./kv.ts";
+export type * from "./records.ts";
+export {
+  type BaseRecord,
+  type KindSpec,
+  MAX_RECORD_BYTES,
+  type RecordInput,
+  type Ref,
+  Repo,
+} from "./repo.ts";
+export { type Session, SessionStore } from "./sessions.ts";
+export { type IncomingShare, type ShareAccess, type ShareRecord, ShareStore } from "./shares.ts";
+export { type SigningKeyRecord, SigningKeyStore } from "./signing_keys.ts";
+export { type ApiTokenRecord, type MachineTokenRecord, TokenStore } from "./tokens.ts";
+
+/** One repository per resource kind. */
+export type Repos = { [K in ResourceKind]: Repo<RecordOf[K]> };
+
+/** Everything stored, over one KV connection. */
+export class Store {
+  readonly kv: Deno.Kv;
+  readonly identity: Identity;
+  readonly tokens: TokenStore;
+  readonly sessions: SessionStore;
+  readonly devices: DeviceStore;
+  readonly signingKeys: SigningKeyStore;
+  readonly shares: ShareStore;
+  readonly gatewayState: GatewayStateStore;
+  readonly repos: Repos;
+
+  constructor(kv: Deno.Kv, clock: Clock) {
+    this.kv = kv;
+    this.identity = new Identity(kv, clock);
+    this.tokens = new TokenStore(kv, clock);
+    this.sessions = new SessionStore(kv, clock);
+    this.devices = new DeviceStore(kv, clock);
+    this.signingKeys = new SigningKeyStore(kv);
+    this.shares = new ShareStore(kv, clock);
+    this.gatewayState = new GatewayStateStore(kv, clock);
+    const repos: Record<string, Repo<never>> = {};
+    for (const kind of RESOURCE_KINDS) {
+      const spec = KIND_SPECS[kind] as KindSpec<never>;
+      repos[kind] = new Repo(kv, {
+        ...spec,
+        cleanup: (_kv, teamId, r) => this.#cleanup(kind, teamId, r),
+      }, clock);
+    }
+    this.repos = repos as unknown as Repos;
+  }
+
+  /** The team's revision counter (bumped by every resource change) and its versionstamp. */
+  async revision(teamId: string): Promise<Deno.KvEntryMaybe<Deno.KvU64>> {
+    return await this.kv.get<Deno.KvU64>(K.revision(teamId));
+  }
+
+  /** Keys deleted with a record: its shares, and a gateway's reports and machine tokens. */
+  async #cleanup(
+    kind: ResourceKind,
+    teamId: string,
+    record: { id: string },
+  ): Promise<Deno.KvKey[]> {
+    const keys = await this.shares.keysOfResource(teamId, kind, record.id);
+    if (kind === "gateways") {
+      keys.push(...await this.gatewayState.keys(teamId, record.id));
+      keys.push(...await this.tokens.machineTokenKeys(teamId, record.id));
+    }
+    return keys;
+  }
+}
