@@ -1,18 +1,8 @@
 /** Every content type of SPEC's table and every content limit, end to end through the gateway. */
 import { assertEquals } from "./assert.ts";
-import { startTestGateway, type TestGateway } from "./harness.ts";
+import { ECHO_PIPELINE, startTestGateway, type TestGateway } from "./harness.ts";
 
-const ECHO = `
-[endpoints.echo]
-service = "http"
-[endpoints.echo.options]
-path_prefix = "/echo"
-[backends.echo]
-service = "echo"
-[pipelines.echo]
-endpoints = ["echo"]
-backends = ["echo"]
-
+const ECHO = ECHO_PIPELINE + `
 [proxy.content_limits]
 max_body_size = 1048576
 max_csv_rows = 3

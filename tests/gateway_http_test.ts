@@ -1,20 +1,8 @@
 /** End-to-end tests of the HTTP data plane: routing, backends, errors, limits, content types. */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { startTestGateway, startUpstream } from "./harness.ts";
+import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
 
-const ECHO = `
-[endpoints.echo]
-service = "http"
-[endpoints.echo.options]
-path_prefix = "/echo"
-
-[backends.echo]
-service = "echo"
-
-[pipelines.echo]
-endpoints = ["echo"]
-backends = ["echo"]
-`;
+const ECHO = ECHO_PIPELINE;
 
 function proxyConfig(baseUrl: string, extra = ""): string {
   return `

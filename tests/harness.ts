@@ -6,6 +6,21 @@ import { freePort as freeTcpPort } from "./support/mod.ts";
 
 export { freePort as freeTcpPort } from "./support/mod.ts";
 
+/** An `echo` pipeline under `/echo` (config TOML, without listeners). */
+export const ECHO_PIPELINE = `
+[endpoints.echo]
+service = "http"
+[endpoints.echo.options]
+path_prefix = "/echo"
+
+[backends.echo]
+service = "echo"
+
+[pipelines.echo]
+endpoints = ["echo"]
+backends = ["echo"]
+`;
+
 /** A gateway running in this process. */
 export interface TestGateway {
   gateway: Gateway;

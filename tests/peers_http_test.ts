@@ -4,20 +4,10 @@
  */
 import { assertEquals, assertMatch } from "./assert.ts";
 import { makeSelfSignedCert } from "./certs.ts";
-import { startTestGateway } from "./harness.ts";
+import { ECHO_PIPELINE, startTestGateway } from "./harness.ts";
 import { curl, requirePeer, startNginx } from "./support/mod.ts";
 
-const ECHO = `
-[endpoints.echo]
-service = "http"
-[endpoints.echo.options]
-path_prefix = "/echo"
-[backends.echo]
-service = "echo"
-[pipelines.echo]
-endpoints = ["echo"]
-backends = ["echo"]
-`;
+const ECHO = ECHO_PIPELINE;
 
 Deno.test({
   name: "curl: HTTP/1.1 and h2c prior knowledge reach the echo pipeline",
