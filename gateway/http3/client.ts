@@ -7,7 +7,7 @@
 import { Http3Error } from "./errors.ts";
 import { bodyStream, type MessageContext, readHeaderSection } from "./message_stream.ts";
 import { declaredLength, outgoingFields, parseResponseHead } from "./message.ts";
-import { headersFrame, writeBody } from "./message_writer.ts";
+import { abandonedMarker, headersFrame, writeBody } from "./message_writer.ts";
 import { Http3Session } from "./session.ts";
 import { DEFAULT_MAX_FIELD_SECTION_SIZE } from "./server.ts";
 import { FrameStreamReader, StreamAbortedError } from "./stream_reader.ts";
@@ -130,6 +130,7 @@ export class Http3Client {
     const reader = new FrameStreamReader(stream.readable);
     const writer = stream.writable.getWriter();
     let finished = false;
+    let uploaded = false;
     const done = () => {
       if (finished) return;
       finished = true;
@@ -138,7 +139,8 @@ export class Http3Client {
     };
     const onAbort = () => {
       reader.cancel(signal?.reason);
-      writer.abort(signal?.reason).catch(() => {});
+      if (uploaded) writer.abort(signal?.reason).catch(() => {});
+      else abandon(writer);
       done();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -153,9 +155,13 @@ export class Http3Client {
     const sending = (async () => {
       await writer.write(headersFrame(fields));
       await writeBody(writer, init.body ?? null);
+      uploaded = true;
       await writer.close();
     })();
-    sending.catch(() => {});
+    sending.catch(() => {
+      // The request body failed: the server must not take what it got for the whole body.
+      if (!uploaded) abandon(writer);
+    });
     const ctx: MessageContext = {
       decoder: this.session.decoder,
       streamId,
@@ -193,7 +199,8 @@ export class Http3Client {
       }
     } catch (err) {
       reader.cancel();
-      writer.abort().catch(() => {});
+      if (uploaded) writer.abort().catch(() => {});
+      else abandon(writer);
       done();
       if (signal?.aborted) throw signal.reason;
       if (err instanceof Http3Error && err.scope === "connection") this.session.fail(err);
@@ -217,6 +224,11 @@ export class Http3Client {
   close(): void {
     this.session.close();
   }
+}
+
+/** Mark a request whose body was not fully sent as malformed, then finish the stream. */
+function abandon(writer: WritableStreamDefaultWriter<Uint8Array>): void {
+  writer.write(abandonedMarker()).then(() => writer.close()).catch(() => {});
 }
 
 /** Await `p` unless `signal` aborts first; a value that arrives late is released with `drop`. */

@@ -5,6 +5,24 @@ import { encodeFieldSection } from "./qpack_encoder.ts";
 /** Above this size a chunk is written after its frame header instead of being copied behind it. */
 const COPY_LIMIT = 64 * 1024;
 
+/** The response or request body being sent failed (not the stream it was written to). */
+export class BodySourceError extends Error {
+  constructor(cause: unknown) {
+    super(`body failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = "BodySourceError";
+  }
+}
+
+/**
+ * Deno's QUIC streams cannot be reset with an error code (abort only finishes them), so an
+ * abandoned message is marked malformed instead: a trailer section holding a pseudo-header is a
+ * stream error of type H3_MESSAGE_ERROR at the receiver (RFC 9114 §4.1.2), which therefore never
+ * takes the truncated body for a complete one.
+ */
+export function abandonedMarker(): Uint8Array {
+  return headersFrame([[":abandoned", "1"]]);
+}
+
 /** A HEADERS frame for the field lines. */
 export function headersFrame(fields: Iterable<readonly [string, string]>): Uint8Array {
   return encodeFrame(FRAME.HEADERS, encodeFieldSection(fields));
@@ -16,9 +34,13 @@ export async function writeData(
   chunk: Uint8Array,
 ): Promise<void> {
   if (chunk.length === 0) return;
+  // One write per frame: an abort between writes would otherwise leave a truncated frame.
   if (chunk.length > COPY_LIMIT) {
-    await writer.write(frameHeader(FRAME.DATA, chunk.length));
-    await writer.write(chunk);
+    const head = frameHeader(FRAME.DATA, chunk.length);
+    const frame = new Uint8Array(head.length + chunk.length);
+    frame.set(head);
+    frame.set(chunk, head.length);
+    await writer.write(frame);
     return;
   }
   await writer.write(encodeFrame(FRAME.DATA, chunk));
@@ -41,10 +63,15 @@ export async function writeBody(
   const reader = body.getReader();
   try {
     while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      await writeData(writer, value);
-      sent += value.length;
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch (err) {
+        throw new BodySourceError(err);
+      }
+      if (r.done) break;
+      await writeData(writer, r.value);
+      sent += r.value.length;
     }
   } catch (err) {
     reader.cancel(err).catch(() => {});

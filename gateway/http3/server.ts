@@ -6,7 +6,7 @@
 import { H3, Http3Error } from "./errors.ts";
 import { bodyStream, type MessageContext, readHeaderSection } from "./message_stream.ts";
 import { declaredLength, outgoingFields, parseRequestHead, type RequestHead } from "./message.ts";
-import { headersFrame, writeBody } from "./message_writer.ts";
+import { BodySourceError, headersFrame, writeBody } from "./message_writer.ts";
 import { Http3Session } from "./session.ts";
 import { FrameStreamReader, StreamAbortedError } from "./stream_reader.ts";
 
@@ -39,10 +39,18 @@ export interface Http3ServerOptions {
   idleTimeoutMs?: number;
   /** Told about protocol errors and handler failures (for logs). */
   onError?(err: unknown, where: string): void;
+  /**
+   * Listen on this endpoint (handed over by a server being replaced) instead of binding a new
+   * one: a certificate change on reload keeps the UDP socket and its connections.
+   */
+  endpoint?: Deno.QuicEndpoint;
 }
 
 /** Default SETTINGS_MAX_FIELD_SECTION_SIZE. */
 export const DEFAULT_MAX_FIELD_SECTION_SIZE = 64 * 1024;
+
+/** How long a drained connection stays open for its last responses to arrive. */
+const LINGER_MS = 250;
 
 const NO_BODY_METHODS = new Set(["GET", "HEAD"]);
 const NO_BODY_STATUS = new Set([204, 205, 304]);
@@ -54,11 +62,14 @@ export class Http3Server {
   readonly #opts: Http3ServerOptions;
   readonly #connections = new Set<ServerConnection>();
   #stopping = false;
+  #ownsEndpoint = true;
+  #successor: Http3Server | undefined;
   #accepting: Promise<void>;
 
   constructor(opts: Http3ServerOptions) {
     this.#opts = opts;
-    this.endpoint = new Deno.QuicEndpoint({ hostname: opts.hostname, port: opts.port });
+    this.endpoint = opts.endpoint ??
+      new Deno.QuicEndpoint({ hostname: opts.hostname, port: opts.port });
     try {
       this.#listener = this.endpoint.listen({
         cert: opts.cert,
@@ -68,10 +79,33 @@ export class Http3Server {
         maxIdleTimeout: opts.idleTimeoutMs ?? 30_000,
       });
     } catch (err) {
-      this.endpoint.close();
+      if (!opts.endpoint) this.endpoint.close();
       throw err;
     }
     this.#accepting = this.#accept();
+  }
+
+  /**
+   * Stop accepting connections and give the endpoint to a successor server; this server keeps
+   * its connections until `shutdown()` drains them, and then leaves the endpoint open.
+   */
+  handOver(): Deno.QuicEndpoint {
+    this.#ownsEndpoint = false;
+    this.#stopping = true;
+    return this.endpoint;
+  }
+
+  /**
+   * After `handOver()`: connections that still reach this server's accept loop (Deno's listener
+   * cannot cancel an accept in progress) go to `successor`.
+   */
+  forwardTo(successor: Http3Server): void {
+    this.#successor = successor;
+  }
+
+  /** Serve a connection received by another server's accept loop. */
+  adopt(incoming: Deno.QuicIncoming): void {
+    void this.#connect(incoming);
   }
 
   /** The bound UDP address. */
@@ -92,14 +126,16 @@ export class Http3Server {
   }
 
   async #accept(): Promise<void> {
-    while (!this.#stopping) {
+    while (true) {
       let incoming: Deno.QuicIncoming;
       try {
         incoming = await this.#listener.incoming();
       } catch {
         return; // listener stopped
       }
-      void this.#connect(incoming);
+      if (this.#successor) this.#successor.adopt(incoming);
+      else if (this.#stopping) incoming.refuse();
+      else void this.#connect(incoming);
     }
   }
 
@@ -126,12 +162,21 @@ export class Http3Server {
    * flight, then close every connection and the endpoint.
    */
   async shutdown(drainMs = 10_000): Promise<void> {
-    if (this.#stopping) return;
+    if (this.#shutdown) return await this.#shutdown;
+    this.#shutdown = this.#drain(drainMs);
+    await this.#shutdown;
+  }
+
+  #shutdown: Promise<void> | undefined;
+
+  async #drain(drainMs: number): Promise<void> {
     this.#stopping = true;
-    try {
-      this.#listener.stop();
-    } catch {
-      // already stopped
+    if (this.#ownsEndpoint) {
+      try {
+        this.#listener.stop();
+      } catch {
+        // already stopped
+      }
     }
     const conns = [...this.#connections];
     await Promise.all(conns.map((c) => c.goaway()));
@@ -141,15 +186,24 @@ export class Http3Server {
       new Promise((r) => timer = setTimeout(r, drainMs)),
     ]);
     clearTimeout(timer);
+    // A finished response may still be in flight (QUIC has no flush for it): give clients a
+    // moment to read it and close on their own, which clients do after GOAWAY once idle.
+    await Promise.race([
+      Promise.all(conns.map((c) => c.session.closed)),
+      new Promise((r) => timer = setTimeout(r, LINGER_MS)),
+    ]);
+    clearTimeout(timer);
     for (const c of conns) c.session.close(H3.NO_ERROR, "shutdown");
-    // Give the CONNECTION_CLOSE frames a moment to leave before the socket goes away.
-    await new Promise((r) => setTimeout(r, 20));
-    try {
-      this.endpoint.close({ closeCode: H3.NO_ERROR, reason: "shutdown" });
-    } catch {
-      // already closed
+    if (this.#ownsEndpoint) {
+      // Give the CONNECTION_CLOSE frames a moment to leave before the socket goes away.
+      await new Promise((r) => setTimeout(r, 20));
+      try {
+        this.endpoint.close({ closeCode: H3.NO_ERROR, reason: "shutdown" });
+      } catch {
+        // already closed
+      }
+      await this.#accepting;
     }
-    await this.#accepting;
   }
 }
 
@@ -326,6 +380,11 @@ class ServerConnection {
       // The client stopped reading (STOP_SENDING) or the body failed: the request is over.
       abort.abort(err);
       response.body?.cancel().catch(() => {});
+      if (err instanceof BodySourceError && !response.headers.has("content-length")) {
+        // Without RESET_STREAM (see abandonedMarker) a truncated response of unknown length
+        // could pass for complete: close the connection, as HTTP/1.1 would close its socket.
+        throw new Http3Error(H3.INTERNAL_ERROR, "connection", err.message);
+      }
       throw new StreamAbortedError(err);
     }
   }

@@ -15,6 +15,18 @@ import {
   readTls,
   serveNetwork,
 } from "../adapters/mod.ts";
+// HTTP/3 (issue 5): the QUIC listener of a network and its Alt-Svc advertisement.
+import {
+  altSvcValue,
+  assertUdpPortFree,
+  checkHttp3Material,
+  type Http3Listener,
+  http3ListenerKey,
+  readHttp3Tls,
+  serveHttp3,
+  withAltSvc,
+} from "../adapters/http3.ts";
+import type { Protocol } from "../envelope.ts";
 import { errorBody, GatewayError } from "../errors.ts";
 import type {
   GatewayControl,
@@ -69,6 +81,9 @@ export class Gateway implements GatewayControl {
   #current!: Runtime;
   #generation = 0;
   #listeners = new Map<string, HttpListener>();
+  // HTTP/3 (issue 5): QUIC listeners by key, and the Alt-Svc value of each network that has one.
+  #h3Listeners = new Map<string, Http3Listener>();
+  #altSvc = new Map<string, string>();
   #management: ManagementListener | undefined;
   #watcher: { close(): void } | undefined;
   #ready = false;
@@ -95,6 +110,8 @@ export class Gateway implements GatewayControl {
     this.#applyLogging(runtime.config);
     for (const net of Object.values(runtime.config.network)) {
       assertPortFree(net.bind, net.port, `network ${net.name}`);
+      // HTTP/3 (issue 5): the UDP port of the QUIC listener.
+      if (net.http3) assertUdpPortFree(net.http3.bind, net.http3.port, `network ${net.name} http3`);
     }
     await this.#syncListeners(runtime.config);
     await this.#dimse.sync(runtime.dimse.values()); // DICOM (issue 4)
@@ -113,6 +130,13 @@ export class Gateway implements GatewayControl {
   ports(): Record<string, number> {
     const out: Record<string, number> = {};
     for (const l of this.#listeners.values()) out[l.network] = l.port;
+    return out;
+  }
+
+  /** HTTP/3 (issue 5): UDP ports of the QUIC listeners, by network name. */
+  http3Ports(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const l of this.#h3Listeners.values()) out[l.network] = l.port;
     return out;
   }
 
@@ -261,7 +285,11 @@ export class Gateway implements GatewayControl {
       in_flight: this.#current?.inFlight ?? 0,
     });
     const servers = [...this.#listeners.values()].map((l) => l.server);
-    const drained = Promise.all(servers.map((s) => s.shutdown()));
+    const drained = Promise.all([
+      ...servers.map((s) => s.shutdown()),
+      // HTTP/3 (issue 5): GOAWAY, then the same bounded drain.
+      ...[...this.#h3Listeners.values()].map((l) => l.server.shutdown(this.#drainMs)),
+    ]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((r) =>
       timer = setTimeout(() => r("timeout"), this.#drainMs)
@@ -316,7 +344,12 @@ export class Gateway implements GatewayControl {
         const listener = serveNetwork(
           net,
           tls,
-          (req, info, secure) => this.#handle(req, info, secure, net.name),
+          // HTTP/3 (issue 5): responses advertise the network's QUIC listener with Alt-Svc.
+          (req, info, secure) => {
+            const response = this.#handle(req, info, secure, net.name);
+            const altSvc = this.#altSvc.get(net.name);
+            return altSvc ? response.then((r) => withAltSvc(r, altSvc)) : response;
+          },
           (err) => this.#internalError(err),
         );
         started.push(listener);
@@ -326,6 +359,55 @@ export class Gateway implements GatewayControl {
       throw err;
     }
     for (const l of started) this.#listeners.set(l.key, l);
+    try {
+      await this.#syncHttp3Listeners(config, checkPorts);
+    } catch (err) {
+      for (const l of started) {
+        this.#listeners.delete(l.key);
+        await l.server.shutdown();
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * HTTP/3 (issue 5): start the QUIC listener of each network with `[network.<name>.http3]`
+   * that is not running yet; a listener whose certificate changed hands its UDP socket over.
+   */
+  async #syncHttp3Listeners(config: GatewayConfig, checkPorts: boolean): Promise<void> {
+    const started: Http3Listener[] = [];
+    try {
+      for (const net of Object.values(config.network)) {
+        if (!net.http3) continue;
+        const material = (await readHttp3Tls(net))!;
+        const key = http3ListenerKey(net, material);
+        if (this.#h3Listeners.has(key)) continue;
+        checkHttp3Material(material, `network ${net.name} http3`);
+        const previous = [...this.#h3Listeners.values()].find((l) =>
+          l.config.port === net.http3!.port && l.config.bind === net.http3!.bind
+        );
+        if (checkPorts && !previous) {
+          assertUdpPortFree(net.http3.bind, net.http3.port, `network ${net.name} http3`);
+        }
+        const listener = serveHttp3(
+          net,
+          material,
+          (req, info) => this.#handle(req, info, true, net.name, "h3"),
+          (err, where) => this.#logger.warn("http3", { where, error: (err as Error)?.message }),
+          previous,
+        );
+        started.push(listener);
+      }
+    } catch (err) {
+      for (const l of started) await l.server.shutdown(0);
+      throw err;
+    }
+    for (const l of started) this.#h3Listeners.set(l.key, l);
+    this.#altSvc.clear();
+    for (const net of Object.values(config.network)) {
+      const l = [...this.#h3Listeners.values()].filter((x) => x.network === net.name).pop();
+      if (net.http3 && l) this.#altSvc.set(net.name, altSvcValue(l.port));
+    }
   }
 
   #holdsPort(bind: string, port: number): boolean {
@@ -346,6 +428,17 @@ export class Gateway implements GatewayControl {
       this.#listeners.delete(key);
       // shutdown() lets requests on the old listener finish.
       void l.server.shutdown();
+    }
+    // HTTP/3 (issue 5): retired QUIC listeners send GOAWAY and drain.
+    const wantedH3 = new Set<string>();
+    for (const net of Object.values(config.network)) {
+      const m = net.http3 ? await readHttp3Tls(net).catch(() => undefined) : undefined;
+      if (m) wantedH3.add(http3ListenerKey(net, m));
+    }
+    for (const [key, l] of this.#h3Listeners) {
+      if (wantedH3.has(key)) continue;
+      this.#h3Listeners.delete(key);
+      void l.server.shutdown(this.#drainMs);
     }
   }
 
@@ -385,6 +478,7 @@ export class Gateway implements GatewayControl {
     info: Deno.ServeHandlerInfo<Deno.NetAddr>,
     tls: boolean,
     network: string,
+    protocol: Protocol = "http",
   ): Promise<Response> {
     const rt = this.#current;
     rt.acquire();
@@ -410,7 +504,7 @@ export class Gateway implements GatewayControl {
         request,
         url,
         requestId,
-        protocol: "http" as const,
+        protocol,
         scheme: tls ? "https" as const : "http" as const,
         remoteAddr: info.remoteAddr.hostname,
         backend: undefined as string | undefined,
