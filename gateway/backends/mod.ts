@@ -3,8 +3,9 @@ import type { BackendFactory } from "../pipeline/types.ts";
 import { createEchoBackend } from "./echo.ts";
 import { createFhirBackend } from "./fhir.ts";
 import { createHttpBackend } from "./http.ts";
-// DICOM (issue 4): the DIMSE SCU backend.
+// DICOM (issue 4): the DIMSE SCU backend and the DICOMweb backend.
 import { createDicomScuBackend } from "./dicom_scu/mod.ts";
+import { createDicomwebBackend } from "./dicomweb/mod.ts";
 
 export { EchoBackend } from "./echo.ts";
 export { checkFhirResponse } from "./fhir.ts";
@@ -20,4 +21,5 @@ export const BACKEND_FACTORIES: Partial<Record<string, BackendFactory>> = {
   http3: (c, ctx) => import("./http3.ts").then((m) => m.createHttp3Backend(c, ctx)),
   storage: (c, ctx) => import("./storage/mod.ts").then((m) => m.createStorageBackend(c, ctx)),
   dicom_scu: createDicomScuBackend,
+  dicomweb: createDicomwebBackend,
 };

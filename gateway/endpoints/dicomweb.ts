@@ -1,69 +1,174 @@
 /**
- * The `dicomweb` endpoint: the QIDO-RS / WADO-RS routes of SPEC under `path_prefix`. Until a
- * DICOMweb-capable backend serves them (the DICOM work), every route answers SPEC's baseline:
- * 501 Not Implemented with a JSON error. Other paths are 404 and other methods 405.
+ * The `dicomweb` endpoint: the QIDO-RS / WADO-RS routes of SPEC under `path_prefix`, and STOW-RS
+ * (`POST /studies`, `POST /studies/{study}`). Which backend serves them is the pipeline's primary:
+ * - `dicomweb`: requests are forwarded as they are (a DICOMweb proxy);
+ * - `dicom_scu`: requests are bridged (QIDO -> C-FIND, WADO -> C-GET or C-MOVE, STOW -> C-STORE;
+ *   see the backend); a retrieval that finds nothing is 404 and a C-STORE outcome becomes a STOW-RS
+ *   response (ReferencedSOPSequence / FailedSOPSequence). Frames and bulk data have no DIMSE
+ *   counterpart there and stay 501;
+ * - anything else: 501 Not Implemented with a JSON error, SPEC's baseline.
+ * Unknown paths are 404, other methods 405.
  */
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
-import { errorBody, GatewayError } from "../errors.ts";
-import type { BuiltPipeline, ExecutorDeps } from "../pipeline/mod.ts";
-import { normalizePrefix, relativePath } from "../pipeline/mod.ts";
+import { type DicomJson, parseStatus } from "../dicom/mod.ts";
+import { type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import { GatewayError, toGatewayError } from "../errors.ts";
+import {
+  type BuiltPipeline,
+  type ExecutorDeps,
+  relativePath,
+  runPipeline,
+} from "../pipeline/mod.ts";
+import { HttpEndpointService } from "./http.ts";
 import type { HttpEndpoint, HttpExchange } from "./types.ts";
 
 const UID = "[0-9.]+";
-/** The routes of SPEC "dicomweb endpoint", relative to `path_prefix`. */
-export const DICOMWEB_ROUTES: { name: string; pattern: RegExp }[] = [
-  ["query studies", "/studies"],
-  ["query series", `/studies/${UID}/series`],
-  ["query instances", `/studies/${UID}/series/${UID}/instances`],
-  ["study metadata", `/studies/${UID}/metadata`],
-  ["series metadata", `/studies/${UID}/series/${UID}/metadata`],
-  ["instance metadata", `/studies/${UID}/series/${UID}/instances/${UID}/metadata`],
-  ["instance", `/studies/${UID}/series/${UID}/instances/${UID}`],
-  ["frames", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[0-9]+(,[0-9]+)*`],
-  ["bulk data", "/bulkdata/.+"],
-].map(([name, re]) => ({ name, pattern: new RegExp(`^${re}$`) }));
+/** The routes of SPEC "dicomweb endpoint" plus STOW-RS, relative to `path_prefix`. */
+export const DICOMWEB_ROUTES: { name: string; pattern: RegExp; methods: string[] }[] = [
+  ["query studies", "/studies", "GET HEAD POST"],
+  ["query series", `/studies/${UID}/series`, "GET HEAD"],
+  ["query instances", `/studies/${UID}/series/${UID}/instances`, "GET HEAD"],
+  ["study metadata", `/studies/${UID}/metadata`, "GET HEAD"],
+  ["series metadata", `/studies/${UID}/series/${UID}/metadata`, "GET HEAD"],
+  ["instance metadata", `/studies/${UID}/series/${UID}/instances/${UID}/metadata`, "GET HEAD"],
+  ["study", `/studies/${UID}`, "GET HEAD POST"],
+  ["series", `/studies/${UID}/series/${UID}`, "GET HEAD"],
+  ["instance", `/studies/${UID}/series/${UID}/instances/${UID}`, "GET HEAD"],
+  ["frames", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[0-9]+(,[0-9]+)*`, "GET HEAD"],
+  ["bulk data", "/bulkdata/.+", "GET HEAD"],
+].map(([name, re, methods]) => ({
+  name,
+  pattern: new RegExp(`^${re}$`),
+  methods: methods.split(" "),
+}));
 
-/** The DICOMweb endpoint (baseline: 501 on every known route). */
-export class DicomwebEndpointService implements HttpEndpoint {
-  readonly config: EndpointConfig;
-  readonly prefix: string;
-  readonly pipeline: BuiltPipeline;
-  readonly methods = ["GET"];
+/** Routes a `dicom_scu` primary backend cannot serve. */
+const NOT_BRIDGED = new Set(["frames", "bulk data"]);
 
-  constructor(config: EndpointConfig, pipeline: BuiltPipeline, _limits: ContentLimits) {
-    this.config = config;
-    this.prefix = normalizePrefix(String(config.options.path_prefix ?? "/dicomweb"));
-    this.pipeline = pipeline;
+/** The DICOMweb endpoint. */
+export class DicomwebEndpointService extends HttpEndpointService {
+  override readonly methods = ["GET", "HEAD", "POST"];
+  readonly #primary: string | undefined;
+
+  constructor(config: EndpointConfig, pipeline: BuiltPipeline, limits: ContentLimits) {
+    super(
+      {
+        ...config,
+        options: { ...config.options, path_prefix: config.options.path_prefix ?? "/dicomweb" },
+      },
+      pipeline,
+      limits,
+    );
+    this.#primary = pipeline.backends[0]?.config.service;
   }
 
-  /** Answer 404, 405 or 501 per route. */
-  handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
-    ex.request.body?.cancel().catch(() => {});
+  /** Route, check, then forward or bridge; 404, 405 and 501 as described above. */
+  override async handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
     const path = relativePath(ex.url.pathname, this.prefix);
     const route = DICOMWEB_ROUTES.find((r) => r.pattern.test(path));
-    let err: GatewayError;
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "x-request-id": ex.requestId,
-    };
+    let err: GatewayError | undefined;
+    const headers: Record<string, string> = {};
     if (!route) {
       err = new GatewayError(404, "not_found", `no DICOMweb route for ${path}`);
-    } else if (ex.request.method !== "GET" && ex.request.method !== "HEAD") {
-      err = new GatewayError(405, "method_not_allowed", `${route.name} accepts GET only`);
-      headers.allow = "GET, HEAD";
-    } else {
+    } else if (!route.methods.includes(ex.request.method)) {
+      err = new GatewayError(
+        405,
+        "method_not_allowed",
+        `${route.name} accepts ${route.methods.join(", ")}`,
+      );
+      headers.allow = route.methods.join(", ");
+    } else if (
+      this.#primary !== "dicomweb" &&
+      !(this.#primary === "dicom_scu" && !NOT_BRIDGED.has(route.name))
+    ) {
       err = new GatewayError(
         501,
         "not_implemented",
         `DICOMweb ${route.name} is not implemented by pipeline ${this.pipeline.name}`,
       );
     }
-    ex.errorCode = err.code;
-    deps.metrics.errorCode(err.code);
-    return Promise.resolve(
-      new Response(errorBody(err, ex.requestId), { status: err.status, headers }),
-    );
+    if (err) {
+      ex.request.body?.cancel().catch(() => {});
+      ex.errorCode = err.code;
+      deps.metrics.errorCode(err.code);
+      const res = this.errorResponse(err, ex.requestId);
+      for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
+      return res;
+    }
+    try {
+      const env = this.toEnvelope(ex);
+      const res = await this.#adapt(await runPipeline(this.pipeline, env, deps), env);
+      ex.backend = res.backend;
+      return this.toResponse(res, ex.requestId, env.method);
+    } catch (e) {
+      const g = toGatewayError(e);
+      ex.errorCode = g.code;
+      deps.metrics.errorCode(g.code);
+      if (g.status >= 500) {
+        deps.logger.error("request failed", {
+          request_id: ex.requestId,
+          pipeline: this.pipeline.name,
+          code: g.code,
+          error: g.message,
+        });
+      }
+      ex.request.body?.cancel().catch(() => {});
+      return this.errorResponse(g, ex.requestId);
+    }
   }
+
+  /** Shape DIMSE outcomes (dicom_scu primary) as DICOMweb answers. */
+  async #adapt(res: ResponseEnvelope, env: RequestEnvelope): Promise<ResponseEnvelope> {
+    if (this.#primary !== "dicom_scu" || res.status >= 400) return res;
+    const retrieval = env.method !== "POST" && !/\/(series|instances|studies)$/.test(env.path);
+    if (retrieval && res.headers.get("x-dicom-completed") === "0") {
+      await res.body.bytes().catch(() => {});
+      throw new GatewayError(404, "not_found", `no instance matches ${env.path}`);
+    }
+    if (env.method === "POST") return stowResponse(res, env);
+    return res;
+  }
+}
+
+interface StoreOutcome {
+  sop_class_uid: string;
+  sop_instance_uid: string;
+  status: string;
+}
+
+/** A dicom_scu C-STORE outcome as a STOW-RS response (PS3.18 10.5.3). */
+async function stowResponse(
+  res: ResponseEnvelope,
+  env: RequestEnvelope,
+): Promise<ResponseEnvelope> {
+  const data = await res.body.data() as { instances?: StoreOutcome[] };
+  const ok: DicomJson[] = [];
+  const failed: DicomJson[] = [];
+  const base = `${env.scheme}://${env.host}${
+    env.originalPath.slice(0, env.originalPath.length - env.path.length)
+  }`;
+  for (const o of data.instances ?? []) {
+    const item: DicomJson = {
+      "00081150": { vr: "UI", Value: [o.sop_class_uid] },
+      "00081155": { vr: "UI", Value: [o.sop_instance_uid] },
+    };
+    const status = parseStatus(o.status) ?? 0xc000;
+    if (status === 0 || (status & 0xf000) === 0xb000) ok.push(item);
+    else failed.push({ ...item, "00081197": { vr: "US", Value: [status] } });
+  }
+  const body: DicomJson = {};
+  if (ok.length) body["00081199"] = { vr: "SQ", Value: ok };
+  if (failed.length) body["00081198"] = { vr: "SQ", Value: failed };
+  body["00081190"] = { vr: "UR", Value: [`${base}/studies`] };
+  const out = ResponseEnvelope.json(
+    failed.length === 0 ? 200 : ok.length === 0 ? 409 : 202,
+    body,
+    "application/dicom+json",
+  );
+  out.backend = res.backend;
+  const status = res.headers.get("x-dicom-status");
+  if (status) out.headers.set("x-dicom-status", status);
+  return out;
 }
 
 /** Build a `dicomweb` endpoint. */

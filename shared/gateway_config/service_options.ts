@@ -52,7 +52,8 @@ export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
   fhir: requiredPrefix("/fhir"),
   jmix: requiredPrefix("/jmix"),
   dicomweb: {
-    doc: "DICOMweb endpoint (its routes answer 501 Not Implemented).",
+    doc:
+      "DICOMweb endpoint: QIDO-RS, WADO-RS and STOW-RS, forwarded to a `dicomweb` backend or bridged to a `dicom_scu` one (other backends: 501 Not Implemented).",
     fields: {
       path_prefix: field("string", pathPrefix(), PATH_PREFIX_DOC, {
         default: "/dicomweb",
