@@ -9,6 +9,7 @@ import {
   HeadObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
+import { FetchHttpHandler } from "@smithy/fetch-http-handler";
 import type { S3Root } from "./options.ts";
 import { isS3NotFound, isS3PreconditionFailed, s3Error } from "./s3_errors.ts";
 import { uploadObject } from "./s3_upload.ts";
@@ -23,8 +24,14 @@ import {
   type WriteSource,
 } from "./store.ts";
 
-/** The S3 client for a root: static credentials, path-style when an endpoint is given. */
-export function s3ClientFor(root: S3Root): S3Client {
+/**
+ * The S3 client for a root: static credentials, path-style when an endpoint is given. `fetch`
+ * selects Deno's fetch as the HTTP client, whose response bodies stream to the gateway's HTTP
+ * server without passing through JavaScript buffers (downloads: 0.7 MiB RSS growth for 200 MiB,
+ * against 15 to 90 MiB with node:http); node:http (the SDK's default) is kept for uploads, where
+ * fetch copies every part body into a new buffer (105 MiB growth for 200 MiB, against 16 MiB).
+ */
+export function s3ClientFor(root: S3Root, http: "fetch" | "node" = "node"): S3Client {
   return new S3Client({
     region: root.region,
     ...(root.endpoint ? { endpoint: root.endpoint, forcePathStyle: true } : {}),
@@ -33,6 +40,7 @@ export function s3ClientFor(root: S3Root): S3Client {
       secretAccessKey: root.credentials.secretAccessKey,
       ...(root.credentials.sessionToken ? { sessionToken: root.credentials.sessionToken } : {}),
     },
+    ...(http === "fetch" ? { requestHandler: new FetchHttpHandler() } : {}),
     // Flexible checksums (CRC32 by default since SDK 3.729) are not understood by every
     // S3-compatible store; send and check them only where an operation requires them.
     requestChecksumCalculation: "WHEN_REQUIRED",
@@ -64,13 +72,16 @@ function infoOf(res: S3ObjectFields): ObjectInfo {
 export class S3Store implements ObjectStore {
   readonly root: S3Root;
   readonly client: S3Client;
+  /** The client of GetObject (see s3ClientFor). */
+  readonly readClient: S3Client;
   readonly description: string;
   /** Part size override (tests); the default adapts to the body length. */
   partBytes?: number;
 
-  constructor(root: S3Root, client: S3Client = s3ClientFor(root)) {
+  constructor(root: S3Root) {
     this.root = root;
-    this.client = client;
+    this.client = s3ClientFor(root, "node");
+    this.readClient = s3ClientFor(root, "fetch");
     this.description = `s3://${root.bucket}/${root.prefix}`;
   }
 
@@ -99,7 +110,7 @@ export class S3Store implements ObjectStore {
   async read(path: string, signal: AbortSignal): Promise<ObjectRead | null> {
     const key = this.keyOf(path);
     try {
-      const res = await this.client.send(
+      const res = await this.readClient.send(
         new GetObjectCommand({ Bucket: this.root.bucket, Key: key }),
         { abortSignal: signal },
       );
@@ -152,8 +163,9 @@ export class S3Store implements ObjectStore {
     }
   }
 
-  /** Close the client's sockets. */
+  /** Close the clients' sockets. */
   close(): void {
     this.client.destroy();
+    this.readClient.destroy();
   }
 }

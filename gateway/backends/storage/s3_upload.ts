@@ -54,38 +54,39 @@ export function partSizeFor(length: number | null, preferred = DEFAULT_PART_BYTE
   return Math.max(MIN_PART_BYTES, preferred, needed);
 }
 
-/** Fills fixed-size part buffers from chunks of any size. */
-class PartFiller {
+/**
+ * At most `limit` part buffers, reused: a buffer comes back once its part is uploaded, so a long
+ * upload allocates a few buffers in all instead of one per part (garbage the collector would
+ * lag behind on).
+ */
+class BufferPool {
   readonly #size: number;
-  #buffer: Uint8Array;
-  #used = 0;
+  readonly #limit: number;
+  readonly #free: Uint8Array[] = [];
+  readonly #waiting: ((buffer: Uint8Array) => void)[] = [];
+  #allocated = 0;
 
-  constructor(size: number) {
+  constructor(size: number, limit: number) {
     this.#size = size;
-    this.#buffer = new Uint8Array(size);
+    this.#limit = limit;
   }
 
-  /** Add a chunk; returns the parts it completed. */
-  add(chunk: Uint8Array): Uint8Array[] {
-    const full: Uint8Array[] = [];
-    let offset = 0;
-    while (offset < chunk.byteLength) {
-      const n = Math.min(this.#size - this.#used, chunk.byteLength - offset);
-      this.#buffer.set(chunk.subarray(offset, offset + n), this.#used);
-      this.#used += n;
-      offset += n;
-      if (this.#used === this.#size) {
-        full.push(this.#buffer);
-        this.#buffer = new Uint8Array(this.#size);
-        this.#used = 0;
-      }
+  /** A free buffer; waits for one to be given back when all are in use. */
+  take(): Promise<Uint8Array> {
+    const free = this.#free.pop();
+    if (free) return Promise.resolve(free);
+    if (this.#allocated < this.#limit) {
+      this.#allocated++;
+      return Promise.resolve(new Uint8Array(this.#size));
     }
-    return full;
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
-  /** The bytes not yet handed out as a full part. */
-  rest(): Uint8Array {
-    return this.#buffer.subarray(0, this.#used);
+  /** Give a buffer back. */
+  give(buffer: Uint8Array): void {
+    const waiter = this.#waiting.shift();
+    if (waiter) waiter(buffer);
+    else this.#free.push(buffer);
   }
 }
 
@@ -97,105 +98,136 @@ export async function uploadObject(
   const partBytes = target.partBytes ?? partSizeFor(target.length);
   const digest = new Digest();
   const chunks = chunksOf(source, digest, target.signal);
-  const filler = new PartFiller(partBytes);
-  let first: Uint8Array | undefined;
-  // Fill the first part: a body that ends before it is a single PutObject.
-  for await (const chunk of chunks) {
-    const full = filler.add(chunk);
-    if (full.length > 0) {
-      first = full[0];
-      const more = full.slice(1);
-      return await multipart(target, chunks, filler, [first, ...more], digest);
+  // Parts uploading, plus the one being filled.
+  const pool = new BufferPool(partBytes, PARTS_IN_FLIGHT + 1);
+  let multipart: MultipartUpload | undefined;
+  try {
+    let buffer = await pool.take();
+    let used = 0;
+    for await (const chunk of chunks) {
+      let offset = 0;
+      while (offset < chunk.byteLength) {
+        const n = Math.min(partBytes - used, chunk.byteLength - offset);
+        buffer.set(chunk.subarray(offset, offset + n), used);
+        used += n;
+        offset += n;
+        if (used === partBytes) {
+          multipart ??= await MultipartUpload.start(target);
+          const full = buffer;
+          await multipart.send(full, used, () => pool.give(full));
+          buffer = await pool.take();
+          used = 0;
+        }
+      }
     }
+    if (multipart) {
+      if (used > 0) await multipart.send(buffer, used, () => {});
+      await multipart.complete();
+      return { size: digest.size, sha256: digest.hex(), multipart: true };
+    }
+    // The body ended within the first part: one PutObject, with the digest as metadata.
+    const sha256 = digest.hex();
+    await target.client.send(
+      new PutObjectCommand({
+        Bucket: target.bucket,
+        Key: target.key,
+        Body: buffer.subarray(0, used),
+        ContentLength: used,
+        ContentType: target.contentType,
+        Metadata: { sha256 },
+        ...(target.ifNoneMatch ? { IfNoneMatch: "*" } : {}),
+      }),
+      { abortSignal: target.signal },
+    );
+    return { size: digest.size, sha256, multipart: false };
+  } catch (err) {
+    await chunks.return(undefined).catch(() => {});
+    await multipart?.abort();
+    throw err;
   }
-  const body = filler.rest();
-  const sha256 = digest.hex();
-  await target.client.send(
-    new PutObjectCommand({
-      Bucket: target.bucket,
-      Key: target.key,
-      Body: body,
-      ContentLength: body.byteLength,
-      ContentType: target.contentType,
-      Metadata: { sha256 },
-      ...(target.ifNoneMatch ? { IfNoneMatch: "*" } : {}),
-    }),
-    { abortSignal: target.signal },
-  );
-  return { size: digest.size, sha256, multipart: false };
 }
 
-async function multipart(
-  target: UploadTarget,
-  chunks: AsyncGenerator<Uint8Array>,
-  filler: PartFiller,
-  ready: Uint8Array[],
-  digest: Digest,
-): Promise<UploadResult> {
-  const { client, bucket, key, signal } = target;
-  const created = await client.send(
-    new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: target.contentType }),
-    { abortSignal: signal },
-  );
-  const uploadId = created.UploadId!;
-  const parts: CompletedPart[] = [];
-  const inFlight = new Set<Promise<void>>();
-  let failure: unknown;
-  let partNumber = 0;
-  const send = (body: Uint8Array) => {
-    const number = ++partNumber;
+/** One multipart upload: parts sent with a bounded number in flight, then completed or aborted. */
+class MultipartUpload {
+  readonly #target: UploadTarget;
+  readonly #uploadId: string;
+  readonly #parts: CompletedPart[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+  #failure: unknown;
+  #next = 1;
+
+  private constructor(target: UploadTarget, uploadId: string) {
+    this.#target = target;
+    this.#uploadId = uploadId;
+  }
+
+  /** CreateMultipartUpload. */
+  static async start(target: UploadTarget): Promise<MultipartUpload> {
+    const created = await target.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: target.bucket,
+        Key: target.key,
+        ContentType: target.contentType,
+      }),
+      { abortSignal: target.signal },
+    );
+    return new MultipartUpload(target, created.UploadId!);
+  }
+
+  /** Start uploading `buffer[0..length)` once a slot is free; `done` runs when it settled. */
+  async send(buffer: Uint8Array, length: number, done: () => void): Promise<void> {
+    while (this.#inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(this.#inFlight);
+    if (this.#failure) throw this.#failure;
+    const number = this.#next++;
     if (number > MAX_PARTS) throw new Error(`the body needs more than ${MAX_PARTS} parts`);
+    const { client, bucket, key, signal } = this.#target;
     const task = client.send(
       new UploadPartCommand({
         Bucket: bucket,
         Key: key,
-        UploadId: uploadId,
+        UploadId: this.#uploadId,
         PartNumber: number,
-        Body: body,
-        ContentLength: body.byteLength,
+        Body: buffer.subarray(0, length),
+        ContentLength: length,
       }),
       { abortSignal: signal },
     ).then((res) => {
-      parts.push({ PartNumber: number, ETag: res.ETag });
+      this.#parts.push({ PartNumber: number, ETag: res.ETag });
     }, (err) => {
-      failure ??= err;
-    }).finally(() => inFlight.delete(task));
-    inFlight.add(task);
-  };
-  const sendAll = async (bodies: Uint8Array[]) => {
-    for (const body of bodies) {
-      while (inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(inFlight);
-      if (failure) throw failure;
-      send(body);
-    }
-  };
-  try {
-    await sendAll(ready);
-    for await (const chunk of chunks) await sendAll(filler.add(chunk));
-    const last = filler.rest();
-    if (last.byteLength > 0) await sendAll([last]);
-    await Promise.all(inFlight);
-    if (failure) throw failure;
-    parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
+      this.#failure ??= err;
+    }).finally(() => {
+      this.#inFlight.delete(task);
+      done();
+    });
+    this.#inFlight.add(task);
+  }
+
+  /** Wait for the parts, then CompleteMultipartUpload (with `If-None-Match: *` for POST). */
+  async complete(): Promise<void> {
+    await Promise.all(this.#inFlight);
+    if (this.#failure) throw this.#failure;
+    const { client, bucket, key, signal } = this.#target;
+    this.#parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
     await client.send(
       new CompleteMultipartUploadCommand({
         Bucket: bucket,
         Key: key,
-        UploadId: uploadId,
-        MultipartUpload: { Parts: parts },
-        ...(target.ifNoneMatch ? { IfNoneMatch: "*" } : {}),
+        UploadId: this.#uploadId,
+        MultipartUpload: { Parts: this.#parts },
+        ...(this.#target.ifNoneMatch ? { IfNoneMatch: "*" } : {}),
       }),
       { abortSignal: signal },
     );
-    return { size: digest.size, sha256: digest.hex(), multipart: true };
-  } catch (err) {
-    await chunks.return(undefined).catch(() => {});
-    await Promise.allSettled(inFlight);
+  }
+
+  /** Let the parts in flight settle, then AbortMultipartUpload (errors ignored). */
+  async abort(): Promise<void> {
+    await Promise.allSettled(this.#inFlight);
+    const { client, bucket, key } = this.#target;
     await client.send(
-      new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }),
+      new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: this.#uploadId }),
       // The call's own signal may be what failed: the abort gets a fresh, bounded one.
       { abortSignal: AbortSignal.timeout(30_000) },
     ).catch(() => {});
-    throw err;
   }
 }

@@ -7,6 +7,8 @@ const MIB = 1024 * 1024;
 /** A stand-in S3 client that records commands and can fail one of them. */
 function fakeClient(failOn?: string) {
   const sent: { name: string; input: Record<string, unknown> }[] = [];
+  /** Part bodies as they were when each part's upload finished (a reused buffer shows here). */
+  const bodies = new Map<number, Uint8Array>();
   let inFlight = 0;
   let maxInFlight = 0;
   const client = {
@@ -17,13 +19,21 @@ function fakeClient(failOn?: string) {
       maxInFlight = Math.max(maxInFlight, inFlight);
       await new Promise((r) => setTimeout(r, 5));
       inFlight--;
+      if (name === "UploadPart") {
+        bodies.set(command.input.PartNumber as number, (command.input.Body as Uint8Array).slice());
+      }
       if (name === failOn) throw Object.assign(new Error("boom"), { name: "InternalError" });
       if (name === "CreateMultipartUpload") return { UploadId: "up-1" };
       if (name === "UploadPart") return { ETag: `"etag-${command.input.PartNumber}"` };
       return {};
     },
   };
-  return { client: client as unknown as S3Client, sent, maxInFlight: () => maxInFlight };
+  return {
+    client: client as unknown as S3Client,
+    sent,
+    bodies,
+    maxInFlight: () => maxInFlight,
+  };
 }
 
 function target(client: S3Client, over: Partial<UploadTarget> = {}): UploadTarget {
@@ -46,7 +56,9 @@ function chunks(total: number, size = 300_000): ReadableStream<Uint8Array> {
     pull(c) {
       if (sent >= total) return c.close();
       const n = Math.min(size, total - sent);
-      c.enqueue(new Uint8Array(n).fill(sent % 251));
+      const chunk = new Uint8Array(n);
+      for (let i = 0; i < n; i++) chunk[i] = (sent + i) % 251;
+      c.enqueue(chunk);
       sent += n;
     },
   });
@@ -97,6 +109,17 @@ Deno.test("s3 upload: a larger body is a multipart upload with bounded parts in 
   );
   assertEquals(result.size, 17 * MIB + 5);
   assertEquals(result.multipart, true);
+  // Every part carried its own bytes until its upload ended (part buffers are reused).
+  let offset = 0;
+  for (let number = 1; number <= 4; number++) {
+    const body = fake.bodies.get(number)!;
+    for (let i = 0; i < body.byteLength; i += 4099) {
+      if (body[i] !== (offset + i) % 251) {
+        throw new Error(`part ${number} byte ${i} was overwritten`);
+      }
+    }
+    offset += body.byteLength;
+  }
   // Create and Complete are alone; parts go two at a time at most.
   assertEquals(fake.maxInFlight() <= 2, true);
 });
