@@ -10,7 +10,8 @@ import {
   startCloud,
 } from "../cloud/mod.ts";
 import { createApiToken } from "../cloud/auth/mod.ts";
-import type { Team, User } from "../cloud/store/mod.ts";
+import type { ResourceKind, Team, User } from "../cloud/store/mod.ts";
+import { CREATE_EXAMPLES, EXAMPLE_IDS, EXAMPLE_ORDER } from "../cloud/api/mod.ts";
 import { removeDir } from "./support/mod.ts";
 
 /** A running test service. */
@@ -129,4 +130,27 @@ export async function call(
     // not JSON
   }
   return { status: res.status, headers: res.headers, json, text };
+}
+
+/**
+ * Creates one record of every kind from the documented examples (docs/cloud-api.md, OpenAPI),
+ * replacing the example ids by the ids the service assigns. Fails if an example is refused.
+ */
+export async function createExamples(
+  cloud: TestCloud,
+  token: string,
+  // deno-lint-ignore no-explicit-any
+): Promise<Record<ResourceKind, any>> {
+  const ids = new Map<string, string>();
+  // deno-lint-ignore no-explicit-any
+  const out: Record<string, any> = {};
+  for (const kind of EXAMPLE_ORDER) {
+    let text = JSON.stringify(CREATE_EXAMPLES[kind]);
+    for (const [placeholder, real] of ids) text = text.replaceAll(placeholder, real);
+    const res = await call(cloud, "POST", `/api/${kind}`, { token, body: text });
+    if (res.status !== 201) throw new Error(`example ${kind} refused: ${res.status} ${res.text}`);
+    ids.set(EXAMPLE_IDS[kind], res.json.id);
+    out[kind] = res.json;
+  }
+  return out as Record<ResourceKind, unknown>;
 }

@@ -308,6 +308,7 @@ export function mountGateway(reg: Registry, s: Services): void {
         );
       }
       const deadline = Date.now() + wait * 1000;
+      // The request's signal aborts when the client goes away (ending the wait early).
       const signal = AbortSignal.any([c.req.raw.signal, s.shutdown]);
       while (true) {
         const rev = (await s.store.revision(m.teamId)).versionstamp;

@@ -1,0 +1,417 @@
+/**
+ * The team isolation matrix: team B calls every route of the API with team A's ids. Reading,
+ * changing or deleting A's records answers 404, creating B records that reference A's records is
+ * refused, lists never show A's records, and not one KV entry of team A changes. Then shares:
+ * they grant exactly what they say. A route added later without a case here fails this test.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { call, createExamples, makeUser, type TestCloud, withCloud } from "./cloud_harness.ts";
+import { UPDATE_EXAMPLES } from "../cloud/api/mod.ts";
+import { K, RESOURCE_KINDS, type ResourceKind } from "../cloud/store/mod.ts";
+import { decodeTokenClaims } from "../shared/tokens.ts";
+
+const LIMITS = { rateLimits: { perToken: { limit: 100_000, windowSeconds: 60 } } as never };
+
+/** Every KV entry of a team (and its global records), with versionstamps. */
+async function snapshot(cloud: TestCloud, teamId: string, userId: string): Promise<string> {
+  const kv = cloud.server.services.store.kv;
+  const rows: unknown[] = [];
+  for await (const e of kv.list({ prefix: K.teamPrefix(teamId) })) {
+    rows.push([e.key, e.value, e.versionstamp]);
+  }
+  for (const key of [K.team(teamId), K.user(userId)]) {
+    const e = await kv.get(key);
+    rows.push([e.key, e.value, e.versionstamp]);
+  }
+  return JSON.stringify(rows, (_k, v) => typeof v === "bigint" ? v.toString() : v);
+}
+
+function mentions(body: string, ids: string[]): string[] {
+  return ids.filter((id) => body.includes(id));
+}
+
+Deno.test("team isolation: every route answers 404 for another team's records, which stay unchanged", async () => {
+  await withCloud(async (cloud) => {
+    const a = await makeUser(cloud, "ada@example.com", "A");
+    const b = await makeUser(cloud, "bob@example.com", "B");
+    const c = await makeUser(cloud, "carol@example.com", "C");
+    const recs = await createExamples(cloud, a.apiToken);
+    const aGateway = recs.gateways;
+    const aMachine = (await call(cloud, "POST", "/api/gateway/authorize", {
+      token: a.apiToken,
+      body: { gateway_code: aGateway.code },
+    })).json;
+    const aJti = decodeTokenClaims(aMachine.machine_token)!.jti!;
+    const aTokenId =
+      (await call(cloud, "GET", "/api/tokens", { token: a.userToken })).json.items[0].id;
+    const aShare = (await call(cloud, "POST", "/api/shares", {
+      token: a.apiToken,
+      body: {
+        resource_kind: "transforms",
+        resource_id: recs.transforms.id,
+        team_id: c.team.id,
+        access: "write",
+      },
+    })).json;
+    await call(cloud, "PUT", "/api/gateway/config/local", {
+      token: aMachine.machine_token,
+      body: "# a's config\n",
+      headers: { "content-type": "text/plain" },
+    });
+    // B has its own gateway and machine token.
+    const bMachine = (await call(cloud, "POST", "/api/gateway/authorize", {
+      token: b.apiToken,
+      body: { gateway_code: "b-gw" },
+    })).json;
+    const aIds = [
+      a.team.id,
+      ...RESOURCE_KINDS.map((k) => recs[k].id as string),
+      aJti,
+      aTokenId,
+      aShare.id,
+    ];
+    const before = await snapshot(cloud, a.team.id, a.user.id);
+
+    const registry = cloud.server.registry;
+    const covered = new Set<string>();
+    const kindOf = (path: string) => path.split("/")[2] as ResourceKind;
+    const paramValue = (path: string, name: string): string => {
+      if (name === "jti") return aJti;
+      if (name === "userId") return a.user.id;
+      if (path.startsWith("/api/tokens/")) return aTokenId;
+      if (path.startsWith("/api/shares/")) return aShare.id;
+      if (path.startsWith("/api/gateway/transforms/")) return recs.transforms.id;
+      return recs[kindOf(path)].id;
+    };
+    // Routes without ids that write: what B sends, and what it must get.
+    const writes: Record<string, { token: string; body?: unknown; status: number; code?: string }> =
+      {
+        "put /api/me/current-team": {
+          token: b.userToken,
+          body: { team_id: a.team.id },
+          status: 404,
+        },
+        "post /api/teams": { token: b.userToken, body: { name: "B2" }, status: 201 },
+        "post /api/team/members": {
+          token: b.apiToken,
+          body: { email: "carol@example.com" },
+          status: 200,
+        },
+        "post /api/tokens": { token: b.userToken, body: { name: "b" }, status: 201 },
+        "post /api/gateway/authorize": {
+          token: b.apiToken,
+          body: { gateway_code: aGateway.code },
+          status: 201,
+        },
+        "post /api/transforms/preview": {
+          token: b.apiToken,
+          body: { spec: [{ operation: "shift", spec: { a: "b" } }], input: { a: 1 } },
+          status: 200,
+        },
+        "post /api/shares": {
+          token: b.apiToken,
+          body: {
+            resource_kind: "pipelines",
+            resource_id: recs.pipelines.id,
+            team_id: b.team.id,
+            access: "write",
+          },
+          status: 404,
+        },
+        "post /api/gateways": { token: b.apiToken, body: { code: "b-second" }, status: 201 },
+        "post /api/services": {
+          token: b.apiToken,
+          body: { name: recs.services.name, endpoint_types: ["http"] },
+          status: 201,
+        },
+        "post /api/networks": {
+          token: b.apiToken,
+          body: { name: recs.networks.name },
+          status: 201,
+        },
+        "post /api/transforms": {
+          token: b.apiToken,
+          body: { name: recs.transforms.name, spec: [{ operation: "shift", spec: { x: "y" } }] },
+          status: 201,
+        },
+        "post /api/endpoints": {
+          token: b.apiToken,
+          body: {
+            name: "e",
+            service_id: recs.services.id,
+            type: "fhir",
+            options: { path_prefix: "/x" },
+          },
+          status: 422,
+          code: "reference_missing",
+        },
+        "post /api/backends": {
+          token: b.apiToken,
+          body: { name: "b", service_id: recs.services.id, type: "echo" },
+          status: 422,
+          code: "reference_missing",
+        },
+        "post /api/middleware": {
+          token: b.apiToken,
+          body: { name: "m", type: "transform", transform_id: recs.transforms.id },
+          status: 422,
+          code: "reference_missing",
+        },
+        "post /api/pipelines": {
+          token: b.apiToken,
+          body: {
+            name: "p",
+            gateway_id: recs.gateways.id,
+            endpoint_ids: [recs.endpoints.id],
+            backend_ids: [recs.backends.id],
+          },
+          status: 422,
+          code: "reference_missing",
+        },
+      };
+    const machineRoutes: Record<string, unknown> = {
+      "post /api/gateway/config/apply": { version: 1, status: "applied" },
+      "post /api/gateway/status": { health: "healthy", software_version: "1", uptime_secs: 1 },
+      "put /api/gateway/config/local": "# b\n",
+    };
+
+    for (const route of registry.routes) {
+      const key = `${route.method} ${route.path}`;
+      if (route.auth.includes("none")) {
+        covered.add(key); // public routes: discovery, health, device login; no team data
+        continue;
+      }
+      const params = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
+      if (route.auth.includes("machine")) {
+        const path = route.path.replace(/:([A-Za-z]+)/g, (_, n) => paramValue(route.path, n));
+        const body = machineRoutes[key];
+        if (
+          body === undefined && route.method !== "get" && route.path !== "/api/gateway/token/renew"
+        ) continue;
+        await call(cloud, "GET", "/api/gateway/config", { token: bMachine.machine_token }); // version 1 exists for B
+        const res = await call(cloud, route.method.toUpperCase(), path, {
+          token: bMachine.machine_token,
+          body,
+          headers: typeof body === "string" ? { "content-type": "text/plain" } : {},
+        });
+        if (params.length) assertEquals(res.status, 404, `${key} as B's gateway: ${res.text}`);
+        else {
+          assert(res.status === 200, `${key}: ${res.status} ${res.text}`);
+          assertEquals(mentions(res.text, aIds), [], `${key} leaks team A ids`);
+          if (res.json?.gateway_id) assertEquals(res.json.gateway_id, bMachine.gateway_id);
+        }
+        covered.add(key);
+        continue;
+      }
+      for (const token of [b.apiToken, b.userToken]) {
+        if (params.length) {
+          const path = route.path.replace(/:([A-Za-z]+)/g, (_, n) => paramValue(route.path, n));
+          const kind = kindOf(route.path);
+          const body = route.method === "patch" ? UPDATE_EXAMPLES[kind] : undefined;
+          const res = await call(cloud, route.method.toUpperCase(), path, { token, body });
+          assertEquals(res.status, 404, `${key} as team B: ${res.status} ${res.text}`);
+          assertEquals(res.json.error.code, "not_found");
+        } else if (route.method === "get") {
+          const res = await call(cloud, "GET", route.path, { token });
+          assertEquals(res.status, 200, `${key}: ${res.text}`);
+          assertEquals(mentions(res.text, aIds), [], `${key} leaks team A ids`);
+        } else {
+          const w = writes[key];
+          assert(w, `no isolation case for ${key}: add one`);
+          if (token !== w.token) continue;
+          const res = await call(cloud, route.method.toUpperCase(), route.path, {
+            token,
+            body: w.body,
+          });
+          assertEquals(res.status, w.status, `${key}: ${res.text}`);
+          if (w.code) assertEquals(res.json.error.code, w.code);
+          if (route.path === "/api/gateway/authorize") assert(res.json.gateway_id !== aGateway.id);
+        }
+      }
+      covered.add(key);
+    }
+    const all = registry.routes.map((r) => `${r.method} ${r.path}`);
+    assertEquals(all.filter((r) => !covered.has(r)), [], "every route is in the matrix");
+    assertEquals(
+      await snapshot(cloud, a.team.id, a.user.id),
+      before,
+      "team A's KV entries are unchanged",
+    );
+  }, LIMITS);
+});
+
+Deno.test("team isolation: shares grant exactly read, or read and write, and are revocable", async () => {
+  await withCloud(async (cloud) => {
+    const a = await makeUser(cloud, "ada@example.com", "A");
+    const b = await makeUser(cloud, "bob@example.com", "B");
+    const recs = await createExamples(cloud, a.apiToken);
+    const bSvc = (await call(cloud, "POST", "/api/services", {
+      token: b.apiToken,
+      body: { name: "s", endpoint_types: ["http"] },
+    })).json;
+    const bEp = (await call(cloud, "POST", "/api/endpoints", {
+      token: b.apiToken,
+      body: { name: "e", service_id: bSvc.id, type: "http", options: { path_prefix: "/b" } },
+    })).json;
+    const share = async (kind: string, id: string, access: string) =>
+      await call(cloud, "POST", "/api/shares", {
+        token: a.apiToken,
+        body: { resource_kind: kind, resource_id: id, team_id: b.team.id, access },
+      });
+    const readShare = await share("transforms", recs.transforms.id, "read");
+    assertEquals(readShare.status, 201);
+    const writeShare = (await share("pipelines", recs.pipelines.id, "write")).json;
+    assertEquals((await share("gateways", recs.gateways.id, "read")).status, 201);
+    assertEquals(
+      (await share("transforms", recs.transforms.id, "write")).status,
+      409,
+      "one share per record and team",
+    );
+    assertEquals((await share("transforms", crypto.randomUUID(), "read")).status, 404);
+    const selfShare = await call(cloud, "POST", "/api/shares", {
+      token: a.apiToken,
+      body: {
+        resource_kind: "networks",
+        resource_id: recs.networks.id,
+        team_id: a.team.id,
+        access: "read",
+      },
+    });
+    assertEquals(selfShare.status, 404);
+
+    const incoming =
+      (await call(cloud, "GET", "/api/shares/incoming", { token: b.apiToken })).json.items;
+    assertEquals(
+      incoming.map((s: { resource_kind: string; access: string }) =>
+        `${s.resource_kind}:${s.access}`
+      ).sort(),
+      ["gateways:read", "pipelines:write", "transforms:read"],
+    );
+
+    // Read share: GET only.
+    const t = await call(cloud, "GET", `/api/transforms/${recs.transforms.id}`, {
+      token: b.apiToken,
+    });
+    assertEquals([t.status, t.json.access, t.json.spec], [200, "read", recs.transforms.spec]);
+    const tPatch = await call(cloud, "PATCH", `/api/transforms/${recs.transforms.id}`, {
+      token: b.apiToken,
+      body: { description: "mine now" },
+    });
+    assertEquals([tPatch.status, tPatch.json.error.code], [403, "forbidden"]);
+    assertEquals(
+      (await call(cloud, "DELETE", `/api/transforms/${recs.transforms.id}`, { token: b.apiToken }))
+        .status,
+      403,
+    );
+    assertEquals(
+      (await call(cloud, "GET", `/api/transforms/${recs.transforms.id}`, { token: a.apiToken }))
+        .json.description,
+      recs.transforms.description,
+    );
+    // A shared gateway is readable, but its configuration, reports and tokens are not.
+    const gw = await call(cloud, "GET", `/api/gateways/${recs.gateways.id}`, { token: b.apiToken });
+    assertEquals([gw.status, gw.json.access, gw.json.code], [200, "read", "edge-berlin-1"]);
+    for (const sub of ["config", "reported-config", "tokens"]) {
+      assertEquals(
+        (await call(cloud, "GET", `/api/gateways/${recs.gateways.id}/${sub}`, {
+          token: b.apiToken,
+        })).status,
+        404,
+        sub,
+      );
+    }
+
+    // Write share: GET and PATCH, references still resolved in the owner's team, never DELETE.
+    const p = await call(cloud, "PATCH", `/api/pipelines/${recs.pipelines.id}`, {
+      token: b.apiToken,
+      body: { description: "edited by B" },
+    });
+    assertEquals([p.status, p.json.access, p.json.description], [200, "write", "edited by B"]);
+    assertEquals(
+      (await call(cloud, "GET", `/api/pipelines/${recs.pipelines.id}`, { token: a.apiToken })).json
+        .description,
+      "edited by B",
+    );
+    const foreignRef = await call(cloud, "PATCH", `/api/pipelines/${recs.pipelines.id}`, {
+      token: b.apiToken,
+      body: { endpoint_ids: [bEp.id] },
+    });
+    assertEquals([foreignRef.status, foreignRef.json.error.code], [422, "reference_missing"]);
+    assertEquals(
+      (await call(cloud, "DELETE", `/api/pipelines/${recs.pipelines.id}`, { token: b.apiToken }))
+        .status,
+      403,
+    );
+    assertEquals(
+      (await call(cloud, "GET", `/api/pipelines/${recs.pipelines.id}/toml`, { token: b.apiToken }))
+        .status,
+      404,
+    );
+    const audit =
+      (await call(cloud, "GET", "/api/audit?action=pipeline.updated", { token: a.apiToken })).json
+        .items;
+    assertEquals(audit[0].actor.label, "test (bob@example.com)", "A's audit log names B's change");
+
+    // Not shared: still 404. Lists of B never include A's records.
+    for (const kind of ["endpoints", "backends", "middleware", "services", "networks"]) {
+      assertEquals(
+        (await call(cloud, "GET", `/api/${kind}/${recs[kind as ResourceKind].id}`, {
+          token: b.apiToken,
+        })).status,
+        404,
+        kind,
+      );
+    }
+    const bPipelines =
+      (await call(cloud, "GET", "/api/pipelines", { token: b.apiToken })).json.items;
+    assertEquals(bPipelines, []);
+
+    // B cannot revoke A's share; A can, and access ends at once.
+    assertEquals(
+      (await call(cloud, "DELETE", `/api/shares/${writeShare.id}`, { token: b.apiToken })).status,
+      404,
+    );
+    assertEquals(
+      (await call(cloud, "DELETE", `/api/shares/${writeShare.id}`, { token: a.apiToken })).status,
+      204,
+    );
+    assertEquals(
+      (await call(cloud, "GET", `/api/pipelines/${recs.pipelines.id}`, { token: b.apiToken }))
+        .status,
+      404,
+    );
+    assertEquals(
+      (await call(cloud, "PATCH", `/api/pipelines/${recs.pipelines.id}`, {
+        token: b.apiToken,
+        body: { description: "again" },
+      })).status,
+      404,
+    );
+    // Deleting a shared record removes its shares.
+    const delT = await call(cloud, "DELETE", `/api/middleware/${recs.middleware.id}`, {
+      token: a.apiToken,
+    });
+    assertEquals(delT.status, 409, "still used by the pipeline");
+    await call(cloud, "PATCH", `/api/pipelines/${recs.pipelines.id}`, {
+      token: a.apiToken,
+      body: { middleware_ids: [] },
+    });
+    assertEquals(
+      (await call(cloud, "DELETE", `/api/middleware/${recs.middleware.id}`, { token: a.apiToken }))
+        .status,
+      204,
+    );
+    assertEquals(
+      (await call(cloud, "DELETE", `/api/transforms/${recs.transforms.id}`, { token: a.apiToken }))
+        .status,
+      204,
+    );
+    const left =
+      (await call(cloud, "GET", "/api/shares/incoming", { token: b.apiToken })).json.items;
+    assertEquals(left.map((s: { resource_kind: string }) => s.resource_kind), ["gateways"]);
+    assertEquals(
+      (await call(cloud, "GET", "/api/shares", { token: a.apiToken })).json.items.length,
+      1,
+    );
+  }, LIMITS);
+});
