@@ -4,6 +4,7 @@
  * (a `RawDataset`: no parse of pixel data, no re-encoding) and hands every event to a handler.
  */
 import type { Socket } from "node:net";
+import { p10Header, TS } from "../../dicom/mod.ts";
 import { RawDataset } from "./dataset.ts";
 import {
   type CCancelRequest,
@@ -42,10 +43,18 @@ export interface ConnectionHandler {
   closed?(): void;
 }
 
-/** Collects a C-STORE dataset's fragments (dcmjs-dimse writes each PDV value here). */
+/**
+ * Collects a C-STORE dataset's fragments (dcmjs-dimse writes each PDV value here) behind the
+ * Part 10 header of the instance, known from the command before the dataset arrives: the file is
+ * assembled with a single copy, and the dataset is a view into it.
+ */
 class ChunkSink {
   readonly chunks: Uint8Array[] = [];
+  readonly header: Uint8Array;
   size = 0;
+  constructor(header: Uint8Array) {
+    this.header = header;
+  }
   write(chunk: Uint8Array): boolean {
     this.chunks.push(chunk);
     this.size += chunk.byteLength;
@@ -55,10 +64,11 @@ class ChunkSink {
   once(): this {
     return this;
   }
-  bytes(): Uint8Array {
-    if (this.chunks.length === 1) return this.chunks[0];
-    const out = new Uint8Array(this.size);
-    let at = 0;
+  /** The whole Part 10 file. */
+  file(): Uint8Array {
+    const out = new Uint8Array(this.header.byteLength + this.size);
+    out.set(this.header);
+    let at = this.header.byteLength;
     for (const c of this.chunks) {
       out.set(c, at);
       at += c.byteLength;
@@ -98,8 +108,12 @@ export class DimseConnection extends lib.Scp {
     return (this as unknown as { association?: LibAssociation }).association;
   }
 
-  override createStoreWritableStream(): never {
-    return new ChunkSink() as never;
+  override createStoreWritableStream(context: LibContext, request: CStoreRequest): never {
+    return new ChunkSink(p10Header({
+      transferSyntax: context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE,
+      sopClassUid: request.getAffectedSopClassUid(),
+      sopInstanceUid: request.getAffectedSopInstanceUid(),
+    })) as never;
   }
 
   override createDatasetFromStoreWritableStream(
@@ -107,8 +121,10 @@ export class DimseConnection extends lib.Scp {
     context: LibContext,
     callback: (dataset: RawDataset) => void,
   ): void {
-    const bytes = (writable as ChunkSink).bytes();
-    callback(new RawDataset(bytes, context.getAcceptedTransferSyntaxUid() ?? "1.2.840.10008.1.2"));
+    const sink = writable as ChunkSink;
+    const file = sink.file();
+    const ts = context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE;
+    callback(new RawDataset(file.subarray(sink.header.byteLength), ts, file));
   }
 
   override associationRequested(association: LibAssociation): void {

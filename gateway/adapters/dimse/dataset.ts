@@ -19,19 +19,35 @@ function naturalize(dict: DcmjsDict): Record<string, unknown> {
   return META.naturalizeDataset(dict) as Record<string, unknown>;
 }
 
-/** Encoded dataset bytes in a transfer syntax; the header is parsed up to the pixel data. */
+/**
+ * Encoded dataset bytes in a transfer syntax. The header (elements before Pixel Data) is parsed
+ * on first use; when received over the network, `file` is the Part 10 file around the bytes.
+ */
 export class RawDataset extends lib.Dataset {
   /** The dataset bytes as received or read from a file. */
   readonly bytes: Uint8Array;
-  /** The elements before Pixel Data (dcmjs dictionary). */
-  readonly header: DcmjsDict;
+  /** The Part 10 file holding `bytes`, when one was assembled on receipt. */
+  readonly file?: Uint8Array;
+  #header: DcmjsDict | undefined;
+  #natural: Record<string, unknown> | undefined;
   #full: Record<string, unknown> | undefined;
 
-  constructor(bytes: Uint8Array, transferSyntax: string) {
-    const header = readDataset(bytes, transferSyntax, "7FE00010");
-    super(naturalize(header), transferSyntax);
+  constructor(bytes: Uint8Array, transferSyntax: string, file?: Uint8Array) {
+    super({}, transferSyntax);
     this.bytes = bytes;
-    this.header = header;
+    this.file = file;
+  }
+
+  /** The elements before Pixel Data (dcmjs dictionary), parsed once. */
+  get header(): DcmjsDict {
+    this.#header ??= readDataset(this.bytes, this.getTransferSyntaxUid(), "7FE00010");
+    return this.#header;
+  }
+
+  /** An element of the header by keyword (dcmjs-dimse reads SOP class and instance UIDs). */
+  override getElement(tag: string): string | undefined {
+    this.#natural ??= naturalize(this.header);
+    return this.#natural[tag] as string | undefined;
   }
 
   /** All elements, parsed on demand (dcmjs-dimse reads them only to transcode). */

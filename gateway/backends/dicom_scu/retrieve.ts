@@ -44,7 +44,7 @@ export class FileCollector {
     this.#bytes += dataset.bytes.byteLength;
     if (this.#bytes > this.#limit) return false;
     this.files.push(
-      writeP10({
+      dataset.file ?? writeP10({
         transferSyntax: dataset.getTransferSyntaxUid(),
         sopClassUid: request.getAffectedSopClassUid(),
         sopInstanceUid: request.getAffectedSopInstanceUid(),

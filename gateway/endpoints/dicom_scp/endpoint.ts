@@ -414,7 +414,8 @@ export class DicomScpEndpoint {
     const dataset = req.getDataset() as RawDataset;
     const ts = dataset.getTransferSyntaxUid();
     const sopInstanceUid = req.getAffectedSopInstanceUid();
-    const file = writeP10(
+    // Received datasets come assembled as a Part 10 file already (adapters/dimse/connection.ts).
+    const file = dataset.file ?? writeP10(
       { transferSyntax: ts, sopClassUid: req.getAffectedSopClassUid(), sopInstanceUid },
       dataset.bytes,
     );
