@@ -12,9 +12,11 @@ export class DicomBody extends Body {
   #file: Uint8Array;
   #json: unknown;
 
-  constructor(file: Uint8Array) {
+  /** `header`: the header's DICOM JSON when the caller parsed it already. */
+  constructor(file: Uint8Array, header?: unknown) {
     super(file, "application/dicom");
     this.#file = file;
+    this.#json = header;
   }
 
   /** DICOM JSON of the header, unless a middleware replaced the data. */

@@ -3,9 +3,11 @@
  * layer (PDUs, fragments, message ids); this subclass receives C-STORE datasets as raw bytes
  * (a `RawDataset`: no parse of pixel data, no re-encoding) and hands every event to a handler.
  */
+import type { Buffer } from "node:buffer";
 import type { Socket } from "node:net";
 import { p10Header, TS } from "../../dicom/mod.ts";
 import { RawDataset } from "./dataset.ts";
+import { PduReader } from "./pdu_reader.ts";
 import {
   type CCancelRequest,
   type CEchoRequest,
@@ -84,6 +86,19 @@ export interface ConnectionTimeouts {
   pduTimeout?: number;
 }
 
+/** Largest PDU we accept (advertised in A-ASSOCIATE-AC), 64 KiB. */
+const RECEIVE_PDU_LIMIT = 1 << 16;
+
+/** The parts of dcmjs-dimse's network layer this class drives directly. */
+interface NetworkInternals {
+  connected: boolean;
+  connectedTime?: number;
+  pduTimeout: number;
+  statistics: { addBytesReceived(n: number): void };
+  _processPdu(pdu: Buffer): Promise<void>;
+  emit(event: string, ...args: unknown[]): void;
+}
+
 /** A DIMSE association endpoint over a socket. */
 export class DimseConnection extends lib.Scp {
   handler: ConnectionHandler = {};
@@ -108,6 +123,48 @@ export class DimseConnection extends lib.Scp {
     return (this as unknown as { association?: LibAssociation }).association;
   }
 
+  /**
+   * Socket wiring (replaces the library's): PDUs are split by PduReader and processed strictly in
+   * order, without an event-emitter hop or a re-concatenation per chunk; an idle socket (no byte
+   * for `pduTimeout`) is an error.
+   */
+  _wrapSocket(): void {
+    const self = this as unknown as NetworkInternals;
+    const socket = (this as unknown as { socket: Socket }).socket;
+    let queue = Promise.resolve();
+    const fail = (message: string) => {
+      self.connected = false;
+      self.emit("networkError", new Error(message));
+      socket.destroy();
+    };
+    const reader = new PduReader((pdu) => {
+      queue = queue.then(() => self._processPdu(pdu));
+    });
+    socket.setTimeout(self.pduTimeout || 60_000);
+    socket.on("connect", () => {
+      self.connected = true;
+      self.connectedTime = Date.now();
+      self.emit("connect");
+    });
+    socket.on("data", (data: Buffer) => {
+      self.statistics.addBytesReceived(data.length);
+      try {
+        reader.push(data);
+      } catch (err) {
+        fail(`connection error: ${(err as Error).message}`);
+      }
+    });
+    socket.on("error", (err: Error) => fail(`connection error: ${err.message}`));
+    socket.on("timeout", () => fail("connection timeout: no data from the peer"));
+    socket.on("close", () => {
+      self.connected = false;
+      self.emit("close");
+    });
+  }
+
+  /** Nothing to reset: this class keeps no interval timer. */
+  _reset(): void {}
+
   override createStoreWritableStream(context: LibContext, request: CStoreRequest): never {
     return new ChunkSink(p10Header({
       transferSyntax: context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE,
@@ -125,6 +182,19 @@ export class DimseConnection extends lib.Scp {
     const file = sink.file();
     const ts = context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE;
     callback(new RawDataset(file.subarray(sink.header.byteLength), ts, file));
+  }
+
+  /**
+   * Accept with our own receive limit in the A-ASSOCIATE-AC (dcmjs-dimse would write the smaller
+   * of both sides' limits, so a peer offering 16 KiB would have to send us 16 KiB PDUs), while
+   * still sending no PDU larger than the peer can receive.
+   */
+  override sendAssociationAccept(): void {
+    const association = this.negotiated!;
+    const peerLimit = association.getMaxPduLength();
+    association.setMaxPduLength(RECEIVE_PDU_LIMIT);
+    super.sendAssociationAccept();
+    association.setMaxPduLength(peerLimit || RECEIVE_PDU_LIMIT);
   }
 
   override associationRequested(association: LibAssociation): void {

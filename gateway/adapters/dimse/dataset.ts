@@ -63,7 +63,7 @@ export class RawDataset extends lib.Dataset {
 
   /** The header as DICOM JSON (pixel data left out). */
   headerJson(): DicomJson {
-    return toDicomJson(this.header);
+    return toDicomJson(this.header, { inlineLimit: 1024 });
   }
 }
 

@@ -41,4 +41,4 @@ export const META = dcmjs.data.DicomMetaDictionary;
 // Our identity in associations and files, and a 64 KiB receive PDU (fewer, larger fragments).
 lib.Implementation.setImplementationClassUid(IMPLEMENTATION_CLASS_UID);
 lib.Implementation.setImplementationVersion(IMPLEMENTATION_VERSION);
-lib.Implementation.setMaxPduLength(65536);
+lib.Implementation.setMaxPduLength(1 << 16);

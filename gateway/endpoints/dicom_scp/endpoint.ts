@@ -428,7 +428,14 @@ export class DicomScpEndpoint {
     };
     const write = this.#store?.write(meta.dicom_study_uid ?? "", sopInstanceUid, file);
     const [out, written] = await Promise.all([
-      this.#operation("C-STORE", peer, meta, new DicomBody(file), req.getMessageId(), running),
+      this.#operation(
+        "C-STORE",
+        peer,
+        meta,
+        new DicomBody(file, header),
+        req.getMessageId(),
+        running,
+      ),
       write?.then(() => undefined, (err: Error) => err),
     ]);
     const res = lib.responses.CStoreResponse.fromRequest(req);
