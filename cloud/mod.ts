@@ -3,7 +3,7 @@
  * configuration sync, team-scoped resources, the web UI. Start it with {@link startCloud}.
  */
 export { type CloudServer, startCloud } from "./server.ts";
-export { type CloudApp, createApp } from "./app.ts";
+export { type CloudApp, createApp } from "./app.tsx";
 export { type Clock, iso, ManualClock, systemClock } from "./clock.ts";
 export {
   type CloudOptions,

@@ -1,6 +1,6 @@
 /** Running the service: open KV, build the app, serve it with Deno.serve, stop cleanly. */
 import { iso } from "./clock.ts";
-import { createApp } from "./app.ts";
+import { createApp } from "./app.tsx";
 import type { Hono } from "hono";
 import type { AppEnv, Registry } from "./api/mod.ts";
 import { type CloudOptionsInput, resolveOptions } from "./options.ts";

@@ -16,7 +16,10 @@ import { removeDir } from "./support/mod.ts";
 
 /** A running test service. */
 export interface TestCloud {
+  /** Where the test reaches the service (loopback). */
   url: string;
+  /** The service's public base URL (the token issuer); equal to `url` unless a test sets one. */
+  baseUrl: string;
   server: CloudServer;
   clock: ManualClock;
   dir: string;
@@ -36,7 +39,8 @@ export async function startTestCloud(options: CloudOptionsInput = {}): Promise<T
     ...options,
   });
   return {
-    url: server.url,
+    url: `http://127.0.0.1:${server.port}`,
+    baseUrl: server.url,
     server,
     clock,
     dir,

@@ -1,0 +1,198 @@
+/** @jsxImportSource hono/jsx */
+/** Gateways: status, last seen and configuration versions; one gateway's reports, config and tokens. */
+import type { Hono } from "hono";
+import type { AppEnv } from "../api/mod.ts";
+import type { GatewayRecord } from "../store/mod.ts";
+import type { Services } from "../services.ts";
+import { form, notFoundPage, page } from "./guard.tsx";
+import { Csrf, Layout, Status, Table, When } from "./layout.tsx";
+
+/** Mounts `/gateways` and `/gateways/:id`. */
+export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
+  ui.get(
+    "/gateways",
+    page(s, async (c, user) => {
+      const all = await s.store.repos.gateways.all(user.team.id);
+      const views = await Promise.all(all.map((g) => s.resources.gatewayView(g)));
+      return c.html(
+        <Layout title="Gateways" user={user} active="/gateways">
+          <h1>Gateways of {user.team.name}</h1>
+          <p class="muted">
+            A gateway appears here when it is authorized (<code>gwcli gateway:authorize</code>,{" "}
+            <code>gwcli token:get</code> or <code>POST /api/gateway/authorize</code>).
+          </p>
+          <Table
+            head={[
+              "Code",
+              "Name",
+              "Status",
+              "Last seen",
+              "Desired version",
+              "Applied version",
+              "Health",
+            ]}
+            empty="No gateways yet."
+            testId="gateways"
+            rows={views.map((g) => [
+              <a key="a-37-15" href={`/gateways/${g.id}`}>{g.code}</a>,
+              g.name,
+              <Status key="status-39-15" status={g.status} />,
+              <When key="when-40-15" at={g.last_seen_at} />,
+              g.config_version ?? "—",
+              g.applied_version ?? "—",
+              g.last_status?.health ?? "—",
+            ])}
+          />
+        </Layout>,
+      );
+    }),
+  );
+
+  ui.get(
+    "/gateways/:id",
+    page(s, async (c, user) => {
+      const gw = await s.store.repos.gateways.get(user.team.id, c.req.param("id")!);
+      if (!gw) return notFoundPage(c, user, "gateway");
+      const view = await s.resources.gatewayView(gw, true);
+      const config = await s.resources.gatewayConfig(user.team.id, gw.id);
+      const tokens = await s.store.tokens.listMachineTokens(user.team.id, gw.id);
+      const now = s.options.clock.now();
+      const st = view.last_status;
+      return c.html(
+        <Layout title={gw.code} user={user} active="/gateways">
+          <h1>
+            Gateway {gw.code} <Status status={view.status} />
+          </h1>
+          <div class="card">
+            <p>
+              <strong>Name:</strong> {gw.name} · <strong>Id:</strong> <code>{gw.id}</code>
+            </p>
+            <p>
+              <strong>Last seen:</strong> <When at={view.last_seen_at} /> ·{" "}
+              <strong>Desired version:</strong>{" "}
+              <span data-testid="desired-version">{config.version}</span> ·{" "}
+              <strong>Applied version:</strong> {view.applied_version ?? "—"}
+            </p>
+            {view.last_apply && (
+              <p>
+                <strong>Last apply:</strong> version {view.last_apply.version}{" "}
+                {view.last_apply.status} at <When at={view.last_apply.reported_at} />
+                {view.last_apply.errors.length > 0 && (
+                  <ul>
+                    {view.last_apply.errors.map((e) => (
+                      <li>{e.path ? <code>{e.path}</code> : null} {e.message}</li>
+                    ))}
+                  </ul>
+                )}
+              </p>
+            )}
+          </div>
+          <h2>Last status report</h2>
+          {st
+            ? (
+              <div class="card" data-testid="status-report">
+                <p>
+                  <strong>Health:</strong> {st.health} · <strong>Software:</strong>{" "}
+                  <span data-testid="software-version">{st.software_version}</span> ·{" "}
+                  <strong>Uptime:</strong> {Math.round(st.uptime_secs / 60)} min ·{" "}
+                  <strong>Reported:</strong> <When at={st.reported_at} />
+                </p>
+                <Table
+                  head={["Pipeline", "Requests", "Errors"]}
+                  empty="No pipeline counters."
+                  rows={st.pipelines.map((p) => [p.name, p.requests, p.errors])}
+                />
+                {Object.keys(st.error_counts).length > 0 && (
+                  <p>
+                    <strong>Errors:</strong>{" "}
+                    {Object.entries(st.error_counts).map(([k, v]) => `${k}: ${v}`).join(", ")}
+                  </p>
+                )}
+                {st.checks.length > 0 && (
+                  <ul>
+                    {st.checks.map((ch) => (
+                      <li>{ch.name}: {ch.status}{ch.message ? ` (${ch.message})` : ""}</li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            )
+            : <p class="muted">The gateway has not reported its status yet.</p>}
+          <h2>Desired configuration (version {config.version})</h2>
+          {config.skipped.length > 0 && (
+            <ul>
+              {config.skipped.map((x) => (
+                <li key="li-124-42">Pipeline {x.pipeline} is left out: {x.reason}</li>
+              ))}
+            </ul>
+          )}
+          {config.toml !== null
+            ? <pre data-testid="desired-toml">{config.toml}</pre>
+            : (
+              <ul class="flash flash-error">
+                {config.problems.map((p) => <li key="li-131-45">{p.path}: {p.message}</li>)}
+              </ul>
+            )}
+          <h2>Reported configuration</h2>
+          {view.reported_config
+            ? (
+              <p>
+                {view.reported_config.size} bytes uploaded{" "}
+                <When at={view.reported_config.uploaded_at} />
+                {view.reported_config.problems.length > 0 &&
+                  ` · ${view.reported_config.problems.length} problems`} ·{" "}
+                <a href={`/api/gateways/${gw.id}/reported-config`}>download (API)</a>
+              </p>
+            )
+            : <p class="muted">Never uploaded.</p>}
+          <h2>Machine tokens</h2>
+          <Table
+            head={["Issued", "By", "Expires", "Last used", "State", ""]}
+            empty="No machine tokens."
+            rows={tokens.map((t) => {
+              const state = t.revoked_at
+                ? "revoked"
+                : Date.parse(t.expires_at) <= now
+                ? "expired"
+                : "active";
+              return [
+                <When key="when-157-17" at={t.issued_at} />,
+                t.issued_by,
+                <When key="when-159-17" at={t.expires_at} />,
+                <When key="when-160-17" at={t.last_used_at} />,
+                state,
+                state === "active"
+                  ? (
+                    <form method="post" action={`/gateways/${gw.id}/tokens/${t.jti}/revoke`}>
+                      <Csrf token={user.session.csrf} />
+                      <button type="submit" class="danger">Revoke</button>
+                    </form>
+                  )
+                  : "",
+              ];
+            })}
+          />
+        </Layout>,
+      );
+    }),
+  );
+
+  ui.post(
+    "/gateways/:id/tokens/:jti/revoke",
+    form(s, async (c, user) => {
+      const gw: GatewayRecord | null = await s.store.repos.gateways.get(
+        user.team.id,
+        c.req.param("id")!,
+      );
+      if (!gw) return notFoundPage(c, user, "gateway");
+      const revoked = await s.store.tokens.revokeMachineToken(
+        user.team.id,
+        gw.id,
+        c.req.param("jti")!,
+        user.actor,
+      );
+      if (!revoked) return notFoundPage(c, user, "machine token");
+      return c.redirect(`/gateways/${gw.id}`, 303);
+    }),
+  );
+}

@@ -1,0 +1,129 @@
+/** @jsxImportSource hono/jsx */
+/** Pipelines and the resources they use. */
+import type { Hono } from "hono";
+import type { AppEnv } from "../api/mod.ts";
+import type { RecordOf, ResourceKind } from "../store/mod.ts";
+import type { Services } from "../services.ts";
+import { notFoundPage, page } from "./guard.tsx";
+import { Layout, Table } from "./layout.tsx";
+
+/** Mounts `/pipelines` and `/pipelines/:id`. */
+export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
+  /** The records of `ids` that still exist, in order. */
+  const names = async <K extends ResourceKind>(
+    teamId: string,
+    kind: K,
+    ids: string[],
+  ): Promise<RecordOf[K][]> => {
+    const out: RecordOf[K][] = [];
+    for (const id of ids) {
+      const r = await s.resources.get(kind, teamId, id);
+      if (r) out.push(r);
+    }
+    return out;
+  };
+
+  ui.get(
+    "/pipelines",
+    page(s, async (c, user) => {
+      const t = user.team.id;
+      const pipelines = await s.store.repos.pipelines.all(t);
+      const gateways = new Map((await s.store.repos.gateways.all(t)).map((g) => [g.id, g.code]));
+      const rows = await Promise.all(pipelines.map(async (p) => [
+        <a key="a-24-9" href={`/pipelines/${p.id}`}>{p.name}</a>,
+        p.gateway_id
+          ? <a key="a-26-13" href={`/gateways/${p.gateway_id}`}>{gateways.get(p.gateway_id)}</a>
+          : <span key="span-27-13" class="muted">none</span>,
+        (await names(t, "endpoints", p.endpoint_ids)).map((e) => e.name).join(", ") || "—",
+        (await names(t, "middleware", p.middleware_ids)).map((m) => m.name).join(" → ") || "—",
+        (await names(t, "backends", p.backend_ids)).map((b) => b.name).join(", ") || "—",
+      ]));
+      return c.html(
+        <Layout title="Pipelines" user={user} active="/pipelines">
+          <h1>Pipelines of {user.team.name}</h1>
+          <p class="muted">
+            Pipelines are built through the API (<code>/api/pipelines</code>) or an MCP client.
+          </p>
+          <Table
+            head={["Pipeline", "Gateway", "Endpoints", "Middleware (in order)", "Backends"]}
+            empty="No pipelines yet."
+            testId="pipelines"
+            rows={rows}
+          />
+        </Layout>,
+      );
+    }),
+  );
+
+  ui.get(
+    "/pipelines/:id",
+    page(s, async (c, user) => {
+      const t = user.team.id;
+      const p = await s.store.repos.pipelines.get(t, c.req.param("id")!);
+      if (!p) return notFoundPage(c, user, "pipeline");
+      const endpoints = await names(t, "endpoints", p.endpoint_ids);
+      const middleware = await names(t, "middleware", p.middleware_ids);
+      const backends = await names(t, "backends", p.backend_ids);
+      const transforms = new Map(
+        (await names(
+          t,
+          "transforms",
+          middleware.flatMap((m) => m.transform_id ? [m.transform_id] : []),
+        )).map((x) => [x.id, x.name]),
+      );
+      const gateway = p.gateway_id ? await s.resources.get("gateways", t, p.gateway_id) : null;
+      const config = await s.resources.pipelineConfig(t, p);
+      return c.html(
+        <Layout title={p.name} user={user} active="/pipelines">
+          <h1>Pipeline {p.name}</h1>
+          <p>
+            {p.description || <span class="muted">No description.</span>} · Gateway:{" "}
+            {gateway ? <a href={`/gateways/${gateway.id}`}>{gateway.code}</a> : "none"}
+          </p>
+          <h2>Endpoints</h2>
+          <Table
+            head={["Name", "Type", "Options"]}
+            empty="No endpoints."
+            rows={endpoints.map((
+              e,
+            ) => [e.name, e.type, <code key="code-78-57">{JSON.stringify(e.options)}</code>])}
+          />
+          <h2>Middleware (applied in this order)</h2>
+          <Table
+            head={["#", "Name", "Type", "Transform", "Options"]}
+            empty="No middleware."
+            rows={middleware.map((
+              m,
+              i,
+            ) => [
+              i + 1,
+              m.name,
+              m.type,
+              m.transform_id ? transforms.get(m.transform_id) ?? m.transform_id : "—",
+              <code key="code-92-15">{JSON.stringify(m.options)}</code>,
+            ])}
+          />
+          <h2>Backends (the first is the primary)</h2>
+          <Table
+            head={["Name", "Type", "Targets / options"]}
+            empty="No backends."
+            rows={backends.map((b) => [
+              b.name,
+              b.type,
+              <code key="code-102-15">
+                {b.targets.length
+                  ? b.targets.map((x) => `${x.name}=${x.url}`).join(", ")
+                  : JSON.stringify(b.options)}
+              </code>,
+            ])}
+          />
+          <h2>TOML of this pipeline</h2>
+          {config.skipped.length > 0 && <p class="muted">{config.skipped[0].reason}</p>}
+          {config.toml !== null && config.skipped.length === 0
+            ? <pre>{config.toml}</pre>
+            : <ul>{config.problems.map((x) => <li key="li-113-47">{x.path}: {x.message}</li>)}</ul>}
+        </Layout>,
+      );
+    }),
+  );
+}

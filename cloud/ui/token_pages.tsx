@@ -1,0 +1,126 @@
+/** @jsxImportSource hono/jsx */
+/** API tokens: create (shown once), list with last use, revoke. */
+import type { Context, Hono } from "hono";
+import type { AppEnv } from "../api/mod.ts";
+import { createApiToken } from "../auth/mod.ts";
+import type { Services } from "../services.ts";
+import { form, page } from "./guard.tsx";
+import { Csrf, Flash, Layout, Table, When } from "./layout.tsx";
+import type { UiUser } from "./session.ts";
+
+async function tokensPage(
+  c: Context<AppEnv>,
+  s: Services,
+  user: UiUser,
+  extra: { created?: { name: string; token: string }; error?: string } = {},
+) {
+  const tokens = await s.store.tokens.listApiTokens(
+    user.team.id,
+    user.role === "owner" ? undefined : user.user.id,
+  );
+  const emails = new Map(
+    (await s.store.identity.members(user.team.id)).map((m) => [m.user.id, m.user.email]),
+  );
+  return c.html(
+    <Layout title="API tokens" user={user} active="/tokens">
+      <h1>API tokens of {user.team.name}</h1>
+      <p class="muted">
+        API tokens act in this team for the API, the gateway authorize endpoint and MCP clients
+        (header <code>Authorization: Bearer …</code>).
+      </p>
+      {extra.created && (
+        <div class="card">
+          <Flash
+            kind="ok"
+            message={`Token ${extra.created.name} created. Copy it now: it is not shown again.`}
+          />
+          <div class="secret" data-testid="new-token">{extra.created.token}</div>
+        </div>
+      )}
+      <Flash kind="error" message={extra.error} />
+      <form method="post" action="/tokens" class="card row">
+        <Csrf token={user.session.csrf} />
+        <div>
+          <label for="token-name">Name</label>
+          <input
+            id="token-name"
+            name="name"
+            required
+            maxlength={100}
+            placeholder="e.g. ci-deploy"
+          />
+        </div>
+        <div>
+          <label for="token-expiry">Expires</label>
+          <select id="token-expiry" name="expires_in_days">
+            <option value="30">in 30 days</option>
+            <option value="90" selected>in 90 days</option>
+            <option value="365">in a year</option>
+            <option value="">never</option>
+          </select>
+        </div>
+        <button type="submit">Create token</button>
+      </form>
+      <Table
+        head={["Name", "Token", "Owner", "Created", "Last used", "Expires", "State", ""]}
+        empty="No API tokens yet."
+        testId="tokens"
+        rows={tokens.map((t) => [
+          t.name,
+          <code key="code-70-11">{t.prefix}…</code>,
+          emails.get(t.user_id) ?? "former member",
+          <When key="when-72-11" at={t.created_at} />,
+          <When key="when-73-11" at={t.last_used_at} />,
+          t.expires_at ? <When key="when-74-26" at={t.expires_at} /> : "never",
+          t.revoked_at ? "revoked" : "active",
+          t.revoked_at ? "" : (
+            <form method="post" action={`/tokens/${t.id}/revoke`}>
+              <Csrf token={user.session.csrf} />
+              <button type="submit" class="danger">Revoke</button>
+            </form>
+          ),
+        ])}
+      />
+    </Layout>,
+    extra.error ? 400 : 200,
+  );
+}
+
+/** Mounts `/tokens` and its forms. */
+export function mountTokenPages(ui: Hono<AppEnv>, s: Services): void {
+  ui.get("/tokens", page(s, (c, user) => tokensPage(c, s, user)));
+
+  ui.post(
+    "/tokens",
+    form(s, async (c, user, f) => {
+      const name = (f.name ?? "").trim();
+      if (!name || name.length > 100) {
+        return tokensPage(c, s, user, { error: "Name the token (1-100 characters)." });
+      }
+      const days = f.expires_in_days ? Number(f.expires_in_days) : null;
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650)) {
+        return tokensPage(c, s, user, { error: "Pick an expiry from the list." });
+      }
+      const { token } = await createApiToken(s, {
+        userId: user.user.id,
+        teamId: user.team.id,
+        name,
+        expiresInDays: days,
+      }, user.actor);
+      return tokensPage(c, s, user, { created: { name, token } });
+    }),
+  );
+
+  ui.post(
+    "/tokens/:id/revoke",
+    form(s, async (c, user) => {
+      const id = c.req.param("id")!;
+      const existing = await s.store.tokens.apiToken(user.team.id, id);
+      if (!existing || (user.role !== "owner" && existing.user_id !== user.user.id)) {
+        return tokensPage(c, s, user, { error: "No such token in this team." });
+      }
+      await s.store.tokens.revokeApiToken(user.team.id, id, user.actor);
+      return c.redirect("/tokens", 303);
+    }),
+  );
+}

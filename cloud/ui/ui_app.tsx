@@ -1,0 +1,88 @@
+/** @jsxImportSource hono/jsx */
+/** The web UI as a Hono sub-app: security headers, same-origin forms, pages, HTML errors. */
+import { Hono } from "hono";
+import { secureHeaders } from "hono/secure-headers";
+import type { AppEnv } from "../api/mod.ts";
+import { ApiError, toApiError } from "../api/mod.ts";
+import type { Services } from "../services.ts";
+import { mountAuditPages } from "./audit_pages.tsx";
+import { mountAuthPages } from "./auth_pages.tsx";
+import { mountDevicePages } from "./device_pages.tsx";
+import { mountGatewayPages } from "./gateway_pages.tsx";
+import { Layout } from "./layout.tsx";
+import { mountPipelinePages } from "./pipeline_pages.tsx";
+import { sameOrigin } from "./session.ts";
+import { STYLESHEET } from "./style.ts";
+import { mountTeamPages } from "./team_pages.tsx";
+import { mountTokenPages } from "./token_pages.tsx";
+
+/** The paths of the UI's pages (for the app's 404 handling and the docs). */
+export const UI_PATHS = [
+  "/",
+  "/sign-in",
+  "/sign-up",
+  "/sign-out",
+  "/device",
+  "/teams",
+  "/tokens",
+  "/gateways",
+  "/pipelines",
+  "/audit",
+];
+
+/** The UI as a Hono sub-app. */
+export function createUi(s: Services): Hono<AppEnv> {
+  const ui = new Hono<AppEnv>();
+  ui.use(
+    "*",
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      strictTransportSecurity: s.options.baseUrl.startsWith("https://")
+        ? "max-age=31536000; includeSubDomains"
+        : false,
+      referrerPolicy: "same-origin",
+    }),
+  );
+  ui.use("*", sameOrigin(s));
+  ui.get("/ui.css", (c) => {
+    c.header("Cache-Control", "public, max-age=3600");
+    return c.body(STYLESHEET, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+  mountAuthPages(ui, s);
+  mountDevicePages(ui, s);
+  mountTeamPages(ui, s);
+  mountTokenPages(ui, s);
+  mountGatewayPages(ui, s);
+  mountPipelinePages(ui, s);
+  mountAuditPages(ui, s);
+  ui.onError((err, c) => {
+    const api = toApiError(err) ??
+      new ApiError(500, "internal_error", "an unexpected error occurred; it was logged");
+    if (api.status === 500) {
+      s.options.logger.error("unhandled UI error", {
+        request_id: c.get("requestId"),
+        path: c.req.path,
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      });
+    }
+    for (const [k, v] of Object.entries(api.headers ?? {})) c.header(k, v);
+    return c.html(
+      <Layout title="Error">
+        <div class="card narrow">
+          <h1>{api.status === 429 ? "Too many attempts" : "Something went wrong"}</h1>
+          <p>{api.message}</p>
+          <p class="muted">Request id: {c.get("requestId")}</p>
+        </div>
+      </Layout>,
+      api.status,
+    );
+  });
+  return ui;
+}
