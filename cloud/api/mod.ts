@@ -17,6 +17,7 @@ export type { AppEnv, AppVariables } from "./env.ts";
 export { ApiError, errorBody, errorResponse, type FieldProblem } from "./errors.ts";
 export { clientIp, requestContext, spend } from "./middleware.ts";
 export { openApiDocument } from "./openapi.ts";
+export { routesMarkdown } from "./docs.ts";
 export { type Budget, DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./rate_limit.ts";
 export { type AuthKind, type Method, openApiPath, Registry, type RouteDoc } from "./registry.ts";
 export { CREATE_EXAMPLES, EXAMPLE_IDS, EXAMPLE_ORDER, UPDATE_EXAMPLES } from "./examples.ts";

@@ -73,7 +73,7 @@ export function mountWellKnown(reg: Registry, s: Services): void {
     method: "get",
     path: "/healthz",
     tag: "Discovery",
-    summary: "Liveness",
+    summary: "Liveness: the process answers",
     auth: ["none"],
     responses: { 200: { description: "The process answers", example: { status: "ok" } } },
   }, (c) => c.json({ status: "ok" }));
