@@ -491,3 +491,22 @@ backends = ["for_a", "fallback"]
     await gw.stop();
   }
 });
+
+Deno.test("a proxied body keeps its Content-Length; HEAD answers the upstream's length", async () => {
+  const up = startUpstream(() =>
+    new Response("0123456789", { headers: { "content-type": "text/plain" } })
+  );
+  const gw = await startTestGateway(proxyConfig(up.url));
+  try {
+    const res = await fetch(`${gw.url}/api/file`);
+    assertEquals(res.headers.get("content-length"), "10");
+    assertEquals(res.headers.get("transfer-encoding"), null);
+    assertEquals(await res.text(), "0123456789");
+    const head = await fetch(`${gw.url}/api/file`, { method: "HEAD" });
+    assertEquals(head.status, 200);
+    assertEquals(head.headers.get("content-length"), "10");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});

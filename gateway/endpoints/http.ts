@@ -105,17 +105,25 @@ export class HttpEndpointService implements HttpEndpoint {
   protected toResponse(res: ResponseEnvelope, requestId: string, method: string): Response {
     // Backends already removed upstream hop-by-hop fields; the envelope's headers are ours.
     const headers = res.headers;
-    headers.delete("content-length");
+    const declared = headers.get("content-length");
+    if (declared !== null) headers.delete("content-length");
     headers.set("x-request-id", requestId);
-    let body = NO_BODY_STATUS.has(res.status) || method === "HEAD" ? null : res.body.forwardable();
-    if (body === null) {
+    let body: ReturnType<typeof res.body.forwardable> = null;
+    if (NO_BODY_STATUS.has(res.status) || method === "HEAD") {
       const rest = res.body.forwardable();
       if (rest instanceof ReadableStream) rest.cancel().catch(() => {});
-      if (method === "HEAD") {
-        const length = res.headers.get("content-length");
-        if (length) headers.set("content-length", length);
+      // A HEAD answer describes the body a GET would get.
+      if (method === "HEAD" && declared !== null) headers.set("content-length", declared);
+    } else {
+      body = res.body.forwardable();
+      // An untouched upstream stream keeps its declared length (Deno then sends it as is,
+      // not chunked); bytes get their length from Deno; a changed body never keeps the old one.
+      if (
+        body instanceof ReadableStream && declared !== null &&
+        res.body.knownLength === Number(declared)
+      ) {
+        headers.set("content-length", declared);
       }
-      body = null;
     }
     if (res.body.contentType) headers.set("content-type", res.body.contentType);
     return new Response(body as BodyInit | null, { status: res.status, headers });
