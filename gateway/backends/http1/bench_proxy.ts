@@ -1,0 +1,65 @@
+/**
+ * A bare `Deno.serve` reverse proxy for bench.ts, forwarding with `fetch` or with Http1Client:
+ * `deno run -A bench_proxy.ts --client fetch|http1 --upstream http://127.0.0.1:8080 --port 8081`.
+ */
+
+import { Http1Client } from "./mod.ts";
+
+/** Request headers that belong to one hop only (plus host, which the client sets). */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+]);
+
+/** The value after `--name` in `args`. */
+function flag(args: string[], name: string): string {
+  const index = args.indexOf(`--${name}`);
+  if (index === -1 || index + 1 >= args.length) throw new Error(`missing --${name}`);
+  return args[index + 1];
+}
+
+/** Starts the proxy; resolves when it listens. */
+export function startProxy(
+  kind: "fetch" | "http1",
+  upstream: string,
+  port: number,
+): Deno.HttpServer<Deno.NetAddr> {
+  const base = upstream.replace(/\/$/, "");
+  const client = new Http1Client();
+  return Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, (req) => {
+    // The path and query start at the first "/" after "http://": one URL parse per request.
+    const target = new URL(base + req.url.slice(req.url.indexOf("/", 8)));
+    // forEach + append: several times cheaper than copying all and deleting.
+    const headers = new Headers();
+    req.headers.forEach((value, name) => {
+      if (!HOP_BY_HOP.has(name)) headers.append(name, value);
+    });
+    if (kind === "fetch") {
+      return fetch(target, {
+        method: req.method,
+        headers,
+        body: req.body,
+        redirect: "manual",
+        signal: req.signal,
+      });
+    }
+    return client.request(target, {
+      method: req.method,
+      headers,
+      body: req.body,
+      signal: req.signal,
+    });
+  });
+}
+
+if (import.meta.main) {
+  const kind = flag(Deno.args, "client");
+  if (kind !== "fetch" && kind !== "http1") throw new Error(`--client fetch|http1, got ${kind}`);
+  startProxy(kind, flag(Deno.args, "upstream"), Number(flag(Deno.args, "port")));
+}

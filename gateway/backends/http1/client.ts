@@ -1,0 +1,125 @@
+/** The pooled HTTP/1.1 client: connection reuse, the stale-connection retry, close. */
+
+import { connect } from "./connect.ts";
+import type { Connection } from "./connection.ts";
+import { Http1Error } from "./errors.ts";
+import { exchange, type ExchangeOptions } from "./exchange.ts";
+import { buildRequestHead } from "./head.ts";
+import { Pool } from "./pool.ts";
+import type { RequestBody } from "./upload.ts";
+
+/** Options of {@link Http1Client}. */
+export interface Http1ClientOptions {
+  /** Idle keep-alive sockets kept per origin (default 64). */
+  maxIdlePerOrigin?: number;
+  /** Idle sockets are closed after this many milliseconds (default 30 000). */
+  idleTimeoutMs?: number;
+  /** Largest response head accepted, in bytes (default 64 KiB). */
+  maxHeaderBytes?: number;
+  /** Extra PEM root certificates for https upstreams. */
+  caCerts?: string[];
+  /** Limit for TCP connect plus TLS handshake, in milliseconds (default 10 000). */
+  connectTimeoutMs?: number;
+}
+
+/** One request of {@link Http1Client.request}. */
+export interface Http1RequestInit {
+  method: string;
+  /** Sent as given (plus `host` from the URL when absent); framing headers are the client's. */
+  headers: Headers;
+  body: RequestBody;
+  /** Aborting closes the socket and rejects (or errors the body) with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Counters of a client, for tests and metrics. */
+export interface Http1ClientStats {
+  /** Connections opened. */
+  connects: number;
+  /** Requests sent again on a fresh connection after a reused one failed before answering. */
+  retries: number;
+}
+
+function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
+  const result = value ?? fallback;
+  if (!Number.isFinite(result) || result < min) {
+    throw new RangeError(`${name} must be a number >= ${min}, got ${value}`);
+  }
+  return result;
+}
+
+/** A pooled HTTP/1.1 client for one backend, over `Deno.connect` (and `Deno.startTls` for https). */
+export class Http1Client {
+  readonly #pool: Pool;
+  readonly #connectTimeoutMs: number;
+  readonly #caCerts: string[] | undefined;
+  readonly #exchange: ExchangeOptions;
+  #closed = false;
+  /** Counters since the client was made. */
+  readonly stats: Http1ClientStats = { connects: 0, retries: 0 };
+
+  constructor(options: Http1ClientOptions = {}) {
+    this.#pool = new Pool(
+      positive("maxIdlePerOrigin", options.maxIdlePerOrigin, 64, 0),
+      positive("idleTimeoutMs", options.idleTimeoutMs, 30_000),
+    );
+    this.#connectTimeoutMs = positive("connectTimeoutMs", options.connectTimeoutMs, 10_000);
+    this.#caCerts = options.caCerts;
+    this.#exchange = {
+      maxHeaderBytes: positive("maxHeaderBytes", options.maxHeaderBytes, 64 * 1024, 64),
+      release: (conn) => this.#pool.put(conn),
+    };
+  }
+
+  /** Idle pooled connections (all origins). */
+  get idleConnections(): number {
+    return this.#pool.size;
+  }
+
+  /** Sends a request; resolves once the response head is parsed, the body streams after. */
+  async request(url: URL, init: Http1RequestInit): Promise<Response> {
+    const { signal, body } = init;
+    signal?.throwIfAborted();
+    if (this.#closed) throw new Http1Error("the HTTP/1.1 client is closed", "client_closed");
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new Http1Error(`unsupported URL scheme ${url.protocol}`, "invalid_request");
+    }
+    const head = buildRequestHead(init.method, url, init.headers, body);
+    const origin = url.protocol + "//" + url.host;
+    let conn: Connection | undefined = this.#pool.take(origin);
+    for (let attempt = 1;; attempt++) {
+      const reused = conn !== undefined;
+      if (conn === undefined) {
+        conn = await connect(url, origin, {
+          caCerts: this.#caCerts,
+          timeoutMs: this.#connectTimeoutMs,
+        }, signal);
+        this.stats.connects++;
+      }
+      try {
+        return await exchange(conn, init.method, head, body, signal, this.#exchange);
+      } catch (error) {
+        // A pooled socket the server closed meanwhile: safe to send again when nothing came back
+        // and the body can be replayed (nginx closes after keepalive_requests or keepalive_timeout).
+        const stale = error instanceof Http1Error && error.code === "connection_closed";
+        if (
+          !stale || !reused || attempt > 1 || body instanceof ReadableStream || signal?.aborted ||
+          this.#closed
+        ) throw error;
+        this.stats.retries++;
+        conn = undefined;
+      }
+    }
+  }
+
+  /** Closes idle sockets and refuses new requests; in-flight ones finish and close their sockets. */
+  close(): Promise<void> {
+    this.#closed = true;
+    return this.#pool.close();
+  }
+
+  /** Same as {@link close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,96 @@
+/** Opening TCP and TLS connections to an upstream, with a connect timeout. */
+
+import { Connection } from "./connection.ts";
+import { Http1Error } from "./errors.ts";
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  /** Extra PEM root certificates for https upstreams. */
+  caCerts?: string[];
+  /** Limit for the TCP connect plus the TLS handshake. */
+  timeoutMs: number;
+}
+
+/** Host name (IPv6 without brackets) and port of an http or https URL. */
+export function hostAndPort(url: URL): { hostname: string; port: number } {
+  const host = url.hostname;
+  const hostname = host.startsWith("[") ? host.slice(1, -1) : host;
+  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  return { hostname, port };
+}
+
+/** Connects to `url`'s origin (TLS with ALPN `http/1.1` for https); aborting `signal` rejects with its reason. */
+export async function connect(
+  url: URL,
+  origin: string,
+  options: ConnectOptions,
+  signal?: AbortSignal,
+): Promise<Connection> {
+  const { hostname, port } = hostAndPort(url);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let conn: Deno.Conn | undefined;
+  let stage = "connect";
+  try {
+    // Deno.connect + Deno.startTls rather than Deno.connectTls: only connect takes a signal, so
+    // the timeout and the caller's abort can end a connect that hangs.
+    const tcp = await Deno.connect({ hostname, port, signal: controller.signal });
+    conn = tcp;
+    if (url.protocol === "https:") {
+      stage = "tls";
+      const tls = await Deno.startTls(tcp, {
+        hostname,
+        caCerts: options.caCerts,
+        alpnProtocols: ["http/1.1"],
+      });
+      conn = tls;
+      // The handshake has no signal of its own: closing the socket ends it.
+      const closeTls = () => tls.close();
+      controller.signal.addEventListener("abort", closeTls, { once: true });
+      try {
+        controller.signal.throwIfAborted();
+        await tls.handshake();
+      } finally {
+        controller.signal.removeEventListener("abort", closeTls);
+      }
+    }
+    return new Connection(conn, origin);
+  } catch (error) {
+    try {
+      conn?.close();
+    } catch {
+      // closed by the abort
+    }
+    if (signal?.aborted) throw signal.reason;
+    const where = `${hostname}:${port}`;
+    if (timedOut) {
+      throw new Http1Error(
+        `connecting to ${where} timed out after ${options.timeoutMs} ms`,
+        "connect_timeout",
+      );
+    }
+    const message = (error as Error).message;
+    if (error instanceof Deno.errors.ConnectionRefused) {
+      throw new Http1Error(`connection refused by ${where}`, "connection_refused", {
+        cause: error,
+      });
+    }
+    if (stage === "tls") {
+      throw new Http1Error(`TLS handshake with ${where} failed: ${message}`, "tls_failed", {
+        cause: error,
+      });
+    }
+    throw new Http1Error(`cannot connect to ${where}: ${message}`, "connect_failed", {
+      cause: error,
+    });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}

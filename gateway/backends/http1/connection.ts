@@ -1,0 +1,105 @@
+/** One upstream socket with its reusable read buffer. */
+
+import type { ReadBuffer } from "./body.ts";
+
+/** Size of a connection's read buffer (also the largest body chunk handed out). */
+export const READ_BUFFER_BYTES = 64 * 1024;
+
+/** Write buffers up to this size are kept for the next request; larger ones are one-off. */
+const MAX_KEPT_WRITE_BYTES = 128 * 1024;
+
+/** A TCP or TLS connection to one origin, used for one request at a time. */
+export class Connection implements ReadBuffer {
+  readonly conn: Deno.Conn;
+  readonly origin: string;
+  buf: Uint8Array<ArrayBuffer> = new Uint8Array(READ_BUFFER_BYTES);
+  start = 0;
+  end = 0;
+  /** When it was put in the pool (ms since epoch). */
+  idleSince = 0;
+  /** In the pool, waiting for a request. */
+  idle = false;
+  closed = false;
+  /** The idle read started by {@link watch}, settled (never rejecting) once it completes. */
+  watching: Promise<unknown> | null = null;
+  #writeBuf: Uint8Array<ArrayBuffer> | null = null;
+  // A read issued while idle, so a server's close is noticed at once; the next fill() takes it.
+  #pending: Promise<number | null> | null = null;
+
+  constructor(conn: Deno.Conn, origin: string) {
+    this.conn = conn;
+    this.origin = origin;
+  }
+
+  /** Reads more bytes into the buffer; false at end of stream. Grows the buffer up to `max` when full. */
+  async fill(max = READ_BUFFER_BYTES): Promise<boolean> {
+    if (this.start === this.end) this.start = this.end = 0;
+    else if (this.end === this.buf.length) this.#makeRoom(max);
+    let read = this.#pending;
+    this.#pending = null;
+    read ??= this.conn.read(this.buf.subarray(this.end));
+    const n = await read;
+    if (n === null) return false;
+    this.end += n;
+    return true;
+  }
+
+  #makeRoom(max: number): void {
+    const used = this.end - this.start;
+    if (this.start > 0) {
+      this.buf.copyWithin(0, this.start, this.end);
+    } else {
+      const size = Math.min(this.buf.length * 2, max);
+      // Callers check their limits first; this guards against a zero-length read spinning.
+      if (size <= this.buf.length) throw new RangeError("connection read buffer is full");
+      const bigger = new Uint8Array(size);
+      bigger.set(this.buf.subarray(this.start, this.end));
+      this.buf = bigger;
+    }
+    this.start = 0;
+    this.end = used;
+  }
+
+  /**
+   * A scratch buffer of at least `size` bytes for the next write. Reusing it is safe because a
+   * request awaits each write and the next request starts only after the whole upload.
+   */
+  writeBuffer(size: number): Uint8Array<ArrayBuffer> {
+    if (this.#writeBuf !== null && this.#writeBuf.length >= size) return this.#writeBuf;
+    if (size > MAX_KEPT_WRITE_BYTES) return new Uint8Array(size);
+    return this.#writeBuf = new Uint8Array(Math.max(4096, size));
+  }
+
+  /** Writes all of `data`. */
+  async write(data: Uint8Array): Promise<void> {
+    let written = await this.conn.write(data);
+    while (written < data.byteLength) written += await this.conn.write(data.subarray(written));
+  }
+
+  /**
+   * Marks the connection idle and starts a read; when it completes while still idle (the server
+   * closed the socket or sent something unasked) `onEnd` runs.
+   */
+  watch(onEnd: (conn: Connection) => void): void {
+    this.idle = true;
+    this.start = this.end = 0;
+    const read = this.conn.read(this.buf);
+    this.#pending = read;
+    const ended = () => {
+      if (this.idle) onEnd(this);
+    };
+    this.watching = read.then(ended, ended);
+  }
+
+  /** Closes the socket (idempotent); pending reads and writes reject. */
+  destroy(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.idle = false;
+    try {
+      this.conn.close();
+    } catch {
+      // already closed
+    }
+  }
+}

@@ -1,0 +1,247 @@
+/** One request/response exchange on one connection: upload, response head, streamed body. */
+
+import { type BodyDecoder, ChunkedDecoder, CloseDecoder, LengthDecoder } from "./body.ts";
+import { type Connection, READ_BUFFER_BYTES } from "./connection.ts";
+import { Http1Error } from "./errors.ts";
+import { findHeadEnd, parseResponseHead, type RequestHead, type ResponseHead } from "./head.ts";
+import { type RequestBody, SourceError, writeRequest } from "./upload.ts";
+
+/** What an exchange needs from its client. */
+export interface ExchangeOptions {
+  maxHeaderBytes: number;
+  /** Takes back a connection whose response was read completely (the client pools or closes it). */
+  release(conn: Connection): void;
+}
+
+/** Sends `head` and `body` on `conn` and resolves with the response once its head is parsed. */
+export function exchange(
+  conn: Connection,
+  method: string,
+  head: RequestHead,
+  body: RequestBody,
+  signal: AbortSignal | undefined,
+  options: ExchangeOptions,
+): Promise<Response> {
+  return new Exchange(conn, signal, options, !head.close).run(method, head, body);
+}
+
+class Exchange {
+  readonly conn: Connection;
+  readonly signal: AbortSignal | undefined;
+  readonly options: ExchangeOptions;
+  /** Neither side asked to close. */
+  keepAlive: boolean;
+  /** The whole request was written. */
+  uploaded = false;
+  sourceError: unknown = null;
+  /** Writing the request to the socket failed. */
+  writeError: unknown = null;
+  /** A response byte arrived (before that, a failure on a reused socket may be retried). */
+  received = false;
+  finished = false;
+  controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+
+  constructor(
+    conn: Connection,
+    signal: AbortSignal | undefined,
+    options: ExchangeOptions,
+    keepAlive: boolean,
+  ) {
+    this.conn = conn;
+    this.signal = signal;
+    this.options = options;
+    this.keepAlive = keepAlive;
+    signal?.addEventListener("abort", this.onAbort);
+  }
+
+  readonly onAbort = (): void => {
+    this.controller?.error(this.signal!.reason);
+    this.finish(false);
+  };
+
+  async run(method: string, head: RequestHead, body: RequestBody): Promise<Response> {
+    // Aborted while connecting, after the connect had already succeeded: the event is gone.
+    if (this.signal?.aborted) {
+      this.finish(false);
+      throw this.signal.reason;
+    }
+    // The body goes out while the response is awaited: a server may answer before reading it.
+    writeRequest(this.conn, head, body).then(
+      () => this.uploaded = true,
+      (error) => {
+        if (error instanceof SourceError) this.sourceError = error.error;
+        else this.writeError = error;
+        this.conn.destroy();
+      },
+    );
+    let response: ResponseHead;
+    try {
+      response = await this.readHead();
+    } catch (error) {
+      this.finish(false);
+      throw this.failure(error);
+    }
+    return this.respond(method, response);
+  }
+
+  /** Reads response heads until a final one (1xx informational responses are skipped). */
+  async readHead(): Promise<ResponseHead> {
+    const conn = this.conn;
+    const max = this.options.maxHeaderBytes;
+    let scanned = 0;
+    for (;;) {
+      if (conn.end > conn.start) {
+        // Resume the search a few bytes back: the blank line may straddle two reads.
+        const end = findHeadEnd(conn.buf, conn.start + Math.max(0, scanned - 3), conn.end);
+        if (end !== -1) {
+          if (end - conn.start > max) throw headTooLarge(max);
+          const head = parseResponseHead(conn.buf, conn.start, end);
+          conn.start = end;
+          if (head.status >= 200) return head;
+          if (head.status === 101) {
+            throw new Http1Error(
+              "unexpected 101 Switching Protocols (upgrades are not supported)",
+              "protocol",
+            );
+          }
+          scanned = 0;
+          continue;
+        }
+        scanned = conn.end - conn.start;
+        if (scanned > max) throw headTooLarge(max);
+      }
+      if (!(await conn.fill(max + READ_BUFFER_BYTES))) {
+        if (!this.received) {
+          throw new Http1Error(
+            "the connection closed before any response byte",
+            "connection_closed",
+          );
+        }
+        throw new Http1Error(
+          "the connection closed in the middle of the response head",
+          "protocol",
+        );
+      }
+      this.received = true;
+    }
+  }
+
+  respond(method: string, head: ResponseHead): Response {
+    const { status } = head;
+    let decoder: BodyDecoder | null;
+    try {
+      if (status > 599) throw new Http1Error(`unsupported response status ${status}`, "protocol");
+      if (head.close) this.keepAlive = false;
+      if (method === "HEAD" || status === 204 || status === 304) decoder = null;
+      else if (status === 205) {
+        // 205 must not carry content; if it announces some, do not trust the socket after it.
+        if (head.contentLength > 0 || head.transferCoding !== null) this.keepAlive = false;
+        decoder = null;
+      } else if (head.transferCoding !== null) {
+        decoder = head.transferCoding === "chunked"
+          ? new ChunkedDecoder(this.options.maxHeaderBytes)
+          : new CloseDecoder();
+      } else if (head.contentLength >= 0) decoder = new LengthDecoder(head.contentLength);
+      else decoder = new CloseDecoder();
+
+      if (decoder === null) {
+        const response = makeResponse(null, head);
+        this.finish(true);
+        return response;
+      }
+      const first = decoder.take(this.conn);
+      if (decoder.done) {
+        // The whole body was in the buffer: the socket goes back to the pool before we return.
+        const response = makeResponse(first ?? new Uint8Array(0), head);
+        this.finish(decoder.reusable);
+        return response;
+      }
+      const body = new ReadableStream<Uint8Array>({
+        start: (controller) => {
+          this.controller = controller;
+          if (first) controller.enqueue(first);
+        },
+        pull: (controller) => this.pull(controller, decoder!),
+        cancel: () => this.finish(false),
+      });
+      return makeResponse(body, head);
+    } catch (error) {
+      this.finish(false);
+      if (error instanceof Http1Error) throw error;
+      throw new Http1Error(`invalid response head: ${(error as Error).message}`, "protocol", {
+        cause: error,
+      });
+    }
+  }
+
+  /** Hands out the next body chunk; pull-based, so at most one buffer is read ahead. */
+  async pull(
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    decoder: BodyDecoder,
+  ): Promise<void> {
+    const conn = this.conn;
+    const max = this.options.maxHeaderBytes + READ_BUFFER_BYTES;
+    try {
+      for (;;) {
+        const chunk = decoder.take(conn);
+        if (decoder.done) {
+          this.finish(decoder.reusable);
+          if (chunk) controller.enqueue(chunk);
+          controller.close();
+          return;
+        }
+        if (chunk) return controller.enqueue(chunk);
+        if (!(await conn.fill(max))) decoder.eof();
+      }
+    } catch (error) {
+      const reason = this.failure(error, "reading the response body failed");
+      this.finish(false);
+      controller.error(reason);
+    }
+  }
+
+  /** The error a failed exchange rejects with. */
+  failure(error: unknown, what = "reading the response failed"): unknown {
+    if (this.signal?.aborted) return this.signal.reason;
+    if (this.sourceError !== null) return this.sourceError;
+    if (error instanceof Http1Error) return error;
+    const cause = this.writeError ?? error;
+    const message = (cause as Error)?.message ?? String(cause);
+    if (this.writeError !== null) what = "writing the request failed";
+    if (!this.received) {
+      return new Http1Error(
+        `the connection closed before any response byte (${message})`,
+        "connection_closed",
+        { cause },
+      );
+    }
+    return new Http1Error(`${what}: ${message}`, "io", { cause });
+  }
+
+  /** Ends the exchange once: the socket goes back to the pool only when all is clean. */
+  finish(reusable: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.controller = null;
+    this.signal?.removeEventListener("abort", this.onAbort);
+    const conn = this.conn;
+    if (reusable && this.keepAlive && this.uploaded && conn.start === conn.end && !conn.closed) {
+      this.options.release(conn);
+    } else {
+      conn.destroy();
+    }
+  }
+}
+
+/** A Response with the head's status and fields (appending beats a HeadersInit conversion). */
+function makeResponse(body: BodyInit | null, head: ResponseHead): Response {
+  const response = new Response(body, { status: head.status, statusText: head.statusText });
+  const headers = response.headers;
+  const fields = head.fields;
+  for (let i = 0; i < fields.length; i += 2) headers.append(fields[i], fields[i + 1]);
+  return response;
+}
+
+function headTooLarge(max: number): Http1Error {
+  return new Http1Error(`the response head is larger than maxHeaderBytes (${max})`, "protocol");
+}
