@@ -421,3 +421,49 @@ backends = ["slow"]
     }
   },
 });
+
+Deno.test({
+  name: "dicom_scp: a pipeline answer that is no DICOM JSON is 0xC000 with an Error Comment",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const port = freePort();
+    const gw = await startTestGateway(`
+[endpoints.scp]
+service = "dicom_scp"
+[endpoints.scp.options]
+local_aet = "GWSCP"
+bind_addr = "127.0.0.1"
+port = ${port}
+enable_find = true
+[backends.echo]
+service = "echo"
+[pipelines.p]
+endpoints = ["scp"]
+backends = ["echo"]
+`);
+    try {
+      const assoc = await ScuAssociation.open({
+        host: "127.0.0.1",
+        port,
+        callingAet: "GWTEST",
+        calledAet: "GWSCP",
+        contexts: [
+          { abstractSyntax: SOP.verification, transferSyntaxes: UNCOMPRESSED },
+          { abstractSyntax: SOP.studyRootFind, transferSyntaxes: UNCOMPRESSED },
+        ],
+      });
+      assertEquals((await assoc.request(new lib.requests.CEchoRequest())).getStatus(), 0);
+      const find = new lib.requests.CFindRequest();
+      find.setDataset(
+        new JsonDataset({ "00080052": { vr: "CS", Value: ["STUDY"] } }, UNCOMPRESSED[0]),
+      );
+      const final = await assoc.request(find);
+      assertEquals(final.getStatus(), 0xc000);
+      assertMatch(final.getErrorComment(), /no DICOM JSON matches/);
+      await assoc.release();
+    } finally {
+      await gw.stop();
+    }
+  },
+});

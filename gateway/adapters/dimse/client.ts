@@ -105,9 +105,15 @@ export class ScuAssociation {
       );
     conn.handler.store = (request, reply) => {
       const respond = (status: number) => {
-        const res = lib.responses.CStoreResponse.fromRequest(request);
-        res.setStatus(status);
-        reply(res);
+        try {
+          const res = lib.responses.CStoreResponse.fromRequest(request);
+          res.setStatus(status);
+          reply(res);
+        } catch (err) {
+          this.#fail(
+            new DimseError("protocol", `cannot answer a C-STORE: ${(err as Error).message}`),
+          );
+        }
       };
       if (!this.onStore) return respond(STATUS.sopClassNotSupported);
       this.onStore(request).then(respond, () => respond(STATUS.outOfResources));

@@ -127,6 +127,14 @@ export class DicomScpEndpoint {
     const running = new Map<number, AbortController>();
     let peer: Peer = { callingAet: "", calledAet: "", remoteAddr };
     const log = this.#deps!.logger;
+    // An operation that fails outside the pipeline (a broken association, an unencodable
+    // answer) is logged and the association dropped; it must never become an unhandled rejection.
+    const guard = (work: Promise<void>) => {
+      work.catch((err: Error) => {
+        log.error("DIMSE operation aborted", { endpoint: this.config.name, error: err.message });
+        conn.socket.destroy();
+      });
+    };
     conn.handler = {
       associationRequested: (association) => {
         peer = {
@@ -147,19 +155,20 @@ export class DicomScpEndpoint {
         }
         conn.sendAssociationAccept();
       },
-      echo: (req, reply) => {
-        this.#operation("C-ECHO", peer, {}, Body.empty(), req.getMessageId(), running)
-          .then(({ status, error }) => {
-            const res = lib.responses.CEchoResponse.fromRequest(req);
-            res.setStatus(status);
-            if (error) res.setErrorComment(comment(error));
-            reply(res);
-          });
-      },
-      find: (req, reply) => void this.#find(conn, req, reply, peer, running),
-      get: (req, reply) => void this.#get(conn, req, reply, peer, running),
-      move: (req, reply) => void this.#move(conn, req, reply, peer, running),
-      store: (req, reply) => void this.#storeInstance(req, reply, peer, running),
+      echo: (req, reply) =>
+        guard(
+          this.#operation("C-ECHO", peer, {}, Body.empty(), req.getMessageId(), running)
+            .then(({ status, error }) => {
+              const res = lib.responses.CEchoResponse.fromRequest(req);
+              res.setStatus(status);
+              if (error) res.setErrorComment(comment(error));
+              reply(res);
+            }),
+        ),
+      find: (req, reply) => guard(this.#find(conn, req, reply, peer, running)),
+      get: (req, reply) => guard(this.#get(conn, req, reply, peer, running)),
+      move: (req, reply) => guard(this.#move(conn, req, reply, peer, running)),
+      store: (req, reply) => guard(this.#storeInstance(req, reply, peer, running)),
       cancel: (req) => running.get(req.getMessageIdBeingRespondedTo())?.abort(),
       closed: () => {
         for (const c of running.values()) c.abort();
