@@ -113,6 +113,7 @@ Flags (environment variable in brackets):
   --kv URL          remote KV Connect URL (token in DENO_KV_ACCESS_TOKEN) [CLOUD_KV_URL]
   --no-signup       turn off sign-up in the web UI [CLOUD_SIGNUP=false]
   --trust-proxy     client address from X-Forwarded-For [CLOUD_TRUST_PROXY=true]
+  --token-rate N    requests per minute allowed per token, default 600 [CLOUD_TOKEN_RATE]
   --log-level L     error|warn|info|debug, default info [CLOUD_LOG_LEVEL]
 
 Tests only: CLOUD_TEST_PBKDF2_ITERATIONS lowers the PBKDF2 iteration count of new password
@@ -137,6 +138,7 @@ export function parseCommandLine(
       signup: { type: "boolean" },
       "no-signup": { type: "boolean" },
       "trust-proxy": { type: "boolean" },
+      "token-rate": { type: "string" },
       "log-level": { type: "string" },
       email: { type: "string" },
       name: { type: "string" },
@@ -160,6 +162,13 @@ export function parseCommandLine(
     throw new Error(`--log-level must be error, warn, info or debug, got ${JSON.stringify(level)}`);
   }
   const signupEnv = env("CLOUD_SIGNUP");
+  const tokenRateText = values["token-rate"] ?? env("CLOUD_TOKEN_RATE");
+  const tokenRate = tokenRateText === undefined ? undefined : Number(tokenRateText);
+  if (tokenRate !== undefined && (!Number.isInteger(tokenRate) || tokenRate < 1)) {
+    throw new Error(
+      `--token-rate must be a positive integer, got ${JSON.stringify(tokenRateText)}`,
+    );
+  }
   const options: CloudOptionsInput = {
     port,
     hostname: values.hostname ?? env("CLOUD_HOSTNAME"),
@@ -171,6 +180,9 @@ export function parseCommandLine(
       : values.signup ?? (signupEnv ? signupEnv !== "false" : undefined),
     trustProxy: values["trust-proxy"] ?? (env("CLOUD_TRUST_PROXY") === "true" || undefined),
     passwordIterations: iterations === undefined ? undefined : positiveInt(iterations),
+    rateLimits: tokenRate === undefined
+      ? undefined
+      : { ...DEFAULT_RATE_LIMITS, perToken: { limit: tokenRate, windowSeconds: 60 } },
     logger: new Logger({ level: level as "info", format: "json" }),
   };
   for (const key of Object.keys(options) as (keyof CloudOptionsInput)[]) {

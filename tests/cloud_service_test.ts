@@ -47,6 +47,9 @@ Deno.test("cloud options: flags win over the environment, the environment over d
     defaults.kvUrl,
     defaults.passwordIterations,
   ], [8000, "http://localhost:8000", "./data", undefined, 600_000]);
+  const rate = resolveOptions(parseCommandLine(["--token-rate", "5"], () => undefined).options);
+  assertEquals(rate.rateLimits.perToken, { limit: 5, windowSeconds: 60 });
+  assertEquals(rate.rateLimits.signInPerIp, { limit: 10, windowSeconds: 60 });
   const cmd = parseCommandLine(
     ["user:create", "--email", "a@b.c", "--password-stdin"],
     () => undefined,

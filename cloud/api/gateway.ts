@@ -312,7 +312,7 @@ export function mountGateway(reg: Registry, s: Services): void {
       const signal = AbortSignal.any([c.req.raw.signal, s.shutdown]);
       while (true) {
         const rev = (await s.store.revision(m.teamId)).versionstamp;
-        const config = await s.resources.gatewayConfig(m.teamId, m.gatewayId);
+        const config = await s.resources.gatewayConfig(m.teamId, m.gatewayId, rev ?? "0");
         const etag = configEtag(config);
         c.header("ETag", etag);
         c.header("X-Config-Version", String(config.version));

@@ -31,6 +31,9 @@ export interface MachineTokenJwtClaims extends JWTPayload {
   abilities: MachineAbility[];
 }
 
+/** Most verified tokens remembered (oldest forgotten first). */
+const VERIFIED_CACHE_LIMIT = 10_000;
+
 /** Why a token was refused (never shown in detail to the caller beyond this). */
 export class TokenError extends Error {
   constructor(message: string) {
@@ -44,6 +47,11 @@ export class Tokens {
   #keys: KeyRing;
   #clock: Clock;
   #issuer: string;
+  /**
+   * Tokens whose signature was verified, by audience and text. A signature stays valid for the
+   * token's life, so only the time claims are checked again (RSA verification costs ~0.3 ms).
+   */
+  #verified = new Map<string, JWTPayload>();
 
   constructor(keys: KeyRing, clock: Clock, issuer: string) {
     this.#keys = keys;
@@ -134,6 +142,19 @@ export class Tokens {
   }
 
   async #verify(token: string, audience: string): Promise<JWTPayload> {
+    const cacheKey = `${audience} ${token}`;
+    const cached = this.#verified.get(cacheKey);
+    if (cached) {
+      const now = this.#clock.now() / 1000;
+      if (typeof cached.exp === "number" && cached.exp <= now) {
+        this.#verified.delete(cacheKey);
+        throw new TokenError("token expired");
+      }
+      if (typeof cached.nbf === "number" && cached.nbf > now) {
+        throw new TokenError("token not yet valid");
+      }
+      return cached;
+    }
     let kid: string | undefined;
     try {
       kid = decodeProtectedHeader(token).kid;
@@ -150,6 +171,10 @@ export class Tokens {
         algorithms: ["RS256"],
         currentDate: new Date(this.#clock.now()),
       });
+      if (this.#verified.size >= VERIFIED_CACHE_LIMIT) {
+        this.#verified.delete(this.#verified.keys().next().value!);
+      }
+      this.#verified.set(cacheKey, payload);
       return payload;
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new TokenError("token expired");

@@ -3,7 +3,15 @@
  * team, or to a gateway. A user principal acts in exactly one team: the team of its API token, or
  * the `team` claim of its user token, and only while the user is still a member.
  */
-import type { Actor, ApiTokenRecord, MachineTokenRecord, Role, Team, User } from "../store/mod.ts";
+import type {
+  Actor,
+  ApiTokenRecord,
+  GatewayRecord,
+  MachineTokenRecord,
+  Role,
+  Team,
+  User,
+} from "../store/mod.ts";
 import { sha256Hex } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import {
@@ -105,15 +113,17 @@ async function fromUserToken(s: Services, token: string): Promise<UserPrincipal>
 
 async function fromMachineToken(s: Services, token: string): Promise<MachinePrincipal> {
   const claims = await s.jwt.verifyMachineToken(token);
-  const record = await s.store.tokens.machineTokenByJti(claims.jti);
-  if (!record || record.team_id !== claims.team_id || record.gateway_id !== claims.sub) {
-    throw new TokenError("unknown machine token");
-  }
+  // The record's key comes from the verified claims: a token can only name its own team and gateway.
+  const { token: record, gateway } = await s.store.tokens.machineTokenWithGateway<GatewayRecord>(
+    claims.team_id,
+    claims.sub,
+    claims.jti,
+  );
+  if (!record) throw new TokenError("unknown machine token");
   if (record.revoked_at) throw new TokenError("machine token revoked");
   if (Date.parse(record.expires_at) <= s.options.clock.now()) {
     throw new TokenError("machine token expired");
   }
-  const gateway = await s.store.repos.gateways.get(record.team_id, record.gateway_id);
   if (!gateway) throw new TokenError("the gateway of this token was deleted");
   s.store.tokens.touchMachineToken(record).catch(() => {});
   return {

@@ -74,7 +74,10 @@ export class ResourceService {
   #store: Store;
   #baseUrl: string;
   #clock: Clock;
-  #configCache = new Map<string, { rev: string; config: GeneratedConfig }>();
+  #configCache = new Map<
+    string,
+    { rev: string; config: GeneratedConfig; version?: ConfigVersion }
+  >();
 
   constructor(store: Store, baseUrl: string, clock: Clock) {
     this.#store = store;
@@ -207,28 +210,39 @@ export class ResourceService {
     };
   }
 
-  /** The desired configuration of a gateway of the team, with its version. */
-  async gatewayConfig(teamId: string, gatewayId: string): Promise<VersionedConfig> {
-    const rev = (await this.#store.revision(teamId)).versionstamp ?? "0";
+  /**
+   * The desired configuration of a gateway of the team, with its version. `rev` is the team's
+   * revision versionstamp when the caller already read it. Generated configurations and their
+   * versions are cached per team revision (any change of the team's records moves it on).
+   */
+  async gatewayConfig(
+    teamId: string,
+    gatewayId: string,
+    rev?: string | null,
+  ): Promise<VersionedConfig> {
+    const revision = rev ?? (await this.#store.revision(teamId)).versionstamp ?? "0";
     const cacheKey = `${teamId}/${gatewayId}`;
-    let config = this.#configCache.get(cacheKey);
-    if (config?.rev !== rev) {
-      config = {
-        rev,
-        config: await generateGatewayConfig(this.#sources(teamId), gatewayId, this.#baseUrl),
-      };
+    let cached = this.#configCache.get(cacheKey);
+    if (cached?.rev !== revision) {
+      const config = await generateGatewayConfig(this.#sources(teamId), gatewayId, this.#baseUrl);
+      cached = { rev: revision, config };
       this.#configCache.delete(cacheKey);
       if (this.#configCache.size >= CACHE_LIMIT) {
         this.#configCache.delete(this.#configCache.keys().next().value!);
       }
-      this.#configCache.set(cacheKey, config);
+      this.#configCache.set(cacheKey, cached);
     }
-    const version: ConfigVersion = await this.#store.gatewayState.version(
+    // The version belongs to the content: unchanged revision, unchanged content, same version.
+    cached.version ??= await this.#store.gatewayState.version(
       teamId,
       gatewayId,
-      config.config.sha256,
+      cached.config.sha256,
     );
-    return { ...config.config, version: version.version, generated_at: version.generated_at };
+    return {
+      ...cached.config,
+      version: cached.version.version,
+      generated_at: cached.version.generated_at,
+    };
   }
 
   /** The configuration of one pipeline of the team on its own (for review). */

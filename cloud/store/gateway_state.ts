@@ -70,6 +70,8 @@ const SEEN_GRANULARITY_MS = 5_000;
 export class GatewayStateStore {
   #kv: Deno.Kv;
   #clock: Clock;
+  /** When this instance last wrote `last_seen_at` of each gateway (saves a read per call). */
+  #seenWritten = new Map<string, number>();
 
   constructor(kv: Deno.Kv, clock: Clock) {
     this.#kv = kv;
@@ -85,6 +87,10 @@ export class GatewayStateStore {
   /** Notes that the gateway called (at most every few seconds). */
   async seen(teamId: string, gatewayId: string): Promise<void> {
     const now = this.#clock.now();
+    const key = `${teamId}/${gatewayId}`;
+    if (now - (this.#seenWritten.get(key) ?? -Infinity) < SEEN_GRANULARITY_MS) return;
+    if (this.#seenWritten.size > 10_000) this.#seenWritten.clear();
+    this.#seenWritten.set(key, now);
     await this.#change(
       teamId,
       gatewayId,

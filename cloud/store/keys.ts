@@ -31,7 +31,6 @@ export const K = {
   signingKeys: () => ["signing_keys"],
   activeSigningKey: () => ["signing_active"],
   apiTokenByHash: (hash: string) => ["api_token_hash", hash],
-  machineTokenByJti: (jti: string) => ["machine_jti", jti],
   device: (hash: string) => ["device", hash],
   deviceByUserCode: (userCode: string) => ["device_user_code", userCode],
 

@@ -42,7 +42,7 @@ export async function listPage<T>(
   const iter = kv.list<T>({ prefix }, {
     cursor: options.cursor || undefined,
     reverse: options.reverse,
-    batchSize: Math.min(options.limit + 1, 500),
+    batchSize: Math.min(options.limit + 1, 1000),
   });
   const items: T[] = [];
   let cursor: string | undefined;
