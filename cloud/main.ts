@@ -8,10 +8,9 @@ import { createServices } from "./services.ts";
 import { createUser, newUser } from "./users.ts";
 import { openKv, StoreError } from "./store/mod.ts";
 
+/** Standard input as text (the password of `user:create --password-stdin`). */
 async function readStdin(): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of Deno.stdin.readable) chunks.push(chunk);
-  return new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+  return await new Response(Deno.stdin.readable).text();
 }
 
 /** Runs one command; returns the exit code. */
@@ -33,7 +32,13 @@ export async function main(args: string[]): Promise<number> {
     );
   }
   if (parsed.command === "serve") {
-    const server = await startCloud(parsed.options);
+    let server;
+    try {
+      server = await startCloud(parsed.options);
+    } catch (err) {
+      console.error(`cloud: cannot start: ${(err as Error).message}`);
+      return 1;
+    }
     console.error(`cloud service on ${server.url} (port ${server.port})`);
     const stop = () => {
       server.stop().then(() => Deno.exit(0));

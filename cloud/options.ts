@@ -85,6 +85,13 @@ export function normalizeBaseUrl(text: string): string {
     throw new Error(`base URL ${JSON.stringify(text)} must start with http:// or https://`);
   }
   if (url.search || url.hash) throw new Error("base URL must not have a query or fragment");
+  if (url.pathname !== "/") {
+    throw new Error(
+      `base URL ${
+        JSON.stringify(text)
+      } must be the root of a host (no path): the service serves from /`,
+    );
+  }
   return url.href.replace(/\/+$/, "");
 }
 
@@ -162,6 +169,7 @@ export function parseCommandLine(
     throw new Error(`--log-level must be error, warn, info or debug, got ${JSON.stringify(level)}`);
   }
   const signupEnv = env("CLOUD_SIGNUP");
+  const baseUrlText = values["base-url"] ?? env("CLOUD_BASE_URL");
   const tokenRateText = values["token-rate"] ?? env("CLOUD_TOKEN_RATE");
   const tokenRate = tokenRateText === undefined ? undefined : Number(tokenRateText);
   if (tokenRate !== undefined && (!Number.isInteger(tokenRate) || tokenRate < 1)) {
@@ -172,7 +180,7 @@ export function parseCommandLine(
   const options: CloudOptionsInput = {
     port,
     hostname: values.hostname ?? env("CLOUD_HOSTNAME"),
-    baseUrl: values["base-url"] ?? env("CLOUD_BASE_URL"),
+    baseUrl: baseUrlText === undefined ? undefined : normalizeBaseUrl(baseUrlText),
     dataDir: values["data-dir"] ?? env("CLOUD_DATA_DIR"),
     kvUrl: values.kv ?? env("CLOUD_KV_URL"),
     signup: values["no-signup"]
