@@ -7,6 +7,7 @@ import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
 import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
+import { Http1Client } from "./http1/mod.ts";
 import { upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
@@ -14,12 +15,14 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"])
 /** Checks a response before it is returned (the fhir backend validates content types). */
 export type ResponseCheck = (res: ResponseEnvelope, backend: string) => void;
 
-/** Forwards requests over HTTP/1.1 or HTTP/2 with Deno's pooled fetch client. */
+/** Forwards requests with our pooled HTTP/1.1 client, or with fetch (`upstream_protocol = "auto"`). */
 export class HttpBackend implements Backend {
   readonly name: string;
   readonly config: BackendConfig;
   readonly pool: TargetPool;
   readonly #check?: ResponseCheck;
+  /** Our pooled HTTP/1.1 client, or undefined to use fetch (`upstream_protocol = "auto"`). */
+  readonly #http1: Http1Client | undefined;
 
   constructor(config: BackendConfig, ctx: BuildContext, check?: ResponseCheck) {
     this.name = config.name;
@@ -30,6 +33,7 @@ export class HttpBackend implements Backend {
       ? config.targets.map((t) => ({ name: t, url: ctx.config.targets[t].url }))
       : [{ name: config.name, url: base ?? "" }];
     this.pool = new TargetPool(config.name, targets, config);
+    this.#http1 = config.options.upstream_protocol === "auto" ? undefined : new Http1Client();
     if (!ctx.validateOnly) {
       this.pool.startHealthChecks(config, ctx.logger.child({ backend: config.name }));
     }
@@ -104,13 +108,20 @@ export class HttpBackend implements Backend {
     const headers = upstreamHeaders(req.readHeaders, req);
     if (req.body.contentType) headers.set("content-type", req.body.contentType);
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
-    const res = await fetch(url, {
-      method: req.method,
-      headers,
-      body: hasBody ? body as BodyInit : undefined,
-      signal,
-      redirect: "manual",
-    });
+    const res = this.#http1
+      ? await this.#http1.request(new URL(url), {
+        method: req.method,
+        headers,
+        body: hasBody ? body : null,
+        signal,
+      })
+      : await fetch(url, {
+        method: req.method,
+        headers,
+        body: hasBody ? body as BodyInit : undefined,
+        signal,
+        redirect: "manual",
+      });
     const resHeaders = withoutHopByHop(res.headers);
     const length = res.headers.get("content-length");
     const resBody = new Body(
@@ -123,9 +134,10 @@ export class HttpBackend implements Backend {
     return new ResponseEnvelope(res.status, resHeaders, resBody, this.name);
   }
 
-  /** Stop health checks. */
-  close(): void {
+  /** Stop health checks, close pooled connections. */
+  async close(): Promise<void> {
     this.pool.close();
+    await this.#http1?.close();
   }
 }
 

@@ -136,6 +136,13 @@ const httpLike = (doc: string, example: string): OptionSchema<BackendOwner> => (
       requiredWhen: "`targets` is empty (use one or the other)",
       example,
     }),
+    upstream_protocol: field(
+      "string",
+      z.enum(["http1", "auto"]),
+      "`http1`: the gateway's pooled HTTP/1.1 client (fastest for API traffic); `auto`: Deno's " +
+        "fetch, which negotiates HTTP/2 with https upstreams and streams large downloads natively.",
+      { default: "http1", example: "auto" },
+    ),
   },
   rules: baseUrlOrTargets,
 });

@@ -61,7 +61,7 @@ backends = ["up"]
         name: "up",
         service: "http",
         ...BACKEND_DEFAULTS,
-        options: { base_url: "http://127.0.0.1:8081" },
+        options: { base_url: "http://127.0.0.1:8081", upstream_protocol: "http1" },
       },
     },
     targets: {},
@@ -135,7 +135,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     cooldown_secs: 30,
     match: { tenant: "a" },
     health_check: { path: "/health", interval_secs: 5, timeout_secs: 1, healthy_threshold: 2 },
-    options: {},
+    options: { upstream_protocol: "http1" },
   });
   assert.deepEqual(c.backends.pacs.options, {
     aet: "ORTHANC",
