@@ -415,3 +415,123 @@ Deno.test("team isolation: shares grant exactly read, or read and write, and are
     );
   }, LIMITS);
 });
+
+Deno.test("team isolation: every web UI page and form refuses another team's records", async () => {
+  await withCloud(async (cloud) => {
+    const s = cloud.server.services;
+    const a = await makeUser(cloud, "ada@example.com", "A");
+    const b = await makeUser(cloud, "bob@example.com", "B");
+    const recs = await createExamples(cloud, a.apiToken);
+    const aMachine = (await call(cloud, "POST", "/api/gateway/authorize", {
+      token: a.apiToken,
+      body: { gateway_code: recs.gateways.code },
+    })).json;
+    const aJti = decodeTokenClaims(aMachine.machine_token)!.jti!;
+    const aTokenId =
+      (await call(cloud, "GET", "/api/tokens", { token: a.userToken })).json.items[0].id;
+    const aIds = [a.team.id, ...RESOURCE_KINDS.map((k) => recs[k].id as string), aJti, aTokenId];
+    const { id: sessionId, session } = await s.store.sessions.create(b.user.id, 3600);
+    const cookie = `gw_session=${sessionId}`;
+    const device = await (await fetch(`${cloud.url}/oauth/device/code`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "client_id=gwcli",
+    })).json();
+    const before = await snapshot(cloud, a.team.id, a.user.id);
+
+    const page = async (method: string, path: string, form?: Record<string, string>) => {
+      const res = await fetch(`${cloud.url}${path}`, {
+        method,
+        redirect: "manual",
+        headers: {
+          cookie,
+          ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+        },
+        body: form ? new URLSearchParams({ _csrf: session.csrf, ...form }) : undefined,
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    // What B posts to each form, and the status it must get.
+    const forms: Record<string, { form: Record<string, string>; status: number; text?: RegExp }> = {
+      "/sign-in": {
+        form: { email: "bob@example.com", password: "wrong" },
+        status: 400,
+        text: /form expired/,
+      },
+      "/sign-up": {
+        form: { email: "ada@example.com", name: "x", password: "long enough pw" },
+        status: 400,
+        text: /form expired/,
+      },
+      "/sign-out": { form: {}, status: 303 },
+      "/device": {
+        form: { user_code: device.user_code },
+        status: 200,
+        text: /in team <strong[^>]*>B</,
+      },
+      "/device/approve": { form: { user_code: device.user_code }, status: 200 },
+      "/device/deny": {
+        form: { user_code: device.user_code },
+        status: 400,
+        text: /no longer valid/,
+      },
+      "/teams/switch": {
+        form: { team_id: a.team.id, back: "/teams" },
+        status: 400,
+        text: /not a member of that team/,
+      },
+      "/teams": { form: { name: "B2" }, status: 200 },
+      "/teams/members": {
+        form: { email: "carol@nowhere.example" },
+        status: 400,
+        text: /No account has this email/,
+      },
+      "/teams/members/remove": {
+        form: { user_id: a.user.id },
+        status: 400,
+        text: /member not found/,
+      },
+      "/tokens": { form: { name: "b-token", expires_in_days: "30" }, status: 200 },
+      "/tokens/:id/revoke": { form: {}, status: 400, text: /No such token in this team/ },
+      "/gateways/:id/tokens/:jti/revoke": { form: {}, status: 404 },
+    };
+    const fill = (path: string) =>
+      path.replace(":jti", aJti).replace(
+        ":id",
+        path.startsWith("/tokens")
+          ? aTokenId
+          : path.startsWith("/gateways")
+          ? recs.gateways.id
+          : recs.pipelines.id,
+      );
+    const uiRoutes = cloud.server.app.routes.filter((r) =>
+      r.method !== "ALL" &&
+      !["/api/", "/oauth/", "/.well-known/", "/healthz", "/readyz"].some((p) =>
+        r.path.startsWith(p)
+      )
+    );
+    assert(uiRoutes.length >= 20, `found ${uiRoutes.length} UI routes`);
+    // Sign-out last: it ends B's session.
+    uiRoutes.sort((x, y) => Number(x.path === "/sign-out") - Number(y.path === "/sign-out"));
+    for (const r of uiRoutes) {
+      if (r.method === "GET") {
+        const res = await page("GET", fill(r.path));
+        if (r.path.includes(":")) assertEquals(res.status, 404, `GET ${r.path}`);
+        else assert([200, 302, 404].includes(res.status), `GET ${r.path}: ${res.status}`);
+        assertEquals(mentions(res.text, aIds), [], `GET ${r.path} shows team A ids`);
+        continue;
+      }
+      const c = forms[r.path];
+      assert(c, `no isolation case for the form ${r.path}: add one`);
+      const res = await page("POST", fill(r.path), c.form);
+      assertEquals(res.status, c.status, `POST ${r.path}: ${res.text.slice(0, 300)}`);
+      if (c.text) assert(c.text.test(res.text), `POST ${r.path} answer: ${res.text.slice(0, 500)}`);
+      assertEquals(mentions(res.text, aIds), [], `POST ${r.path} shows team A ids`);
+    }
+    assertEquals(
+      await snapshot(cloud, a.team.id, a.user.id),
+      before,
+      "team A's KV entries are unchanged",
+    );
+  }, LIMITS);
+});
