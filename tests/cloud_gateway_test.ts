@@ -451,3 +451,40 @@ Deno.test("transforms for gateways: download by id with ETag, only those the gat
     );
   });
 });
+
+Deno.test("deleting a gateway with more machine tokens than one KV commit holds", async () => {
+  await withCloud(async (cloud) => {
+    const s = cloud.server.services;
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = (await authorize(cloud, u.apiToken, "busy")).json;
+    const actor = { type: "user" as const, id: u.user.id, label: u.user.email };
+    const now = cloud.clock.now();
+    for (let i = 0; i < 1000; i++) {
+      await s.store.tokens.addMachineToken({
+        jti: crypto.randomUUID(),
+        team_id: u.team.id,
+        gateway_id: payload.gateway_id,
+        issued_at: new Date(now).toISOString(),
+        expires_at: new Date(now + 86_400_000).toISOString(),
+        revoked_at: null,
+        renewed_from: null,
+        issued_by: "test",
+        last_used_at: null,
+      }, actor);
+    }
+    assertEquals(
+      (await s.store.tokens.listMachineTokens(u.team.id, payload.gateway_id)).length,
+      1001,
+    );
+    assertEquals(
+      (await call(cloud, "DELETE", `/api/gateways/${payload.gateway_id}`, { token: u.apiToken }))
+        .status,
+      204,
+    );
+    assertEquals((await s.store.tokens.listMachineTokens(u.team.id, payload.gateway_id)).length, 0);
+    assertEquals(
+      (await call(cloud, "GET", "/api/gateway/self", { token: payload.machine_token })).status,
+      401,
+    );
+  });
+});

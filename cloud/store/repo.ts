@@ -54,6 +54,16 @@ export interface KindSpec<T extends BaseRecord> {
 export const MAX_RECORD_BYTES = 60 * 1024;
 
 const MAX_ATTEMPTS = 8;
+/** Deno KV takes at most 1,000 mutations per commit; keep room for the record's own keys. */
+const CLEANUP_IN_COMMIT = 800;
+
+async function deleteInBatches(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += CLEANUP_IN_COMMIT) {
+    const op = kv.atomic();
+    for (const key of keys.slice(i, i + CLEANUP_IN_COMMIT)) op.delete(key);
+    await op.commit();
+  }
+}
 
 /** The repository of one kind. */
 export class Repo<T extends BaseRecord> {
@@ -234,14 +244,22 @@ export class Repo<T extends BaseRecord> {
       for (const r of this.spec.refs(current)) {
         op.delete(K.ref(teamId, r.kind, r.id, this.spec.kind, id));
       }
-      for (const key of await this.spec.cleanup?.(this.#kv, teamId, current) ?? []) op.delete(key);
+      // State kept beside the record goes in the same commit while it fits in one; beyond that
+      // (a gateway authorized thousands of times) it follows in batches. Leftovers are harmless:
+      // tokens and shares of a record that no longer exists are refused.
+      const cleanup = await this.spec.cleanup?.(this.#kv, teamId, current) ?? [];
+      const inline = cleanup.length <= CLEANUP_IN_COMMIT ? cleanup : [];
+      for (const key of inline) op.delete(key);
       addAudit(op, teamId, now, {
         actor,
         action: `${this.spec.singular}.deleted`,
         resource: { kind: this.spec.kind, id, name: current.name },
       });
       bumpRevision(op, teamId);
-      if ((await op.commit()).ok) return current;
+      if ((await op.commit()).ok) {
+        if (!inline.length) await deleteInBatches(this.#kv, cleanup);
+        return current;
+      }
     }
     throw new StoreError("conflict", "too many concurrent changes; retry");
   }

@@ -7,6 +7,9 @@ import type { Services } from "../services.ts";
 import { form, notFoundPage, page } from "./guard.tsx";
 import { Csrf, Layout, Status, Table, When } from "./layout.tsx";
 
+/** Machine tokens listed on a gateway's page (newest first; the API lists all). */
+const TOKENS_SHOWN = 50;
+
 /** Mounts `/gateways` and `/gateways/:id`. */
 export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
   ui.get(
@@ -55,7 +58,8 @@ export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
       if (!gw) return notFoundPage(c, user, "gateway");
       const view = await s.resources.gatewayView(gw, true);
       const config = await s.resources.gatewayConfig(user.team.id, gw.id);
-      const tokens = await s.store.tokens.listMachineTokens(user.team.id, gw.id);
+      const allTokens = await s.store.tokens.listMachineTokens(user.team.id, gw.id);
+      const tokens = allTokens.slice(0, TOKENS_SHOWN);
       const now = s.options.clock.now();
       const st = view.last_status;
       return c.html(
@@ -146,6 +150,12 @@ export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
             )
             : <p class="muted">Never uploaded.</p>}
           <h2>Machine tokens</h2>
+          {allTokens.length > tokens.length && (
+            <p class="muted">
+              The newest {tokens.length} of {allTokens.length};{" "}
+              <code>GET /api/gateways/{gw.id}/tokens</code> lists all.
+            </p>
+          )}
           <Table
             head={["Issued", "By", "Expires", "Last used", "State", ""]}
             empty="No machine tokens."
