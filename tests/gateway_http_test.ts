@@ -510,3 +510,33 @@ Deno.test("a proxied body keeps its Content-Length; HEAD answers the upstream's 
     await up.stop();
   }
 });
+
+Deno.test("compressed upstream answers reach the client intact (http1 and auto)", async () => {
+  const text = "compress me ".repeat(200);
+  const gz = new Uint8Array(
+    await new Response(
+      new Blob([text]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+  const up = startUpstream((req) =>
+    (req.headers.get("accept-encoding") ?? "").includes("gzip")
+      ? new Response(gz, { headers: { "content-encoding": "gzip", "content-type": "text/plain" } })
+      : new Response(text, { headers: { "content-type": "text/plain" } })
+  );
+  for (const protocol of ["http1", "auto"]) {
+    const gw = await startTestGateway(
+      proxyConfig(up.url).replace(
+        `base_url = "${up.url}"`,
+        `base_url = "${up.url}"\nupstream_protocol = "${protocol}"`,
+      ),
+    );
+    try {
+      // fetch sends Accept-Encoding: gzip and decompresses what it gets.
+      const res = await fetch(`${gw.url}/api/x`);
+      assertEquals(await res.text(), text, protocol);
+    } finally {
+      await gw.stop();
+    }
+  }
+  await up.stop();
+});

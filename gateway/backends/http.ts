@@ -117,7 +117,9 @@ export class HttpBackend implements Backend {
       })
       : await fetch(url, {
         method: req.method,
-        headers,
+        // fetch decompresses gzip/br bodies but keeps Content-Encoding: ask for identity so what
+        // reaches the client is what the headers say.
+        headers: withIdentityEncoding(headers),
         body: hasBody ? body as BodyInit : undefined,
         signal,
         redirect: "manual",
@@ -139,6 +141,11 @@ export class HttpBackend implements Backend {
     this.pool.close();
     await this.#http1?.close();
   }
+}
+
+function withIdentityEncoding(headers: Headers): Headers {
+  headers.set("accept-encoding", "identity");
+  return headers;
 }
 
 /** Build an `http` backend. */
