@@ -1,6 +1,7 @@
 /** The web UI over HTTP: cookies, CSRF on every form, same-origin posts, sign-up switch, limits. */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { type TestCloud, withCloud } from "./cloud_harness.ts";
+import { hashPassword, verifyPassword } from "../cloud/auth/mod.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -144,4 +145,39 @@ Deno.test("web UI: sign-in attempts are limited per IP (429 with Retry-After)", 
     assertEquals(limited.status, 429);
     assert(Number(limited.headers.get("retry-after")) >= 1);
   }, { rateLimits: { signInPerIp: { limit: 2, windowSeconds: 60 } } as never });
+});
+
+Deno.test("web UI: signing in upgrades a password hash made with fewer iterations", async () => {
+  await withCloud(async (cloud) => {
+    const s = cloud.server.services;
+    const { user } = await s.store.identity.createUser({
+      email: "old@example.com",
+      name: "Old",
+      passwordHash: await hashPassword("an old password", 500),
+      teamName: "Legacy",
+    });
+    const form = await fetch(`${cloud.url}/sign-in`);
+    const pre = form.headers.getSetCookie()[0].split(";")[0];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+    const res = await fetch(`${cloud.url}/sign-in`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { ...FORM, cookie: pre },
+      body: new URLSearchParams({
+        _csrf: csrf,
+        email: "OLD@example.com",
+        password: "an old password",
+        next: "//evil.example",
+      }),
+    });
+    await res.body?.cancel();
+    assertEquals(
+      [res.status, res.headers.get("location")],
+      [303, "/gateways"],
+      "never redirects off-site",
+    );
+    const hash = (await s.store.identity.user(user.id))!.password_hash;
+    assertMatch(hash, /^pbkdf2-sha256\$1000\$/);
+    assert(await verifyPassword("an old password", hash));
+  });
 });

@@ -5,7 +5,6 @@
  * with a write share), and DELETE answers 403.
  */
 import type { Context } from "hono";
-import type { UserPrincipal } from "../auth/mod.ts";
 import type { AnyRecord, GatewayRecord, ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS } from "../store/mod.ts";
 import { SCHEMAS } from "../resources/mod.ts";
@@ -345,6 +344,3 @@ function withDerived(
   if (kind === "transforms" && !patch) return { ...body, sha256: "" };
   return body;
 }
-
-/** Exposed for the extra routes. */
-export type { UserPrincipal };
