@@ -290,6 +290,8 @@ export interface RequestInit {
   /** False when `headers` may not be changed (a server request's): copied on first write access. */
   headersWritable?: boolean;
   query?: URLSearchParams;
+  /** The query string as received (`?a=1` or ``): parsed only if someone reads `query`. */
+  rawQuery?: string;
   metadata?: Record<string, string>;
   body?: Body;
   endpoint: string;
@@ -313,7 +315,9 @@ export class RequestEnvelope {
   readonly originalPath: string;
   #headers: Headers;
   #headersWritable: boolean;
-  query: URLSearchParams;
+  #query: URLSearchParams | undefined;
+  #rawQuery: string;
+  #querySnapshot: string | undefined;
   /** Routing key-values (string to string); `metadata_transform` rewrites them. */
   metadata: Record<string, string>;
   body: Body;
@@ -335,7 +339,8 @@ export class RequestEnvelope {
     this.originalPath = init.originalPath ?? init.path;
     this.#headers = init.headers ?? new Headers();
     this.#headersWritable = init.headers ? init.headersWritable ?? true : true;
-    this.query = init.query ?? new URLSearchParams();
+    this.#query = init.query;
+    this.#rawQuery = init.query ? "" : init.rawQuery ?? "";
     this.metadata = init.metadata ?? {};
     this.body = init.body ?? Body.empty();
     this.endpoint = init.endpoint;
@@ -344,6 +349,31 @@ export class RequestEnvelope {
     this.host = init.host ?? "";
     this.receivedAt = performance.now();
     this.#signal = init.signal;
+  }
+
+  /** Query parameters (repeated keys kept), parsed on first access; changes are forwarded. */
+  get query(): URLSearchParams {
+    if (!this.#query) {
+      this.#query = new URLSearchParams(this.#rawQuery);
+      this.#querySnapshot = this.#query.toString();
+    }
+    return this.#query;
+  }
+
+  set query(value: URLSearchParams) {
+    this.#query = value;
+  }
+
+  /**
+   * The query string to forward (`?…` or empty): the client's own bytes while nobody parsed the
+   * query, so an upstream sees exactly what was sent (no re-encoding of `:` or `,`).
+   */
+  queryString(): string {
+    if (!this.#query) return this.#rawQuery;
+    const qs = this.#query.toString();
+    // Read but not changed: still the client's bytes.
+    if (qs === this.#querySnapshot) return this.#rawQuery;
+    return qs ? "?" + qs : "";
   }
 
   /** The request headers, writable (a read-only original is copied on first access). */

@@ -8,7 +8,7 @@ import { GatewayError } from "../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
 import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
 import { Http1Client } from "./http1/mod.ts";
-import { upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
+import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
 
@@ -103,28 +103,34 @@ export class HttpBackend implements Backend {
     signal: AbortSignal,
   ): Promise<ResponseEnvelope> {
     let url = joinUrl(target.url, req.path);
-    const qs = req.query.toString();
-    if (qs) url += "?" + qs;
-    const headers = upstreamHeaders(req.readHeaders, req);
-    if (req.body.contentType) headers.set("content-type", req.body.contentType);
+    url += req.queryString();
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
-    const res = this.#http1
-      ? await this.#http1.request(new URL(url), {
+    let res: Response;
+    let resHeaders: Headers;
+    if (this.#http1) {
+      res = await this.#http1.request(new URL(url), {
         method: req.method,
-        headers,
+        headers: forwardedHeaderView(req.readHeaders, req, req.body.contentType),
         body: hasBody ? body : null,
         signal,
-      })
-      : await fetch(url, {
+      });
+      // Our client already left hop-by-hop fields out, and its Response headers are ours.
+      resHeaders = res.headers;
+    } else {
+      const headers = upstreamHeaders(req.readHeaders, req);
+      if (req.body.contentType) headers.set("content-type", req.body.contentType);
+      // fetch decompresses gzip/br bodies but keeps Content-Encoding: ask for identity so what
+      // reaches the client is what the headers say.
+      headers.set("accept-encoding", "identity");
+      res = await fetch(url, {
         method: req.method,
-        // fetch decompresses gzip/br bodies but keeps Content-Encoding: ask for identity so what
-        // reaches the client is what the headers say.
-        headers: withIdentityEncoding(headers),
+        headers,
         body: hasBody ? body as BodyInit : undefined,
         signal,
         redirect: "manual",
       });
-    const resHeaders = withoutHopByHop(res.headers);
+      resHeaders = withoutHopByHop(res.headers);
+    }
     const length = res.headers.get("content-length");
     const resBody = new Body(
       res.body,
@@ -141,11 +147,6 @@ export class HttpBackend implements Backend {
     this.pool.close();
     await this.#http1?.close();
   }
-}
-
-function withIdentityEncoding(headers: Headers): Headers {
-  headers.set("accept-encoding", "identity");
-  return headers;
 }
 
 /** Build an `http` backend. */

@@ -160,8 +160,7 @@ export class Http3Backend implements Backend {
     const slot = this.#slots.get(target)!;
     const { path: basePath } = parseTarget(target.url, `backend ${this.name}`);
     let path = joinUrl(basePath, req.path);
-    const qs = req.query.toString();
-    if (qs) path += "?" + qs;
+    path += req.queryString();
     const headers = upstreamHeaders(req.readHeaders, req);
     if (req.body.contentType) headers.set("content-type", req.body.contentType);
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";

@@ -40,3 +40,51 @@ export function upstreamHeaders(
   if (!out.has("x-forwarded-host") && client.host) out.set("x-forwarded-host", client.host);
   return out;
 }
+
+/**
+ * The upstream request fields as a `forEach` view over the client's headers: hop-by-hop fields,
+ * Host and Content-Length skipped, X-Forwarded-* added, without copying into a new Headers
+ * (that copy was a tenth of a proxied request's CPU time).
+ */
+export function forwardedHeaderView(
+  headers: Headers,
+  client: { remoteAddr?: string; scheme: string; host: string },
+  contentType: string | null,
+): { forEach(callback: (value: string, name: string) => void): void } {
+  return {
+    forEach(callback) {
+      const named = headers.get("connection");
+      const skip = named ? new Set(named.split(",").map((n) => n.trim().toLowerCase())) : undefined;
+      let xff: string | undefined;
+      let proto = false;
+      let fwdHost = false;
+      headers.forEach((value, name) => {
+        if (HOP_BY_HOP.has(name) || skip?.has(name)) return;
+        switch (name) {
+          case "host":
+          case "content-length":
+            return;
+          case "content-type":
+            if (contentType !== null) return;
+            break;
+          case "x-forwarded-for":
+            xff = value;
+            return;
+          case "x-forwarded-proto":
+            proto = true;
+            break;
+          case "x-forwarded-host":
+            fwdHost = true;
+            break;
+        }
+        callback(value, name);
+      });
+      if (contentType !== null) callback(contentType, "content-type");
+      if (client.remoteAddr) {
+        callback(xff ? `${xff}, ${client.remoteAddr}` : client.remoteAddr, "x-forwarded-for");
+      } else if (xff) callback(xff, "x-forwarded-for");
+      if (!proto) callback(client.scheme, "x-forwarded-proto");
+      if (!fwdHost && client.host) callback(client.host, "x-forwarded-host");
+    },
+  };
+}

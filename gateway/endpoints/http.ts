@@ -82,7 +82,7 @@ export class HttpEndpointService implements HttpEndpoint {
       originalPath: url.pathname,
       headers: request.headers,
       headersWritable: false,
-      query: url.searchParams,
+      rawQuery: url.search,
       metadata: {
         endpoint: this.config.name,
         service: this.config.service,

@@ -233,12 +233,38 @@ class Exchange {
   }
 }
 
-/** A Response with the head's status and fields (appending beats a HeadersInit conversion). */
+/** Connection-level fields (RFC 9110 §7.6.1): consumed here, never part of the Response. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/**
+ * A Response with the head's status and end-to-end fields (appending beats a HeadersInit
+ * conversion). Hop-by-hop fields, and those the `Connection` field names, are left out: this
+ * client framed the body and manages the connection itself.
+ */
 function makeResponse(body: BodyInit | null, head: ResponseHead): Response {
   const response = new Response(body, { status: head.status, statusText: head.statusText });
   const headers = response.headers;
   const fields = head.fields;
-  for (let i = 0; i < fields.length; i += 2) headers.append(fields[i], fields[i + 1]);
+  let named: Set<string> | undefined;
+  for (let i = 0; i < fields.length; i += 2) {
+    if (fields[i].toLowerCase() === "connection") {
+      named ??= new Set();
+      for (const n of fields[i + 1].split(",")) named.add(n.trim().toLowerCase());
+    }
+  }
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i].toLowerCase();
+    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+    headers.append(fields[i], fields[i + 1]);
+  }
   return response;
 }
 

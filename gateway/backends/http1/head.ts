@@ -31,7 +31,7 @@ export interface RequestHead {
 export function buildRequestHead(
   method: string,
   url: URL,
-  headers: Headers,
+  headers: { forEach(callback: (value: string, name: string) => void): void },
   body: ReadableStream<Uint8Array> | Uint8Array | null,
 ): RequestHead {
   if (!TOKEN.test(method)) {

@@ -5,6 +5,7 @@
  */
 
 export {
+  type HeaderSource,
   Http1Client,
   type Http1ClientOptions,
   type Http1ClientStats,
