@@ -8,6 +8,7 @@ import type { Logger } from "../../shared/log.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import { abortAfter } from "./deadlines.ts";
 import type { Backend, Middleware } from "./types.ts";
 
 /** A pipeline with its middleware and backends built. */
@@ -162,7 +163,7 @@ class CallSignal {
   readonly #req: RequestEnvelope;
   readonly #timeoutMs: number;
   #controller: AbortController | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #cancelDeadline: (() => void) | undefined;
   #onClientAbort: (() => void) | undefined;
 
   constructor(req: RequestEnvelope, timeoutMs: number) {
@@ -181,16 +182,13 @@ class CallSignal {
       this.#onClientAbort = () => controller.abort(client.reason);
       client.addEventListener("abort", this.#onClientAbort, { once: true });
     }
-    this.#timer = setTimeout(
-      () => controller.abort(new DOMException("backend timeout", "TimeoutError")),
-      this.#timeoutMs,
-    );
+    this.#cancelDeadline = abortAfter(controller, this.#timeoutMs);
     return controller.signal;
   }
 
   /** The backend answered (or failed): stop the timer, unlink from the client. */
   done(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#cancelDeadline?.();
     if (this.#onClientAbort) this.#req.signal.removeEventListener("abort", this.#onClientAbort);
   }
 }
