@@ -10,6 +10,7 @@ import {
   type Registry,
   requestContext,
 } from "./api/mod.ts";
+import { mountMcp } from "./mcp/mod.ts";
 import type { Services } from "./services.ts";
 import { createUi, Layout } from "./ui/mod.ts";
 
@@ -24,6 +25,8 @@ export function createApp(s: Services): CloudApp {
   const app = new Hono<AppEnv>();
   app.use("*", requestContext(s));
   const registry = mountApi(app, s);
+  // MCP over Streamable HTTP (POST/GET/DELETE /mcp/cloud); outside the REST registry and OpenAPI.
+  mountMcp(app, s);
   app.route("/", createUi(s));
   app.notFound((c) => {
     const browser = (c.req.header("accept") ?? "").includes("text/html") &&

@@ -1,0 +1,216 @@
+/** list-*, get-*, create-*, update-*, delete-* for every resource kind, over ResourceService. */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { SCHEMAS } from "../resources/mod.ts";
+import type { AnyRecord, GatewayRecord, ResourceKind } from "../store/mod.ts";
+import { RESOURCE_KINDS, StoreError } from "../store/mod.ts";
+import type { Services } from "../services.ts";
+import { described } from "./fields.ts";
+import { fail } from "./results.ts";
+import { addTool, CHANGE, CREATE, DESTROY, pageInput, READ, recordOut } from "./tool.ts";
+
+/** Singular names of the kinds (tool names and messages). */
+export const ONE: Record<ResourceKind, string> = {
+  gateways: "gateway",
+  services: "service",
+  endpoints: "endpoint",
+  backends: "backend",
+  middleware: "middleware",
+  transforms: "transform",
+  pipelines: "pipeline",
+  networks: "network",
+};
+
+/** Exact-match list filters of each kind (input field = record field). */
+const FILTERS: Partial<Record<ResourceKind, string[]>> = {
+  endpoints: ["service_id", "type"],
+  backends: ["service_id", "type"],
+  middleware: ["transform_id", "type"],
+  pipelines: ["gateway_id"],
+};
+
+const WHAT: Record<ResourceKind, string> = {
+  gateways: "gateway instances (code, status, last seen, configuration version)",
+  services: "services: protocol definitions listing the endpoint and backend types they allow",
+  endpoints: "endpoints: ingress definitions (a service type and its options)",
+  backends: "backends: egress definitions (a service type, options and targets)",
+  middleware: "middleware: processing steps of pipelines (e.g. transform with a JOLT transform)",
+  transforms: "transforms: JOLT specs used by transform middleware",
+  pipelines: "pipelines: endpoints -> ordered middleware -> backends, placed on a gateway",
+  networks: "networks: listeners (bind, port, TLS), optional HTTP/3 and tunnel settings",
+};
+
+const idInput = (kind: ResourceKind) =>
+  z.uuid("must be a UUID").describe(`Id of the ${ONE[kind]} (from list-${kind}).`);
+
+/** Registers the CRUD tools of every kind. */
+export function addCrudTools(server: McpServer, s: Services): void {
+  for (const kind of RESOURCE_KINDS) addKind(server, s, kind);
+}
+
+function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
+  const one = ONE[kind];
+  const view = async (r: AnyRecord, fresh: boolean) =>
+    kind === "gateways" ? await s.resources.gatewayView(r as GatewayRecord, fresh) : r;
+  const filters = FILTERS[kind] ?? [];
+  const createSchema = SCHEMAS[kind].create as z.ZodObject;
+  const updateSchema = SCHEMAS[kind].update as z.ZodObject;
+
+  addTool(server, s, {
+    name: `list-${kind}`,
+    title: `List ${kind}`,
+    description: `Lists the ${WHAT[kind]} of your current team, oldest first, a page at a time. ` +
+      "Pass next_cursor back as cursor while it is not null. Filter with name (substring)" +
+      (filters.length ? ` and ${filters.join(", ")} (exact).` : "."),
+    input: z.strictObject({
+      ...pageInput,
+      name: z.string().max(200).optional().describe(
+        kind === "gateways"
+          ? "Only gateways whose name or code contains this text (case-insensitive)."
+          : `Only ${kind} whose name contains this text (case-insensitive).`,
+      ),
+      ...Object.fromEntries(
+        filters.map((f) => [f, z.string().optional().describe(`Only ${kind} with this ${f}.`)]),
+      ),
+    }),
+    output: z.object({
+      items: z.array(recordOut).describe(`The ${kind} of this page.`),
+      next_cursor: z.string().nullable().describe(
+        "Pass as cursor for the next page; null at the end.",
+      ),
+    }),
+    hints: READ,
+    run: async (args, p) => {
+      const a = args as Record<string, unknown>;
+      const name = (a.name as string | undefined)?.toLowerCase();
+      const wanted = filters.filter((f) => a[f] !== undefined).map((f) => [f, String(a[f])]);
+      const filter = name || wanted.length
+        ? (r: AnyRecord) =>
+          (!name || r.name.toLowerCase().includes(name) ||
+            (kind === "gateways" && (r as GatewayRecord).code.toLowerCase().includes(name))) &&
+          wanted.every(([f, v]) => String((r as unknown as Record<string, unknown>)[f]) === v)
+        : undefined;
+      const page = await s.resources.list(kind, p.team.id, {
+        limit: args.limit as number,
+        cursor: args.cursor as string | undefined,
+        filter,
+      });
+      const items = await Promise.all(page.items.map((r) => view(r, false)));
+      return { items, next_cursor: page.next_cursor ?? null };
+    },
+  });
+
+  addTool(server, s, {
+    name: `get-${one}`,
+    title: `Get a ${one}`,
+    description: `Reads one ${one} of your current team (or shared with it) by id. ` +
+      "`access` says owner, read or write.",
+    input: z.strictObject({ id: idInput(kind) }),
+    output: z.object({ record: recordOut, access: z.enum(["owner", "read", "write"]) }),
+    hints: READ,
+    run: async (args, p) => {
+      const seen = await s.resources.visible(kind, p.team.id, args.id as string);
+      if (!seen) throw new StoreError("not_found", `${one} not found`);
+      return { record: await view(seen.record, seen.access === "owner"), access: seen.access };
+    },
+  });
+
+  addTool(server, s, {
+    name: `create-${one}`,
+    title: `Create a ${one}`,
+    description: `Creates a ${one} in your current team. ${CREATE_NOTES[kind]}`,
+    input: z.strictObject(described(createSchema.shape)),
+    output: z.object({ record: recordOut }),
+    hints: CREATE,
+    run: async (args, p) => {
+      const parsed = createSchema.safeParse(args);
+      if (!parsed.success) return invalidInput(parsed.error);
+      const body = parsed.data as Record<string, unknown>;
+      const input = kind === "gateways"
+        ? { ...body, name: body.name ?? body.code }
+        : kind === "transforms"
+        ? { ...body, sha256: "" }
+        : body;
+      const record = await s.resources.create(kind, p.team.id, p.actor, input as never);
+      return { record: await view(record, true) };
+    },
+  });
+
+  addTool(server, s, {
+    name: `update-${one}`,
+    title: `Update a ${one}`,
+    description: `Changes fields of a ${one}; fields left out stay as they are. ` +
+      "Pass if_revision (the revision you read) to fail instead of overwriting a newer change.",
+    input: z.strictObject({
+      id: idInput(kind),
+      if_revision: z.int().min(1).optional().describe(
+        "Only update if the record is still at this revision.",
+      ),
+      ...described(updateSchema.shape),
+    }),
+    output: z.object({ record: recordOut, access: z.enum(["owner", "read", "write"]) }),
+    hints: CHANGE,
+    run: async (args, p) => {
+      const { id, if_revision, ...rest } = args as Record<string, unknown>;
+      const parsed = updateSchema.safeParse(rest);
+      if (!parsed.success) return invalidInput(parsed.error);
+      const updated = await s.resources.update(
+        kind,
+        p.team.id,
+        p.actor,
+        id as string,
+        parsed.data as never,
+        if_revision as number | undefined,
+      );
+      return {
+        record: await view(updated.record, updated.access === "owner"),
+        access: updated.access,
+      };
+    },
+  });
+
+  addTool(server, s, {
+    name: `delete-${one}`,
+    title: `Delete a ${one}`,
+    description: `Deletes a ${one} of your current team for good. Refused while other records ` +
+      "use it (the error lists them: detach or update those first)." +
+      (kind === "gateways" ? " Also ends the gateway's machine tokens." : ""),
+    input: z.strictObject({ id: idInput(kind) }),
+    output: z.object({
+      deleted: z.object({ kind: z.string(), id: z.string(), name: z.string() }),
+    }),
+    hints: DESTROY,
+    run: async (args, p) => {
+      const r = await s.resources.delete(kind, p.team.id, p.actor, args.id as string);
+      return { deleted: { kind, id: r.id, name: r.name } };
+    },
+  });
+}
+
+/** A tool error listing zod's problems by field. */
+export function invalidInput(error: z.ZodError) {
+  const lines = error.issues.map((i) => `- ${i.path.join(".") || "(input)"}: ${i.message}`);
+  return fail(
+    `validation_failed: invalid input\n${
+      lines.join("\n")
+    }\nHow to fix: correct these fields and call again.`,
+  );
+}
+
+const CREATE_NOTES: Record<ResourceKind, string> = {
+  gateways:
+    "`code` is how the gateway identifies itself when it authorizes; creating a gateway that exists fails with name_taken (list-gateways with name=<code> first to ensure one).",
+  services:
+    "A protocol definition: endpoint_types and backend_types constrain the endpoints and backends that use it.",
+  endpoints:
+    "`type` must be one of the service's endpoint_types; options are checked against the gateway's schema.",
+  backends:
+    "`type` must be one of the service's backend_types; options, targets and settings are checked against the gateway's schema.",
+  middleware:
+    "transform and metadata_transform middleware need transform_id (create-transform first); options apply, fail_on_error, debug.",
+  transforms:
+    "`spec` is a JOLT chain compiled with the gateway's engine on save (try validate-transform-spec and preview-transform first).",
+  pipelines:
+    "Give endpoint_ids, middleware_ids (in order) and backend_ids now or attach them later; with gateway_id set, the gateway's whole configuration is validated with the change.",
+  networks: "A listener with optional HTTP/3 and tunnel settings; endpoints reference it by id.",
+};
