@@ -4,6 +4,7 @@ import type { BuiltPipeline } from "../pipeline/mod.ts";
 import { createDicomwebEndpoint } from "./dicomweb.ts";
 import { createFhirEndpoint } from "./fhir.ts";
 import { createHttpEndpoint } from "./http.ts";
+import { createJmixEndpoint } from "./jmix/mod.ts";
 import type { HttpEndpoint } from "./types.ts";
 
 export { DICOMWEB_ROUTES } from "./dicomweb.ts";
@@ -23,4 +24,5 @@ export const HTTP_ENDPOINT_FACTORIES: Partial<Record<string, HttpEndpointFactory
   http: createHttpEndpoint,
   fhir: createFhirEndpoint,
   dicomweb: createDicomwebEndpoint,
+  jmix: createJmixEndpoint,
 };
