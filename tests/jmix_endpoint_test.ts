@@ -6,34 +6,10 @@ import { dicomPayload } from "../gateway/endpoints/jmix/mod.ts";
 import { buildPackage, readZip, writeZip } from "../shared/jmix/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
-import { lieAboutSizes, rawZip, studyFiles } from "./jmix_support.ts";
+import { jmixConfig, lieAboutSizes, rawZip, studyFiles } from "./jmix_support.ts";
 import { removeDir, tempDir } from "./support/mod.ts";
 
 const LIMITS = { maxEntries: 100, maxUncompressedBytes: 64 * 1024 * 1024 };
-
-/** A jmix endpoint over a local storage root (`extra`: more endpoint options). */
-export function jmixConfig(extra = "", backends = `["store"]`, more = ""): string {
-  return `
-[endpoints.jmix]
-service = "jmix"
-[endpoints.jmix.options]
-path_prefix = "/jmix"
-max_package_bytes = 1048576
-max_entries = 50
-max_uncompressed_bytes = 4194304
-${extra}
-[backends.store]
-service = "storage"
-[backends.store.options]
-root = "{DIR}/store"
-read_pattern = "{path}"
-write_pattern = "{path}"
-${more}
-[pipelines.jmix]
-endpoints = ["jmix"]
-backends = ${backends}
-`;
-}
 
 async function studyPackage() {
   const dir = await tempDir("jmix-ep-");

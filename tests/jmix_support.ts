@@ -69,3 +69,27 @@ export async function pemPair(alg: "Ed25519" | "X25519") {
     publicPem: pem("PUBLIC KEY", await crypto.subtle.exportKey("spki", pair.publicKey)),
   };
 }
+
+/** A jmix endpoint over a local storage root (`extra`: more endpoint options). */
+export function jmixConfig(extra = "", backends = `["store"]`, more = ""): string {
+  return `
+[endpoints.jmix]
+service = "jmix"
+[endpoints.jmix.options]
+path_prefix = "/jmix"
+max_package_bytes = 1048576
+max_entries = 50
+max_uncompressed_bytes = 4194304
+${extra}
+[backends.store]
+service = "storage"
+[backends.store.options]
+root = "{DIR}/store"
+read_pattern = "{path}"
+write_pattern = "{path}"
+${more}
+[pipelines.jmix]
+endpoints = ["jmix"]
+backends = ${backends}
+`;
+}
