@@ -10,6 +10,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AppEnv } from "../api/mod.ts";
 import { requireBearer, userOf } from "../api/middleware.ts";
 import type { Services } from "../services.ts";
+import { SessionEventStore } from "./event_store.ts";
 import { checkHostAndOrigin } from "./guard.ts";
 import { createMcpServer } from "./server.ts";
 
@@ -76,6 +77,8 @@ export function mountMcp(app: Hono<AppEnv>, s: Services): void {
     const server = createMcpServer(s);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      eventStore: new SessionEventStore(),
+      retryInterval: 1000,
       onsessioninitialized: (id: string) => {
         sessions.set(id, {
           transport,
