@@ -52,6 +52,10 @@ Deno.test("jmix endpoint: create, manifest, retrieve, query by study, duplicate 
     // Stored through the storage backend, indexed by study.
     const stored = await Deno.readFile(`${gw.dir}/store/jmix/packages/${pkg.id}.zip`);
     assertEquals(stored, pkg.zip);
+    assertEquals(
+      await Deno.readFile(`${gw.dir}/store/jmix/manifests/${pkg.id}.json`),
+      pkg.manifestBytes,
+    );
     const index = JSON.parse(
       await Deno.readTextFile(`${gw.dir}/store/jmix/index/${made[0].studyUid}.json`),
     );
@@ -62,6 +66,10 @@ Deno.test("jmix endpoint: create, manifest, retrieve, query by study, duplicate 
     assertEquals(manifest.status, 200);
     assertEquals(manifest.headers.get("content-type"), "application/json");
     assertEquals(await manifest.json(), pkg.manifest);
+    // Without its copy, the manifest is read from the zip.
+    await Deno.remove(`${gw.dir}/store/jmix/manifests/${pkg.id}.json`);
+    const fromZip = await fetch(`${gw.url}/jmix/api/jmix/${pkg.id}/manifest`);
+    assertEquals(new Uint8Array(await fromZip.arrayBuffer()), pkg.manifestBytes);
 
     const zip = await fetch(`${gw.url}/jmix/api/jmix/${pkg.id}`);
     assertEquals(zip.status, 200);

@@ -30,6 +30,8 @@ export interface BuildInput {
 export interface BuiltPackage {
   id: string;
   manifest: JmixManifest;
+  /** The exact bytes of `manifest.json` in the zip. */
+  manifestBytes: Uint8Array;
   zip: Uint8Array;
 }
 
@@ -108,5 +110,5 @@ export async function buildPackage(input: BuildInput): Promise<BuiltPackage> {
     const jws = await signManifest(manifestBytes, input.signing.key, input.signing.keyId);
     entries.set("manifest.jws", ENCODER.encode(jws));
   }
-  return { id, manifest, zip: writeZip(entries) };
+  return { id, manifest, manifestBytes, zip: writeZip(entries) };
 }

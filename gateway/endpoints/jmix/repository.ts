@@ -1,7 +1,8 @@
 /**
  * Where packages and the study index live: in the pipeline's `storage` backend, addressed through
  * its `{path}` placeholder. Packages are `jmix/packages/<id>.zip` (written with POST, so never
- * replaced); the index has one object per study, `jmix/index/<StudyInstanceUID>.json`
+ * replaced), their manifests `jmix/manifests/<id>.json` (so the manifest route reads no zip); the
+ * index has one object per study, `jmix/index/<StudyInstanceUID>.json`
  * (`{study_instance_uid, packages: [{id, stored_at}]}`, newest last, replaced with PUT under a
  * per-study lock of this process).
  */
@@ -20,6 +21,11 @@ export interface StudyIndex {
 /** Storage path (below `{path}`) of a package. */
 export function packagePath(id: string): string {
   return `/jmix/packages/${id}.zip`;
+}
+
+/** Storage path (below `{path}`) of a package's manifest copy. */
+export function manifestPath(id: string): string {
+  return `/jmix/manifests/${id}.json`;
 }
 
 /** Storage path (below `{path}`) of a study's index entry. */
@@ -91,8 +97,24 @@ export class PackageRepository {
     return body ?? new Uint8Array(0);
   }
 
-  /** Store a new package; 409 `duplicate_package` when its id exists. */
-  async storePackage(id: string, zip: Uint8Array): Promise<void> {
+  /** The stored manifest copy of a package, or null (packages stored before it, or lost). */
+  async readManifest(id: string): Promise<Uint8Array | null> {
+    const res = await this.#get(manifestPath(id));
+    return res ? await res.body.bytes() : null;
+  }
+
+  /** Store a new package and a copy of its manifest; 409 `duplicate_package` when the id exists. */
+  async storePackage(id: string, zip: Uint8Array, manifest: Uint8Array): Promise<void> {
+    await this.#storeZip(id, zip);
+    const res = await this.#storage.invoke(
+      this.#envelope("PUT", manifestPath(id), new Body(manifest, "application/json")),
+      this.#call,
+    );
+    if (res.status >= 300) throw await storageFailure(res);
+    await res.body.bytes().catch(() => {});
+  }
+
+  async #storeZip(id: string, zip: Uint8Array): Promise<void> {
     const body = new Body(zip, "application/zip");
     try {
       const res = await this.#storage.invoke(

@@ -85,11 +85,18 @@ export class JmixService {
   }
 
   async #manifest(repo: PackageRepository, id: string): Promise<ResponseEnvelope> {
-    const zip = await repo.readPackage(id, this.#settings.maxPackageBytes);
-    if (!zip) throw notFound(id);
-    const manifest = readZip(zip, this.#settings.limits).get("manifest.json");
+    let manifest = await repo.readManifest(id);
     if (!manifest) {
-      throw new GatewayError(500, "invalid_stored_package", `package ${id} has no manifest`);
+      const s = this.#settings;
+      const zip = await repo.readPackage(
+        id,
+        Math.max(s.maxPackageBytes, s.limits.maxUncompressedBytes),
+      );
+      if (!zip) throw notFound(id);
+      manifest = readZip(zip, s.limits).get("manifest.json") ?? null;
+      if (!manifest) {
+        throw new GatewayError(500, "invalid_stored_package", `package ${id} has no manifest`);
+      }
     }
     const res = new ResponseEnvelope(200, new Headers(), new Body(manifest, "application/json"));
     res.headers.set("x-jmix-id", id);
@@ -126,7 +133,7 @@ export class JmixService {
       }
       const keys = await this.#settings.keys();
       const pkg = await packageOfStudy(files, this.#settings.senderName, keys, uid);
-      await repo.storePackage(pkg.id, pkg.zip);
+      await repo.storePackage(pkg.id, pkg.zip, pkg.manifestBytes);
       await repo.addToIndex(uid, pkg.id);
       const res = new ResponseEnvelope(
         200,
@@ -161,7 +168,7 @@ export class JmixService {
       throw packageError(err);
     }
     const id = valid.manifest.id.toLowerCase();
-    await repo.storePackage(id, zip);
+    await repo.storePackage(id, zip, valid.entries.get("manifest.json")!);
     const studies = valid.metadata?.studies.map((s) => s.study_instance_uid) ?? [];
     for (const uid of studies) await repo.addToIndex(uid, id);
     const res = ResponseEnvelope.json(201, {
