@@ -41,6 +41,9 @@ export async function connect(
     // Deno.connect + Deno.startTls rather than Deno.connectTls: only connect takes a signal, so
     // the timeout and the caller's abort can end a connect that hangs.
     const tcp = await Deno.connect({ hostname, port, signal: controller.signal });
+    // A request is written as head then body: with Nagle's algorithm on, the body waits for the
+    // peer's delayed ACK of the head (tens of milliseconds per request).
+    tcp.setNoDelay(true);
     conn = tcp;
     if (url.protocol === "https:") {
       stage = "tls";
