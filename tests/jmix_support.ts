@@ -70,8 +70,20 @@ export async function pemPair(alg: "Ed25519" | "X25519") {
   };
 }
 
-/** A jmix endpoint over a local storage root (`extra`: more endpoint options). */
-export function jmixConfig(extra = "", backends = `["store"]`, more = ""): string {
+/** Options of the local storage root the JMIX tests use. */
+export const LOCAL_STORE =
+  `root = "{DIR}/store"\nread_pattern = "{path}"\nwrite_pattern = "{path}"`;
+
+/**
+ * A jmix endpoint over a storage backend `store` (`extra`: more endpoint options, `more`: more
+ * backends, `store`: the storage options).
+ */
+export function jmixConfig(
+  extra = "",
+  backends = `["store"]`,
+  more = "",
+  store = LOCAL_STORE,
+): string {
   return `
 [endpoints.jmix]
 service = "jmix"
@@ -84,9 +96,7 @@ ${extra}
 [backends.store]
 service = "storage"
 [backends.store.options]
-root = "{DIR}/store"
-read_pattern = "{path}"
-write_pattern = "{path}"
+${store}
 ${more}
 [pipelines.jmix]
 endpoints = ["jmix"]
