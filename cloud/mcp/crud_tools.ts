@@ -50,6 +50,7 @@ export function addCrudTools(server: McpServer, s: Services): void {
 
 function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
   const one = ONE[kind];
+  const aOne = /^[aeiou]/.test(one) ? `an ${one}` : `a ${one}`;
   const view = async (r: AnyRecord, fresh: boolean) =>
     kind === "gateways" ? await s.resources.gatewayView(r as GatewayRecord, fresh) : r;
   const filters = FILTERS[kind] ?? [];
@@ -102,7 +103,7 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
 
   addTool(server, s, {
     name: `get-${one}`,
-    title: `Get a ${one}`,
+    title: `Get ${aOne}`,
     description: `Reads one ${one} of your current team (or shared with it) by id. ` +
       "`access` says owner, read or write.",
     input: z.strictObject({ id: idInput(kind) }),
@@ -117,8 +118,8 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
 
   addTool(server, s, {
     name: `create-${one}`,
-    title: `Create a ${one}`,
-    description: `Creates a ${one} in your current team. ${CREATE_NOTES[kind]}`,
+    title: `Create ${aOne}`,
+    description: `Creates ${aOne} in your current team. ${CREATE_NOTES[kind]}`,
     input: z.strictObject(described(createSchema.shape)),
     output: z.object({ record: recordOut }),
     hints: CREATE,
@@ -138,8 +139,8 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
 
   addTool(server, s, {
     name: `update-${one}`,
-    title: `Update a ${one}`,
-    description: `Changes fields of a ${one}; fields left out stay as they are. ` +
+    title: `Update ${aOne}`,
+    description: `Changes fields of ${aOne}; fields left out stay as they are. ` +
       "Pass if_revision (the revision you read) to fail instead of overwriting a newer change.",
     input: z.strictObject({
       id: idInput(kind),
@@ -171,8 +172,8 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
 
   addTool(server, s, {
     name: `delete-${one}`,
-    title: `Delete a ${one}`,
-    description: `Deletes a ${one} of your current team for good. Refused while other records ` +
+    title: `Delete ${aOne}`,
+    description: `Deletes ${aOne} of your current team for good. Refused while other records ` +
       "use it (the error lists them: detach or update those first)." +
       (kind === "gateways" ? " Also ends the gateway's machine tokens." : ""),
     input: z.strictObject({ id: idInput(kind) }),

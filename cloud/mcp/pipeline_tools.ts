@@ -50,12 +50,14 @@ async function change(
   return { pipeline: updated.record };
 }
 
+const article = (part: Part) => part === "endpoint" ? "an endpoint" : `a ${part}`;
+
 function addAttach(server: McpServer, s: Services, part: Part): void {
   const ordered = part === "middleware";
   addTool(server, s, {
     name: `attach-${part}`,
-    title: `Attach a ${part} to a pipeline`,
-    description: `Adds a ${part} of your team to a pipeline` +
+    title: `Attach ${article(part)} to a pipeline`,
+    description: `Adds ${article(part)} of your team to a pipeline` +
       (ordered
         ? " at a position in the middleware order (0 = applied first; default: last). Attaching middleware already in the pipeline moves it to the position."
         : " (no change when it is already attached).") +
@@ -92,9 +94,10 @@ function addAttach(server: McpServer, s: Services, part: Part): void {
 function addDetach(server: McpServer, s: Services, part: Part): void {
   addTool(server, s, {
     name: `detach-${part}`,
-    title: `Detach a ${part} from a pipeline`,
-    description:
-      `Removes a ${part} from a pipeline (the ${part} itself is kept; delete-${part} removes it).`,
+    title: `Detach ${article(part)} from a pipeline`,
+    description: `Removes ${
+      article(part)
+    } from a pipeline (the ${part} itself is kept; delete-${part} removes it).`,
     input: z.strictObject({
       pipeline_id: pipelineId,
       [`${part}_id`]: z.uuid("must be a UUID").describe(
