@@ -192,3 +192,26 @@ Deno.test("jmix endpoint: a pipeline without storage answers 500 jmix_misconfigu
     await gw.stop();
   }
 });
+
+Deno.test("jmix endpoint: pipeline middleware act on JMIX requests and responses; zips pass untouched", async () => {
+  const spec = JSON.stringify([{
+    operation: "shift",
+    spec: { id: "package.id", status: "package.status" },
+  }]);
+  const config = `transforms_path = "{DIR}/transforms"\n` +
+    jmixConfig("", `["store"]\nmiddleware = ["t"]`, "") +
+    `[middleware.t]\ntype = "transform"\n[middleware.t.options]\nspec_path = "s.json"\n` +
+    `apply = "both"\n`;
+  const gw = await startTestGateway(config, { files: { "transforms/s.json": spec } });
+  try {
+    const { pkg } = await studyPackage();
+    const res = await post(gw, pkg.zip);
+    assertEquals(res.status, 201);
+    assertEquals(await res.json(), { package: { id: pkg.id, status: "stored" } });
+    const zip = await fetch(`${gw.url}/jmix/api/jmix/${pkg.id}`);
+    assertEquals(zip.status, 200);
+    assertEquals(new Uint8Array(await zip.arrayBuffer()), pkg.zip);
+  } finally {
+    await gw.stop();
+  }
+});
