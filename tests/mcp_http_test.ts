@@ -85,6 +85,9 @@ Deno.test("mcp http: no token, a bad token and a machine token answer 401 with W
       assertEquals(res.headers.get("www-authenticate"), 'Bearer realm="gateway-cloud"');
       assertEquals(body.error.code, "unauthorized");
     }
+    const put = await fetch(`${cloud.url}/mcp/cloud`, { method: "PUT", body: "{}" });
+    assertEquals([put.status, put.headers.get("allow")], [405, "POST, GET, DELETE"]);
+    await put.body?.cancel();
     const get = await fetch(`${cloud.url}/mcp/cloud`, { headers: { accept: "text/event-stream" } });
     await get.body?.cancel();
     assertEquals(get.status, 401);
