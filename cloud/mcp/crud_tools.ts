@@ -1,6 +1,7 @@
 /** list-*, get-*, create-*, update-*, delete-* for every resource kind, over ResourceService. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { SINGULAR } from "../api/resources.ts";
 import { SCHEMAS } from "../resources/mod.ts";
 import type { AnyRecord, GatewayRecord, ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS, StoreError } from "../store/mod.ts";
@@ -9,17 +10,8 @@ import { described } from "./fields.ts";
 import { fail } from "./results.ts";
 import { addTool, CHANGE, CREATE, DESTROY, pageInput, READ, recordOut } from "./tool.ts";
 
-/** Singular names of the kinds (tool names and messages). */
-export const ONE: Record<ResourceKind, string> = {
-  gateways: "gateway",
-  services: "service",
-  endpoints: "endpoint",
-  backends: "backend",
-  middleware: "middleware",
-  transforms: "transform",
-  pipelines: "pipeline",
-  networks: "network",
-};
+/** Singular names of the kinds (tool names and messages), as the REST API uses them. */
+export const ONE: Record<ResourceKind, string> = SINGULAR;
 
 /** Exact-match list filters of each kind (input field = record field). */
 const FILTERS: Partial<Record<ResourceKind, string[]>> = {
