@@ -227,3 +227,42 @@ Deno.test("mcp tools: every tool has a title, description, schemas with field de
     }
   });
 });
+
+Deno.test("mcp http: GET opens the session's SSE stream; idle sessions are closed", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const auth = { authorization: `Bearer ${u.apiToken}` };
+    const open = async () => {
+      const res = await post(cloud, INIT, auth);
+      await res.body?.cancel();
+      return res.headers.get("mcp-session-id")!;
+    };
+    const first = await open();
+    const stream = await fetch(`${cloud.url}/mcp/cloud`, {
+      headers: {
+        ...auth,
+        accept: "text/event-stream",
+        "mcp-session-id": first,
+        "mcp-protocol-version": "2025-06-18",
+      },
+    });
+    assertEquals(stream.status, 200);
+    assertEquals(stream.headers.get("content-type"), "text/event-stream");
+    await stream.body?.cancel();
+    const ping = () =>
+      post(cloud, { jsonrpc: "2.0", id: 2, method: "ping" }, {
+        ...auth,
+        "mcp-session-id": first,
+        "mcp-protocol-version": "2025-06-18",
+      });
+    const alive = await ping();
+    assertEquals(alive.status, 200);
+    await alive.body?.cancel();
+    // 31 minutes later, opening a session sweeps the idle one.
+    cloud.clock.advance(31 * 60_000);
+    await open();
+    const stale = await ping();
+    assertEquals(stale.status, 404);
+    await stale.body?.cancel();
+  });
+});
