@@ -540,3 +540,29 @@ Deno.test("compressed upstream answers reach the client intact (http1 and auto)"
   }
   await up.stop();
 });
+
+Deno.test("a client whose upload breaks off does not take the upstream target out", async () => {
+  const up = startUpstream();
+  const gw = await startTestGateway(proxyConfig(up.url, "max_failures = 1"));
+  try {
+    for (let i = 0; i < 3; i++) {
+      // Promise 5000 bytes, send 10, then close: the gateway fails to read the body.
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+      await conn.write(
+        new TextEncoder().encode(
+          "POST /api/x HTTP/1.1\r\nhost: x\r\ncontent-type: text/plain\r\n" +
+            "content-length: 5000\r\n\r\n0123456789",
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      conn.close();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await fetch(`${gw.url}/api/after`);
+    assertEquals(res.status, 200, "the target is still healthy");
+    await res.body?.cancel();
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});

@@ -7,7 +7,7 @@ import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
 import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
-import { Http1Client } from "./http1/mod.ts";
+import { Http1Client, Http1Error } from "./http1/mod.ts";
 import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
@@ -69,6 +69,16 @@ export class HttpBackend implements Backend {
             );
           }
           throw new GatewayError(499, "client_closed", "client closed the request");
+        }
+        // Our client reports every upstream failure as an Http1Error; anything else (or a body
+        // that broke its own Content-Length) came from reading the client's body, and must not
+        // count against the target's health.
+        if (this.#http1 && !(err instanceof Http1Error && err.code !== "body_length")) {
+          throw new GatewayError(
+            400,
+            "request_body_failed",
+            `the request body could not be read: ${(err as Error)?.message ?? String(err)}`,
+          );
         }
         this.pool.failure(target, call.logger);
         const replayable = !(body instanceof ReadableStream);
