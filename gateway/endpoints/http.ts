@@ -16,6 +16,8 @@ import {
 import type { HttpEndpoint, HttpExchange } from "./types.ts";
 
 const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
+/** Bodies up to this declared size are read whole before the pipeline runs. */
+const PREFETCH_BYTES = 64 * 1024;
 
 /** The generic HTTP endpoint; `fhir` and `dicomweb` specialize it. */
 export class HttpEndpointService implements HttpEndpoint {
@@ -36,6 +38,7 @@ export class HttpEndpointService implements HttpEndpoint {
   async handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
     try {
       const env = this.toEnvelope(ex);
+      await this.prefetchSmallBody(env, ex.request);
       this.checkRequest(env);
       const res = await runPipeline(this.pipeline, env, deps);
       ex.backend = res.backend;
@@ -96,6 +99,27 @@ export class HttpEndpointService implements HttpEndpoint {
       host: request.headers.get("host") ?? url.host,
       signal: () => request.signal,
     });
+  }
+
+  /**
+   * A small body with a declared length is read at once with the runtime's native
+   * `arrayBuffer()`: far cheaper than pulling it through a stream reader, and it lets the
+   * backend send head and body in one write. Large or chunked bodies keep streaming.
+   */
+  protected async prefetchSmallBody(env: RequestEnvelope, request: Request): Promise<void> {
+    const length = env.body.knownLength;
+    if (length === null || length === 0 || length > PREFETCH_BYTES || env.body.dataChanged) return;
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await request.arrayBuffer());
+    } catch (err) {
+      throw new GatewayError(
+        400,
+        "request_body_failed",
+        `the request body could not be read: ${(err as Error).message}`,
+      );
+    }
+    env.body = new Body(bytes, env.body.contentType, this.limits);
   }
 
   /** Service-specific request checks (the fhir endpoint checks content types). */
