@@ -7,10 +7,9 @@ import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
 import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
+import { sendWithFailover } from "./failover.ts";
 import { Http1Client, Http1Error } from "./http1/mod.ts";
 import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
-
-const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
 
 /** Checks a response before it is returned (the fhir backend validates content types). */
 export type ResponseCheck = (res: ResponseEnvelope, backend: string) => void;
@@ -41,69 +40,29 @@ export class HttpBackend implements Backend {
 
   /** Forward the request; retry idempotent requests with a replayable body on connection errors. */
   async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
-    const tried = new Set<Target>();
-    const attempts = 1 + this.config.retries;
-    for (let attempt = 1;; attempt++) {
-      const target = this.pool.pick(tried);
-      tried.add(target);
-      target.inFlight++;
-      let body;
-      try {
-        body = req.body.forwardable();
-        const res = await this.#send(target, req, body, call.signal);
-        this.pool.success(target);
-        this.#check?.(res, this.name);
-        return res;
-      } catch (err) {
-        const limitError = req.body.streamError;
-        if (limitError) throw limitError;
-        if (err instanceof GatewayError) throw err;
-        if (call.signal.aborted) {
-          const reason = call.signal.reason;
-          if (reason instanceof DOMException && reason.name === "TimeoutError") {
-            this.pool.failure(target, call.logger);
-            throw new GatewayError(
-              504,
-              "backend_timeout",
-              `backend ${this.name} (${target.name}) did not answer within ${this.config.timeout_secs} s`,
-            );
-          }
-          throw new GatewayError(499, "client_closed", "client closed the request");
-        }
-        // Our client reports every upstream failure as an Http1Error; anything else (or a body
-        // that broke its own Content-Length) came from reading the client's body, and must not
-        // count against the target's health.
-        if (this.#http1 && !(err instanceof Http1Error && err.code !== "body_length")) {
-          throw new GatewayError(
+    const res = await sendWithFailover({
+      backend: this.name,
+      pool: this.pool,
+      retries: this.config.retries,
+      timeoutSecs: this.config.timeout_secs,
+      req,
+      signal: call.signal,
+      logger: call.logger,
+      send: (target, body) => this.#send(target, req, body, call.signal),
+      // Our client reports every upstream failure as an Http1Error; anything else (or a body
+      // that broke its own Content-Length) came from reading the client's body, and must not
+      // count against the target's health.
+      clientFault: (err) =>
+        this.#http1 && !(err instanceof Http1Error && err.code !== "body_length")
+          ? new GatewayError(
             400,
             "request_body_failed",
             `the request body could not be read: ${(err as Error)?.message ?? String(err)}`,
-          );
-        }
-        this.pool.failure(target, call.logger);
-        const replayable = !(body instanceof ReadableStream);
-        if (
-          attempt < attempts && IDEMPOTENT.has(req.method) && replayable &&
-          this.pool.targets.length >= 1
-        ) {
-          call.logger.warn("retrying after connection error", {
-            backend: this.name,
-            target: target.name,
-            attempt,
-            error: (err as Error).message,
-          });
-          if (tried.size >= this.pool.targets.length) tried.clear();
-          continue;
-        }
-        throw new GatewayError(
-          502,
-          "backend_unavailable",
-          `backend ${this.name} (${target.name}) is unavailable: ${(err as Error).message}`,
-        );
-      } finally {
-        target.inFlight--;
-      }
-    }
+          )
+          : undefined,
+    });
+    this.#check?.(res, this.name);
+    return res;
   }
 
   async #send(

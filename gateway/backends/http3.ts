@@ -7,14 +7,12 @@
  */
 import type { BackendConfig } from "../../shared/gateway_config/types.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
-import { GatewayError } from "../errors.ts";
 import { Http3RequestError } from "../http3/mod.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
 import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
+import { sendWithFailover } from "./failover.ts";
 import { H3ConnectionSlot } from "./http3/pool.ts";
 import { upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
-
-const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
 
 /** Parse an `https://host:port/path` target URL. */
 function parseTarget(url: string, what: string): { host: string; port: number; path: string } {
@@ -68,61 +66,19 @@ export class Http3Backend implements Backend {
   /** Forward the request; retry requests that were not processed, or idempotent replayable ones. */
   async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
     const signal = this.#signal(call);
-    const tried = new Set<Target>();
-    const attempts = 1 + this.config.retries;
     try {
-      for (let attempt = 1;; attempt++) {
-        const target = this.pool.pick(tried);
-        tried.add(target);
-        target.inFlight++;
-        let body: ReturnType<Body["forwardable"]> = null;
-        try {
-          body = req.body.forwardable();
-          const res = await this.#send(target, req, body, signal.signal);
-          this.pool.success(target);
-          return res;
-        } catch (err) {
-          const limitError = req.body.streamError;
-          if (limitError) throw limitError;
-          if (err instanceof GatewayError) throw err;
-          if (signal.signal.aborted) {
-            const reason = signal.signal.reason;
-            if (reason instanceof DOMException && reason.name === "TimeoutError") {
-              this.pool.failure(target, call.logger);
-              throw new GatewayError(
-                504,
-                "backend_timeout",
-                `backend ${this.name} (${target.name}) did not answer within ${
-                  this.#timeoutMs / 1000
-                } s`,
-              );
-            }
-            throw new GatewayError(499, "client_closed", "client closed the request");
-          }
-          this.pool.failure(target, call.logger);
-          const replayable = !(body instanceof ReadableStream);
-          const notProcessed = err instanceof Http3RequestError && !err.processed;
-          if (
-            attempt < attempts && replayable && (notProcessed || IDEMPOTENT.has(req.method))
-          ) {
-            call.logger.warn("retrying after connection error", {
-              backend: this.name,
-              target: target.name,
-              attempt,
-              error: (err as Error).message,
-            });
-            if (tried.size >= this.pool.targets.length) tried.clear();
-            continue;
-          }
-          throw new GatewayError(
-            502,
-            "backend_unavailable",
-            `backend ${this.name} (${target.name}) is unavailable: ${(err as Error).message}`,
-          );
-        } finally {
-          target.inFlight--;
-        }
-      }
+      return await sendWithFailover({
+        backend: this.name,
+        pool: this.pool,
+        retries: this.config.retries,
+        timeoutSecs: this.#timeoutMs / 1000,
+        req,
+        signal: signal.signal,
+        logger: call.logger,
+        send: (target, body) => this.#send(target, req, body, signal.signal),
+        // A request the peer refused before processing it may go out again whatever its method.
+        unprocessed: (err) => err instanceof Http3RequestError && !err.processed,
+      });
     } finally {
       signal.done();
     }
