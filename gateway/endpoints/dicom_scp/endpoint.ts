@@ -313,19 +313,12 @@ export class DicomScpEndpoint {
     running: Map<number, AbortController>,
   ): Promise<void> {
     const identifier = datasetJson(req.getDataset());
-    const respond = (status: number, c?: Counts, error?: string) => {
-      const res = lib.responses.CGetResponse.fromRequest(req);
-      res.setAffectedSopClassUid(req.getAffectedSopClassUid());
-      res.setStatus(status);
-      if (c) {
-        if (status === STATUS.pending || status === STATUS.cancel) res.setRemaining(c.remaining);
-        res.setCompleted(c.completed);
-        res.setFailures(c.failed);
-        res.setWarnings(c.warning);
-      }
-      if (error) res.setErrorComment(comment(error));
-      send(conn, req, reply, res);
-    };
+    const respond = retrieveResponder(
+      conn,
+      req,
+      reply,
+      () => lib.responses.CGetResponse.fromRequest(req),
+    );
     let counts: Counts | undefined;
     const out = await this.#operation(
       "C-GET",
@@ -358,19 +351,12 @@ export class DicomScpEndpoint {
   ): Promise<void> {
     const identifier = datasetJson(req.getDataset());
     const destination = String(req.getCommandDataset().getElement("MoveDestination") ?? "").trim();
-    const respond = (status: number, c?: Counts, error?: string) => {
-      const res = lib.responses.CMoveResponse.fromRequest(req);
-      res.setAffectedSopClassUid(req.getAffectedSopClassUid());
-      res.setStatus(status);
-      if (c) {
-        if (status === STATUS.pending || status === STATUS.cancel) res.setRemaining(c.remaining);
-        res.setCompleted(c.completed);
-        res.setFailures(c.failed);
-        res.setWarnings(c.warning);
-      }
-      if (error) res.setErrorComment(comment(error));
-      send(conn, req, reply, res);
-    };
+    const respond = retrieveResponder(
+      conn,
+      req,
+      reply,
+      () => lib.responses.CMoveResponse.fromRequest(req),
+    );
     const target = this.#peers[destination];
     if (!target) {
       respond(STATUS.moveDestinationUnknown, undefined, `unknown move destination ${destination}`);
@@ -458,6 +444,41 @@ export class DicomScpEndpoint {
     }
     reply(res);
   }
+}
+
+/** The response setters C-GET and C-MOVE responses share. */
+interface RetrieveResponse extends LibResponse {
+  setAffectedSopClassUid(uid: string): void;
+  setRemaining(n: number): void;
+  setCompleted(n: number): void;
+  setFailures(n: number): void;
+  setWarnings(n: number): void;
+  setErrorComment(text: string): void;
+}
+
+/**
+ * Builds C-GET/C-MOVE responses with the sub-operation counts (remaining only on pending and
+ * cancel, PS3.7 C.4.2/C.4.3) and sends them.
+ */
+function retrieveResponder(
+  conn: DimseConnection,
+  req: CGetRequest | CMoveRequest,
+  reply: Reply,
+  create: () => RetrieveResponse,
+): (status: number, c?: Counts, error?: string) => void {
+  return (status, c, error) => {
+    const res = create();
+    res.setAffectedSopClassUid(req.getAffectedSopClassUid());
+    res.setStatus(status);
+    if (c) {
+      if (status === STATUS.pending || status === STATUS.cancel) res.setRemaining(c.remaining);
+      res.setCompleted(c.completed);
+      res.setFailures(c.failed);
+      res.setWarnings(c.warning);
+    }
+    if (error) res.setErrorComment(comment(error));
+    send(conn, req, reply, res);
+  };
 }
 
 /**
