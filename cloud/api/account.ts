@@ -6,7 +6,7 @@ import { publicUser } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { readJson } from "./body.ts";
 import { forbidden, notFound } from "./errors.ts";
-import { requireBearer, userOf } from "./middleware.ts";
+import { requireBearer, userOf, userTokenOf } from "./middleware.ts";
 import type { Registry } from "./registry.ts";
 
 const USER_EXAMPLE = {
@@ -124,12 +124,7 @@ export function mountAccount(reg: Registry, s: Services): void {
     },
     auth,
     async (c) => {
-      const p = userOf(c);
-      if (p.kind !== "user_token") {
-        throw forbidden(
-          "API tokens are bound to their team; use a user token",
-        );
-      }
+      const p = userTokenOf(c, "API tokens are bound to their team; use a user token");
       const body = await readJson(c, switchBody);
       const user = await s.store.identity.switchTeam(p.user.id, body.team_id);
       const team = (await s.store.identity.team(body.team_id))!;
@@ -177,12 +172,7 @@ export function mountAccount(reg: Registry, s: Services): void {
     },
     auth,
     async (c) => {
-      const p = userOf(c);
-      if (p.kind !== "user_token") {
-        throw forbidden(
-          "API tokens are bound to their team; use a user token",
-        );
-      }
+      const p = userTokenOf(c, "API tokens are bound to their team; use a user token");
       const body = await readJson(c, teamBody);
       const team = await s.store.identity.createTeam(p.user, body.name);
       return c.json({ id: team.id, name: team.name, role: "owner" }, 201);
@@ -338,12 +328,10 @@ export function mountAccount(reg: Registry, s: Services): void {
     },
     auth,
     async (c) => {
-      const p = userOf(c);
-      if (p.kind !== "user_token") {
-        throw forbidden(
-          "API tokens cannot create API tokens; use a user token or the web UI",
-        );
-      }
+      const p = userTokenOf(
+        c,
+        "API tokens cannot create API tokens; use a user token or the web UI",
+      );
       const body = await readJson(c, tokenBody);
       const { token, record } = await createApiToken(s, {
         userId: p.user.id,

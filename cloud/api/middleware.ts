@@ -104,6 +104,13 @@ export function userOf(c: Context<AppEnv>): UserPrincipal {
   return p;
 }
 
+/** The calling user when it called with a user token; 403 with `why` for API tokens. */
+export function userTokenOf(c: Context<AppEnv>, why: string): UserPrincipal {
+  const p = userOf(c);
+  if (p.kind !== "user_token") throw forbidden(why);
+  return p;
+}
+
 /** The calling gateway (routes behind requireBearer("machine")). */
 export function machineOf(c: Context<AppEnv>): MachinePrincipal {
   const p = c.get("principal");
