@@ -24,6 +24,25 @@ backends = ["up"]
 `;
 }
 
+/** An `/api` endpoint to backend `up` over the given targets; `backend` adds keys/tables to it. */
+function targetsConfig(targets: Record<string, string>, backend: string): string {
+  const defs = Object.entries(targets).map(([name, url]) => `[targets.${name}]\nurl = "${url}"\n`)
+    .join("");
+  return `
+[endpoints.api]
+service = "http"
+[endpoints.api.options]
+path_prefix = "/api"
+${defs}[backends.up]
+service = "http"
+targets = ${JSON.stringify(Object.keys(targets))}
+${backend}
+[pipelines.api]
+endpoints = ["api"]
+backends = ["up"]
+`;
+}
+
 Deno.test("echo pipeline returns the request envelope with multi-value headers and query", async () => {
   const gw = await startTestGateway(ECHO);
   try {
@@ -282,25 +301,14 @@ Deno.test("malformed JSON gets 400 invalid_json when the body is read", async ()
 Deno.test("targets: round robin, failover when one is down, recovery after the cool-down", async () => {
   const a = startUpstream(() => new Response("a"));
   const b = startUpstream(() => new Response("b"));
-  const gw = await startTestGateway(`
-[endpoints.api]
-service = "http"
-[endpoints.api.options]
-path_prefix = "/api"
-[targets.a]
-url = "${a.url}"
-[targets.b]
-url = "${b.url}"
-[backends.up]
-service = "http"
-targets = ["a", "b"]
+  const gw = await startTestGateway(targetsConfig(
+    { a: `${a.url}`, b: `${b.url}` },
+    `
 max_failures = 1
 cooldown_secs = 0.5
 retries = 1
-[pipelines.api]
-endpoints = ["api"]
-backends = ["up"]
-`);
+`,
+  ));
   try {
     const seen: string[] = [];
     for (let i = 0; i < 4; i++) seen.push(await (await fetch(`${gw.url}/api/`)).text());
@@ -332,23 +340,14 @@ backends = ["up"]
 });
 
 Deno.test("all targets down gives 502 no_healthy_target", async () => {
-  const gw = await startTestGateway(`
-[endpoints.api]
-service = "http"
-[endpoints.api.options]
-path_prefix = "/api"
-[targets.a]
-url = "http://127.0.0.1:9"
-[backends.up]
-service = "http"
-targets = ["a"]
+  const gw = await startTestGateway(targetsConfig(
+    { a: "http://127.0.0.1:9" },
+    `
 max_failures = 1
 cooldown_secs = 30
 retries = 0
-[pipelines.api]
-endpoints = ["api"]
-backends = ["up"]
-`);
+`,
+  ));
   try {
     let res = await fetch(`${gw.url}/api/`);
     assertEquals(res.status, 502);
@@ -371,26 +370,15 @@ Deno.test("active health checks take a failing target out and bring it back", as
     return new Response("a");
   });
   const b = startUpstream(() => new Response("b"));
-  const gw = await startTestGateway(`
-[endpoints.api]
-service = "http"
-[endpoints.api.options]
-path_prefix = "/api"
-[targets.a]
-url = "${a.url}"
-[targets.b]
-url = "${b.url}"
-[backends.up]
-service = "http"
-targets = ["a", "b"]
+  const gw = await startTestGateway(targetsConfig(
+    { a: `${a.url}`, b: `${b.url}` },
+    `
 [backends.up.health_check]
 path = "/health"
 interval_secs = 0.1
 timeout_secs = 1
-[pipelines.api]
-endpoints = ["api"]
-backends = ["up"]
-`);
+`,
+  ));
   try {
     healthy = false;
     await new Promise((r) => setTimeout(r, 300));
