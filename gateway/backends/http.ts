@@ -74,32 +74,46 @@ export class HttpBackend implements Backend {
     let url = joinUrl(target.url, req.path);
     url += req.queryString();
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
-    let res: Response;
-    let resHeaders: Headers;
     if (this.#http1) {
-      res = await this.#http1.request(new URL(url), {
+      const raw = await this.#http1.send(new URL(url), {
         method: req.method,
         headers: forwardedHeaderView(req.readHeaders, req, req.body.contentType),
         body: hasBody ? body : null,
         signal,
       });
-      // Our client already left hop-by-hop fields out, and its Response headers are ours.
-      resHeaders = res.headers;
-    } else {
-      const headers = upstreamHeaders(req.readHeaders, req);
-      if (req.body.contentType) headers.set("content-type", req.body.contentType);
-      // fetch decompresses gzip/br bodies but keeps Content-Encoding: ask for identity so what
-      // reaches the client is what the headers say.
-      headers.set("accept-encoding", "identity");
-      res = await fetch(url, {
-        method: req.method,
-        headers,
-        body: hasBody ? body as BodyInit : undefined,
-        signal,
-        redirect: "manual",
-      });
-      resHeaders = withoutHopByHop(res.headers);
+      // Our client already left hop-by-hop fields out: the fields go on as they are.
+      let contentType: string | null = null;
+      let length: string | null = null;
+      const fields = raw.fields;
+      for (let i = 0; i < fields.length; i += 2) {
+        const name = fields[i];
+        if (name.length === 12 && name.toLowerCase() === "content-type") {
+          contentType = fields[i + 1];
+        } else if (name.length === 14 && name.toLowerCase() === "content-length") {
+          length = fields[i + 1];
+        }
+      }
+      const resBody = new Body(
+        raw.body,
+        contentType,
+        req.body.limits,
+        length ? Number(length) : null,
+        false,
+      );
+      return ResponseEnvelope.fromFields(raw.status, fields, resBody, this.name);
     }
+    const headers = upstreamHeaders(req.readHeaders, req);
+    if (req.body.contentType) headers.set("content-type", req.body.contentType);
+    // fetch decompresses gzip/br bodies but keeps Content-Encoding: ask for identity so what
+    // reaches the client is what the headers say.
+    headers.set("accept-encoding", "identity");
+    const res = await fetch(url, {
+      method: req.method,
+      headers,
+      body: hasBody ? body as BodyInit : undefined,
+      signal,
+      redirect: "manual",
+    });
     const length = res.headers.get("content-length");
     const resBody = new Body(
       res.body,
@@ -108,7 +122,7 @@ export class HttpBackend implements Backend {
       length ? Number(length) : null,
       false,
     );
-    return new ResponseEnvelope(res.status, resHeaders, resBody, this.name);
+    return new ResponseEnvelope(res.status, withoutHopByHop(res.headers), resBody, this.name);
   }
 
   /** Stop health checks, close pooled connections. */

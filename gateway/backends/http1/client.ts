@@ -3,7 +3,7 @@
 import { connect } from "./connect.ts";
 import type { Connection } from "./connection.ts";
 import { Http1Error } from "./errors.ts";
-import { exchange, type ExchangeOptions } from "./exchange.ts";
+import { exchange, type ExchangeOptions, type Http1Response, toFetchResponse } from "./exchange.ts";
 import { buildRequestHead } from "./head.ts";
 import { Pool } from "./pool.ts";
 import type { RequestBody } from "./upload.ts";
@@ -84,8 +84,16 @@ export class Http1Client {
     return this.#pool.size;
   }
 
-  /** Sends a request; resolves once the response head is parsed, the body streams after. */
+  /** Sends a request; resolves with a fetch-style Response once its head is parsed. */
   async request(url: URL, init: Http1RequestInit): Promise<Response> {
+    return toFetchResponse(await this.send(url, init));
+  }
+
+  /**
+   * Sends a request; resolves once the response head is parsed, the body streams after (or is
+   * already complete). The raw form a proxy forwards without building a Response.
+   */
+  async send(url: URL, init: Http1RequestInit): Promise<Http1Response> {
     const { signal, body } = init;
     signal?.throwIfAborted();
     if (this.#closed) throw new Http1Error("the HTTP/1.1 client is closed", "client_closed");

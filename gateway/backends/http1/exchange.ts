@@ -13,6 +13,19 @@ export interface ExchangeOptions {
   release(conn: Connection): void;
 }
 
+/**
+ * A response as the client hands it out: cheaper than a `Response` (no Headers validation, no
+ * stream around a body that is already complete), which a proxy would only take apart again.
+ */
+export interface Http1Response {
+  status: number;
+  statusText: string;
+  /** End-to-end fields as received, `[name, value, name, value, …]` (hop-by-hop left out). */
+  fields: string[];
+  /** The whole body when it came with the head, a stream when it is still arriving, or null. */
+  body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
+}
+
 /** Sends `head` and `body` on `conn` and resolves with the response once its head is parsed. */
 export function exchange(
   conn: Connection,
@@ -21,7 +34,7 @@ export function exchange(
   body: RequestBody,
   signal: AbortSignal | undefined,
   options: ExchangeOptions,
-): Promise<Response> {
+): Promise<Http1Response> {
   return new Exchange(conn, signal, options, !head.close).run(method, head, body);
 }
 
@@ -59,7 +72,7 @@ class Exchange {
     this.finish(false);
   };
 
-  async run(method: string, head: RequestHead, body: RequestBody): Promise<Response> {
+  async run(method: string, head: RequestHead, body: RequestBody): Promise<Http1Response> {
     // Aborted while connecting, after the connect had already succeeded: the event is gone.
     if (this.signal?.aborted) {
       this.finish(false);
@@ -126,7 +139,7 @@ class Exchange {
     }
   }
 
-  respond(method: string, head: ResponseHead): Response {
+  respond(method: string, head: ResponseHead): Http1Response {
     const { status } = head;
     let decoder: BodyDecoder | null;
     try {
@@ -145,14 +158,14 @@ class Exchange {
       else decoder = new CloseDecoder();
 
       if (decoder === null) {
-        const response = makeResponse(null, head);
+        const response = rawResponse(null, head);
         this.finish(true);
         return response;
       }
       const first = decoder.take(this.conn);
       if (decoder.done) {
         // The whole body was in the buffer: the socket goes back to the pool before we return.
-        const response = makeResponse(first ?? new Uint8Array(0), head);
+        const response = rawResponse(first ?? new Uint8Array(0), head);
         this.finish(decoder.reusable);
         return response;
       }
@@ -164,7 +177,7 @@ class Exchange {
         pull: (controller) => this.pull(controller, decoder!),
         cancel: () => this.finish(false),
       });
-      return makeResponse(body, head);
+      return rawResponse(body, head);
     } catch (error) {
       this.finish(false);
       if (error instanceof Http1Error) throw error;
@@ -245,26 +258,40 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * A Response with the head's status and end-to-end fields (appending beats a HeadersInit
- * conversion). Hop-by-hop fields, and those the `Connection` field names, are left out: this
- * client framed the body and manages the connection itself.
+ * The response with the head's status and end-to-end fields. Hop-by-hop fields, and those the
+ * `Connection` field names, are left out: this client framed the body and manages the
+ * connection itself.
  */
-function makeResponse(body: BodyInit | null, head: ResponseHead): Response {
-  const response = new Response(body, { status: head.status, statusText: head.statusText });
-  const headers = response.headers;
+function rawResponse(body: Http1Response["body"], head: ResponseHead): Http1Response {
   const fields = head.fields;
   let named: Set<string> | undefined;
+  let hopByHop = false;
   for (let i = 0; i < fields.length; i += 2) {
-    if (fields[i].toLowerCase() === "connection") {
+    const name = fields[i].toLowerCase();
+    if (HOP_BY_HOP.has(name)) hopByHop = true;
+    if (name === "connection") {
       named ??= new Set();
       for (const n of fields[i + 1].split(",")) named.add(n.trim().toLowerCase());
     }
   }
-  for (let i = 0; i < fields.length; i += 2) {
-    const name = fields[i].toLowerCase();
-    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
-    headers.append(fields[i], fields[i + 1]);
+  let kept = fields;
+  if (hopByHop) {
+    kept = [];
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i].toLowerCase();
+      if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+      kept.push(fields[i], fields[i + 1]);
+    }
   }
+  return { status: head.status, statusText: head.statusText, fields: kept, body };
+}
+
+/** A fetch-style `Response` of a raw response (appending beats a HeadersInit conversion). */
+export function toFetchResponse(raw: Http1Response): Response {
+  const response = new Response(raw.body, { status: raw.status, statusText: raw.statusText });
+  const headers = response.headers;
+  const fields = raw.fields;
+  for (let i = 0; i < fields.length; i += 2) headers.append(fields[i], fields[i + 1]);
   return response;
 }
 

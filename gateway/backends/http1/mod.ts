@@ -12,4 +12,5 @@ export {
   type Http1RequestInit,
 } from "./client.ts";
 export { Http1Error, type Http1ErrorCode } from "./errors.ts";
+export type { Http1Response } from "./exchange.ts";
 export type { RequestBody } from "./upload.ts";
