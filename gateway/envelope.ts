@@ -328,7 +328,6 @@ export class RequestEnvelope {
   readonly remoteAddr?: string;
   readonly scheme: "http" | "https";
   readonly host: string;
-  readonly receivedAt: number;
   #signal: AbortSignal | (() => AbortSignal) | undefined;
 
   constructor(init: RequestInit) {
@@ -347,7 +346,6 @@ export class RequestEnvelope {
     this.remoteAddr = init.remoteAddr;
     this.scheme = init.scheme ?? "http";
     this.host = init.host ?? "";
-    this.receivedAt = performance.now();
     this.#signal = init.signal;
   }
 

@@ -10,7 +10,7 @@ import type { HttpEndpoint } from "./types.ts";
 export { DICOMWEB_ROUTES } from "./dicomweb.ts";
 export { FhirEndpointService, operationOutcome } from "./fhir.ts";
 export { HttpEndpointService } from "./http.ts";
-export type { HttpEndpoint, HttpExchange } from "./types.ts";
+export { type HttpEndpoint, type HttpExchange, requestTarget, type RequestTarget } from "./types.ts";
 
 /** Builds an HTTP-family endpoint. */
 export type HttpEndpointFactory = (

@@ -40,6 +40,7 @@ import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp.ts";
+import { requestTarget } from "../endpoints/mod.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -485,7 +486,7 @@ export class Gateway implements GatewayControl {
     const start = performance.now();
     const incoming = request.headers.get("x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    const url = new URL(request.url);
+    const url = requestTarget(request.url);
     try {
       const route = rt.routes.match(network, url.pathname);
       if (!route) {
