@@ -12,6 +12,7 @@ import { fixed, fixedJsonBody, markdownTable, verdict } from "./report.ts";
 import {
   startBare,
   startBenchGateway,
+  startMinimalProxy,
   startNginxProxy,
   startUpstream,
   type Stoppable,
@@ -79,7 +80,7 @@ export function parseFlags(args: string[]): BenchFlags | "help" {
 
 /** One measured system. */
 interface Target {
-  key: "upstream" | "nginx_proxy" | "gateway_http" | "gateway_echo" | "bare";
+  key: "upstream" | "nginx_proxy" | "minimal_proxy" | "gateway_http" | "gateway_echo" | "bare";
   label: string;
   url: string;
   /** Expected response body, when it is fixed. */
@@ -158,6 +159,8 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     started.push(upstream);
     const proxy = await startNginxProxy(upstream.port);
     started.push(proxy);
+    const minimal = await startMinimalProxy(upstream.url);
+    started.push(minimal);
     const { gateway, dataPort } = await startBenchGateway(upstream.url);
     started.push(gateway);
     const bare = await startBare();
@@ -166,6 +169,12 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     const targets: Target[] = [
       { key: "upstream", label: "nginx upstream (direct)", url: `${upstream.url}/`, body },
       { key: "nginx_proxy", label: "nginx proxy_pass", url: `${proxy.url}/`, body },
+      {
+        key: "minimal_proxy",
+        label: "minimal Deno proxy (reference)",
+        url: `${minimal.url}/`,
+        body,
+      },
       {
         key: "gateway_http",
         label: "gateway http pipeline",
@@ -208,6 +217,9 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
 
     const gatewayOverNginx = max.gateway_http!.requestsPerSec / max.nginx_proxy!.requestsPerSec;
     const echoOverBare = max.gateway_echo!.requestsPerSec / max.bare!.requestsPerSec;
+    const minimalOverNginx = max.minimal_proxy!.requestsPerSec / max.nginx_proxy!.requestsPerSec;
+    const gatewayOverMinimal = max.gateway_http!.requestsPerSec /
+      max.minimal_proxy!.requestsPerSec;
 
     const rate = flags.rateFraction * max.gateway_http!.requestsPerSec;
     const threads = Math.min(flags.threads, flags.connections);
@@ -257,6 +269,13 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
       ],
       ["p99 added by nginx proxy at the fixed rate (ms)", fixed(p99AddedNginx, 3), "", ""],
       [
+        "reference: minimal Deno proxy / nginx proxy (the runtime's ceiling)",
+        fixed(minimalOverNginx),
+        "",
+        "",
+      ],
+      ["reference: gateway http / minimal Deno proxy", fixed(gatewayOverMinimal), "", ""],
+      [
         "gateway RSS before / after the load runs (MiB)",
         `${fixed(rssBefore / 2 ** 20, 1)} / ${fixed(rssAfter / 2 ** 20, 1)}`,
         "",
@@ -273,6 +292,8 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         echoOverBare,
         p99AddedMs: p99Added,
         p99AddedNginxMs: p99AddedNginx,
+        minimalOverNginx,
+        gatewayOverMinimal,
       },
       gatewayRssBytes: { before: rssBefore, after: rssAfter },
       targets: TARGETS,

@@ -122,3 +122,34 @@ export async function startBare(): Promise<Stoppable & { url: string }> {
   });
   return { url: `http://127.0.0.1:${port}`, stop: process.stop };
 }
+
+/**
+ * The smallest correct Deno proxy we know: `Deno.serve` + our pooled HTTP/1.1 client, no
+ * routing, envelope, metrics or logs (gateway/backends/http1/bench_proxy.ts), with the gateway's
+ * runtime flags. What it reaches is the ceiling of any gateway on this runtime.
+ */
+export async function startMinimalProxy(upstreamUrl: string): Promise<Stoppable & { url: string }> {
+  const port = freePort();
+  const process = spawnCaptured(Deno.execPath(), [
+    "run",
+    "--allow-net",
+    "--v8-flags=--max-semi-space-size=2",
+    "gateway/backends/http1/bench_proxy.ts",
+    "--client",
+    "http1",
+    "--upstream",
+    upstreamUrl,
+    "--port",
+    String(port),
+  ], {
+    cwd: REPO_ROOT,
+    env: { DENO_NO_UPDATE_CHECK: "1", MALLOC_MMAP_THRESHOLD_: "65536" },
+  });
+  await waitReady(process, {
+    name: "minimal Deno proxy",
+    check: () => canConnect(port),
+    description: `it listened on 127.0.0.1:${port}`,
+    timeoutMs: 30_000,
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: process.stop };
+}
