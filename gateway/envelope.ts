@@ -472,12 +472,13 @@ export class ResponseEnvelope {
 /** Headers as a plain object; repeated headers joined with `, ` (Set-Cookie kept as an array). */
 export function headersToObject(headers: Headers): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [k, v] of headers) {
-    if (k === "set-cookie") continue;
-    out[k] = v;
-  }
-  const cookies = headers.getSetCookie();
-  if (cookies.length) out["set-cookie"] = cookies;
+  let cookies = false;
+  // forEach: no iterator result object per field.
+  headers.forEach((v, k) => {
+    if (k === "set-cookie") cookies = true;
+    else out[k] = v;
+  });
+  if (cookies) out["set-cookie"] = headers.getSetCookie();
   return out;
 }
 
