@@ -1,8 +1,8 @@
 /**
  * DICOMweb against Orthanc with its DICOMweb plugin (Debian orthanc-dicomweb): the `dicomweb`
  * endpoint forwarding to the `dicomweb` backend, the same endpoint bridged to a `dicom_scu`
- * backend (QIDO -> C-FIND, WADO -> C-GET, STOW -> C-STORE), a dicom_scp endpoint whose pipeline
- * speaks DICOMweb, and SPEC's 501 baseline for pipelines that cannot serve DICOMweb.
+ * backend (QIDO -> C-FIND, WADO -> C-GET, frames, STOW -> C-STORE), a dicom_scp endpoint whose
+ * pipeline speaks DICOMweb, and SPEC's 501 baseline for pipelines that cannot serve DICOMweb.
  */
 import { type GeneratedInstance, generateInstances } from "../fixtures/dicom/generate.ts";
 import { type OrthancPeer, requireDicomwebPlugin, startOrthanc } from "../fixtures/dicom/peers.ts";
@@ -208,13 +208,23 @@ Deno.test({
         );
         assert(missing.status === 404 || missing.status === 502, String(missing.status));
         await missing.body?.cancel();
-        const frames = await fetch(
-          `${g.url}/bridge/studies/${seeded[0].studyUid}/series/${seeded[0].seriesUid}/instances/${
-            seeded[0].sopInstanceUid
-          }/frames/1`,
+        // Frames are bridged too (tests/dicom_web_frames_test.ts has the details): the frame of
+        // this single-frame instance equals what Orthanc's DICOMweb plugin serves.
+        const instance = `/studies/${seeded[0].studyUid}/series/${seeded[0].seriesUid}/instances/${
+          seeded[0].sopInstanceUid
+        }/frames/1`;
+        const accept = { accept: 'multipart/related; type="application/octet-stream"' };
+        const [bridged, forwarded] = await Promise.all(
+          [`${g.url}/bridge${instance}`, `${g.url}/web${instance}`].map(async (url) => {
+            const res = await fetch(url, { headers: accept });
+            assertEquals(res.status, 200, url);
+            const type = res.headers.get("content-type")!;
+            return decodeMultipart(new Uint8Array(await res.arrayBuffer()), boundaryOf(type)!)
+              .map((p) => p.body);
+          }),
         );
-        assertEquals(frames.status, 501);
-        await frames.body?.cancel();
+        assertEquals(bridged.map((b) => b.length), [16 * 16 * 2]);
+        assertEquals(bridged, forwarded);
       });
       await t.step(
         "single application/dicom STOW is wrapped for the dicomweb backend",

@@ -57,7 +57,8 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
-function binaryBytes(values: unknown[]): Uint8Array {
+/** The bytes of a binary element's values (ArrayBuffers or views), joined. */
+export function binaryBytes(values: unknown[]): Uint8Array {
   const parts = values.map((v) =>
     v instanceof ArrayBuffer
       ? new Uint8Array(v)

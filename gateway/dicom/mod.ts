@@ -1,4 +1,7 @@
-/** Shared DICOM helpers: DICOM JSON, Part 10 files, dictionary, UIDs, statuses, multipart. */
+/**
+ * Shared DICOM helpers: DICOM JSON, Part 10 files, dictionary, UIDs, statuses, multipart, frames,
+ * bulk data references and the media types of frames and bulk data.
+ */
 export { keywordOf, tagOf, vrOf } from "./dictionary.ts";
 export {
   type DcmjsDict,
@@ -57,3 +60,22 @@ export {
 } from "./query.ts";
 export { instanceFromJson, instancesOfBody } from "./instances.ts";
 export { DicomBody } from "./body.ts";
+export {
+  FrameListError,
+  parseFrameList,
+  PixelDataError,
+  type PixelFrames,
+  pixelFramesOf,
+  pixelFramesOfDataset,
+} from "./frames.ts";
+export {
+  describeOffer,
+  mayAccept,
+  negotiate,
+  OCTET_STREAM,
+  offerOf,
+  partContentType,
+  type PixelOffer,
+  type Representation,
+} from "./pixel_media.ts";
+export { bulkDataPath, type BulkDataRef, bulkValue, parseBulkDataPath } from "./bulkdata.ts";

@@ -17,9 +17,14 @@ export function newBoundary(): string {
   return `dicom-${crypto.randomUUID()}`;
 }
 
-/** The Content-Type of a multipart/related body of `type` parts. */
-export function relatedContentType(boundary: string, type = "application/dicom"): string {
-  return `multipart/related; type="${type}"; boundary=${boundary}`;
+/** The Content-Type of a multipart/related body of `type` parts (`params`: transfer-syntax...). */
+export function relatedContentType(
+  boundary: string,
+  type = "application/dicom",
+  params: Record<string, string> = {},
+): string {
+  const extra = Object.entries(params).map(([k, v]) => `; ${k}=${v}`).join("");
+  return `multipart/related; type="${type}"${extra}; boundary=${boundary}`;
 }
 
 /** Encode parts (each with its content type) as one multipart/related body. */

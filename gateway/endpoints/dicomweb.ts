@@ -4,13 +4,13 @@
  * - `dicomweb`: requests are forwarded as they are (a DICOMweb proxy);
  * - `dicom_scu`: requests are bridged (QIDO -> C-FIND, WADO -> C-GET or C-MOVE, STOW -> C-STORE;
  *   see the backend); a retrieval that finds nothing is 404 and a C-STORE outcome becomes a STOW-RS
- *   response (ReferencedSOPSequence / FailedSOPSequence). Frames and bulk data have no DIMSE
- *   counterpart there and stay 501;
+ *   response (ReferencedSOPSequence / FailedSOPSequence). Frames and bulk data retrieve the
+ *   instance and the backend cuts out what was asked for;
  * - anything else: 501 Not Implemented with a JSON error, SPEC's baseline.
- * Unknown paths are 404, other methods 405.
+ * Unknown paths are 404, other methods 405, a malformed frame list 400 (whatever the backend).
  */
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
-import { type DicomJson, parseStatus } from "../dicom/mod.ts";
+import { type DicomJson, FrameListError, parseFrameList, parseStatus } from "../dicom/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import {
@@ -34,16 +34,13 @@ export const DICOMWEB_ROUTES: { name: string; pattern: RegExp; methods: string[]
   ["study", `/studies/${UID}`, "GET HEAD POST"],
   ["series", `/studies/${UID}/series/${UID}`, "GET HEAD"],
   ["instance", `/studies/${UID}/series/${UID}/instances/${UID}`, "GET HEAD"],
-  ["frames", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[0-9]+(,[0-9]+)*`, "GET HEAD"],
+  ["frames", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+`, "GET HEAD"],
   ["bulk data", "/bulkdata/.+", "GET HEAD"],
 ].map(([name, re, methods]) => ({
   name,
   pattern: new RegExp(`^${re}$`),
   methods: methods.split(" "),
 }));
-
-/** Routes a `dicom_scu` primary backend cannot serve. */
-const NOT_BRIDGED = new Set(["frames", "bulk data"]);
 
 /** The DICOMweb endpoint. */
 export class DicomwebEndpointService extends HttpEndpointService {
@@ -77,15 +74,14 @@ export class DicomwebEndpointService extends HttpEndpointService {
         `${route.name} accepts ${route.methods.join(", ")}`,
       );
       headers.allow = route.methods.join(", ");
-    } else if (
-      this.#primary !== "dicomweb" &&
-      !(this.#primary === "dicom_scu" && !NOT_BRIDGED.has(route.name))
-    ) {
+    } else if (this.#primary !== "dicomweb" && this.#primary !== "dicom_scu") {
       err = new GatewayError(
         501,
         "not_implemented",
         `DICOMweb ${route.name} is not implemented by pipeline ${this.pipeline.name}`,
       );
+    } else if (route.name === "frames") {
+      err = frameListError(path);
     }
     if (err) {
       ex.request.body?.cancel().catch(() => {});
@@ -127,6 +123,17 @@ export class DicomwebEndpointService extends HttpEndpointService {
     }
     if (env.method === "POST") return stowResponse(res, env);
     return res;
+  }
+}
+
+/** 400 for a frame list that is not one (PS3.18 8.3.5.1), else undefined. */
+function frameListError(path: string): GatewayError | undefined {
+  try {
+    parseFrameList(path.slice(path.lastIndexOf("/") + 1));
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof FrameListError)) throw err;
+    return new GatewayError(400, "invalid_dicom_request", err.message);
   }
 }
 

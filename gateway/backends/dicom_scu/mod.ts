@@ -4,7 +4,8 @@
  * - C-ECHO: JSON `{status, status_name, round_trip_ms}`;
  * - C-FIND: `application/dicom+json`, the array of matches;
  * - C-GET / C-MOVE: `multipart/related; type="application/dicom"` of the retrieved Part 10 files,
- *   or with `/metadata` paths the array of their DICOM JSON (bulk data left out);
+ *   or with `/metadata` paths the array of their DICOM JSON (binary values over 1 KiB as
+ *   BulkDataURIs), or with frames and bulk data paths those of the instance (wado.ts);
  * - C-STORE: JSON `{status, instances: [{sop_class_uid, sop_instance_uid, status, ...}]}`.
  * Every response carries `x-dicom-status` (hex) and retrievals the sub-operation counts
  * (`x-dicom-completed`, `-failed`, `-warning`, `-remaining`). Failures are GatewayErrors (errors.ts).
@@ -20,20 +21,14 @@ import {
   storeContexts,
 } from "../../adapters/dimse/mod.ts";
 import {
-  encodeMultipart,
   instancesOfBody,
-  newBoundary,
-  parseP10,
-  readDataset,
-  relatedContentType,
   STATUS,
   statusHex,
   statusKind,
   statusName,
-  toDicomJson,
   UNCOMPRESSED,
 } from "../../dicom/mod.ts";
-import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
+import { type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../../pipeline/types.ts";
 import type { Logger } from "../../../shared/log.ts";
@@ -43,12 +38,14 @@ import { type DicomCall, resolveCall } from "./operation.ts";
 import { FileCollector, retrieveModel, type RetrieveResult, runGet, runMove } from "./retrieve.ts";
 import { runStore, stored } from "./store.ts";
 import { IncomingStoreScp } from "./store_scp.ts";
+import { checkAcceptable, retrievalResponse } from "./wado.ts";
 
 export {
   type DicomCall,
   type DimseOperation,
   normalizeOperation,
   resolveCall,
+  type RetrieveOutput,
 } from "./operation.ts";
 
 /** Options of a dicom_scu backend (validated by the config schema). */
@@ -148,7 +145,7 @@ export class DicomScuBackend implements Backend {
         return await this.#find(req, dc, call);
       case "C-GET":
       case "C-MOVE":
-        return await this.#retrieve(dc, call);
+        return await this.#retrieve(req, dc, call);
       case "C-STORE":
         return await this.#store(req, call);
     }
@@ -195,9 +192,12 @@ export class DicomScuBackend implements Backend {
   }
 
   async #retrieve(
+    req: RequestEnvelope,
     dc: Extract<DicomCall, { op: "C-GET" | "C-MOVE" }>,
     call: BackendCall,
   ): Promise<ResponseEnvelope> {
+    // Frames and bulk data: refuse at once what no stored data could satisfy.
+    checkAcceptable(dc.output, req.readHeaders.get("accept"));
     const mode = this.#o.dimse_retrieve_mode;
     const result = mode === "move" ? await this.#move(dc, call) : await this.#with(
       [
@@ -211,18 +211,8 @@ export class DicomScuBackend implements Backend {
     if (statusKind(result.status) === "failure" && result.files.length === 0) {
       throw statusError(op, this.#peer, result.status, result.comment);
     }
-    let res: ResponseEnvelope;
-    if (dc.metadata) {
-      res = ResponseEnvelope.json(200, result.files.map(metadataOf), "application/dicom+json");
-    } else {
-      const boundary = newBoundary();
-      const body = encodeMultipart(
-        result.files.map((f) => ({ contentType: "application/dicom", body: f })),
-        boundary,
-      );
-      const type = relatedContentType(boundary);
-      res = new ResponseEnvelope(200, new Headers({ "content-type": type }), new Body(body, type));
-    }
+    const instanceUid = dc.identifier["00080018"]?.Value?.[0] as string | undefined;
+    const res = retrievalResponse(result.files, dc.output, req, instanceUid);
     const c = result.counts;
     res.headers.set("x-dicom-completed", String(result.files.length || c.completed));
     res.headers.set("x-dicom-failed", String(c.failed));
@@ -295,12 +285,6 @@ export class DicomScuBackend implements Backend {
 function withStatus(res: ResponseEnvelope, status: number): ResponseEnvelope {
   res.headers.set("x-dicom-status", statusHex(status));
   return res;
-}
-
-/** DICOM JSON of a retrieved file (binary values over 1 KiB left out). */
-function metadataOf(file: Uint8Array) {
-  const p10 = parseP10(file);
-  return toDicomJson(readDataset(p10.dataset, p10.meta.transferSyntax), { inlineLimit: 1024 });
 }
 
 async function readPem(path: string | undefined, baseDir: string): Promise<string | undefined> {

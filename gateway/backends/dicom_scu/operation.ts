@@ -7,7 +7,9 @@
  *    `/echo` -> C-ECHO; GET `/studies`, `/studies/{s}/series`, `/studies/{s}/series/{se}/instances`
  *    (also `/series`, `/instances`) -> C-FIND; GET `/studies/{s}[/series/{se}[/instances/{i}]]`
  *    -> retrieve (C-GET or C-MOVE per `dimse_retrieve_mode`), with `/metadata` -> retrieve as
- *    DICOM JSON; POST/PUT `/studies[/{s}]` -> C-STORE of the body's instances.
+ *    DICOM JSON; `.../instances/{i}/frames/{list}` and `/bulkdata/{s}/{se}/{i}/{tag path}` ->
+ *    retrieve the instance and answer those frames or that bulk data value; POST/PUT
+ *    `/studies[/{s}]` -> C-STORE of the body's instances.
  * The identifier is the body's DICOM JSON (DIMSE envelopes, or a POSTed application/dicom+json),
  * with QIDO query parameters and path UIDs merged in; `metadata.dicom_level` overrides the level.
  */
@@ -15,7 +17,10 @@ import {
   buildQuery,
   type DicomJson,
   type DicomQuery,
+  FrameListError,
   levelOf,
+  parseBulkDataPath,
+  parseFrameList,
   type QrLevel,
 } from "../../dicom/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
@@ -32,14 +37,29 @@ export type DicomCall =
     op: "C-GET" | "C-MOVE";
     level: QrLevel;
     identifier: DicomJson;
-    /** Answer DICOM JSON of the retrieved instances instead of the instances. */
-    metadata: boolean;
+    /** What to answer with the retrieved instances. */
+    output: RetrieveOutput;
   }
   | { op: "C-STORE" };
 
+/**
+ * What a retrieval answers: the instances, their DICOM JSON, frames of the one instance (1-based,
+ * in request order) or one bulk data value of it (a tag path, see gateway/dicom/bulkdata.ts).
+ */
+export type RetrieveOutput =
+  | { kind: "instances" }
+  | { kind: "metadata" }
+  | { kind: "frames"; frames: number[] }
+  | { kind: "bulkdata"; tagPath: string };
+
 const OPERATIONS: readonly DimseOperation[] = ["C-ECHO", "C-FIND", "C-GET", "C-MOVE", "C-STORE"];
 const UID = "([0-9.]+)";
-const PATHS: { re: RegExp; kind: "find" | "retrieve"; level: QrLevel; metadata?: boolean }[] = [
+const PATHS: {
+  re: RegExp;
+  kind: "find" | "retrieve";
+  level: QrLevel;
+  output?: "metadata" | "frames";
+}[] = [
   { re: new RegExp(`^/studies$`), kind: "find", level: "STUDY" },
   { re: new RegExp(`^/series$`), kind: "find", level: "SERIES" },
   { re: new RegExp(`^/instances$`), kind: "find", level: "IMAGE" },
@@ -57,19 +77,25 @@ const PATHS: { re: RegExp; kind: "find" | "retrieve"; level: QrLevel; metadata?:
     re: new RegExp(`^/studies/${UID}/metadata$`),
     kind: "retrieve",
     level: "STUDY",
-    metadata: true,
+    output: "metadata",
   },
   {
     re: new RegExp(`^/studies/${UID}/series/${UID}/metadata$`),
     kind: "retrieve",
     level: "SERIES",
-    metadata: true,
+    output: "metadata",
   },
   {
     re: new RegExp(`^/studies/${UID}/series/${UID}/instances/${UID}/metadata$`),
     kind: "retrieve",
     level: "IMAGE",
-    metadata: true,
+    output: "metadata",
+  },
+  {
+    re: new RegExp(`^/studies/${UID}/series/${UID}/instances/${UID}/frames/([^/]+)$`),
+    kind: "retrieve",
+    level: "IMAGE",
+    output: "frames",
   },
 ];
 
@@ -103,9 +129,42 @@ interface PathUids {
   instance?: string;
 }
 
-function uidsOf(m: RegExpExecArray): PathUids {
-  const [, study, series, instance] = m;
-  return { study, series, instance };
+/** A DICOMweb-shaped path: what it asks for. */
+interface PathMatch {
+  kind: "find" | "retrieve";
+  level: QrLevel;
+  uids: PathUids;
+  output: RetrieveOutput;
+}
+
+/** Match a path (400 for a malformed frame list, 404 for a bulk data path never emitted). */
+function matchPath(path: string): PathMatch | undefined {
+  if (path.startsWith("/bulkdata/")) {
+    const ref = parseBulkDataPath(path);
+    if (!ref) throw new GatewayError(404, "not_found", `no bulk data at ${path}`);
+    return {
+      kind: "retrieve",
+      level: "IMAGE",
+      uids: { study: ref.study, series: ref.series, instance: ref.instance },
+      output: { kind: "bulkdata", tagPath: ref.tagPath },
+    };
+  }
+  for (const p of PATHS) {
+    const m = p.re.exec(path);
+    if (!m) continue;
+    const [, study, series, instance, frameList] = m;
+    let output: RetrieveOutput = { kind: p.output === "metadata" ? "metadata" : "instances" };
+    if (p.output === "frames") {
+      try {
+        output = { kind: "frames", frames: parseFrameList(frameList) };
+      } catch (err) {
+        if (err instanceof FrameListError) throw badRequest(err.message);
+        throw err;
+      }
+    }
+    return { kind: p.kind, level: p.level, uids: { study, series, instance }, output };
+  }
+  return undefined;
 }
 
 /** Decide the operation and its identifier; 400 for requests that name none. */
@@ -119,7 +178,7 @@ export async function resolveCall(
   if (!op && req.protocol === "dimse") op = normalizeOperation(req.method);
   const levelOverride = req.metadata.dicom_level?.toUpperCase() as QrLevel | undefined;
   const path = req.path.replace(/\/+$/, "") || "/";
-  const route = PATHS.map((p) => ({ p, m: p.re.exec(path) })).find((x) => x.m);
+  const route = matchPath(path);
 
   if (!op) {
     if (path === "/echo") op = "C-ECHO";
@@ -128,7 +187,7 @@ export async function resolveCall(
     ) {
       op = "C-STORE";
     } else if ((req.method === "GET" || req.method === "HEAD") && route) {
-      op = route.p.kind === "find" ? "C-FIND" : retrieveMode === "move" ? "C-MOVE" : "C-GET";
+      op = route.kind === "find" ? "C-FIND" : retrieveMode === "move" ? "C-MOVE" : "C-GET";
     } else {
       throw badRequest(
         `no DIMSE operation for ${req.method} ${path}: set metadata dicom_operation or use a DICOMweb-style path`,
@@ -138,8 +197,8 @@ export async function resolveCall(
   if (op === "C-ECHO" || op === "C-STORE") return { op };
 
   const base = await bodyIdentifier(req);
-  const uids: PathUids = route ? uidsOf(route.m!) : {};
-  const level = levelOverride ?? (route?.p.level) ?? levelOf(base) ?? "STUDY";
+  const uids: PathUids = route?.uids ?? {};
+  const level = levelOverride ?? route?.level ?? levelOf(base) ?? "STUDY";
   if (!["PATIENT", "STUDY", "SERIES", "IMAGE"].includes(level)) {
     throw badRequest(`unknown query/retrieve level \`${level}\``);
   }
@@ -158,5 +217,5 @@ export async function resolveCall(
   if (uids.study) identifier["0020000D"] = { vr: "UI", Value: [uids.study] };
   if (uids.series) identifier["0020000E"] = { vr: "UI", Value: [uids.series] };
   if (uids.instance) identifier["00080018"] = { vr: "UI", Value: [uids.instance] };
-  return { op, level, identifier, metadata: route?.p.metadata ?? false };
+  return { op, level, identifier, output: route?.output ?? { kind: "instances" } };
 }

@@ -1,5 +1,5 @@
 /** How the dicom_scu backend reads the DIMSE operation out of an envelope. */
-import { assertEquals, assertRejects } from "../../../tests/assert.ts";
+import { assert, assertEquals, assertRejects } from "../../../tests/assert.ts";
 import { Body, RequestEnvelope } from "../../envelope.ts";
 import { resolveCall } from "./operation.ts";
 
@@ -27,7 +27,7 @@ Deno.test("HTTP paths: echo, QIDO levels, retrieval by mode, metadata, STOW", as
   const get = await resolveCall(http("GET", "/studies/1.2/series/1.2.3/instances/1.2.3.4"), "get");
   assertEquals([get.op, get.op === "C-GET" && get.level], ["C-GET", "IMAGE"]);
   const move = await resolveCall(http("GET", "/studies/1.2/metadata"), "move");
-  assertEquals([move.op, move.op === "C-MOVE" && move.metadata], ["C-MOVE", true]);
+  assertEquals([move.op, move.op === "C-MOVE" && move.output], ["C-MOVE", { kind: "metadata" }]);
   assertEquals((await resolveCall(http("POST", "/studies"), "get")).op, "C-STORE");
 });
 
@@ -61,4 +61,37 @@ Deno.test("requests that name no operation are 400", async () => {
     resolveCall(http("GET", "/studies", "NotAKeyword=1"), "get")
   );
   assertEquals((key as { status?: number }).status, 400);
+});
+
+Deno.test("frames and bulk data paths retrieve the one instance", async () => {
+  const frames = await resolveCall(
+    http("GET", "/studies/1.2/series/1.2.3/instances/1.2.3.4/frames/3,1%2C2"),
+    "get",
+  );
+  assert(frames.op === "C-GET");
+  assertEquals(frames.level, "IMAGE");
+  assertEquals(frames.output, { kind: "frames", frames: [3, 1, 2] });
+  assertEquals(frames.identifier["00080018"].Value, ["1.2.3.4"]);
+  const bulk = await resolveCall(
+    http("GET", "/bulkdata/1.2/1.2.3/1.2.3.4/00480105/0/00282000"),
+    "move",
+  );
+  assert(bulk.op === "C-MOVE");
+  assertEquals(bulk.output, { kind: "bulkdata", tagPath: "00480105/0/00282000" });
+  assertEquals(
+    ["0020000D", "0020000E", "00080018"].map((t) => bulk.identifier[t].Value?.[0]),
+    ["1.2", "1.2.3", "1.2.3.4"],
+  );
+});
+
+Deno.test("a malformed frame list is 400, an unknown bulk data path 404", async () => {
+  for (const list of ["0", "1,,2", "a", "1,1", "2-3", ""]) {
+    const path = `/studies/1.2/series/1.2.3/instances/1.2.3.4/frames/${list}`;
+    const err = await assertRejects(() => resolveCall(http("GET", path), "get"));
+    const status = (err as { status?: number }).status;
+    // An empty list is no frames route at all: no operation for that path (400 as well).
+    assertEquals([list, status], [list, 400]);
+  }
+  const err = await assertRejects(() => resolveCall(http("GET", "/bulkdata/whatever"), "get"));
+  assertEquals((err as { status?: number }).status, 404);
 });
