@@ -10,6 +10,7 @@ import type { Logger } from "../../shared/log.ts";
 import { GatewayError } from "../errors.ts";
 import { CLOUD_OPERATIONS, cloudHandler } from "./cloud.ts";
 import type { GatewayControl } from "./control.ts";
+import { allRoutes } from "./dimse_routes.ts";
 import { instanceInfo } from "./info.ts";
 import { type ManagementEnv, requestContext } from "./request_context.ts";
 import { errorResponse, fail } from "./responses.ts";
@@ -72,7 +73,10 @@ export function createManagementApp(control: GatewayControl, logger: Logger): Ma
 
   app.get(`${PREFIXED}/info`, (c) => c.json(instanceInfo(control)));
   app.get(`${PREFIXED}/pipelines`, (c) => c.json({ pipelines: control.pipelines() }));
-  app.get(`${PREFIXED}/routes`, (c) => c.json({ routes: control.routes() }));
+  app.get(
+    `${PREFIXED}/routes`,
+    (c) => c.json({ routes: allRoutes(control.routes(), control.config()) }),
+  );
   for (const op of CLOUD_OPERATIONS) {
     app.post(`${PREFIXED}/${op}`, cloudHandler(control, logger, op));
   }

@@ -6,13 +6,29 @@ import type { Metrics } from "../observability/metrics.ts";
 export interface RouteInfo {
   /** Path prefix the route serves (e.g. `/fhir`), or `dimse://host:port` for DIMSE listeners. */
   path: string;
-  /** HTTP methods served (`*` for any). */
+  /** HTTP methods served (`*` for any); for a DIMSE listener its enabled operations (`C-ECHO`...). */
   methods: string[];
   endpoint: string;
   service: string;
   pipeline: string;
-  /** Networks (listeners) the route is served on. */
+  /** Networks (listeners) the route is served on; none for a DIMSE listener (its own socket). */
   networks: string[];
+  /** The DIMSE listener of a `dicom_scp` endpoint; absent for HTTP routes. */
+  dimse?: DimseListenerInfo;
+}
+
+/** The listener and association policy of a `dicom_scp` endpoint. */
+export interface DimseListenerInfo {
+  bind: string;
+  port: number;
+  /** Called AE title the listener answers to. */
+  local_aet: string;
+  /** Enabled DIMSE services: `echo`, `find`, `get`, `move`, `store`. */
+  services: string[];
+  /** Calling AE titles accepted, or null for any. */
+  allowed_calling_aets: string[] | null;
+  /** Where received instances are written, or null. */
+  storage_dir: string | null;
 }
 
 /** One pipeline as the management API reports it. */

@@ -6,6 +6,13 @@ export {
   METRICS_CONTENT_TYPE,
 } from "./app.ts";
 export { CLOUD_DISABLED_MESSAGE, type CloudOperation } from "./cloud.ts";
-export type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "./control.ts";
+export type {
+  DimseListenerInfo,
+  GatewayControl,
+  PipelineInfo,
+  ReloadOutcome,
+  RouteInfo,
+} from "./control.ts";
+export { dimseRoutes } from "./dimse_routes.ts";
 export { type InstanceInfo, instanceInfo, type ListenerInfo } from "./info.ts";
 export { normalizePrefix } from "./routing.ts";
