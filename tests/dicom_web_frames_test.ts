@@ -20,10 +20,10 @@ import {
   startDcmqrscp,
   startOrthanc,
 } from "../fixtures/dicom/peers.ts";
-import { boundaryOf, decodeMultipart, TS } from "../gateway/dicom/mod.ts";
+import { boundaryOf, decodeMultipart, parseP10, pixelFramesOf, TS } from "../gateway/dicom/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
-import { freePort, removeDir, requirePeer, tempDir } from "./support/mod.ts";
+import { freePort, removeDir, requirePeer, runCommand, tempDir } from "./support/mod.ts";
 
 const HAS_DCMTK = requirePeer("dcmqrscp", "dcmqrscp", "dcmtk") &&
   requirePeer("dcmcjpeg", "dcmcjpeg", "dcmtk");
@@ -539,6 +539,25 @@ Deno.test({
     } finally {
       await gw?.stop();
       await orthanc.stop();
+      await removeDir(dir);
+    }
+  },
+});
+
+Deno.test({
+  name: "frames of an Explicit VR Big Endian file (DCMTK dcmconv +tb) come out little endian",
+  ignore: !requirePeer("dcmconv", "dcmconv", "dcmtk"),
+  fn: async () => {
+    const dir = await tempDir("frames-be-");
+    try {
+      const source = await generateMultiframe(`${dir}/le.dcm`, { frames: 3, rows: 4, columns: 5 });
+      const r = await runCommand("dcmconv", ["+tb", source.path, `${dir}/be.dcm`]);
+      assertEquals(r.code, 0, r.stderr);
+      const file = await Deno.readFile(`${dir}/be.dcm`);
+      assertEquals(parseP10(file).meta.transferSyntax, TS.explicitBE);
+      const pixels = pixelFramesOf(file)!;
+      assertEquals([1, 2, 3].map((n) => pixels.frame(n)), source.frames);
+    } finally {
       await removeDir(dir);
     }
   },
