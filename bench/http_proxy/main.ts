@@ -229,7 +229,7 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     };
     const fixedRate: Partial<Record<Target["key"], WrkResult>> = {};
     const rated = targets.filter((t) =>
-      ["upstream", "nginx_proxy", "gateway_http"].includes(t.key)
+      ["upstream", "nginx_proxy", "minimal_proxy", "gateway_http"].includes(t.key)
     );
     for (const target of rated) {
       console.error(`measuring ${target.label} at a fixed rate ...`);
@@ -238,6 +238,7 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     }
     const p99Added = fixedRate.gateway_http!.p99Ms - fixedRate.upstream!.p99Ms;
     const p99AddedNginx = fixedRate.nginx_proxy!.p99Ms - fixedRate.upstream!.p99Ms;
+    const p99AddedMinimal = fixedRate.minimal_proxy!.p99Ms - fixedRate.upstream!.p99Ms;
     console.log(
       `\n## Fixed rate: ${fixed(flags.rateFraction)} x gateway max = ${fixed(rate, 0)} req/s ` +
         `(wrk paced by fixed_rate.lua over ${flags.connections} connections)\n`,
@@ -276,6 +277,12 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
       ],
       ["reference: gateway http / minimal Deno proxy", fixed(gatewayOverMinimal), "", ""],
       [
+        "reference: p99 added by the minimal Deno proxy at the fixed rate (ms)",
+        fixed(p99AddedMinimal, 3),
+        "",
+        "",
+      ],
+      [
         "gateway RSS before / after the load runs (MiB)",
         `${fixed(rssBefore / 2 ** 20, 1)} / ${fixed(rssAfter / 2 ** 20, 1)}`,
         "",
@@ -292,6 +299,7 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         echoOverBare,
         p99AddedMs: p99Added,
         p99AddedNginxMs: p99AddedNginx,
+        p99AddedMinimalMs: p99AddedMinimal,
         minimalOverNginx,
         gatewayOverMinimal,
       },
