@@ -10,7 +10,12 @@ import type { HttpEndpoint } from "./types.ts";
 export { DICOMWEB_ROUTES } from "./dicomweb.ts";
 export { FhirEndpointService, operationOutcome } from "./fhir.ts";
 export { HttpEndpointService } from "./http.ts";
-export { type HttpEndpoint, type HttpExchange, requestTarget, type RequestTarget } from "./types.ts";
+export {
+  type HttpEndpoint,
+  type HttpExchange,
+  type RequestTarget,
+  requestTarget,
+} from "./types.ts";
 
 /** Builds an HTTP-family endpoint. */
 export type HttpEndpointFactory = (
