@@ -38,7 +38,11 @@ export class HttpEndpointService implements HttpEndpoint {
   async handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
     try {
       const env = this.toEnvelope(ex);
-      await this.prefetchSmallBody(env, ex.request);
+      const length = env.body.knownLength;
+      // Checked here so that a request without a small body costs no extra promise.
+      if (length !== null && length > 0 && length <= PREFETCH_BYTES) {
+        await this.prefetchSmallBody(env, ex.request);
+      }
       this.checkRequest(env);
       const res = await runPipeline(this.pipeline, env, deps);
       ex.backend = res.backend;

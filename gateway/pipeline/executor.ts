@@ -79,7 +79,12 @@ async function callBackends(
   req: RequestEnvelope,
   deps: ExecutorDeps,
 ): Promise<ResponseEnvelope> {
-  const selected = pipeline.backends.filter((b) => matches(b, req.metadata));
+  const backends = pipeline.backends;
+  // The common case, one backend without a match table, allocates nothing here.
+  if (backends.length === 1 && !backends[0].config.match) {
+    return await callBackend(pipeline, backends[0], req, deps);
+  }
+  const selected = backends.filter((b) => matches(b, req.metadata));
   if (selected.length === 0) {
     throw new GatewayError(
       502,
