@@ -1,12 +1,20 @@
 /**
  * One DIMSE association over a socket, either side. dcmjs-dimse's `Scp` class is its network
- * layer (PDUs, fragments, message ids); this subclass receives C-STORE datasets as raw bytes
- * (a `RawDataset`: no parse of pixel data, no re-encoding) and hands every event to a handler.
+ * layer (association PDUs, message ids, responses); this subclass replaces its receive path and
+ * its P-DATA writer. Received bytes go through PduReader and MessageRouter: a C-STORE-RQ is taken
+ * in here (command set decoded directly, dataset copied once into its Part 10 file and handed on
+ * as a `RawDataset`: no parse of pixel data, no re-encoding); other messages reach the library as
+ * PDUs. Command sets are written directly (no dcmjs round trip) and datasets go out as views in
+ * one corked write. Every event goes to a handler.
  */
-import type { Buffer } from "node:buffer";
+import { Buffer } from "node:buffer";
 import type { Socket } from "node:net";
 import { p10Header, TS } from "../../dicom/mod.ts";
+import { decodeCommand, encodeCommand } from "./command_set.ts";
 import { RawDataset } from "./dataset.ts";
+import { InstanceBuffer } from "./instance_buffer.ts";
+import { MessageRouter } from "./message_router.ts";
+import { COMMAND, LAST, pdvHeader, pdvPdu } from "./pdata.ts";
 import { PduReader } from "./pdu_reader.ts";
 import {
   type CCancelRequest,
@@ -18,6 +26,7 @@ import {
   lib,
   type LibAssociation,
   type LibContext,
+  type LibDataset,
   type LibResponse,
 } from "./lib.ts";
 
@@ -45,40 +54,6 @@ export interface ConnectionHandler {
   closed?(): void;
 }
 
-/**
- * Collects a C-STORE dataset's fragments (dcmjs-dimse writes each PDV value here) behind the
- * Part 10 header of the instance, known from the command before the dataset arrives: the file is
- * assembled with a single copy, and the dataset is a view into it.
- */
-class ChunkSink {
-  readonly chunks: Uint8Array[] = [];
-  readonly header: Uint8Array;
-  size = 0;
-  constructor(header: Uint8Array) {
-    this.header = header;
-  }
-  write(chunk: Uint8Array): boolean {
-    this.chunks.push(chunk);
-    this.size += chunk.byteLength;
-    return true;
-  }
-  end(): void {}
-  once(): this {
-    return this;
-  }
-  /** The whole Part 10 file. */
-  file(): Uint8Array {
-    const out = new Uint8Array(this.header.byteLength + this.size);
-    out.set(this.header);
-    let at = this.header.byteLength;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.byteLength;
-    }
-    return out;
-  }
-}
-
 /** Timeouts of an association (milliseconds). */
 export interface ConnectionTimeouts {
   connectTimeout?: number;
@@ -89,14 +64,26 @@ export interface ConnectionTimeouts {
 /** Largest PDU we accept (advertised in A-ASSOCIATE-AC), 64 KiB. */
 const RECEIVE_PDU_LIMIT = 1 << 16;
 
+/** Largest PDU dcmjs-dimse sends whatever the peer allows, 4 MiB. */
+const SEND_PDU_CAP = 4 << 20;
+
 /** The parts of dcmjs-dimse's network layer this class drives directly. */
 interface NetworkInternals {
   connected: boolean;
   connectedTime?: number;
   pduTimeout: number;
-  statistics: { addBytesReceived(n: number): void };
+  datasetWriteOptions: Record<string, unknown>;
+  datasetNameMap: Record<string, unknown>;
+  statistics: { addBytesReceived(n: number): void; addBytesSent(n: number): void };
   _processPdu(pdu: Buffer): Promise<void>;
+  _sendDimse(dimse: { context: LibContext; command: LibResponse }): void;
   emit(event: string, ...args: unknown[]): void;
+}
+
+/** What `_sendPDataTF` is given: a request or response with its command set and dataset. */
+interface OutgoingCommand {
+  getCommandDataset(): LibDataset & { getDenaturalizedCommandDataset(): Buffer };
+  getDataset(): LibDataset | undefined;
 }
 
 /** A DIMSE association endpoint over a socket. */
@@ -124,9 +111,9 @@ export class DimseConnection extends lib.Scp {
   }
 
   /**
-   * Socket wiring (replaces the library's): PDUs are split by PduReader and processed strictly in
-   * order, without an event-emitter hop or a re-concatenation per chunk; an idle socket (no byte
-   * for `pduTimeout`) is an error.
+   * Socket wiring (replaces the library's): bytes are split by PduReader and routed by
+   * MessageRouter; PDUs for the library and received C-STORE-RQs are processed strictly in order,
+   * without an event-emitter hop; an idle socket (no byte for `pduTimeout`) is an error.
    */
   _wrapSocket(): void {
     const self = this as unknown as NetworkInternals;
@@ -137,9 +124,27 @@ export class DimseConnection extends lib.Scp {
       self.emit("networkError", new Error(message));
       socket.destroy();
     };
-    const reader = new PduReader((pdu) => {
-      queue = queue.then(() => self._processPdu(pdu));
-    });
+    const reader = new PduReader(
+      new MessageRouter({
+        library: (pdu) => {
+          queue = queue.then(() => self._processPdu(pdu));
+        },
+        decodeCommand: (bytes) =>
+          decodeCommand(bytes) ??
+            new lib.Dataset(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+              .getElements(),
+        storeBuffer: (contextId, command) => this.#storeBuffer(contextId, command),
+        store: (contextId, command, file) => {
+          queue = queue.then(() => {
+            try {
+              this.#received(contextId, command, file);
+            } catch (err) {
+              fail(`cannot process a C-STORE request: ${(err as Error).message}`);
+            }
+          });
+        },
+      }),
+    );
     socket.setTimeout(self.pduTimeout || 60_000);
     socket.on("connect", () => {
       self.connected = true;
@@ -162,27 +167,85 @@ export class DimseConnection extends lib.Scp {
     });
   }
 
+  /** Dataset size of the last C-STORE received (the next one is likely the same size). */
+  #lastDatasetSize = 0;
+
+  /** The accepted presentation context `contextId`; throws when there is none. */
+  #context(contextId: number): LibContext {
+    const context = this.negotiated?.getPresentationContext(contextId);
+    if (!context || context.getResult() !== lib.constants.PresentationContextResult.Accept) {
+      throw new Error(`no accepted presentation context ${contextId}`);
+    }
+    return context;
+  }
+
+  /** The file a C-STORE-RQ's dataset is received into, its Part 10 header written first. */
+  #storeBuffer(contextId: number, command: Record<string, unknown>): InstanceBuffer {
+    const header = p10Header({
+      transferSyntax: this.#context(contextId).getAcceptedTransferSyntaxUid() ?? TS.implicitLE,
+      sopClassUid: String(command.AffectedSOPClassUID ?? ""),
+      sopInstanceUid: String(command.AffectedSOPInstanceUID ?? ""),
+    });
+    return new InstanceBuffer(header, this.#lastDatasetSize);
+  }
+
+  /** A complete C-STORE-RQ: to the handler, its reply sent on the request's context. */
+  #received(contextId: number, command: Record<string, unknown>, file: InstanceBuffer): void {
+    const context = this.#context(contextId);
+    this.#lastDatasetSize = file.datasetLength;
+    const bytes = file.file();
+    const ts = context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE;
+    const request = new lib.requests.CStoreRequest(
+      new RawDataset(bytes.subarray(file.headerLength), ts, bytes),
+    );
+    request.setCommandDataset(new lib.Dataset(command, TS.implicitLE));
+    const self = this as unknown as NetworkInternals;
+    this.cStoreRequest(request, (rsp: LibResponse) => self._sendDimse({ context, command: rsp }));
+  }
+
+  /**
+   * Send a command and its dataset as P-DATA-TF PDUs (replaces the library's): the command set is
+   * encoded directly when it holds only command elements (dcmjs otherwise), the dataset is sent in
+   * fragments of the peer's maximum PDU length that are views of its bytes, all in one corked write.
+   */
+  _sendPDataTF(command: OutgoingCommand, contextId: number, maxPduLength: number): void {
+    const self = this as unknown as NetworkInternals;
+    const limit = maxPduLength === 0 ? SEND_PDU_CAP : Math.min(maxPduLength, SEND_PDU_CAP);
+    const commandSet = command.getCommandDataset();
+    const encoded = encodeCommand(commandSet.getElements()) ??
+      new Uint8Array(commandSet.getDenaturalizedCommandDataset());
+    const dataset = command.getDataset()?.getDenaturalizedDataset(
+      self.datasetWriteOptions,
+      self.datasetNameMap,
+    );
+    const socket = this.socket;
+    let sent = 0;
+    const write = (bytes: Uint8Array) => {
+      socket.write(bytes);
+      sent += bytes.byteLength;
+    };
+    socket.cork();
+    try {
+      write(pdvPdu(contextId, COMMAND | LAST, encoded));
+      if (dataset) {
+        const fragment = limit - 6;
+        let at = 0;
+        do {
+          const n = Math.min(fragment, dataset.byteLength - at);
+          const last = at + n >= dataset.byteLength;
+          write(pdvHeader(contextId, last ? LAST : 0, n));
+          if (n > 0) write(dataset.subarray(at, at + n));
+          at += n;
+        } while (at < dataset.byteLength);
+      }
+    } finally {
+      socket.uncork();
+      self.statistics.addBytesSent(sent);
+    }
+  }
+
   /** Nothing to reset: this class keeps no interval timer. */
   _reset(): void {}
-
-  override createStoreWritableStream(context: LibContext, request: CStoreRequest): never {
-    return new ChunkSink(p10Header({
-      transferSyntax: context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE,
-      sopClassUid: request.getAffectedSopClassUid(),
-      sopInstanceUid: request.getAffectedSopInstanceUid(),
-    })) as never;
-  }
-
-  override createDatasetFromStoreWritableStream(
-    writable: unknown,
-    context: LibContext,
-    callback: (dataset: RawDataset) => void,
-  ): void {
-    const sink = writable as ChunkSink;
-    const file = sink.file();
-    const ts = context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE;
-    callback(new RawDataset(file.subarray(sink.header.byteLength), ts, file));
-  }
 
   /**
    * Accept with our own receive limit in the A-ASSOCIATE-AC (dcmjs-dimse would write the smaller

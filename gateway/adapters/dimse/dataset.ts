@@ -2,6 +2,8 @@
  * Datasets handed to dcmjs-dimse without its parse/re-encode round trip: `RawDataset` sends the
  * bytes it was given (pixel data untouched), `JsonDataset` encodes DICOM JSON directly (private
  * tags kept). Both parse fully only when dcmjs-dimse must transcode to another transfer syntax.
+ * A RawDataset's identity (SOP class and instance, study, series, patient, modality) is read by a
+ * header walk (header_scan.ts); its header is parsed by dcmjs only when asked for (DICOM JSON).
  */
 import { Buffer } from "node:buffer";
 import {
@@ -12,6 +14,7 @@ import {
   toDicomJson,
   writeDataset,
 } from "../../dicom/mod.ts";
+import { scanHeader } from "./header_scan.ts";
 import { lib, type LibDataset, META } from "./lib.ts";
 
 /** Naturalized elements (dcmjs-dimse's working form) of a dcmjs dictionary. */
@@ -19,15 +22,32 @@ function naturalize(dict: DcmjsDict): Record<string, unknown> {
   return META.naturalizeDataset(dict) as Record<string, unknown>;
 }
 
+/** Identity elements of an instance, by keyword, with their tags. */
+export const IDENTITY = {
+  SOPClassUID: 0x00080016,
+  SOPInstanceUID: 0x00080018,
+  Modality: 0x00080060,
+  PatientID: 0x00100020,
+  StudyInstanceUID: 0x0020000d,
+  SeriesInstanceUID: 0x0020000e,
+} as const;
+
+/** An identity keyword. */
+export type IdentityKeyword = keyof typeof IDENTITY;
+
+const IDENTITY_TAGS = Object.values(IDENTITY);
+
 /**
- * Encoded dataset bytes in a transfer syntax. The header (elements before Pixel Data) is parsed
- * on first use; when received over the network, `file` is the Part 10 file around the bytes.
+ * Encoded dataset bytes in a transfer syntax. The identity elements are read by a header walk, the
+ * header (elements before Pixel Data) is parsed on first use; when received over the network,
+ * `file` is the Part 10 file around the bytes.
  */
 export class RawDataset extends lib.Dataset {
   /** The dataset bytes as received or read from a file. */
   readonly bytes: Uint8Array;
   /** The Part 10 file holding `bytes`, when one was assembled on receipt. */
   readonly file?: Uint8Array;
+  #identity: Partial<Record<IdentityKeyword, string>> | undefined;
   #header: DcmjsDict | undefined;
   #natural: Record<string, unknown> | undefined;
   #full: Record<string, unknown> | undefined;
@@ -38,14 +58,44 @@ export class RawDataset extends lib.Dataset {
     this.file = file;
   }
 
-  /** The elements before Pixel Data (dcmjs dictionary), parsed once. */
+  /**
+   * The identity elements present (first value, padding removed), read once by a header walk; the
+   * parsed header when the walk cannot read them (deflated, another character set).
+   */
+  identity(): Partial<Record<IdentityKeyword, string>> {
+    if (this.#identity) return this.#identity;
+    const scan = scanHeader(this.bytes, this.getTransferSyntaxUid(), IDENTITY_TAGS, false);
+    const out: Partial<Record<IdentityKeyword, string>> = {};
+    for (const [keyword, tag] of Object.entries(IDENTITY) as [IdentityKeyword, number][]) {
+      const value = scan ? scan.values.get(tag) : this.#headerText(keyword);
+      if (value) out[keyword] = value;
+    }
+    return (this.#identity = out);
+  }
+
+  #headerText(keyword: string): string | undefined {
+    this.#natural ??= naturalize(this.header);
+    const v = this.#natural[keyword];
+    const first = Array.isArray(v) ? v[0] : v;
+    if (first === undefined || first === null || first === "") return undefined;
+    return typeof first === "object"
+      ? (first as { Alphabetic?: string }).Alphabetic
+      : String(first);
+  }
+
+  /** The elements before Pixel Data (dcmjs dictionary), parsed once from the header bytes only. */
   get header(): DcmjsDict {
-    this.#header ??= readDataset(this.bytes, this.getTransferSyntaxUid(), "7FE00010");
+    if (!this.#header) {
+      const ts = this.getTransferSyntaxUid();
+      const end = scanHeader(this.bytes, ts, [])?.headerEnd ?? this.bytes.byteLength;
+      this.#header = readDataset(this.bytes.subarray(0, end), ts, "7FE00010");
+    }
     return this.#header;
   }
 
   /** An element of the header by keyword (dcmjs-dimse reads SOP class and instance UIDs). */
   override getElement(tag: string): string | undefined {
+    if (tag in IDENTITY) return this.identity()[tag as IdentityKeyword];
     this.#natural ??= naturalize(this.header);
     return this.#natural[tag] as string | undefined;
   }

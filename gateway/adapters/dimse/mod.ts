@@ -9,7 +9,7 @@ export {
   type ScuOptions,
 } from "./client.ts";
 export { type ConnectionHandler, DimseConnection, type Reply } from "./connection.ts";
-export { datasetJson, JsonDataset, RawDataset } from "./dataset.ts";
+export { datasetJson, IDENTITY, type IdentityKeyword, JsonDataset, RawDataset } from "./dataset.ts";
 export {
   type CCancelRequest,
   type CEchoRequest,

@@ -22,14 +22,7 @@ import {
   type Reply,
 } from "../../adapters/dimse/mod.ts";
 import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/types.ts";
-import {
-  DicomBody,
-  type DicomJson,
-  parseStatus,
-  STATUS,
-  statusKind,
-  writeP10,
-} from "../../dicom/mod.ts";
+import { type DicomJson, parseStatus, STATUS, statusKind, writeP10 } from "../../dicom/mod.ts";
 import { Body, type ResponseEnvelope } from "../../envelope.ts";
 import { toGatewayError } from "../../errors.ts";
 import { type BuiltPipeline, type ExecutorDeps, runPipeline } from "../../pipeline/mod.ts";
@@ -47,6 +40,7 @@ import {
   moveSubOperations,
   responseInstances,
 } from "./retrieve.ts";
+import { ReceivedInstanceBody } from "./instance_body.ts";
 import { comment, failureStatus } from "./status_map.ts";
 import { InstanceStore } from "./storage.ts";
 
@@ -414,11 +408,10 @@ export class DicomScpEndpoint {
       { transferSyntax: ts, sopClassUid: req.getAffectedSopClassUid(), sopInstanceUid },
       dataset.bytes,
     );
-    const header = dataset.headerJson();
     const meta: Record<string, string> = {
       dicom_sop_class: req.getAffectedSopClassUid(),
       dicom_transfer_syntax: ts,
-      ...instanceMetadata(header),
+      ...instanceMetadata(dataset),
       dicom_instance_uid: sopInstanceUid,
     };
     const write = this.#store?.write(meta.dicom_study_uid ?? "", sopInstanceUid, file);
@@ -427,7 +420,7 @@ export class DicomScpEndpoint {
         "C-STORE",
         peer,
         meta,
-        new DicomBody(file, header),
+        new ReceivedInstanceBody(file, dataset),
         req.getMessageId(),
         running,
       ),

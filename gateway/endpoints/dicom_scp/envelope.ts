@@ -8,7 +8,8 @@
  * The body is the identifier as DICOM JSON (`application/dicom+json`) or, for C-STORE, the Part 10
  * file (`application/dicom`; `data()` gives the header as DICOM JSON).
  */
-import { type DicomJson, jsonString, levelOf } from "../../dicom/mod.ts";
+import type { IdentityKeyword, RawDataset } from "../../adapters/dimse/mod.ts";
+import { type DicomJson, levelOf } from "../../dicom/mod.ts";
 import { Body, RequestEnvelope } from "../../envelope.ts";
 
 /** Who is on the other side of an association. */
@@ -64,18 +65,19 @@ export function levelMetadata(identifier: DicomJson): Record<string, string> {
   return level ? { dicom_level: level } : {};
 }
 
-/** Metadata describing a stored instance from its header. */
-export function instanceMetadata(header: DicomJson): Record<string, string> {
+/** Metadata describing a received instance, from its identity elements. */
+export function instanceMetadata(dataset: RawDataset): Record<string, string> {
+  const id = dataset.identity();
   const out: Record<string, string> = {};
-  const pairs: [string, string][] = [
-    ["dicom_study_uid", "0020000D"],
-    ["dicom_series_uid", "0020000E"],
-    ["dicom_instance_uid", "00080018"],
-    ["dicom_patient_id", "00100020"],
-    ["dicom_modality", "00080060"],
+  const pairs: [string, IdentityKeyword][] = [
+    ["dicom_study_uid", "StudyInstanceUID"],
+    ["dicom_series_uid", "SeriesInstanceUID"],
+    ["dicom_instance_uid", "SOPInstanceUID"],
+    ["dicom_patient_id", "PatientID"],
+    ["dicom_modality", "Modality"],
   ];
-  for (const [key, tag] of pairs) {
-    const v = jsonString(header, tag);
+  for (const [key, keyword] of pairs) {
+    const v = id[keyword];
     if (v) out[key] = v;
   }
   return out;

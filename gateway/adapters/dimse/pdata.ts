@@ -1,0 +1,34 @@
+/**
+ * Writing P-DATA-TF PDUs that carry one PDV (PS3.8 9.3.5): the 12 bytes in front of a value (PDU
+ * type and length, PDV item length, presentation context id, message control header).
+ */
+import { P_DATA_TF } from "./pdu_reader.ts";
+
+/** Message control header bit: the PDV holds command bytes (else dataset bytes). */
+export const COMMAND = 0x01;
+/** Message control header bit: the PDV is the last fragment of its message. */
+export const LAST = 0x02;
+
+/** The PDU and PDV headers of a P-DATA-TF holding one PDV of `valueLength` bytes. */
+export function pdvHeader(contextId: number, control: number, valueLength: number): Uint8Array {
+  const out = new Uint8Array(12);
+  writeHeader(out, contextId, control, valueLength);
+  return out;
+}
+
+/** A whole P-DATA-TF PDU holding `value` as one PDV. */
+export function pdvPdu(contextId: number, control: number, value: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + value.byteLength);
+  writeHeader(out, contextId, control, value.byteLength);
+  out.set(value, 12);
+  return out;
+}
+
+function writeHeader(out: Uint8Array, contextId: number, control: number, length: number): void {
+  const view = new DataView(out.buffer, out.byteOffset, 12);
+  out[0] = P_DATA_TF;
+  view.setUint32(2, length + 6);
+  view.setUint32(6, length + 2);
+  out[10] = contextId;
+  out[11] = control;
+}
