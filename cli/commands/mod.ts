@@ -1,0 +1,31 @@
+/** Every gwcli command, registered in the order of `gwcli list`. */
+import type { Command } from "commander";
+import type { CliContext } from "../context.ts";
+import { registerAuthCommands } from "./auth.ts";
+import { registerConfigCommands } from "./config.ts";
+import { registerDeprecatedCommands } from "./deprecated.ts";
+import { registerGatewayApiCommands, registerUpdate } from "./gateway_api.ts";
+import { registerAuthorize } from "./gateway_authorize.ts";
+import { registerInstall } from "./gateway_install.ts";
+import { registerRegistryCommands } from "./gateway_registry.ts";
+import { registerGeneralCommands } from "./general.ts";
+import { registerLogin } from "./login.ts";
+
+/** Adds every command to `program`. */
+export function registerCommands(program: Command, ctx: CliContext): void {
+  registerGeneralCommands(program, ctx);
+  registerLogin(program, ctx);
+  registerAuthCommands(program, ctx);
+  registerConfigCommands(program, ctx);
+  registerInstall(program, ctx);
+  registerRegistryCommands(program, ctx);
+  registerGatewayApiCommands(program, ctx);
+  registerAuthorize(program, ctx);
+  registerUpdate(program, ctx);
+  registerDeprecatedCommands(program, ctx);
+}
+
+export { commandList } from "./general.ts";
+export { keyGuidance } from "./deprecated.ts";
+export { cloudOf, infoRows, pipelineRows, routeRows } from "./gateway_views.ts";
+export { parseGatewayCode } from "./auth.ts";

@@ -1,0 +1,118 @@
+/**
+ * Where releases are and how they are named. Under a base URL (`GWCLI_RELEASE_URL`, default
+ * {@link DEFAULT_RELEASE_URL}), laid out like GitHub releases so both a GitHub project and any
+ * static file server work:
+ *
+ *   <base>/latest/download/latest.json                     {"version": "0.12.0"}
+ *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.tar.gz   (Linux, macOS)
+ *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.zip      (Windows)
+ *   <base>/download/v<version>/SHA256SUMS                  `sha256sum` output of the archives
+ */
+import { CliError, usageError } from "../errors.ts";
+import type { Env } from "../env.ts";
+import { apiErrorOf, describeApiError, type HttpClient } from "../http.ts";
+import type { ReleasePlatform } from "./platform.ts";
+
+/** Environment variable of the release base URL. */
+export const RELEASE_URL_ENV = "GWCLI_RELEASE_URL";
+/** Where the project publishes gateway releases. */
+export const DEFAULT_RELEASE_URL = "https://github.com/healthcare-gateway/gateway/releases";
+
+const VERSION = /^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/;
+
+/** The release base URL, without a trailing slash. */
+export function releaseBaseUrl(env: Env): string {
+  const value = env(RELEASE_URL_ENV)?.trim() || DEFAULT_RELEASE_URL;
+  if (!/^https?:\/\//i.test(value)) {
+    throw usageError(
+      `${RELEASE_URL_ENV} must start with http:// or https:// (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value.replace(/\/+$/, "");
+}
+
+/** `v0.12.0` -> `0.12.0`; `latest` stays; anything else is a usage error. */
+export function parseVersion(text: string): string {
+  const value = text.trim();
+  if (value === "latest") return value;
+  const m = VERSION.exec(value);
+  if (!m) {
+    throw usageError(
+      `invalid version ${JSON.stringify(text)}: use latest or a release such as 0.12.0`,
+    );
+  }
+  return m[1];
+}
+
+/** The URLs of one release build. */
+export interface ReleaseFiles {
+  archiveName: string;
+  archiveUrl: string;
+  checksumsUrl: string;
+}
+
+/** The files of `version` for `platform` under `base`. */
+export function releaseFiles(
+  base: string,
+  version: string,
+  platform: ReleasePlatform,
+): ReleaseFiles {
+  const archiveName = `gateway-${version}-${platform.os}-${platform.arch}.${platform.archive}`;
+  const dir = `${base}/download/v${version}`;
+  return { archiveName, archiveUrl: `${dir}/${archiveName}`, checksumsUrl: `${dir}/SHA256SUMS` };
+}
+
+/** The URL of the latest-release index. */
+export function latestIndexUrl(base: string): string {
+  return `${base}/latest/download/latest.json`;
+}
+
+/** Reads the latest-release index: `{"version": "…"}`. */
+export async function resolveLatest(http: HttpClient, base: string): Promise<string> {
+  const url = latestIndexUrl(base);
+  const res = await http.send({ method: "GET", url, peer: "the release server" });
+  if (res.status !== 200) {
+    throw new CliError(
+      `cannot find the latest release at ${url} (${res.status}): ${
+        describeApiError(apiErrorOf(res))
+      }`,
+      { hint: "Pass --version VERSION, or set GWCLI_RELEASE_URL to your release mirror." },
+    );
+  }
+  const version = (res.body as { version?: unknown } | undefined)?.version;
+  if (typeof version !== "string" || !VERSION.test(version)) {
+    throw new CliError(`${url} names no version (expected {"version": "0.12.0"})`);
+  }
+  return parseVersion(version);
+}
+
+/** Parses `sha256sum` output (`<hex>  <name>` or `<hex> *<name>`) into name -> hex. */
+export function parseChecksums(text: string): Map<string, string> {
+  const sums = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(line.trim());
+    if (m) sums.set(m[2].trim().replace(/^\.\//, ""), m[1].toLowerCase());
+  }
+  return sums;
+}
+
+/** Fetches `SHA256SUMS` and returns the checksum of `archiveName`. */
+export async function expectedChecksum(http: HttpClient, files: ReleaseFiles): Promise<string> {
+  const res = await http.send({
+    method: "GET",
+    url: files.checksumsUrl,
+    peer: "the release server",
+  });
+  if (res.status !== 200) {
+    throw new CliError(
+      `cannot read the checksums at ${files.checksumsUrl} (${res.status}); nothing was installed`,
+    );
+  }
+  const sum = parseChecksums(res.text).get(files.archiveName);
+  if (!sum) {
+    throw new CliError(
+      `${files.checksumsUrl} lists no checksum for ${files.archiveName}; nothing was installed`,
+    );
+  }
+  return sum;
+}

@@ -1,0 +1,28 @@
+/** gwcli, the command-line client: its public entry for tests and other programs. */
+export { buildProgram, runCli } from "./program.ts";
+export { CliContext, type CliDeps } from "./context.ts";
+export { CliError, EXIT } from "./errors.ts";
+export { type Env, envOf, processEnv } from "./env.ts";
+export { Output, type Sinks } from "./output.ts";
+export { GWCLI_VERSION } from "./version.ts";
+export {
+  API_URL_ENV,
+  type ConfigFile,
+  DEFAULT_API_URL,
+  readConfigFile,
+  resolveConfigValue,
+  validateApiUrl,
+} from "./config.ts";
+export { type GwcliPaths, HOME_ENV, resolvePaths } from "./paths.ts";
+export { type Instance, loadInstances, saveInstances } from "./instances.ts";
+export { SecureStore, STORE_ENV, type StoredCredentials } from "./secure_store.ts";
+export { ENCRYPTION_KEY_ENV } from "./age_file.ts";
+export { KEYCHAIN_ACCOUNT, KEYCHAIN_SERVICE } from "./keychain.ts";
+export type { SecretBackend } from "./secret_backend.ts";
+export {
+  DEFAULT_RELEASE_URL,
+  latestIndexUrl,
+  RELEASE_URL_ENV,
+  releaseFiles,
+  releasePlatform,
+} from "./install/mod.ts";
