@@ -232,14 +232,23 @@ export class ScuAssociation {
     return new Promise((resolve, reject) => {
       const onFail = (err: DimseError) => reject(err);
       this.#onFailure.add(onFail);
+      let answered = false;
       request.on("response", (res: LibResponse) => {
         const status = res.getStatus();
         if (status === STATUS.pending || status === STATUS.pendingWarning) {
           onPending?.(res);
           return;
         }
+        answered = true;
         this.#onFailure.delete(onFail);
         resolve(res);
+      });
+      // dcmjs-dimse ends a request it could not send (a dataset it cannot transcode to the
+      // accepted syntax) without any response: fail it rather than wait for the timeout.
+      request.on("done", () => {
+        if (answered) return;
+        this.#onFailure.delete(onFail);
+        reject(new DimseError("protocol", "the request could not be sent on the association"));
       });
       this.#conn.sendRequests(request);
     });

@@ -1,6 +1,17 @@
-/** C-STORE (send): contexts for the instances' SOP classes and syntaxes, one request each. */
+/**
+ * C-STORE (send): contexts for the instances' SOP classes and syntaxes, one request each. An
+ * instance goes only on a context of its own transfer syntax, or, uncompressed Little Endian, on
+ * one of the other (dcmjs-dimse transcodes between the two); compressed data is never transcoded.
+ */
 import { lib, RawDataset, type ScuAssociation } from "../../adapters/dimse/mod.ts";
-import { type P10File, statusHex, statusKind, statusName } from "../../dicom/mod.ts";
+import { type P10File, statusHex, statusKind, statusName, TS } from "../../dicom/mod.ts";
+
+const LITTLE_ENDIAN: readonly string[] = [TS.explicitLE, TS.implicitLE];
+
+/** True when data in `from` may be sent on a context that accepted `to`. */
+function sendable(from: string, to: string | undefined): boolean {
+  return from === to || (LITTLE_ENDIAN.includes(from) && LITTLE_ENDIAN.includes(to ?? ""));
+}
 
 /** Outcome of storing one instance. */
 export interface StoreOutcome {
@@ -16,12 +27,16 @@ export async function runStore(assoc: ScuAssociation, files: P10File[]): Promise
   const out: StoreOutcome[] = [];
   for (const f of files) {
     const base = { sop_class_uid: f.meta.sopClassUid, sop_instance_uid: f.meta.sopInstanceUid };
-    if (!assoc.accepted(f.meta.sopClassUid, f.meta.transferSyntax)) {
+    const context = assoc.accepted(f.meta.sopClassUid, f.meta.transferSyntax);
+    if (!context || !sendable(f.meta.transferSyntax, context.getAcceptedTransferSyntaxUid())) {
       out.push({
         ...base,
         status: statusHex(0x0122),
         status_name: statusName(0x0122),
-        comment: "the peer accepted no presentation context for this SOP class",
+        comment: context
+          ? `the peer accepted this SOP class only in ${context.getAcceptedTransferSyntaxUid()}, ` +
+            `not in the instance's ${f.meta.transferSyntax}`
+          : "the peer accepted no presentation context for this SOP class",
       });
       continue;
     }
