@@ -6,6 +6,7 @@
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import {
   type ConfigProblem,
+  DEFAULT_NETWORK_NAME,
   describeValue,
   didYouMean,
   type GatewayConfig,
@@ -36,6 +37,12 @@ export interface LoadOptions {
   mainFile?: string;
   /** Environment for `${VAR}`; default: the process environment. */
   env?: EnvLookup;
+  /**
+   * Files merged after those of `pipelines_path`, like them, that may also define `[network.*]`
+   * (the configuration pulled from the cloud service). A missing file is skipped. They are not
+   * listed in `files` or `source_files`: whoever writes them triggers the reload.
+   */
+  managedFiles?: string[];
 }
 
 /** Tables a file of `pipelines_path` may hold. */
@@ -46,6 +53,9 @@ export const PIPELINE_FILE_SECTIONS = [
   "middleware",
   "pipelines",
 ];
+
+/** Tables a managed file (see {@link LoadOptions.managedFiles}) may hold. */
+export const MANAGED_FILE_SECTIONS = [...PIPELINE_FILE_SECTIONS, "network"];
 
 /** Reads and loads the config file at `path`; relative paths in it resolve against its directory. */
 export async function loadConfigFile(
@@ -108,11 +118,16 @@ export async function loadConfigText(
     }
   }
 
+  for (const file of options.managedFiles ?? []) {
+    result.problems.push(...await mergeFile(merged, file, name, env, MANAGED_FILE_SECTIONS, true));
+  }
+
   const validated = validateConfig(merged.raw, merged.positions, name);
   result.problems = sortProblems([...result.problems, ...validated.problems], name);
   if (validated.config && result.problems.length === 0) {
     const config = validated.config;
     config.transforms_path = resolve(baseDir, config.transforms_path);
+    if (config.cloud.state_dir) config.cloud.state_dir = resolve(baseDir, config.cloud.state_dir);
     config.source_files = [...result.files];
     result.config = config;
   }
@@ -151,12 +166,15 @@ async function mergeFile(
   file: string,
   mainFile: string,
   env: EnvLookup,
+  sections: readonly string[] = PIPELINE_FILE_SECTIONS,
+  optional = false,
 ): Promise<ConfigProblem[]> {
   const name = displayName(file);
   let text: string;
   try {
     text = await Deno.readTextFile(file);
   } catch (err) {
+    if (optional && err instanceof Deno.errors.NotFound) return [];
     return [{
       file: name,
       path: "",
@@ -167,15 +185,20 @@ async function mergeFile(
   if (!part.raw) return part.problems;
   const sink = new ProblemSink(part.positions, name);
   for (const [section, value] of Object.entries(part.raw)) {
-    if (!PIPELINE_FILE_SECTIONS.includes(section)) {
-      const hint = didYouMean(section, PIPELINE_FILE_SECTIONS) ||
-        `; a pipelines file holds only ${PIPELINE_FILE_SECTIONS.join(", ")}`;
+    if (!sections.includes(section)) {
+      const hint = didYouMean(section, [...sections]) ||
+        `; a ${optional ? "managed" : "pipelines"} file holds only ${sections.join(", ")}`;
       sink.report(section, `unknown key \`${section}\`${hint}`);
       continue;
     }
     if (!isTable(value)) {
       sink.report(section, `expected table, found ${describeValue(value)}`);
       continue;
+    }
+    if (section === "network" && !Object.hasOwn(merged.raw, "network")) {
+      // Without a [network] table the main file implies the `default` listener; networks added
+      // here must not silently take its place.
+      merged.raw.network = { [DEFAULT_NETWORK_NAME]: {} };
     }
     const target = merged.raw[section] ?? (merged.raw[section] = {});
     if (!isTable(target)) continue; // the main file's own value is reported by validation

@@ -4,6 +4,7 @@ export {
   loadConfigText,
   type LoadOptions,
   type LoadResult,
+  MANAGED_FILE_SECTIONS,
   PIPELINE_FILE_SECTIONS,
 } from "./load.ts";
 export { DEFAULT_CONFIG_TEXT, EMBEDDED_CONFIG_NAME, loadDefaultConfig } from "./default.ts";

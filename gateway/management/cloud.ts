@@ -1,12 +1,18 @@
 /**
- * The cloud operations of the management API: `authorize`, `token`, `update`.
+ * The cloud operations of the management API (docs/management-api.md, "Cloud operations"):
  *
- * They are refused with 403 while `[cloud] enabled` is not true (SPEC, Errors). With the cloud
- * enabled they answer 501: the flows themselves ship with the cloud work, and a placeholder must
- * never pretend that a token was stored or a config uploaded.
+ * - `POST /{prefix}/token`: a machine-token payload, checked and verified with the cloud, stored.
+ * - `POST /{prefix}/authorize`: a user token (`Authorization: Bearer`) exchanged with the cloud
+ *   for a machine token, which is stored.
+ * - `POST /{prefix}/update`: the local configuration files uploaded to the cloud.
+ *
+ * All three are refused with 403 `cloud_disabled` while `[cloud] enabled` is not true (SPEC,
+ * Errors). The work is the cloud integration's (gateway/cloud); this module maps HTTP to it.
  */
 import type { Context } from "hono";
 import type { Logger } from "../../shared/log.ts";
+import type { CloudControl } from "../cloud/mod.ts";
+import { GatewayError } from "../errors.ts";
 import type { GatewayControl } from "./control.ts";
 import type { ManagementEnv } from "./request_context.ts";
 import { fail } from "./responses.ts";
@@ -22,34 +28,81 @@ export const CLOUD_DISABLED_MESSAGE =
   "cloud integration is disabled: set [cloud] enabled = true in the gateway configuration, " +
   "run `gwcli gateway:reload`, then run `gwcli gateway:authorize` again";
 
-const WHAT: Record<CloudOperation, string> = {
-  authorize: "the interactive authorize flow",
-  token: "storing a machine token",
-  update: "uploading the configuration to the cloud service",
+/** A request body as JSON: undefined when empty; `invalid` when it does not parse. */
+async function jsonBody(c: Context<ManagementEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return INVALID_JSON;
+  }
+}
+
+const INVALID_JSON = Symbol("invalid JSON");
+
+const RUN: Record<
+  CloudOperation,
+  (cloud: CloudControl, c: Context<ManagementEnv>) => Promise<unknown>
+> = {
+  token: async (cloud, c) => {
+    const body = await jsonBody(c);
+    if (body === INVALID_JSON || body === undefined) {
+      return fail(
+        c,
+        400,
+        "invalid_machine_token",
+        "body: send the machine token payload as JSON " +
+          "({machine_token, expires_at, gateway_id, gateway_code, abilities?})",
+      );
+    }
+    return await cloud.storeToken(body);
+  },
+  authorize: async (cloud, c) => {
+    const body = await jsonBody(c);
+    if (body === INVALID_JSON) {
+      return fail(
+        c,
+        400,
+        "bad_request",
+        'body: not JSON; send {"gateway_code"?: string} or nothing',
+      );
+    }
+    return await cloud.authorize(c.req.header("authorization"), body);
+  },
+  update: async (cloud) => await cloud.uploadConfig(),
 };
 
-/** Handler of one cloud operation: 403 while the cloud is disabled, else 501 for now. */
+/** Handler of one cloud operation: 403 while the cloud is disabled, else the operation. */
 export function cloudHandler(
   control: GatewayControl,
   logger: Logger,
   op: CloudOperation,
-): (c: Context<ManagementEnv>) => Response {
-  return (c) => {
+): (c: Context<ManagementEnv>) => Promise<Response> {
+  return async (c) => {
     const requestId = c.get("requestId");
-    if (control.config().cloud?.enabled !== true) {
+    if (control.config().cloud?.enabled !== true || !control.cloud) {
       logger.warn("cloud operation refused: cloud integration is disabled", {
         operation: op,
         request_id: requestId,
       });
       return fail(c, 403, "cloud_disabled", CLOUD_DISABLED_MESSAGE);
     }
-    logger.warn("cloud operation not implemented yet", { operation: op, request_id: requestId });
-    return fail(
-      c,
-      501,
-      "not_implemented",
-      `${WHAT[op]} is not available in this gateway release yet: ` +
-        "the cloud flow ships with the cloud issue",
-    );
+    try {
+      const result = await RUN[op](control.cloud, c);
+      return result instanceof Response ? result : c.json(result);
+    } catch (err) {
+      // GatewayErrors become their status and code in the app's error handler; log why here.
+      if (err instanceof GatewayError) {
+        logger.warn("cloud operation failed", {
+          operation: op,
+          request_id: requestId,
+          status: err.status,
+          code: err.code,
+          reason: err.message,
+        });
+      }
+      throw err;
+    }
   };
 }

@@ -1,6 +1,7 @@
 /** What the management API needs from the running gateway (implemented by gateway/runtime). */
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import type { CloudControl } from "../cloud/mod.ts";
 
 /** One route of the data plane. */
 export interface RouteInfo {
@@ -69,8 +70,10 @@ export interface GatewayControl {
   routes(): RouteInfo[];
   pipelines(): PipelineInfo[];
   /** Re-read, validate and swap the configuration; never throws. */
-  reload(trigger: "api" | "watch" | "signal"): Promise<ReloadOutcome>;
+  reload(trigger: "api" | "watch" | "signal" | "cloud"): Promise<ReloadOutcome>;
   /** True once listeners are up and not draining. */
   ready(): boolean;
   readonly metrics: Metrics;
+  /** The cloud operations (`token`, `authorize`, `update`) and the `cloud` part of `info`. */
+  readonly cloud?: CloudControl;
 }

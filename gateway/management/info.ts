@@ -1,4 +1,5 @@
 /** The body of `GET /{prefix}/info`: what runs, since when, on which config and listeners. */
+import { type CloudInfo, initialSyncStatus } from "../cloud/mod.ts";
 import type { GatewayControl } from "./control.ts";
 import { normalizePrefix } from "./routing.ts";
 
@@ -27,6 +28,8 @@ export interface InstanceInfo {
   /** Generation of the running config, or null when the runtime does not report it. */
   config_generation: number | null;
   cloud_enabled: boolean;
+  /** The cloud integration: settings, machine token (never the token itself), sync. */
+  cloud: CloudInfo;
   listeners: ListenerInfo[];
   management: { bind: string; port: number; prefix: string };
 }
@@ -51,11 +54,31 @@ export function instanceInfo(control: GatewayControl, now: Date = new Date()): I
     config_file: control.configFile,
     config_generation: control.generation?.() ?? null,
     cloud_enabled: config.cloud?.enabled === true,
+    cloud: control.cloud?.info() ??
+      disabledCloud(config.cloud?.enabled === true, config.cloud?.url),
     listeners,
     management: {
       bind: config.management.bind,
       port: config.management.port,
       prefix: normalizePrefix(config.management.prefix),
     },
+  };
+}
+
+/** The `cloud` object when the runtime has no cloud integration (tests of the API alone). */
+function disabledCloud(enabled: boolean, url: string | undefined): CloudInfo {
+  return {
+    enabled,
+    url: url ?? null,
+    gateway_code: "",
+    gateway_id: null,
+    authorized: false,
+    verified: false,
+    token_source: null,
+    token_expires_at: null,
+    persisted: false,
+    encryption_key: false,
+    state_dir: null,
+    sync: initialSyncStatus(),
   };
 }

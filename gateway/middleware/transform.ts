@@ -170,9 +170,9 @@ export function context(
   return out;
 }
 
-/** The spec source of a build: files under `transforms_path`. */
+/** The spec source of a build: the one it was given (cloud downloads), else `transforms_path`. */
 export function transformSource(ctx: BuildContext): TransformSource {
-  return new FileTransformSource(ctx.config.transforms_path);
+  return ctx.transformSource ?? new FileTransformSource(ctx.config.transforms_path);
 }
 
 /** Build a `transform` middleware: loads, compiles and (unless validating) watches its spec. */

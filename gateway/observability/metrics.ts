@@ -16,8 +16,39 @@ export interface Metrics {
   errorCode(code: string): void;
   /** A configuration reload finished. */
   reload(ok: boolean): void;
+  /** Per-pipeline and per-code totals so far (status reports to the cloud). */
+  summary(): MetricsSummary;
+  /** Metrics of the cloud integration. */
+  readonly cloud: CloudMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
+}
+
+/** Totals read from the counters: requests and 5xx responses per pipeline, errors per code. */
+export interface MetricsSummary {
+  pipelines: Record<string, { requests: number; errors: number; in_flight: number }>;
+  error_counts: Record<string, number>;
+}
+
+/** Outcome of one configuration pull from the cloud service. */
+export type CloudPullOutcome = "applied" | "failed" | "not_modified" | "error";
+
+/** Metrics of the cloud integration (sync and machine-token state). */
+export interface CloudMetrics {
+  /** One configuration pull ended. */
+  configPull(outcome: CloudPullOutcome): void;
+  /** One status report was sent (or failed). */
+  statusReport(ok: boolean): void;
+  /** One machine-token renewal was tried. */
+  tokenRenewal(ok: boolean): void;
+  /** One transform download was tried. */
+  transformDownload(ok: boolean): void;
+  /** The machine token held now (its expiry, ms since the epoch), or null for none. */
+  token(expiresAtMs: number | null): void;
+  /** The version of the configuration pulled from the cloud that runs now, or null. */
+  configVersion(version: number | null): void;
+  /** The cloud service answered a call at `ms` (since the epoch). */
+  contact(ms: number): void;
 }
 
 /** Upper bounds in seconds of the latency histograms (1 ms … 10 s). */
@@ -91,6 +122,7 @@ class GatewayMetrics implements Metrics {
   );
   readonly #reloadOk: CounterCell;
   readonly #reloadFailed: CounterCell;
+  readonly cloud: CloudMetrics;
 
   constructor(options: MetricsOptions) {
     const reloads = this.#registry.counter(
@@ -101,6 +133,8 @@ class GatewayMetrics implements Metrics {
     // Both outcomes exist from the start so that rate() and alerts see a zero, not a gap.
     this.#reloadOk = reloads.labels("success");
     this.#reloadFailed = reloads.labels("failure");
+
+    this.cloud = cloudMetrics(this.#registry);
 
     const start = this.#registry.gauge(
       "gateway_start_time_seconds",
@@ -145,7 +179,82 @@ class GatewayMetrics implements Metrics {
     (ok ? this.#reloadOk : this.#reloadFailed).inc();
   }
 
+  summary(): MetricsSummary {
+    const pipelines: MetricsSummary["pipelines"] = {};
+    const of = (name: string) => pipelines[name] ??= { requests: 0, errors: 0, in_flight: 0 };
+    for (const { values, cell } of this.#requests.series()) {
+      const p = of(String(values[0]));
+      p.requests += cell.value;
+      if (Number(values[1]) >= 500) p.errors += cell.value;
+    }
+    for (const { values, cell } of this.#inFlight.series()) {
+      of(String(values[0])).in_flight = cell.value;
+    }
+    const error_counts: Record<string, number> = {};
+    for (const { values, cell } of this.#errors.series()) {
+      error_counts[String(values[0])] = cell.value;
+    }
+    return { pipelines, error_counts };
+  }
+
   render(): string {
     return this.#registry.render();
   }
+}
+
+/** The cloud families; every outcome label exists from the start (a zero, not a gap). */
+function cloudMetrics(registry: Registry): CloudMetrics {
+  const outcomes = <T extends string>(name: string, help: string, values: readonly T[]) => {
+    const family = registry.counter(name, help, ["outcome"]);
+    return Object.fromEntries(values.map((v) => [v, family.labels(v)])) as Record<T, CounterCell>;
+  };
+  const pulls = outcomes(
+    "gateway_cloud_config_pulls_total",
+    "Configuration pulls from the cloud service, by outcome (applied, failed, not_modified, error).",
+    ["applied", "failed", "not_modified", "error"] as const,
+  );
+  const reports = outcomes(
+    "gateway_cloud_status_reports_total",
+    "Status reports sent to the cloud service, by outcome.",
+    ["ok", "error"] as const,
+  );
+  const renewals = outcomes(
+    "gateway_cloud_token_renewals_total",
+    "Machine-token renewals, by outcome.",
+    ["ok", "error"] as const,
+  );
+  const downloads = outcomes(
+    "gateway_cloud_transform_downloads_total",
+    "Transform downloads from the cloud service, by outcome.",
+    ["ok", "error"] as const,
+  );
+  const authorized = registry.gauge(
+    "gateway_cloud_authorized",
+    "1 while the gateway holds a machine token, else 0.",
+  ).labels();
+  const expiry = registry.gauge(
+    "gateway_cloud_token_expiry_timestamp_seconds",
+    "Expiry of the held machine token since the Unix epoch, in seconds (0: none).",
+  ).labels();
+  const version = registry.gauge(
+    "gateway_cloud_config_version",
+    "Version of the configuration pulled from the cloud service that is running (0: none).",
+  ).labels();
+  const contact = registry.gauge(
+    "gateway_cloud_last_contact_timestamp_seconds",
+    "Last time the cloud service answered, since the Unix epoch, in seconds (0: never).",
+  ).labels();
+  const outcome = (ok: boolean) => ok ? "ok" : "error";
+  return {
+    configPull: (o) => pulls[o].inc(),
+    statusReport: (ok) => reports[outcome(ok)].inc(),
+    tokenRenewal: (ok) => renewals[outcome(ok)].inc(),
+    transformDownload: (ok) => downloads[outcome(ok)].inc(),
+    token: (ms) => {
+      authorized.set(ms === null ? 0 : 1);
+      expiry.set(ms === null ? 0 : ms / 1000);
+    },
+    configVersion: (v) => version.set(v ?? 0),
+    contact: (ms) => contact.set(ms / 1000),
+  };
 }

@@ -1,5 +1,13 @@
 /** Observability of the gateway: Prometheus metrics. */
-export { createMetrics, LATENCY_BUCKETS, type Metrics, type MetricsOptions } from "./metrics.ts";
+export {
+  type CloudMetrics,
+  type CloudPullOutcome,
+  createMetrics,
+  LATENCY_BUCKETS,
+  type Metrics,
+  type MetricsOptions,
+  type MetricsSummary,
+} from "./metrics.ts";
 export {
   Counter,
   CounterCell,

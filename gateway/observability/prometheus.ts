@@ -87,6 +87,8 @@ export class HistogramCell {
 interface Series<C> {
   /** Rendered label pairs without braces, e.g. `pipeline="a",status="200"` ("" when unlabeled). */
   labels: string;
+  /** The label values, in label-name order. */
+  values: readonly LabelValue[];
   cell: C;
 }
 
@@ -140,8 +142,13 @@ export abstract class Family<C> {
     const labels = this.labelNames.map((l, i) => `${l}="${escapeLabelValue(String(values[i]))}"`)
       .join(",");
     map.set(key, cell);
-    this.#series.push({ labels, cell });
+    this.#series.push({ labels, values: [...values], cell });
     return cell;
+  }
+
+  /** Every series so far: its label values and its cell (for summaries; not on a hot path). */
+  series(): { values: readonly LabelValue[]; cell: C }[] {
+    return this.#series.map((s) => ({ values: s.values, cell: s.cell }));
   }
 
   /** A fresh cell for a new label combination. */

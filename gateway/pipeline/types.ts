@@ -6,6 +6,7 @@ import type {
 } from "../../shared/gateway_config/types.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import type { TransformSource } from "../middleware/mod.ts";
 
 /** What a middleware may use while it is built. */
 export interface BuildContext {
@@ -15,6 +16,8 @@ export interface BuildContext {
   baseDir: string;
   /** True for `--validate-config`: build and check, but start no timers, watchers or sockets. */
   validateOnly?: boolean;
+  /** Where transform specs come from; default: files under `transforms_path`. */
+  transformSource?: TransformSource;
 }
 
 /** A processing step of a pipeline, applied in the listed order on requests and on responses. */

@@ -9,7 +9,7 @@ import { BACKEND_FACTORIES } from "../backends/mod.ts";
 import { HTTP_ENDPOINT_FACTORIES, type HttpEndpoint } from "../endpoints/mod.ts";
 // DICOM (issue 4): dicom_scp endpoints have their own DIMSE listeners, not HTTP routes.
 import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dicom_scp.ts";
-import { MIDDLEWARE_FACTORIES } from "../middleware/mod.ts";
+import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import {
   type Backend,
@@ -89,6 +89,8 @@ export interface BuildDeps {
   metrics: Metrics;
   baseDir: string;
   validateOnly?: boolean;
+  /** Where transform specs come from (the cloud integration's downloading source, when active). */
+  transformSource?: TransformSource;
 }
 
 /** Build a Runtime, or list every problem that prevents it (and release what was built). */
@@ -104,6 +106,7 @@ export async function buildRuntime(
     logger: deps.logger,
     baseDir: deps.baseDir,
     validateOnly: deps.validateOnly,
+    transformSource: deps.transformSource,
   };
   const middleware = new Map<string, Middleware>();
   const backends = new Map<string, Backend>();

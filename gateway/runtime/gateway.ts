@@ -7,7 +7,13 @@
 import { dirname, resolve } from "node:path";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
 import type { Logger } from "../../shared/log.ts";
-import { loadConfigFile, loadDefaultConfig, watchConfig } from "../config/mod.ts";
+import { loadDefaultConfig, watchConfig } from "../config/mod.ts";
+// Cloud (issue 7): the machine token, the sync, the pulled configuration merged into the local one.
+import {
+  CloudIntegration,
+  type CloudIntegrationOptions,
+  loadWithManagedConfig,
+} from "../cloud/mod.ts";
 import {
   assertPortFree,
   type HttpListener,
@@ -52,6 +58,8 @@ export interface GatewayOptions {
   metrics: Metrics;
   /** Seconds to wait for in-flight requests on shutdown. */
   drainSeconds?: number;
+  /** Cloud (issue 7): environment, clock and timings of the cloud integration (tests). */
+  cloud?: Omit<CloudIntegrationOptions, "logger" | "metrics">;
 }
 
 /** A configuration that failed to load or build. */
@@ -98,6 +106,19 @@ export class Gateway implements GatewayControl {
     this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
     // DICOM (issue 4): new associations go to the current generation's endpoint.
     this.#dimse = new DimseListeners((key) => this.#current?.dimse.get(key), opts.logger);
+    this.#cloud = new CloudIntegration({
+      ...opts.cloud,
+      logger: opts.logger,
+      metrics: opts.metrics.cloud,
+    });
+  }
+
+  // Cloud (issue 7): token store, sync and the management API's cloud operations.
+  readonly #cloud: CloudIntegration;
+
+  /** The cloud operations of the management API. */
+  get cloud(): CloudIntegration {
+    return this.#cloud;
   }
 
   // DICOM (issue 4): DIMSE listeners by `bind_addr:port`.
@@ -105,7 +126,9 @@ export class Gateway implements GatewayControl {
 
   /** Load the config, start every listener; throws ConfigError with every problem when invalid. */
   async start(): Promise<void> {
-    const runtime = await this.#load();
+    await this.#cloud.init(this);
+    // The token store is ready before the first build (transforms may be downloaded by id).
+    const runtime = await this.#load((config) => this.#cloud.configure(config, this.#baseDir()));
     if (runtime instanceof ConfigError) throw runtime;
     this.#current = runtime;
     this.#applyLogging(runtime.config);
@@ -119,6 +142,7 @@ export class Gateway implements GatewayControl {
     await this.#syncManagement(runtime.config);
     this.#watch(runtime.config);
     this.#ready = true;
+    void this.#cloud.run();
     this.#logger.info("gateway started", {
       version: VERSION,
       config_file: this.configFile ?? "<embedded default>",
@@ -212,7 +236,7 @@ export class Gateway implements GatewayControl {
   }
 
   /** Reload on demand; concurrent calls share one reload and a trailing one runs after it. */
-  reload(trigger: "api" | "watch" | "signal"): Promise<ReloadOutcome> {
+  reload(trigger: "api" | "watch" | "signal" | "cloud"): Promise<ReloadOutcome> {
     if (this.#reloading) {
       this.#reloadAgain = true;
       return this.#reloading;
@@ -225,6 +249,12 @@ export class Gateway implements GatewayControl {
       }
     });
     return this.#reloading;
+  }
+
+  /** A reload that reads the files as they are now: it waits for one already running. */
+  async reloadNow(): Promise<ReloadOutcome> {
+    while (this.#reloading) await this.#reloading.catch(() => {});
+    return await this.reload("cloud");
   }
 
   async #doReload(trigger: string): Promise<ReloadOutcome> {
@@ -269,6 +299,8 @@ export class Gateway implements GatewayControl {
     await this.#dimse.closeStale(next.dimse.values()); // DICOM (issue 4)
     this.#applyLogging(next.config);
     this.#watch(next.config);
+    // Not awaited: a sync applying a pulled configuration waits for this reload to end.
+    void this.#cloud.configure(next.config, this.#baseDir());
     this.metrics.reload(true);
     this.#logger.info("configuration reloaded", {
       trigger,
@@ -282,6 +314,7 @@ export class Gateway implements GatewayControl {
   async shutdown(): Promise<void> {
     this.#ready = false;
     this.#watcher?.close();
+    await this.#cloud.stop();
     this.#logger.info("shutting down: draining in-flight requests", {
       in_flight: this.#current?.inFlight ?? 0,
     });
@@ -306,10 +339,14 @@ export class Gateway implements GatewayControl {
     this.#logger.info("gateway stopped");
   }
 
-  async #load(): Promise<Runtime | ConfigError> {
+  async #load(
+    beforeBuild?: (config: GatewayConfig) => Promise<void>,
+  ): Promise<Runtime | ConfigError> {
     let loaded: { config?: GatewayConfig; problems: ConfigProblem[] };
     try {
-      loaded = this.configFile ? await loadConfigFile(this.configFile) : await loadDefaultConfig();
+      loaded = this.configFile
+        ? await loadWithManagedConfig(this.configFile)
+        : await loadDefaultConfig();
     } catch (err) {
       return new ConfigError([{
         file: this.configFile ?? "<embedded>",
@@ -318,14 +355,21 @@ export class Gateway implements GatewayControl {
       }]);
     }
     if (!loaded.config || loaded.problems.length) return new ConfigError(loaded.problems);
+    await beforeBuild?.(loaded.config);
     const built = await buildRuntime(loaded.config, this.#generation + 1, {
       logger: this.#logger,
       metrics: this.metrics,
-      baseDir: this.configFile ? dirname(this.configFile) : Deno.cwd(),
+      baseDir: this.#baseDir(),
+      transformSource: this.#cloud.transformSource(loaded.config),
     });
     if (!built.runtime) return new ConfigError(built.problems);
     this.#generation++;
     return built.runtime;
+  }
+
+  /** Directory relative paths of the config resolve against. */
+  #baseDir(): string {
+    return this.configFile ? dirname(this.configFile) : Deno.cwd();
   }
 
   #applyLogging(config: GatewayConfig): void {

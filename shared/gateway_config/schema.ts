@@ -13,6 +13,7 @@ import {
   LOG_LEVELS,
 } from "./types.ts";
 import { absolutePath, httpUrl, int, names, port, positive, text } from "./values.ts";
+import { GATEWAY_CODE_PATTERN } from "../tokens.ts";
 
 /** Scalar keys at the top of the file. */
 export const TOP_LEVEL: TableSpec = {
@@ -66,7 +67,38 @@ export const CLOUD: TableSpec = {
     httpUrl(),
     "Base URL of the cloud service (the pinned issuer of machine tokens).",
     {
+      requiredWhen: "`enabled = true`",
       example: "https://cloud.example.com",
+    },
+  ),
+  gateway_code: field(
+    "string",
+    text().regex(
+      GATEWAY_CODE_PATTERN,
+      "must be 1-64 letters, digits, `.`, `_` or `-`, starting with a letter or digit",
+    ),
+    "The gateway code (instance id) used when the gateway authorizes itself (`POST /{prefix}/authorize` without a code); when set, a machine token for another code is refused.",
+    {
+      defaultDoc: "the host name (characters other than letters, digits, `.`, `_`, `-` become `-`)",
+      example: "edge-berlin-1",
+    },
+  ),
+  state_dir: field(
+    "string",
+    text(),
+    "Directory of the cloud state: the age-encrypted machine token, the configuration pulled from the cloud and its version; relative to the main config file's directory. Must be writable.",
+    {
+      default: "state",
+      example: "/var/lib/gateway",
+    },
+  ),
+  status_interval_secs: field(
+    "integer",
+    int(1, 3600),
+    "Seconds between status reports (health, uptime, pipelines) to the cloud service.",
+    {
+      default: 60,
+      example: 30,
     },
   ),
 };

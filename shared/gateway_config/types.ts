@@ -151,8 +151,14 @@ export interface LoggingConfig {
 /** `[cloud]`. */
 export interface CloudConfig {
   enabled: boolean;
-  /** Base URL of the cloud service (pinned issuer of machine tokens). */
+  /** Base URL of the cloud service (pinned issuer of machine tokens); required when enabled. */
   url?: string;
+  /** Gateway code used to authorize; default: the host name. */
+  gateway_code?: string;
+  /** Directory of the cloud state (token, pulled configuration); absolute once loaded from a file. */
+  state_dir?: string;
+  /** Seconds between status reports to the cloud. */
+  status_interval_secs?: number;
 }
 
 /** `[dicom.peers.<AET>]`: a remote DICOM application entity (a C-MOVE destination). */

@@ -96,6 +96,15 @@ export function validateConfig(
     logging: checkTable(sink, doc.logging, LOGGING, "logging") as unknown as LoggingConfig,
     source_files: [],
   };
+  if (
+    config.cloud.enabled === true && config.cloud.url === undefined && !sink.written("cloud.url")
+  ) {
+    sink.report(
+      "cloud.url",
+      "missing `url`: with `enabled = true` the cloud service's base URL is required " +
+        '(e.g. url = "https://cloud.example.com")',
+    );
+  }
   if (top.pipelines_path !== undefined) config.pipelines_path = top.pipelines_path as string;
   if (doc.dicom !== undefined) config.dicom = dicom(sink, doc.dicom);
   checkReferences(sink, config);

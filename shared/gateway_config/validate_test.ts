@@ -51,7 +51,7 @@ backends = ["up"]
 `);
   assert.deepEqual(config, {
     transforms_path: "transforms",
-    cloud: { enabled: false },
+    cloud: { enabled: false, state_dir: "state", status_interval_secs: 60 },
     network: { default: { name: "default", bind: "0.0.0.0", port: 8080 } },
     endpoints: {
       api: { name: "api", service: "http", options: { path_prefix: "/api" }, networks: [] },
@@ -89,7 +89,13 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
   const c = valid(text);
   assert.equal(c.transforms_path, "transforms");
   assert.equal(c.pipelines_path, "full.d");
-  assert.deepEqual(c.cloud, { enabled: true, url: "https://cloud.example.com" });
+  assert.deepEqual(c.cloud, {
+    enabled: true,
+    url: "https://cloud.example.com",
+    gateway_code: "edge-berlin-1",
+    state_dir: "/var/lib/gateway",
+    status_interval_secs: 30,
+  });
   assert.deepEqual(c.network, {
     public: {
       name: "public",

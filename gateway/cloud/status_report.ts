@@ -1,0 +1,70 @@
+/**
+ * The body of `POST /api/gateway/status`: health, software version, uptime, the applied cloud
+ * configuration version, requests and 5xx answers per pipeline, error counts by code, and one
+ * check per backend target (its passive/active health).
+ */
+import type { MetricsSummary } from "../observability/mod.ts";
+import type { StatusBody } from "./client.ts";
+
+/** What a status report reads from the running gateway. */
+export interface StatusSource {
+  readonly version: string;
+  readonly startedAt: Date;
+  ready(): boolean;
+  pipelines(): {
+    name: string;
+    backends: { name: string; targets: { name: string; healthy: boolean }[] }[];
+  }[];
+  readonly metrics: { summary(): MetricsSummary };
+}
+
+/**
+ * `healthy` when ready and every target is healthy; `degraded` when some target is down (or the
+ * last pulled configuration failed to apply); `unhealthy` while not ready (starting, draining) or
+ * when every target of a pipeline's primary backend is down.
+ */
+export function statusReport(
+  source: StatusSource,
+  configVersion: number | null,
+  lastApplyFailed: boolean,
+  now: number,
+): StatusBody {
+  const summary = source.metrics.summary();
+  const pipelines = source.pipelines();
+  const checks: StatusBody["checks"] = [];
+  let down = 0;
+  let primaryDown = false;
+  for (const p of pipelines) {
+    p.backends.forEach((b, i) => {
+      const targets = b.targets;
+      for (const t of targets) {
+        checks.push({
+          name: `${p.name}/${b.name}/${t.name}`.slice(0, 100),
+          status: t.healthy ? "pass" : "fail",
+          ...(t.healthy ? {} : { message: "target marked down by health checks" }),
+        });
+        if (!t.healthy) down++;
+      }
+      if (i === 0 && targets.length > 0 && targets.every((t) => !t.healthy)) primaryDown = true;
+    });
+  }
+  const health = !source.ready() || primaryDown
+    ? "unhealthy"
+    : down > 0 || lastApplyFailed
+    ? "degraded"
+    : "healthy";
+  return {
+    health,
+    software_version: source.version,
+    uptime_secs: Math.max(0, Math.floor((now - source.startedAt.getTime()) / 1000)),
+    config_version: configVersion,
+    // The cloud keeps at most 500 pipelines and 100 checks, names up to 100 characters.
+    pipelines: pipelines.slice(0, 500).map((p) => ({
+      name: p.name.slice(0, 100),
+      requests: summary.pipelines[p.name]?.requests ?? 0,
+      errors: summary.pipelines[p.name]?.errors ?? 0,
+    })),
+    error_counts: summary.error_counts,
+    checks: checks.slice(0, 100),
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * A gateway with the cloud integration enabled, running in the test process against our cloud
+ * service (tests/cloud_harness.ts): it shares the cloud's manual clock, takes its environment
+ * (`GATEWAY_MACHINE_TOKEN`, `GATEWAY_ENCRYPTION_KEY`, `GATEWAY_JWT_SECRET`) from the test instead
+ * of the process, and renews or reports on short timers.
+ */
+import { Logger } from "../shared/log.ts";
+import { createMetrics } from "../gateway/observability/metrics.ts";
+import { Gateway } from "../gateway/runtime/mod.ts";
+import { call, type TestCloud, type TestUser } from "./cloud_harness.ts";
+import { freePort, runCommand, waitFor } from "./support/mod.ts";
+
+/** An echo pipeline under `/echo` (local config). */
+export const LOCAL_ECHO = `
+[endpoints.local_echo]
+service = "http"
+[endpoints.local_echo.options]
+path_prefix = "/local"
+
+[backends.local_echo]
+service = "echo"
+
+[pipelines.local_echo]
+endpoints = ["local_echo"]
+backends = ["local_echo"]
+`;
+
+/** A cloud-enabled gateway in this process. */
+export interface CloudGateway {
+  gateway: Gateway;
+  dir: string;
+  configFile: string;
+  stateDir: string;
+  url: string;
+  mgmt: string;
+  logs: string[];
+  /** POST/GET a management route; answers status and JSON. */
+  admin(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; headers?: Record<string, string> },
+    // deno-lint-ignore no-explicit-any
+  ): Promise<{ status: number; json: any }>;
+  // deno-lint-ignore no-explicit-any
+  info(): Promise<any>;
+  stop(opts?: { keepDir?: boolean }): Promise<void>;
+}
+
+/** Options of {@link startCloudGateway}. */
+export interface CloudGatewayOptions {
+  env?: Record<string, string>;
+  /** Extra TOML (pipelines, `[cloud]` keys are added by the helper). */
+  body?: string;
+  /** Extra keys of the `[cloud]` table. */
+  cloudKeys?: string;
+  /** Reuse a directory (restart tests). */
+  dir?: string;
+  /** Cloud enabled (default true). */
+  enabled?: boolean;
+  /** Seconds between status reports (default 1). */
+  statusIntervalSecs?: number;
+}
+
+/** Starts a gateway whose `[cloud]` points at `cloud`. */
+export async function startCloudGateway(
+  cloud: TestCloud,
+  opts: CloudGatewayOptions = {},
+): Promise<CloudGateway> {
+  const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "gw-cloud-" });
+  const dataPort = freePort();
+  const mgmtPort = freePort();
+  const stateDir = `${dir}/state`;
+  const configFile = `${dir}/gateway.toml`;
+  const text = `transforms_path = "transforms"\n${opts.body ?? LOCAL_ECHO}
+[cloud]
+enabled = ${opts.enabled ?? true}
+url = "${cloud.url}"
+state_dir = "state"
+status_interval_secs = ${opts.statusIntervalSecs ?? 1}
+${opts.cloudKeys ?? ""}
+
+[network.main]
+bind = "127.0.0.1"
+port = ${dataPort}
+
+[management]
+bind = "127.0.0.1"
+port = ${mgmtPort}
+
+[logging]
+level = "debug"
+`;
+  await Deno.mkdir(`${dir}/transforms`, { recursive: true });
+  await Deno.writeTextFile(configFile, text);
+  const logs: string[] = [];
+  const logger = new Logger({ level: "debug", format: "json", sink: (l) => logs.push(l) });
+  const env = opts.env ?? {};
+  const gateway = new Gateway({
+    configFile,
+    logger,
+    metrics: createMetrics(),
+    drainSeconds: 1,
+    cloud: {
+      env: (name) => env[name],
+      clock: cloud.clock,
+      pollWaitSecs: 5,
+      renewalCheckMs: 50,
+    },
+  });
+  await gateway.start();
+  const mgmt = `http://127.0.0.1:${mgmtPort}`;
+  const admin: CloudGateway["admin"] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await fetch(`${mgmt}${path}`, { method, headers, body });
+    const t = await res.text();
+    return { status: res.status, json: t ? JSON.parse(t) : undefined };
+  };
+  return {
+    gateway,
+    dir,
+    configFile,
+    stateDir,
+    url: `http://127.0.0.1:${dataPort}`,
+    mgmt,
+    logs,
+    admin,
+    info: async () => (await admin("GET", "/admin/info")).json,
+    async stop(o = {}) {
+      await gateway.shutdown();
+      if (!o.keepDir) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Authorizes gateway `code` with the user's API token: the SPEC machine-token payload. */
+// deno-lint-ignore no-explicit-any
+export async function machineToken(cloud: TestCloud, u: TestUser, code: string): Promise<any> {
+  const res = await call(cloud, "POST", "/api/gateway/authorize", {
+    token: u.apiToken,
+    body: { gateway_code: code },
+  });
+  if (res.status !== 200 && res.status !== 201) throw new Error(`authorize: ${res.text}`);
+  return res.json;
+}
+
+/** A fresh age X25519 identity from the Debian `age-keygen` tool: the key file and its text. */
+export async function ageKey(dir: string): Promise<{ file: string; identity: string }> {
+  const file = `${dir}/age-key.txt`;
+  const made = await runCommand("age-keygen", ["-o", file]);
+  if (made.code !== 0) throw new Error(`age-keygen failed: ${made.stderr}`);
+  const identity = (await Deno.readTextFile(file)).split("\n").find((l) =>
+    l.startsWith("AGE-SECRET-KEY-1")
+  )!;
+  return { file, identity };
+}
+
+/** Base64 of a text (how GATEWAY_ENCRYPTION_KEY is usually passed). */
+export function base64(text: string): string {
+  return btoa(text);
+}
+
+/** Waits until the gateway's `info().cloud` satisfies `ok`. */
+export async function waitForCloud(
+  gw: CloudGateway,
+  // deno-lint-ignore no-explicit-any
+  ok: (cloud: any) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+  // deno-lint-ignore no-explicit-any
+): Promise<any> {
+  // deno-lint-ignore no-explicit-any
+  let last: any;
+  await waitFor(async () => {
+    last = (await gw.info()).cloud;
+    return ok(last);
+  }, { timeoutMs, intervalMs: 50, description: `${what} (last: ${JSON.stringify(last)})` });
+  return last;
+}
