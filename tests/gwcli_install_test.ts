@@ -1,0 +1,143 @@
+/**
+ * gwcli gateway:install against a local release server: a `tar.gz` made by the system `tar`,
+ * `SHA256SUMS`, the `latest.json` index, the default directory (~/.local/bin), `-d`, and the
+ * failures that must install nothing (checksum mismatch, no checksum, unknown version).
+ */
+import { createHash } from "node:crypto";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { expectExit, withGwcliHome } from "./gwcli_support.ts";
+import { removeDir, requirePeer, runCommand, tempDir } from "./support/mod.ts";
+
+const OS = Deno.build.os;
+const ARCH = Deno.build.arch;
+
+/** A release archive made by `tar`: `gateway-<v>/gateway` (a script printing its version). */
+async function makeArchive(dir: string, version: string): Promise<Uint8Array<ArrayBuffer>> {
+  const root = `${dir}/gateway-${version}`;
+  await Deno.mkdir(root, { recursive: true });
+  await Deno.writeTextFile(`${root}/README.md`, "gateway release\n");
+  await Deno.writeTextFile(`${root}/gateway`, `#!/bin/sh\necho "gateway ${version}"\n`);
+  const archive = `${dir}/release-${version}.tar.gz`;
+  const r = await runCommand("tar", ["-czf", archive, "-C", dir, `gateway-${version}`]);
+  assertEquals(r.code, 0, r.stderr);
+  return await Deno.readFile(archive);
+}
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+Deno.test({
+  name: "gwcli gateway:install: latest and a pinned version from a local release server, checksums",
+  ignore: OS === "windows" || !requirePeer("gwcli install test", "tar", "tar"),
+  fn: async () => {
+    const work = await tempDir("gwcli-release-");
+    const good = await makeArchive(work, "1.2.3");
+    const tampered = await makeArchive(work, "1.2.4");
+    const name = (v: string) => `gateway-${v}-${OS}-${ARCH}.tar.gz`;
+    const files = new Map<string, Uint8Array<ArrayBuffer> | string>([
+      ["/rel/latest/download/latest.json", JSON.stringify({ version: "1.2.3" })],
+      [`/rel/download/v1.2.3/${name("1.2.3")}`, good],
+      [
+        `/rel/download/v1.2.3/SHA256SUMS`,
+        `${sha256(good)}  ${name("1.2.3")}\n${"0".repeat(64)}  other.zip\n`,
+      ],
+      [`/rel/download/v1.2.4/${name("1.2.4")}`, tampered],
+      [`/rel/download/v1.2.4/SHA256SUMS`, `${sha256(good)}  ${name("1.2.4")}\n`],
+      [`/rel/download/v1.2.5/${name("1.2.5")}`, good],
+      [`/rel/download/v1.2.5/SHA256SUMS`, `${sha256(good)}  something-else.tar.gz\n`],
+    ]);
+    const requests: string[] = [];
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+      const path = new URL(req.url).pathname;
+      requests.push(path);
+      const body = files.get(path);
+      return body === undefined ? new Response("not found", { status: 404 }) : new Response(body);
+    });
+    const base = `http://127.0.0.1:${server.addr.port}/rel`;
+    try {
+      await withGwcliHome(async (home) => {
+        const latest = expectExit(await home.run(["gateway:install"]), 0, "install latest");
+        const target = `${home.home}/.local/bin/gateway`;
+        assertMatch(latest.stdout, /^The latest release is 1\.2\.3\.\n/);
+        assertMatch(
+          latest.stdout,
+          new RegExp(
+            `Installed gateway 1\\.2\\.3 \\(${OS} ${ARCH}\\) to ${target} \\(.* archive, checksum verified\\)\\.`,
+          ),
+        );
+        assertMatch(latest.stdout, /\.local\/bin is not on your PATH/);
+        assertEquals((await Deno.stat(target)).mode! & 0o777, 0o755);
+        assertEquals((await runCommand(target, [])).stdout, "gateway 1.2.3\n");
+        assertEquals(requests.slice(0, 3), [
+          "/rel/latest/download/latest.json",
+          "/rel/download/v1.2.3/SHA256SUMS",
+          `/rel/download/v1.2.3/${name("1.2.3")}`,
+        ]);
+
+        const dir = `${home.home}/opt/bin`;
+        const pinned = expectExit(
+          await home.run(["gateway:install", "--version", "v1.2.3", "-d", dir, "-q"], {
+            env: { PATH: `${dir}:/usr/bin:/bin` },
+          }),
+          0,
+          "install a pinned version",
+        );
+        assertEquals(
+          pinned.stdout,
+          `Installed gateway 1.2.3 (${OS} ${ARCH}) to ${dir}/gateway (${
+            pinned.stdout.match(/\((\d+\.\d \w+|\d+ B) archive/)![1]
+          } archive, checksum verified).\n`,
+        );
+        assertEquals((await runCommand(`${dir}/gateway`, [])).stdout, "gateway 1.2.3\n");
+
+        const mismatch = expectExit(
+          await home.run(["gateway:install", "--version", "1.2.4", "-d", dir]),
+          1,
+          "checksum mismatch",
+        );
+        assertMatch(
+          mismatch.stderr,
+          /checksum mismatch for gateway-1\.2\.4-.*: SHA256SUMS says [0-9a-f]{64}, the download is [0-9a-f]{64}; nothing was installed/,
+        );
+        assertEquals(
+          (await runCommand(`${dir}/gateway`, [])).stdout,
+          "gateway 1.2.3\n",
+          "the old binary stays",
+        );
+        assertEquals([...Deno.readDirSync(dir)].map((e) => e.name), ["gateway"], "no leftovers");
+
+        const unlisted = expectExit(
+          await home.run(["gateway:install", "--version", "1.2.5", "-d", dir]),
+          1,
+        );
+        assertMatch(
+          unlisted.stderr,
+          /lists no checksum for gateway-1\.2\.5-.*; nothing was installed/,
+        );
+        const missing = expectExit(
+          await home.run(["gateway:install", "--version", "9.9.9", "-d", dir]),
+          1,
+        );
+        assertMatch(
+          missing.stderr,
+          /cannot read the checksums at .*\/download\/v9\.9\.9\/SHA256SUMS \(404\)/,
+        );
+        const invalid = expectExit(await home.run(["gateway:install", "--version", "newest"]), 2);
+        assertMatch(invalid.stderr, /invalid version "newest"/);
+        const noArg = expectExit(await home.run(["gateway:install", "--version"]), 2);
+        assertMatch(noArg.stderr, /option '--version <VERSION>' argument missing/);
+      }, { GWCLI_RELEASE_URL: base });
+
+      await withGwcliHome(async (home) => {
+        const noIndex = expectExit(await home.run(["gateway:install"]), 1);
+        assertMatch(
+          noIndex.stderr,
+          /cannot find the latest release at .*\/latest\/download\/latest\.json \(404\)/,
+        );
+        assert(!requests.includes("/elsewhere/download/v1.2.3/SHA256SUMS"));
+      }, { GWCLI_RELEASE_URL: `http://127.0.0.1:${server.addr.port}/elsewhere` });
+    } finally {
+      await server.shutdown();
+      await removeDir(work);
+    }
+  },
+});
