@@ -107,7 +107,12 @@ level = "debug"
       renewalCheckMs: 50,
     },
   });
-  await gateway.start();
+  try {
+    await gateway.start();
+  } catch (err) {
+    if (!opts.dir) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw err;
+  }
   const mgmt = `http://127.0.0.1:${mgmtPort}`;
   const admin: CloudGateway["admin"] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };

@@ -144,7 +144,10 @@ export class CloudIntegration implements CloudControl {
     const { settings, conn } = await this.#active();
     const check = checkPayloadLocally(body, settings, this.#clock.now());
     if (!check.ok) {
-      throw new GatewayError(400, "invalid_machine_token", check.problems.join("; "));
+      const [status, code] = check.foreign
+        ? [401, "machine_token_rejected"]
+        : [400, "invalid_machine_token"];
+      throw new GatewayError(status, code, check.problems.join("; "));
     }
     try {
       await verifyWithCloud(check.payload, conn.verifier, conn.client);

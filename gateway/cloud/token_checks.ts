@@ -13,10 +13,13 @@ import { type CloudClient, CloudHttpError } from "./client.ts";
 import { TokenRejectedError, type TokenVerifier } from "./jwt.ts";
 import type { CloudSettings } from "./settings.ts";
 
-/** The outcome of the local checks: the payload, or every problem (each names its field). */
+/**
+ * The outcome of the local checks: the payload, or every problem (each names its field).
+ * `foreign` marks a well-formed token of another cloud service (its issuer is not `[cloud] url`).
+ */
 export type LocalCheck =
   | { ok: true; payload: MachineTokenPayload }
-  | { ok: false; problems: string[] };
+  | { ok: false; problems: string[]; foreign?: boolean };
 
 /** Shape, expiry, issuer and gateway code, without a network call. */
 export function checkPayloadLocally(
@@ -27,21 +30,27 @@ export function checkPayloadLocally(
   const check = checkMachineTokenPayload(value, now);
   if (!check.ok) return check;
   const p = check.payload;
-  const problems: string[] = [];
+  if (settings.codeConfigured && p.gateway_code !== settings.gatewayCode) {
+    return {
+      ok: false,
+      problems: [
+        `gateway_code: the token is for gateway \`${p.gateway_code}\`, this gateway is ` +
+        `\`${settings.gatewayCode}\` ([cloud] gateway_code)`,
+      ],
+    };
+  }
   const iss = decodeTokenClaims(p.machine_token)?.iss;
   if (settings.url !== null && iss !== settings.url) {
-    problems.push(
-      `machine_token: issued by ${JSON.stringify(iss ?? null)}, not by the configured cloud ` +
+    return {
+      ok: false,
+      foreign: true,
+      problems: [
+        `machine_token: issued by ${JSON.stringify(iss ?? null)}, not by the configured cloud ` +
         `service ${settings.url} ([cloud] url)`,
-    );
+      ],
+    };
   }
-  if (settings.codeConfigured && p.gateway_code !== settings.gatewayCode) {
-    problems.push(
-      `gateway_code: the token is for gateway \`${p.gateway_code}\`, this gateway is ` +
-        `\`${settings.gatewayCode}\` ([cloud] gateway_code)`,
-    );
-  }
-  return problems.length ? { ok: false, problems } : check;
+  return check;
 }
 
 /**
