@@ -103,7 +103,7 @@ level = "debug"
     cloud: {
       env: (name) => env[name],
       clock: cloud.clock,
-      pollWaitSecs: 5,
+      pollWaitSecs: 2,
       renewalCheckMs: 50,
     },
   });
@@ -185,4 +185,85 @@ export async function waitForCloud(
     return ok(last);
   }, { timeoutMs, intervalMs: 50, description: `${what} (last: ${JSON.stringify(last)})` });
   return last;
+}
+
+/** The records of an echo pipeline placed on a gateway in the cloud. */
+export interface CloudPipeline {
+  pipelineId: string;
+  endpointId: string;
+  transformId?: string;
+  middlewareId?: string;
+}
+
+/**
+ * Creates, in the cloud, an echo pipeline `name` under `prefix` on gateway `gatewayId`, with a
+ * transform middleware when `spec` is given.
+ */
+export async function cloudEchoPipeline(
+  cloud: TestCloud,
+  u: TestUser,
+  gatewayId: string,
+  opts: { name: string; prefix: string; spec?: unknown },
+): Promise<CloudPipeline> {
+  const token = u.apiToken;
+  const must = async (path: string, body: unknown) => {
+    const res = await call(cloud, "POST", path, { token, body });
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${res.text}`);
+    return res.json;
+  };
+  const n = opts.name;
+  const service = await must("/api/services", {
+    name: `${n}_svc`,
+    endpoint_types: ["http"],
+    backend_types: ["echo"],
+  });
+  const endpoint = await must("/api/endpoints", {
+    name: `${n}_in`,
+    service_id: service.id,
+    type: "http",
+    options: { path_prefix: opts.prefix },
+  });
+  const backend = await must("/api/backends", {
+    name: `${n}_out`,
+    service_id: service.id,
+    type: "echo",
+  });
+  let transform, middleware;
+  if (opts.spec !== undefined) {
+    transform = await must("/api/transforms", { name: `${n}_spec`, spec: opts.spec });
+    middleware = await must("/api/middleware", {
+      name: `${n}_mw`,
+      type: "transform",
+      transform_id: transform.id,
+      options: { apply: "left", fail_on_error: true },
+    });
+  }
+  const pipeline = await must("/api/pipelines", {
+    name: n,
+    gateway_id: gatewayId,
+    endpoint_ids: [endpoint.id],
+    middleware_ids: middleware ? [middleware.id] : [],
+    backend_ids: [backend.id],
+  });
+  return {
+    pipelineId: pipeline.id,
+    endpointId: endpoint.id,
+    transformId: transform?.id,
+    middlewareId: middleware?.id,
+  };
+}
+
+/** POSTs JSON to the gateway's data plane; answers status and the echoed `data`. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  // deno-lint-ignore no-explicit-any
+): Promise<{ status: number; data: any; pipeline?: string }> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  return { status: res.status, data: json.data, pipeline: json.pipeline };
 }

@@ -1,0 +1,155 @@
+/**
+ * The machine token's life on a running gateway, on the cloud's manual clock: renewal once less
+ * than a third of its life is left (persisted, and the old token ends), and the authorization
+ * error of a revoked or expired token, after which the gateway stops calling the cloud until a
+ * new token arrives.
+ */
+import { generateX25519Identity } from "age-encryption";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { call, makeUser, withCloud } from "./cloud_harness.ts";
+import { machineToken, startCloudGateway, waitForCloud } from "./gateway_cloud_support.ts";
+import { decodeTokenClaims } from "../shared/tokens.ts";
+import { parseExposition, sampleValue } from "../gateway/observability/testing.ts";
+
+const DAY = 86_400_000;
+
+async function counter(mgmt: string, name: string, outcome: string): Promise<number> {
+  const m = parseExposition(await (await fetch(`${mgmt}/metrics`)).text());
+  return sampleValue(m, name, { outcome }) ?? NaN;
+}
+
+/** Calls the gateway made, as counted by its own metrics. */
+async function callsMade(mgmt: string): Promise<number> {
+  let n = 0;
+  for (
+    const [name, outcomes] of [
+      ["gateway_cloud_config_pulls_total", ["applied", "failed", "not_modified", "error"]],
+      ["gateway_cloud_status_reports_total", ["ok", "error"]],
+      ["gateway_cloud_token_renewals_total", ["ok", "error"]],
+    ] as const
+  ) {
+    for (const o of outcomes) n += await counter(mgmt, name, o);
+  }
+  return n;
+}
+
+Deno.test("renewal: with a third of its life left the token is renewed, persisted, and the old one ends", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = await machineToken(cloud, u, "edge-renew");
+    const dir = await Deno.makeTempDir({ prefix: "gw-cloud-renew-" });
+    const key = await generateX25519Identity();
+    const gw = await startCloudGateway(cloud, { dir, env: { GATEWAY_ENCRYPTION_KEY: key } });
+    try {
+      assertEquals((await gw.admin("POST", "/admin/token", { body: payload })).status, 200);
+      await waitForCloud(gw, (c) => c.sync.state === "running", "running");
+      cloud.clock.advance(19 * DAY);
+      await new Promise((r) => setTimeout(r, 300));
+      assertEquals((await gw.info()).cloud.token_source, "management_api", "not due at 19 days");
+
+      cloud.clock.advance(1 * DAY + 60_000);
+      const c = await waitForCloud(gw, (c) => c.token_source === "renewal", "the renewal");
+      assert(Date.parse(c.token_expires_at) > Date.parse(payload.expires_at), "a later expiry");
+      assertEquals([c.persisted, c.verified, c.gateway_id], [true, true, payload.gateway_id]);
+      assert(c.sync.last_renewal_at !== null);
+      assertEquals(await counter(gw.mgmt, "gateway_cloud_token_renewals_total", "ok"), 1);
+      assertEquals(
+        gw.logs.filter((l) => l.includes('"machine token renewed"')).length,
+        1,
+      );
+
+      // The old token ends an hour after the renewal; the gateway goes on with the new one.
+      cloud.clock.advance(2 * 3600_000);
+      const old = await call(cloud, "GET", "/api/gateway/self", { token: payload.machine_token });
+      assertEquals(old.status, 401);
+      const reports = await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok");
+      await new Promise((r) => setTimeout(r, 1500));
+      assert(
+        await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok") > reports,
+        "status reports go on with the renewed token",
+      );
+      assertEquals((await gw.info()).cloud.sync.state, "running");
+    } finally {
+      await gw.stop({ keepDir: true });
+    }
+    // The renewed token is the one in the state file.
+    const again = await startCloudGateway(cloud, {
+      dir,
+      env: { GATEWAY_ENCRYPTION_KEY: key, GATEWAY_MACHINE_TOKEN: JSON.stringify(payload) },
+    });
+    try {
+      const c = await waitForCloud(again, (c) => c.verified, "verified after restart");
+      assertEquals(c.token_source, "state_file", "the renewed token beats the older variable");
+      assert(Date.parse(c.token_expires_at) > Date.parse(payload.expires_at));
+    } finally {
+      await again.stop();
+    }
+  });
+});
+
+Deno.test("a revoked token: authorization error logged, calls stop, a new token resumes the sync", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = await machineToken(cloud, u, "edge-revoked");
+    const gw = await startCloudGateway(cloud);
+    try {
+      assertEquals((await gw.admin("POST", "/admin/token", { body: payload })).status, 200);
+      await waitForCloud(gw, (c) => c.sync.last_status_report_at !== null, "a status report");
+      const jti = decodeTokenClaims(payload.machine_token)!.jti;
+      const revoke = await call(
+        cloud,
+        "DELETE",
+        `/api/gateways/${payload.gateway_id}/tokens/${jti}`,
+        { token: u.apiToken },
+      );
+      assertEquals(revoke.status, 200);
+      const c = await waitForCloud(gw, (c) => c.sync.state === "unauthorized", "unauthorized");
+      assertEquals([c.authorized, c.gateway_id, c.token_expires_at], [false, null, null]);
+      assertMatch(c.sync.last_error.message, /machine token revoked/);
+      const logged = gw.logs.map((l) => JSON.parse(l)).filter((l) =>
+        String(l.msg).startsWith("authorization error")
+      );
+      assertEquals(logged.length, 1);
+      assertEquals(logged[0].level, "error");
+      assertMatch(logged[0].msg, /gwcli gateway:authorize/);
+
+      const before = await callsMade(gw.mgmt);
+      await new Promise((r) => setTimeout(r, 2500));
+      assertEquals(await callsMade(gw.mgmt), before, "no calls while unauthorized");
+      const m = parseExposition(await (await fetch(`${gw.mgmt}/metrics`)).text());
+      assertEquals(sampleValue(m, "gateway_cloud_authorized"), 0);
+      const update = await gw.admin("POST", "/admin/update");
+      assertEquals([update.status, update.json.error.code], [409, "not_authorized"]);
+
+      const fresh = await machineToken(cloud, u, "edge-revoked");
+      assertEquals((await gw.admin("POST", "/admin/token", { body: fresh })).status, 200);
+      const resumed = await waitForCloud(gw, (c) => c.sync.state === "running", "resumed");
+      assertEquals(resumed.sync.last_error, null);
+      const after = await callsMade(gw.mgmt);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert(await callsMade(gw.mgmt) > after, "calls resume with the new token");
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+Deno.test("an expired token (never renewed): authorization error, no calls", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = await machineToken(cloud, u, "edge-expired");
+    const gw = await startCloudGateway(cloud, {
+      env: { GATEWAY_MACHINE_TOKEN: JSON.stringify(payload) },
+    });
+    try {
+      await waitForCloud(gw, (c) => c.sync.state === "running", "running");
+      cloud.clock.advance(31 * DAY);
+      const c = await waitForCloud(gw, (c) => c.sync.state === "unauthorized", "unauthorized");
+      assertMatch(c.sync.last_error.message, /expired/);
+      assertEquals(c.authorized, false);
+      assert(gw.logs.some((l) => l.includes("authorization error")));
+    } finally {
+      await gw.stop();
+    }
+  });
+});
