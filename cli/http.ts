@@ -74,6 +74,13 @@ export function networkReason(err: unknown): string {
   return e?.message ?? String(err);
 }
 
+/** `200 OK` (or only `200` when the answer has no reason phrase). */
+export function statusLine(response: Response): string {
+  return response.statusText
+    ? `${response.status} ${response.statusText}`
+    : String(response.status);
+}
+
 /** Makes requests and logs them on the output's diagnostic levels. */
 export class HttpClient {
   #out: Output;
@@ -115,7 +122,7 @@ export class HttpClient {
       throw new CliError(`cannot reach ${req.peer} at ${req.url}: ${networkReason(err)}`);
     }
     const ms = (performance.now() - started).toFixed(0);
-    out.debug(1, `${response.status} ${response.statusText} in ${ms} ms`);
+    out.debug(1, `${statusLine(response)} in ${ms} ms`);
     out.debug(2, `response headers: ${describeHeaders(response.headers)}`);
     if (text) out.debug(3, `response body: ${describeBody(text)}`);
     let parsed: unknown = undefined;

@@ -48,12 +48,3 @@ export function resolvePaths(env: Env): GwcliPaths {
     legacyAuth: joinPath(dir, "auth.json"),
   };
 }
-
-/** `path` with the home directory shown as `~` (for messages). */
-export function displayPath(path: string, env: Env): string {
-  const home = env("HOME") || env("USERPROFILE");
-  if (home && (path === home || path.startsWith(home + "/") || path.startsWith(home + "\\"))) {
-    return "~" + path.slice(home.length);
-  }
-  return path;
-}

@@ -1,7 +1,7 @@
 /** Downloading a release archive to a file while computing its SHA-256. */
 import { createHash } from "node:crypto";
 import { CliError } from "../errors.ts";
-import { type FetchFn, networkReason } from "../http.ts";
+import { type FetchFn, networkReason, statusLine } from "../http.ts";
 import type { Output } from "../output.ts";
 
 /** What was downloaded. */
@@ -27,7 +27,7 @@ export async function downloadToFile(
   } catch (err) {
     throw new CliError(`cannot reach the release server at ${url}: ${networkReason(err)}`);
   }
-  out.debug(1, `${response.status} ${response.statusText}`);
+  out.debug(1, statusLine(response));
   if (response.status !== 200 || !response.body) {
     await response.body?.cancel();
     throw new CliError(`cannot download ${url}: the server answered ${response.status}`, {
