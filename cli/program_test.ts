@@ -64,7 +64,12 @@ async function fixture(routes: Record<string, Handler> = {}) {
     [`GET ${MGMT}/info`]: () =>
       Response.json({ cloud: { enabled: true, url: CLOUD, gateway_code: "edge-1" } }),
     [`POST ${MGMT}/token`]: () => Response.json({ stored: true, persisted: true }),
-    [`POST ${MGMT}/update`]: () => Response.json({ uploaded_bytes: 2048 }),
+    [`POST ${MGMT}/update`]: () =>
+      Response.json({
+        uploaded_bytes: 2048,
+        files: ["/etc/gateway/gateway.toml"],
+        problems: [{ path: "pipelines.x", line: 3, message: "unknown backend" }],
+      }),
   };
   const table = { ...defaults, ...routes };
   const fetchFn = async (input: string | URL | Request, init?: RequestInit) => {
@@ -157,11 +162,16 @@ Deno.test("authorize: the gateway's code, the cloud, the registry, the token; up
       /^Created gateway 'edge-1' \(0190f5e1-.*\) in the cloud \(team Radiology\)\.\n/,
     );
     assert.match(r.stdout, /Uploaded 2\.0 KiB \(2048 bytes\) of 'edge' \(abc123\)'s configuration/);
+    assert.match(r.stdout, /\nFiles: \/etc\/gateway\/gateway\.toml\n/);
+    assert.match(
+      r.stderr,
+      /^warning: the cloud's validator found 1 problem\(s\) in the upload \(stored anyway\):\n  pipelines\.x \(line 3\): unknown backend\n$/,
+    );
     assert.deepEqual(prompter.questions, [
       "Upload the instance's local configuration to the cloud service now? [y/N] ",
     ]);
     assert.equal((await f.registry()).gateway_id, GATEWAY_ID);
-    assert.equal(r.stderr, "", "persisted: no warning");
+    assert(!r.stderr.includes("memory only"), "persisted: no warning");
 
     f.calls.length = 0;
     const skipped = await f.run(["gateway:authorize", "-y"], answering("y"));

@@ -89,7 +89,7 @@ Deno.test("gwcli gateway:authorize and gateway:update: cloud + gateway end to en
 
       const update = await run(home, ["gateway:update", "-l", "edge"]);
       const [, bytes] = update.stdout.match(
-        /^Uploaded .* \((\d+) bytes\) of 'edge' \([0-9a-f]{6}\)'s configuration to the cloud service\.\n$/,
+        /^Uploaded .* \((\d+) bytes\) of 'edge' \([0-9a-f]{6}\)'s configuration to the cloud service\.\nFiles: .*\/gateway\.toml\n$/,
       )!;
       const view = await call(cloud, "GET", `/api/gateways/${gw.id}`, { token: ada.apiToken });
       assertEquals(view.status, 200);

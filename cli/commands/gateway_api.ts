@@ -23,6 +23,18 @@ export function cloudDisabledHint(instance: Instance): string {
     `\`gwcli gateway:reload --id ${instance.id}\`, then \`gwcli gateway:authorize --id ${instance.id}\` again.`;
 }
 
+/** The hint for a gateway that cannot reach its cloud service. */
+export const CLOUD_UNREACHABLE_HINT =
+  "The gateway cannot reach the cloud service at its [cloud] url: check that address and the " +
+  "gateway's network.";
+
+/** One problem the cloud's validator found in an uploaded configuration. */
+interface UploadProblem {
+  path?: string;
+  line?: number;
+  message?: string;
+}
+
 /** `POST /{prefix}/update` and its report; shared with `gateway:authorize --update`. */
 export async function uploadConfiguration(
   ctx: CliContext,
@@ -39,19 +51,39 @@ export async function uploadConfiguration(
     ctx.out.print(
       `Uploaded ${size} of ${describeInstance(instance)}'s configuration to the cloud service.`,
     );
+    const files = Array.isArray(body.files) ? body.files.map(String) : [];
+    if (files.length) ctx.out.info(`Files: ${files.join(", ")}`);
+    const problems = Array.isArray(body.problems) ? body.problems as UploadProblem[] : [];
+    if (problems.length) {
+      ctx.out.warn(
+        `the cloud's validator found ${problems.length} problem(s) in the upload (stored anyway):\n` +
+          problems.map((p) =>
+            `  ${p.path ?? ""}${p.line ? ` (line ${p.line})` : ""}: ${p.message ?? ""}`
+          ).join("\n"),
+      );
+    }
     return;
   }
+  const what = `POST /${instance.prefix}/update`;
   switch (errorCode(res)) {
     case "not_authorized":
       throw client.failure(
-        `POST /${instance.prefix}/update`,
+        what,
         res,
         `Authorize it first: gwcli gateway:authorize --id ${instance.id}`,
       );
     case "cloud_disabled":
-      throw client.failure(`POST /${instance.prefix}/update`, res, cloudDisabledHint(instance));
+      throw client.failure(what, res, cloudDisabledHint(instance));
+    case "no_config_file":
+      throw client.failure(
+        what,
+        res,
+        "The gateway runs its embedded default configuration: start it with --config FILE.",
+      );
+    case "cloud_unreachable":
+      throw client.failure(what, res, CLOUD_UNREACHABLE_HINT);
     default:
-      throw client.failure(`POST /${instance.prefix}/update`, res);
+      throw client.failure(what, res);
   }
 }
 

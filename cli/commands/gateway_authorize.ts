@@ -28,7 +28,7 @@ import {
   onAction,
   selectInstance,
 } from "./common.ts";
-import { cloudDisabledHint, uploadConfiguration } from "./gateway_api.ts";
+import { CLOUD_UNREACHABLE_HINT, cloudDisabledHint, uploadConfiguration } from "./gateway_api.ts";
 import { cloudOf } from "./gateway_views.ts";
 
 /** Options of `gateway:authorize`. */
@@ -87,6 +87,8 @@ async function sendToken(
         res,
         `The gateway checks tokens with the cloud in its [cloud] url: it must be ${apiUrl}.`,
       );
+    case "cloud_unreachable":
+      throw client.failure(what, res, CLOUD_UNREACHABLE_HINT);
     case "not_implemented":
       throw client.failure(
         what,
