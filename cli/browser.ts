@@ -48,7 +48,7 @@ export function browserCommand(
 export function systemBrowser(env: Env, waitMs = 5_000): BrowserOpener {
   return async (url) => {
     const line = browserCommand(url, env);
-    if (!line) return { opened: false, reason: `turned off (${NO_BROWSER_ENV} or BROWSER=none)` };
+    if (!line) return { opened: false, reason: `turned off by ${NO_BROWSER_ENV} or BROWSER=none` };
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(line.command, {

@@ -7,6 +7,9 @@ export interface TableOptions {
   color?: boolean;
 }
 
+/** Border characters without lines between rows (name/value tables). */
+const NO_ROW_LINES = { "mid": "", "left-mid": "", "mid-mid": "", "right-mid": "" };
+
 function style(color: boolean | undefined) {
   return color ? { head: ["bold"], border: ["grey"] } : { head: [], border: [] };
 }
@@ -27,7 +30,7 @@ export function renderKeyValues(
   pairs: [string, string | number][],
   options: TableOptions = {},
 ): string {
-  const table = new Table({ style: style(options.color) });
+  const table = new Table({ style: style(options.color), chars: NO_ROW_LINES });
   for (const [key, value] of pairs) table.push({ [key]: String(value) });
   return table.toString();
 }

@@ -14,7 +14,7 @@ export function formatDuration(ms: number): string {
   if (d) parts.push(`${d}d`);
   if (h) parts.push(`${h}h`);
   if (m && !d) parts.push(`${m}m`);
-  if (!d && !h) parts.push(`${s}s`);
+  if (!d && !h && (s || !m)) parts.push(`${s}s`);
   return parts.join(" ");
 }
 

@@ -85,7 +85,10 @@ Deno.test("gwcli gateway:authorize and gateway:update: cloud + gateway end to en
       assertEquals(registry.instances[0].gateway_id, gw.id, "the gateway id is stored locally");
       assertMatch((await run(home, ["gateway:list"])).stdout, new RegExp(`│ ${gw.id} +│ edge +│`));
       const info = (await run(home, ["gateway:info", "-l", "edge"])).stdout;
-      assertMatch(info, /│ Cloud +│ enabled, url .*, code edge-e2e, gateway id .*, authorized/);
+      assertMatch(info, new RegExp(`│ Cloud +│ enabled, ${cloud.url} +│`));
+      assertMatch(info, /│ Gateway code +│ edge-e2e +│/);
+      assertMatch(info, new RegExp(`│ Gateway id +│ ${gw.id} +│`));
+      assertMatch(info, /│ Machine token +│ held, expires \d{4}-.*, in memory only/);
 
       const update = await run(home, ["gateway:update", "-l", "edge"]);
       const [, bytes] = update.stdout.match(

@@ -16,21 +16,36 @@ export function cloudOf(info: Json): Json & { enabled: boolean } {
   return { ...cloud, enabled };
 }
 
-function describeCloud(info: Json): string {
+/** The cloud rows of `gateway:info`: one when disabled, the token and sync state when enabled. */
+function cloudRows(info: Json): [string, string][] {
   const c = cloudOf(info);
-  if (!c.enabled) return "disabled";
-  const parts = ["enabled"];
-  if (c.url) parts.push(`url ${c.url}`);
-  if (c.gateway_code) parts.push(`code ${c.gateway_code}`);
-  if (c.gateway_id) parts.push(`gateway id ${c.gateway_id}`);
+  if (!c.enabled) return [["Cloud", "disabled"]];
+  const rows: [string, string][] = [["Cloud", `enabled${c.url ? `, ${c.url}` : ""}`]];
+  if (c.gateway_code) rows.push(["Gateway code", str(c.gateway_code)]);
+  if (c.gateway_id) rows.push(["Gateway id", str(c.gateway_id)]);
   if (typeof c.authorized === "boolean") {
-    parts.push(c.authorized ? "authorized" : "not authorized");
+    const token = c.authorized
+      ? [
+        c.verified === false ? "held, not verified yet" : "held",
+        c.token_expires_at ? `expires ${c.token_expires_at}` : "",
+        c.persisted === true ? "persisted (encrypted)" : "in memory only",
+        c.token_source ? `from ${c.token_source}` : "",
+      ].filter((p) => p !== "").join(", ")
+      : "none (run gwcli gateway:authorize)";
+    rows.push(["Machine token", token]);
   }
-  if (c.token_expires_at) parts.push(`token expires ${c.token_expires_at}`);
-  if (typeof c.persisted === "boolean") {
-    parts.push(c.persisted ? "token persisted" : "token in memory only");
+  const sync = obj(c.sync);
+  if (typeof sync.state === "string") {
+    const parts = [sync.state as string];
+    if (sync.config_version !== null && sync.config_version !== undefined) {
+      parts.push(`config version ${sync.config_version}`);
+    }
+    if (sync.last_pull_at) parts.push(`last pull ${sync.last_pull_at}`);
+    rows.push(["Sync", parts.join(", ")]);
+    const error = obj(sync.last_error);
+    if (error.message) rows.push(["Last cloud error", `${str(error.at)}: ${str(error.message)}`]);
   }
-  return parts.join(", ");
+  return rows;
 }
 
 function describeListener(l: Json): string {
@@ -55,7 +70,7 @@ export function infoRows(info: Json, where: string): [string, string][] {
     ["Started", `${str(info.started_at)}${uptime}`],
     ["Config file", str(info.config_file, "(embedded default)")],
     ["Config generation", str(info.config_generation)],
-    ["Cloud", describeCloud(info)],
+    ...cloudRows(info),
   ];
   const listeners = list(info.listeners).map((l) => describeListener(obj(l)));
   rows.push(["Listeners", listeners.length ? listeners.join("\n") : "-"]);

@@ -42,14 +42,35 @@ Deno.test("views: info rows, with the older cloud_enabled flag and with the clou
     gateway_code: "edge-1",
     gateway_id: "g-1",
     authorized: true,
+    verified: true,
+    token_source: "management_api",
     token_expires_at: "2026-12-22T00:00:00.000Z",
     persisted: false,
+    sync: {
+      state: "running",
+      config_version: 4,
+      last_pull_at: "2026-11-22T00:00:00.000Z",
+      last_error: { at: "2026-11-22T00:01:00.000Z", message: "cloud unreachable" },
+    },
   };
-  assert.equal(
-    Object.fromEntries(infoRows({ ...INFO, cloud }, "x")).Cloud,
-    "enabled, url https://c.example, code edge-1, gateway id g-1, authorized, " +
-      "token expires 2026-12-22T00:00:00.000Z, token in memory only",
+  const withCloud = infoRows({ ...INFO, cloud }, "x");
+  assert.deepEqual(withCloud.slice(withCloud.findIndex(([k]) => k === "Cloud"), -2), [
+    ["Cloud", "enabled, https://c.example"],
+    ["Gateway code", "edge-1"],
+    ["Gateway id", "g-1"],
+    [
+      "Machine token",
+      "held, expires 2026-12-22T00:00:00.000Z, in memory only, from management_api",
+    ],
+    ["Sync", "running, config version 4, last pull 2026-11-22T00:00:00.000Z"],
+    ["Last cloud error", "2026-11-22T00:01:00.000Z: cloud unreachable"],
+  ]);
+  const unauthorized = Object.fromEntries(
+    infoRows({ cloud: { enabled: true, url: null, authorized: false } }, "x"),
   );
+  assert.equal(unauthorized.Cloud, "enabled");
+  assert.equal(unauthorized["Machine token"], "none (run gwcli gateway:authorize)");
+  assert.equal(Object.fromEntries(infoRows({ cloud_enabled: true }, "x")).Cloud, "enabled");
   assert.equal(cloudOf({ cloud_enabled: true }).enabled, true);
   assert.equal(
     cloudOf({ cloud_enabled: true, cloud: { enabled: false } }).enabled,

@@ -78,7 +78,7 @@ export function registerLogin(program: Command, ctx: CliContext): void {
       const url = auth.verification_uri_complete ?? auth.verification_uri;
       ctx.out.print(
         `To log in, open this page in a browser and check that it shows the code ${auth.user_code}:\n\n` +
-          `  ${url}\n`,
+          `  ${url}\n\n`,
       );
       const browser = await ctx.openBrowser(url);
       if (browser.opened) ctx.out.info(`Opened the page in your browser (${browser.command}).`);
