@@ -165,7 +165,7 @@ Deno.test("authorize: the gateway's code, the cloud, the registry, the token; up
     assert.match(r.stdout, /\nFiles: \/etc\/gateway\/gateway\.toml\n/);
     assert.match(
       r.stderr,
-      /^warning: the cloud's validator found 1 problem\(s\) in the upload \(stored anyway\):\n  pipelines\.x \(line 3\): unknown backend\n$/,
+      /^warning: the cloud's validator found 1 problem\(s\) in the upload \(stored anyway\):\n {2}pipelines\.x \(line 3\): unknown backend\n$/,
     );
     assert.deepEqual(prompter.questions, [
       "Upload the instance's local configuration to the cloud service now? [y/N] ",
