@@ -256,3 +256,36 @@ Deno.test("cloud operations are 403 cloud_disabled on a real gateway with [cloud
     }
   });
 });
+
+Deno.test("GATEWAY_MACHINE_TOKEN while the cloud is down: kept, retried with backoff, verified once the cloud is back", async () => {
+  const first = await startTestCloud();
+  const u = await makeUser(first, "ada@example.com");
+  const payload = await machineToken(first, u, "edge-later");
+  const port = first.server.port;
+  await first.server.stop(); // keep the data directory (keys, token records)
+  let second: Awaited<ReturnType<typeof startTestCloud>> | undefined;
+  const gw = await startCloudGateway(first, {
+    env: { GATEWAY_MACHINE_TOKEN: JSON.stringify(payload) },
+  });
+  try {
+    const waiting = await waitForCloud(
+      gw,
+      (c) => c.sync.last_error !== null,
+      "a failed verification",
+    );
+    assertEquals([waiting.authorized, waiting.verified, waiting.sync.state], [
+      true,
+      false,
+      "verifying",
+    ]);
+    assertMatch(waiting.sync.last_error.message, /token verification: .*cannot be reached/);
+    assertEquals((await fetch(`${gw.url}/local/x`)).status, 200, "the data plane runs");
+    second = await startTestCloud({ port, dataDir: first.dir });
+    const c = await waitForCloud(gw, (c) => c.verified, "verified after the cloud is back", 15_000);
+    assertEquals([c.sync.state, c.token_source], ["running", "environment"]);
+  } finally {
+    await gw.stop();
+    await second?.stop(); // its own (unused) temp dir
+    await Deno.remove(first.dir, { recursive: true }).catch(() => {});
+  }
+});

@@ -255,3 +255,36 @@ Deno.test("loadConfigFile: a pipelines_path holding the main file does not merge
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("loadConfigFile: managed files merge like pipeline files plus networks; a missing one is skipped", async () => {
+  const dir = await tempTree({
+    "gateway.toml": '[cloud]\nstate_dir = "st"\n\n[network.main]\nport = 8081\n',
+    "managed.toml": '[network.extra]\nport = 8082\n\n[logging]\nlevel = "debug"\n',
+  });
+  try {
+    const main = join(dir, "gateway.toml");
+    const missing = await loadConfigFile(main, {
+      env: noEnv,
+      managedFiles: [join(dir, "no.toml")],
+    });
+    assert.deepEqual(missing.problems, []);
+    assert.equal(missing.config!.cloud.state_dir, join(dir, "st"), "resolved like transforms_path");
+    const loaded = await loadConfigFile(main, {
+      env: noEnv,
+      managedFiles: [join(dir, "managed.toml")],
+    });
+    assert.deepEqual(loaded.problems.map((p) => [p.path, p.message]), [[
+      "logging",
+      "unknown key `logging`; a managed file holds only endpoints, backends, targets, middleware, pipelines, network",
+    ]]);
+    await Deno.writeTextFile(join(dir, "managed.toml"), "[network.extra]\nport = 8082\n");
+    const ok = await loadConfigFile(main, {
+      env: noEnv,
+      managedFiles: [join(dir, "managed.toml")],
+    });
+    assert.deepEqual(Object.keys(ok.config!.network), ["main", "extra"]);
+    assert.deepEqual(ok.files, [main], "managed files are not listed for watching");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -709,3 +709,34 @@ Deno.test("validateConfig: without positions, problems still name the file and p
     { file: "<config>", path: "", message: 'expected table, found string "nope"' },
   ]);
 });
+
+Deno.test("validateConfig: [cloud] needs url when enabled; gateway_code and status_interval_secs are checked", () => {
+  assert.deepEqual(problems("[cloud]\nenabled = true\n"), [
+    p(
+      1,
+      "cloud.url",
+      "missing `url`: with `enabled = true` the cloud service's base URL is required " +
+        '(e.g. url = "https://cloud.example.com")',
+    ),
+  ]);
+  assert.deepEqual(problems('[cloud]\nenabled = true\nurl = "ftp://x"\n'), [
+    p(3, "cloud.url", "must be an http:// or https:// URL"),
+  ]);
+  assert.deepEqual(
+    problems('[cloud]\ngateway_code = "../x"\nstatus_interval_secs = 0\nstate_dir = ""\n'),
+    [
+      p(
+        2,
+        "cloud.gateway_code",
+        "must be 1-64 letters, digits, `.`, `_` or `-`, starting with a letter or digit",
+      ),
+      p(3, "cloud.status_interval_secs", "must be at least 1, found 0"),
+      p(4, "cloud.state_dir", "must not be empty"),
+    ],
+  );
+  assert.deepEqual(valid("[cloud]\nenabled = false\n").cloud, {
+    enabled: false,
+    state_dir: "state",
+    status_interval_secs: 60,
+  });
+});

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { createMetrics } from "../observability/mod.ts";
+import { statusReport, type StatusSource } from "./status_report.ts";
+
+function source(ready: boolean, healthy: boolean[]): StatusSource {
+  const metrics = createMetrics();
+  metrics.requestStarted("fhir");
+  metrics.requestFinished("fhir", 200, 0.01);
+  metrics.requestStarted("fhir");
+  metrics.requestFinished("fhir", 502, 0.01);
+  metrics.requestStarted("fhir");
+  metrics.errorCode("no_route");
+  return {
+    version: "1.2.3",
+    startedAt: new Date(Date.UTC(2030, 0, 1)),
+    ready: () => ready,
+    metrics,
+    pipelines: () => [
+      {
+        name: "fhir",
+        backends: [{
+          name: "hapi",
+          targets: healthy.map((h, i) => ({ name: `t${i}`, healthy: h })),
+        }],
+      },
+      { name: "idle", backends: [{ name: "echo", targets: [] }] },
+    ],
+  };
+}
+
+Deno.test("statusReport: counts from the metrics, one check per target, uptime", () => {
+  const body = statusReport(source(true, [true, true]), 4, false, Date.UTC(2030, 0, 1, 1));
+  assert.deepEqual(body, {
+    health: "healthy",
+    software_version: "1.2.3",
+    uptime_secs: 3600,
+    config_version: 4,
+    pipelines: [{ name: "fhir", requests: 2, errors: 1 }, { name: "idle", requests: 0, errors: 0 }],
+    error_counts: { no_route: 1 },
+    checks: [
+      { name: "fhir/hapi/t0", status: "pass" },
+      { name: "fhir/hapi/t1", status: "pass" },
+    ],
+  });
+});
+
+Deno.test("statusReport: degraded with a target down or a failed apply; unhealthy when not ready or the primary is down", () => {
+  const now = Date.UTC(2030, 0, 2);
+  assert.equal(statusReport(source(true, [true, false]), null, false, now).health, "degraded");
+  assert.equal(statusReport(source(true, [true]), null, true, now).health, "degraded");
+  assert.equal(statusReport(source(false, [true]), null, false, now).health, "unhealthy");
+  const down = statusReport(source(true, [false, false]), null, false, now);
+  assert.equal(down.health, "unhealthy");
+  assert.deepEqual(down.checks.map((c) => c.status), ["fail", "fail"]);
+});
