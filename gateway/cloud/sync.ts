@@ -235,9 +235,19 @@ export class CloudSync {
         this.#signal,
       );
     }
+    let previous: string | undefined;
     if (text !== undefined && errors.length === 0) {
-      const previous = await d.files.read();
-      await d.files.write(text);
+      try {
+        previous = await d.files.read();
+        await d.files.write(text);
+      } catch (err) {
+        errors.push({
+          message: `cannot write ${d.files.configPath}: ${(err as Error).message} ` +
+            "(set [cloud] state_dir to a writable directory)",
+        });
+      }
+    }
+    if (text !== undefined && errors.length === 0) {
       const outcome = await d.host.reloadNow();
       if (outcome.ok) {
         await d.files.writeState({
@@ -251,7 +261,12 @@ export class CloudSync {
         d.metrics.configVersion(pulled.version);
       } else {
         // Put the file of the running configuration back, so a restart runs the same thing.
-        await d.files.write(previous);
+        await d.files.write(previous).catch((err) =>
+          d.logger.error("cannot restore the previous cloud configuration file", {
+            file: d.files.configPath,
+            error: (err as Error).message,
+          })
+        );
         errors = (outcome.errors ?? []).map((p) => ({
           path: p.path,
           message: `${p.file}${p.line ? `:${p.line}` : ""}: ${p.message}`,
