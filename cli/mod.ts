@@ -1,5 +1,6 @@
 /** gwcli, the command-line client: its public entry for tests and other programs. */
 export { buildProgram, runCli } from "./program.ts";
+export { commandList } from "./commands/mod.ts";
 export { CliContext, type CliDeps } from "./context.ts";
 export { CliError, EXIT } from "./errors.ts";
 export { type Env, envOf, processEnv } from "./env.ts";
