@@ -35,7 +35,12 @@ Deno.test("cloud TOML: the documented example set loads in the gateway's config 
       const loaded = await loadConfigFile(`${dir}/gateway.toml`);
       assertEquals(loaded.problems, []);
       const config = loaded.config!;
-      assertEquals(config.cloud, { enabled: true, url: cloud.url });
+      assertEquals(config.cloud, {
+        enabled: true,
+        url: cloud.url,
+        state_dir: `${dir}/state`,
+        status_interval_secs: 60,
+      });
       assertEquals(config.pipelines.fhir_ingest.endpoints, ["fhir_in"]);
       assertEquals(config.pipelines.fhir_ingest.middleware, ["to_fhir"]);
       assertEquals(config.pipelines.fhir_ingest.backends, ["fhir_server"]);

@@ -197,6 +197,17 @@ Deno.test("sync: disabling the cloud by reload stops the sync and drops the pull
         outcome: "ok",
       });
       assertEquals(after, before, "no more status reports");
+
+      // Enabled again: the token held in memory is kept and the sync resumes.
+      await Deno.writeTextFile(gw.configFile, text);
+      assertEquals((await gw.admin("POST", "/api/reload")).status, 200);
+      const resumed = await waitForCloud(
+        gw,
+        (c) => c.sync.state === "running" && c.verified,
+        "resumed",
+      );
+      assertEquals([resumed.authorized, resumed.gateway_id], [true, payload.gateway_id]);
+      assertEquals((await postJson(`${gw.url}/cloud/x`, {})).status, 200);
     } finally {
       await gw.stop();
     }

@@ -17,7 +17,12 @@ import { type Clock, systemClock } from "./clock.ts";
 import { ENCRYPTION_KEY_ENV, type EncryptionKey, parseEncryptionKey } from "./encryption_key.ts";
 import { JWT_SECRET_ENV, TokenRejectedError, TokenVerifier } from "./jwt.ts";
 import { ManagedConfigFiles } from "./managed_config.ts";
-import { type CloudSettings, cloudSettings, identityChanged } from "./settings.ts";
+import {
+  type CloudSettings,
+  cloudSettings,
+  identityChanged,
+  normalizeCloudUrl,
+} from "./settings.ts";
 import { CloudSync, type SyncHost } from "./sync.ts";
 import { initialSyncStatus, type SyncStatus } from "./sync_status.ts";
 import { checkPayloadLocally, verifyWithCloud } from "./token_checks.ts";
@@ -128,10 +133,7 @@ export class CloudIntegration implements CloudControl {
   transformSource(config: GatewayConfig): TransformSource | undefined {
     const conn = this.#conn;
     if (!config.cloud.enabled || !conn || !this.#settings?.enabled) return undefined;
-    if (
-      !config.cloud.url ||
-      new URL(config.cloud.url).href.replace(/\/+$/, "") !== conn.client.baseUrl
-    ) {
+    if (!config.cloud.url || normalizeCloudUrl(config.cloud.url) !== conn.client.baseUrl) {
       return undefined;
     }
     return new CloudTransformSource(config.transforms_path, conn.fetcher);
@@ -326,7 +328,6 @@ export class CloudIntegration implements CloudControl {
             "it is used once the cloud is enabled",
         );
       }
-      this.#metrics.token(null);
       return;
     }
     const client = new CloudClient(next.url, this.#fetch);
@@ -346,11 +347,15 @@ export class CloudIntegration implements CloudControl {
           "and is lost on restart",
       );
     }
+    // A token held in memory (no key) survives a reconfiguration it is still valid for.
+    const kept = this.#store.current;
     const fromFile = await this.#store.open(next.stateDir);
-    const chosen = this.#startupToken(next, fromFile);
+    const chosen = this.#startupToken(next, fromFile) ??
+      (kept && checkPayloadLocally(kept.payload, next, this.#clock.now()).ok
+        ? { payload: kept.payload, source: kept.source }
+        : undefined);
     if (chosen) {
       const held = await this.#store.set(chosen.payload, chosen.source, false);
-      if (chosen.source === "state_file") held.persisted = true;
       this.#logger.info(
         "machine token loaded; it is verified with the cloud service on first contact",
         {
