@@ -116,7 +116,7 @@ export function openAgeFile(options: AgeFileOptions): SecretBackend {
     const fromEnv = identityFromEnv(env);
     if (fromEnv) return fromEnv;
     const text = await readTextIfExists(identityFile);
-    if (text !== null) {
+    if (text !== undefined) {
       const identity = findSecretKey(text);
       if (!identity) throw new CliError(`${identityFile} holds no AGE-SECRET-KEY-1 line`);
       if (await isGroupOrWorldAccessible(identityFile)) {

@@ -76,7 +76,7 @@ export function validateConfigValue(key: ConfigKey, value: string, what: string 
 /** Reads `config.json`; missing means empty. Unknown keys are dropped. */
 export async function readConfigFile(path: string): Promise<ConfigFile> {
   const text = await readTextIfExists(path);
-  if (text === null || text.trim() === "") return {};
+  if (text === undefined || text.trim() === "") return {};
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -1,7 +1,8 @@
 /**
- * Local files of gwcli: atomic writes (a temporary file in the same directory, then a rename, so a
- * reader never sees half a file), owner-only modes (0600 files, 0700 directory).
+ * Local files of gwcli: atomic writes (shared/files.ts), owner-only modes (0600 files, 0700
+ * directory).
  */
+import { writeFileAtomic as writeShared } from "../shared/files.ts";
 
 /** Mode of every file gwcli writes. */
 export const FILE_MODE = 0o600;
@@ -21,68 +22,15 @@ export function parentOf(path: string): string {
   return i <= 0 ? (i === 0 ? path.slice(0, 1) : ".") : path.slice(0, i);
 }
 
-/**
- * Writes `data` to `path` atomically with `mode`: creates the directory (0700), writes a
- * temporary sibling created with `mode` (never readable by others, even briefly), syncs it, and
- * renames it over `path`.
- */
-export async function writeFileAtomic(
+export { exists, readTextIfExists, removeIfExists } from "../shared/files.ts";
+
+/** Writes `data` to `path` atomically with `mode`, its directory created 0700 when missing. */
+export function writeFileAtomic(
   path: string,
   data: Uint8Array | string,
   mode = FILE_MODE,
 ): Promise<void> {
-  const dir = parentOf(path);
-  await ensureDir(dir);
-  const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  try {
-    const file = await Deno.open(tmp, { write: true, createNew: true, mode });
-    try {
-      let written = 0;
-      while (written < bytes.byteLength) written += await file.write(bytes.subarray(written));
-      await file.sync();
-    } finally {
-      file.close();
-    }
-    // The umask may have cleared bits of `mode` at creation; set it exactly.
-    if (!isWindows) await Deno.chmod(tmp, mode);
-    await Deno.rename(tmp, path);
-  } catch (err) {
-    await Deno.remove(tmp).catch(() => {});
-    throw err;
-  }
-}
-
-/** The text of `path`, or null when it does not exist. */
-export async function readTextIfExists(path: string): Promise<string | null> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
-}
-
-/** Removes `path`; true when it existed. */
-export async function removeIfExists(path: string): Promise<boolean> {
-  try {
-    await Deno.remove(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-}
-
-/** True when `path` exists. */
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
+  return writeShared(path, data, { mode, dirMode: DIR_MODE });
 }
 
 /** True when the file at `path` is readable or writable by group or others (Unix). */

@@ -55,7 +55,7 @@ Deno.test("files: a failed write leaves no temporary file and the old content", 
 Deno.test("files: readTextIfExists, removeIfExists, parentOf", async () => {
   const root = await Deno.makeTempDir();
   try {
-    assert.equal(await readTextIfExists(`${root}/missing`), null);
+    assert.equal(await readTextIfExists(`${root}/missing`), undefined);
     await Deno.writeTextFile(`${root}/x`, "hi");
     assert.equal(await readTextIfExists(`${root}/x`), "hi");
     assert.equal(await removeIfExists(`${root}/x`), true);

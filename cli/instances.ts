@@ -152,7 +152,7 @@ function checkInstance(value: unknown, path: string): Instance {
 /** Reads the registry; missing means empty. */
 export async function loadInstances(path: string): Promise<Instance[]> {
   const text = await readTextIfExists(path);
-  if (text === null || text.trim() === "") return [];
+  if (text === undefined || text.trim() === "") return [];
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -43,7 +43,7 @@ export async function readLegacyAuth(
   path: string,
 ): Promise<{ found: false } | { found: true; token?: LegacyToken; modified: Date | null }> {
   const text = await readTextIfExists(path);
-  if (text === null) return { found: false };
+  if (text === undefined) return { found: false };
   const modified = (await Deno.stat(path)).mtime;
   return { found: true, token: parseLegacyAuth(text), modified };
 }

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { parse, stringify } from "smol-toml";
 import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
 import { loadConfigFile, type LoadResult, MANAGED_FILE_SECTIONS } from "../config/mod.ts";
-import { readTextIfExists, removeIfExists, writeFileAtomic } from "./atomic_file.ts";
+import { readTextIfExists, removeIfExists, writeFileAtomic } from "../../shared/files.ts";
 
 /** File name of the pulled configuration in the state directory. */
 export const MANAGED_CONFIG_NAME = "cloud.toml";

@@ -1,7 +1,8 @@
 /**
- * Files written whole or not at all: the data goes to a temporary file in the same directory,
- * is flushed, and is renamed over the target (rename is atomic within a file system), so a crash
- * or a concurrent reader never sees half a file.
+ * Files written whole or not at all, for the gateway's state and gwcli's local data: the data goes
+ * to a temporary sibling created with the final mode (never readable by others, even briefly), is
+ * synced, and is renamed over the target (atomic within a file system), so a crash or a concurrent
+ * reader never sees half a file.
  */
 import { dirname } from "node:path";
 
@@ -27,7 +28,7 @@ export async function writeFileAtomic(
     const file = await Deno.open(tmp, { write: true, createNew: true, mode });
     try {
       let written = 0;
-      while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      while (written < bytes.byteLength) written += await file.write(bytes.subarray(written));
       await file.sync();
     } finally {
       file.close();
@@ -51,11 +52,24 @@ export async function readTextIfExists(path: string): Promise<string | undefined
   }
 }
 
-/** Removes `path`; a missing file is not an error. */
-export async function removeIfExists(path: string): Promise<void> {
+/** Removes `path`; true when it existed (a missing file is not an error). */
+export async function removeIfExists(path: string): Promise<boolean> {
   try {
     await Deno.remove(path);
+    return true;
   } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/** True when `path` exists (a dangling symlink counts). */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
   }
 }
