@@ -1,12 +1,13 @@
 /**
- * Outgoing associations (SCU side): connect (TCP or TLS), negotiate the proposed presentation
+ * Outgoing associations (SCU side): connect (TCP through TcpSocket, or node:tls), negotiate the proposed presentation
  * contexts, run requests one at a time (pending responses streamed to a callback), answer C-STORE
  * sub-operations of a C-GET, release or abort. Every failure is a DimseError with a kind.
  */
 import net from "node:net";
 import tls from "node:tls";
 import { STATUS } from "../../dicom/mod.ts";
-import { DimseConnection } from "./connection.ts";
+import { DimseConnection, type DimseSocket } from "./connection.ts";
+import { TcpSocket } from "./tcp_socket.ts";
 import {
   type CStoreRequest,
   lib,
@@ -123,7 +124,7 @@ export class ScuAssociation {
   /** Connect and negotiate; resolves once the association is accepted. */
   static open(opts: ScuOptions): Promise<ScuAssociation> {
     if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
-    const socket = opts.tls
+    const socket: DimseSocket = opts.tls
       ? tls.connect({
         host: opts.host,
         port: opts.port,
@@ -132,7 +133,7 @@ export class ScuAssociation {
         key: opts.tls.key,
         servername: net.isIP(opts.host) ? undefined : opts.host,
       })
-      : net.connect({ host: opts.host, port: opts.port });
+      : TcpSocket.connect(opts.host, opts.port);
     socket.setNoDelay(true);
     const conn = new DimseConnection(socket, { connectTimeout: 60_000 });
     const association = new lib.association.Association(opts.callingAet, opts.calledAet);

@@ -8,11 +8,10 @@
  * one corked write. Every event goes to a handler.
  */
 import { Buffer } from "node:buffer";
-import type { Socket } from "node:net";
 import { p10Header, TS } from "../../dicom/mod.ts";
 import { decodeCommand, encodeCommand } from "./command_set.ts";
 import { RawDataset } from "./dataset.ts";
-import { InstanceBuffer } from "./instance_buffer.ts";
+import { type FileSpool, InstanceBuffer } from "./instance_buffer.ts";
 import { MessageRouter } from "./message_router.ts";
 import { COMMAND, LAST, pdvHeader, pdvPdu } from "./pdata.ts";
 import { PduReader } from "./pdu_reader.ts";
@@ -29,6 +28,25 @@ import {
   type LibDataset,
   type LibResponse,
 } from "./lib.ts";
+
+/**
+ * The socket an association runs over: node:net/node:tls sockets and TcpSocket (Deno's TCP with a
+ * reused read buffer) both have this shape.
+ */
+export interface DimseSocket {
+  readonly remoteAddress?: string;
+  readonly remotePort?: number;
+  write(bytes: Uint8Array): boolean;
+  cork(): void;
+  uncork(): void;
+  setNoDelay(noDelay?: boolean): unknown;
+  setTimeout(ms: number): unknown;
+  destroy(): unknown;
+  // deno-lint-ignore no-explicit-any
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  // deno-lint-ignore no-explicit-any
+  once(event: string, listener: (...args: any[]) => void): unknown;
+}
 
 /** Sends one or more responses to a request. */
 export type Reply = (responses: LibResponse | LibResponse[]) => void;
@@ -47,7 +65,12 @@ export interface ConnectionHandler {
   find?(request: CFindRequest, reply: Reply): void;
   get?(request: CGetRequest, reply: Reply): void;
   move?(request: CMoveRequest, reply: Reply): void;
-  store?(request: CStoreRequest, reply: Reply): void;
+  /**
+   * Where a C-STORE's file goes while it arrives (e.g. a temporary file); the same spool is given
+   * to `store` with the complete request, and is aborted if the association breaks first.
+   */
+  storeSpool?(sopClassUid: string, sopInstanceUid: string): FileSpool | undefined;
+  store?(request: CStoreRequest, reply: Reply, spool?: FileSpool): void;
   cancel?(request: CCancelRequest): void;
   aborted?(source: number, reason: number): void;
   error?(err: Error): void;
@@ -89,10 +112,11 @@ interface OutgoingCommand {
 /** A DIMSE association endpoint over a socket. */
 export class DimseConnection extends lib.Scp {
   handler: ConnectionHandler = {};
-  readonly socket: Socket;
+  readonly socket: DimseSocket;
 
-  constructor(socket: Socket, timeouts: ConnectionTimeouts = {}) {
-    super(socket, timeouts);
+  constructor(socket: DimseSocket, timeouts: ConnectionTimeouts = {}) {
+    // dcmjs-dimse's declarations want a node Socket; it only calls write() (and _wrapSocket).
+    super(socket as never, timeouts);
     this.socket = socket;
     this.on("associationAccepted", (a: LibAssociation) => this.handler.associationAccepted?.(a));
     this.on(
@@ -117,7 +141,7 @@ export class DimseConnection extends lib.Scp {
    */
   _wrapSocket(): void {
     const self = this as unknown as NetworkInternals;
-    const socket = (this as unknown as { socket: Socket }).socket;
+    const socket = (this as unknown as { socket: DimseSocket }).socket;
     let queue = Promise.resolve();
     const fail = (message: string) => {
       self.connected = false;
@@ -163,12 +187,16 @@ export class DimseConnection extends lib.Scp {
     socket.on("timeout", () => fail("connection timeout: no data from the peer"));
     socket.on("close", () => {
       self.connected = false;
+      this.#receiving?.spool?.abort();
+      this.#receiving = undefined;
       self.emit("close");
     });
   }
 
   /** Dataset size of the last C-STORE received (the next one is likely the same size). */
   #lastDatasetSize = 0;
+  /** The C-STORE whose dataset is arriving. */
+  #receiving: InstanceBuffer | undefined;
 
   /** The accepted presentation context `contextId`; throws when there is none. */
   #context(contextId: number): LibContext {
@@ -181,17 +209,28 @@ export class DimseConnection extends lib.Scp {
 
   /** The file a C-STORE-RQ's dataset is received into, its Part 10 header written first. */
   #storeBuffer(contextId: number, command: Record<string, unknown>): InstanceBuffer {
+    const sopClassUid = String(command.AffectedSOPClassUID ?? "");
+    const sopInstanceUid = String(command.AffectedSOPInstanceUID ?? "");
     const header = p10Header({
       transferSyntax: this.#context(contextId).getAcceptedTransferSyntaxUid() ?? TS.implicitLE,
-      sopClassUid: String(command.AffectedSOPClassUID ?? ""),
-      sopInstanceUid: String(command.AffectedSOPInstanceUID ?? ""),
+      sopClassUid,
+      sopInstanceUid,
     });
-    return new InstanceBuffer(header, this.#lastDatasetSize);
+    const spool = this.handler.storeSpool?.(sopClassUid, sopInstanceUid);
+    this.#receiving = new InstanceBuffer(header, this.#lastDatasetSize, spool);
+    return this.#receiving;
   }
 
   /** A complete C-STORE-RQ: to the handler, its reply sent on the request's context. */
   #received(contextId: number, command: Record<string, unknown>, file: InstanceBuffer): void {
-    const context = this.#context(contextId);
+    this.#receiving = undefined;
+    let context: LibContext;
+    try {
+      context = this.#context(contextId);
+    } catch (err) {
+      file.spool?.abort();
+      throw err;
+    }
     this.#lastDatasetSize = file.datasetLength;
     const bytes = file.file();
     const ts = context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE;
@@ -200,7 +239,14 @@ export class DimseConnection extends lib.Scp {
     );
     request.setCommandDataset(new lib.Dataset(command, TS.implicitLE));
     const self = this as unknown as NetworkInternals;
-    this.cStoreRequest(request, (rsp: LibResponse) => self._sendDimse({ context, command: rsp }));
+    const reply: Reply = (responses) => {
+      for (const rsp of Array.isArray(responses) ? responses : [responses]) {
+        self._sendDimse({ context, command: rsp });
+      }
+    };
+    if (this.handler.store) return this.handler.store(request, reply, file.spool);
+    file.spool?.abort();
+    reply(lib.responses.CStoreResponse.fromRequest(request));
   }
 
   /**

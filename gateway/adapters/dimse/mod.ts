@@ -29,5 +29,6 @@ export {
   type Rejection,
   serviceOf,
 } from "./negotiate.ts";
+export { type FileSpool, SPOOL_SLICE } from "./instance_buffer.ts";
 export { DimseListener, type ListenOptions } from "./server.ts";
 export { STORAGE_CONTEXTS, storeContexts } from "./storage_classes.ts";

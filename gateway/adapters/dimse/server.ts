@@ -1,11 +1,13 @@
 /**
  * The DIMSE listener: a TCP (or TLS) server on one address whose every connection becomes a
- * DimseConnection handed to `onConnection`. Closing stops accepting and, unless told to let them
- * finish, destroys the live associations.
+ * DimseConnection handed to `onConnection`. Plain TCP is Deno's own listener with TcpSocket (one
+ * reused read buffer per connection); TLS is node:tls (client certificates). Closing stops
+ * accepting and, unless told to let them finish, destroys the live associations.
  */
-import net from "node:net";
+import type net from "node:net";
 import tls from "node:tls";
-import { type ConnectionTimeouts, DimseConnection } from "./connection.ts";
+import { type ConnectionTimeouts, DimseConnection, type DimseSocket } from "./connection.ts";
+import { TcpSocket } from "./tcp_socket.ts";
 
 /** Where and how to listen. */
 export interface ListenOptions {
@@ -17,20 +19,35 @@ export interface ListenOptions {
   onConnection(conn: DimseConnection, remote: { address?: string; port?: number }): void;
 }
 
+/** Live connections of a listener; resolves `idle` waiters when the last one closes. */
+class LiveSet {
+  readonly conns = new Set<DimseConnection>();
+  #idle: (() => void)[] = [];
+
+  add(conn: DimseConnection, socket: DimseSocket): void {
+    this.conns.add(conn);
+    socket.once("close", () => {
+      this.conns.delete(conn);
+      if (this.conns.size === 0) { for (const f of this.#idle.splice(0)) f(); }
+    });
+  }
+
+  /** Resolves once no connection is open. */
+  idle(): Promise<void> {
+    if (this.conns.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+}
+
 /** A bound DIMSE listener. */
 export class DimseListener {
-  readonly #server: net.Server;
-  readonly #live: Set<DimseConnection>;
+  readonly #stop: () => Promise<void>;
+  readonly #live: LiveSet;
   readonly hostname: string;
   readonly port: number;
 
-  private constructor(
-    server: net.Server,
-    live: Set<DimseConnection>,
-    hostname: string,
-    port: number,
-  ) {
-    this.#server = server;
+  private constructor(stop: () => Promise<void>, live: LiveSet, hostname: string, port: number) {
+    this.#stop = stop;
     this.#live = live;
     this.hostname = hostname;
     this.port = port;
@@ -38,44 +55,84 @@ export class DimseListener {
 
   /** Bind and start accepting; rejects when the address is taken. */
   static listen(opts: ListenOptions): Promise<DimseListener> {
-    const live = new Set<DimseConnection>();
-    const onSocket = (socket: net.Socket) => {
+    const live = new LiveSet();
+    const onSocket = (socket: DimseSocket) => {
       socket.setNoDelay(true);
       const conn = new DimseConnection(socket, opts.timeouts);
       // The library marks a connection live once connected; an accepted socket already is.
       (conn as unknown as { connected: boolean }).connected = true;
       (conn as unknown as { connectedTime: number }).connectedTime = Date.now();
-      live.add(conn);
-      socket.once("close", () => live.delete(conn));
+      live.add(conn, socket);
       opts.onConnection(conn, { address: socket.remoteAddress, port: socket.remotePort });
     };
-    const server = opts.tls
-      ? tls.createServer({
-        cert: opts.tls.cert,
-        key: opts.tls.key,
-        ca: opts.tls.ca,
-        requestCert: opts.tls.requestCert ?? false,
-      }, onSocket)
-      : net.createServer(onSocket);
+    return opts.tls
+      ? DimseListener.#tls(opts, live, onSocket)
+      : DimseListener.#tcp(opts, live, onSocket);
+  }
+
+  /** Associations currently open. */
+  get connections(): number {
+    return this.#live.conns.size;
+  }
+
+  /** Stop accepting; `drain` lets open associations finish, else they are destroyed. */
+  async close(drain = false): Promise<void> {
+    const stopped = this.#stop();
+    if (!drain) { for (const c of this.#live.conns) c.socket.destroy(); }
+    await stopped;
+    await this.#live.idle();
+  }
+
+  static #tcp(
+    opts: ListenOptions,
+    live: LiveSet,
+    onSocket: (s: DimseSocket) => void,
+  ): Promise<DimseListener> {
+    let listener: Deno.TcpListener;
+    try {
+      listener = Deno.listen({ hostname: opts.hostname, port: opts.port, transport: "tcp" });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const accepting = (async () => {
+      try {
+        for await (const conn of listener) onSocket(new TcpSocket(conn));
+      } catch {
+        // closed
+      }
+    })();
+    const stop = async () => {
+      try {
+        listener.close();
+      } catch {
+        // already closed
+      }
+      await accepting;
+    };
+    const port = (listener.addr as Deno.NetAddr).port;
+    return Promise.resolve(new DimseListener(stop, live, opts.hostname, port));
+  }
+
+  static #tls(
+    opts: ListenOptions,
+    live: LiveSet,
+    onSocket: (s: DimseSocket) => void,
+  ): Promise<DimseListener> {
+    const t = opts.tls!;
+    const server = tls.createServer({
+      cert: t.cert,
+      key: t.key,
+      ca: t.ca,
+      requestCert: t.requestCert ?? false,
+    }, (socket) => onSocket(socket as unknown as DimseSocket));
     return new Promise((resolve, reject) => {
       server.once("error", reject);
       server.listen({ host: opts.hostname, port: opts.port }, () => {
         server.off("error", reject);
         const addr = server.address() as net.AddressInfo;
-        resolve(new DimseListener(server, live, opts.hostname, addr.port));
+        const stop = () => new Promise<void>((done) => server.close(() => done()));
+        resolve(new DimseListener(stop, live, opts.hostname, addr.port));
       });
     });
-  }
-
-  /** Associations currently open. */
-  get connections(): number {
-    return this.#live.size;
-  }
-
-  /** Stop accepting; `drain` lets open associations finish, else they are destroyed. */
-  async close(drain = false): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    if (!drain) { for (const c of this.#live) c.socket.destroy(); }
-    await closed;
   }
 }

@@ -42,6 +42,7 @@ import {
 } from "./retrieve.ts";
 import { ReceivedInstanceBody } from "./instance_body.ts";
 import { comment, failureStatus } from "./status_map.ts";
+import type { TempFileSpool } from "./spool.ts";
 import { InstanceStore } from "./storage.ts";
 
 /** Options of a dicom_scp endpoint (validated by the config schema). */
@@ -162,7 +163,9 @@ export class DicomScpEndpoint {
       find: (req, reply) => guard(this.#find(conn, req, reply, peer, running)),
       get: (req, reply) => guard(this.#get(conn, req, reply, peer, running)),
       move: (req, reply) => guard(this.#move(conn, req, reply, peer, running)),
-      store: (req, reply) => guard(this.#storeInstance(req, reply, peer, running)),
+      storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop) : undefined,
+      store: (req, reply, spool) =>
+        guard(this.#storeInstance(req, reply, peer, running, spool as TempFileSpool | undefined)),
       cancel: (req) => running.get(req.getMessageIdBeingRespondedTo())?.abort(),
       closed: () => {
         for (const c of running.values()) c.abort();
@@ -399,6 +402,7 @@ export class DicomScpEndpoint {
     reply: Reply,
     peer: Peer,
     running: Map<number, AbortController>,
+    spool: TempFileSpool | undefined,
   ): Promise<void> {
     const dataset = req.getDataset() as RawDataset;
     const ts = dataset.getTransferSyntaxUid();
@@ -414,7 +418,10 @@ export class DicomScpEndpoint {
       ...instanceMetadata(dataset),
       dicom_instance_uid: sopInstanceUid,
     };
-    const write = this.#store?.write(meta.dicom_study_uid ?? "", sopInstanceUid, file);
+    const study = meta.dicom_study_uid ?? "";
+    const write = spool
+      ? this.#store!.commit(spool, study, sopInstanceUid)
+      : this.#store?.write(study, sopInstanceUid, file);
     const [out, written] = await Promise.all([
       this.#operation(
         "C-STORE",

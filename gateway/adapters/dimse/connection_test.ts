@@ -1,0 +1,159 @@
+/**
+ * DimseConnection receiving C-STORE through DimseListener: a complete request reaches the handler
+ * with its dataset as sent and its file spooled while it arrived; an association that breaks in
+ * the middle of a dataset aborts the spool and never reaches the handler.
+ */
+import { assert, assertEquals } from "../../../tests/assert.ts";
+import { p10Header, TS } from "../../dicom/mod.ts";
+import { ScuAssociation } from "./client.ts";
+import { encodeCommand } from "./command_set.ts";
+import { DimseConnection } from "./connection.ts";
+import { RawDataset } from "./dataset.ts";
+import type { FileSpool } from "./instance_buffer.ts";
+import { type CStoreRequest, lib } from "./lib.ts";
+import { negotiate } from "./negotiate.ts";
+import { COMMAND, LAST, pdvPdu } from "./pdata.ts";
+import { DimseListener } from "./server.ts";
+import { TcpSocket } from "./tcp_socket.ts";
+
+const CT = "1.2.840.10008.5.1.4.1.1.2";
+
+/** A spool that records what it was given. */
+class RecordingSpool implements FileSpool {
+  readonly parts: Uint8Array[] = [];
+  aborted = false;
+  write(bytes: Uint8Array): void {
+    this.parts.push(bytes.slice());
+  }
+  abort(): void {
+    this.aborted = true;
+  }
+  get bytes(): Uint8Array {
+    const out = new Uint8Array(this.parts.reduce((n, p) => n + p.byteLength, 0));
+    let at = 0;
+    for (const p of this.parts) {
+      out.set(p, at);
+      at += p.byteLength;
+    }
+    return out;
+  }
+}
+
+/** A listener storing nothing, recording spools and requests. */
+async function listen() {
+  const spools: RecordingSpool[] = [];
+  const stored: { request: CStoreRequest; spool?: FileSpool }[] = [];
+  let closed!: () => void;
+  const connectionClosed = new Promise<void>((resolve) => closed = resolve);
+  const listener = await DimseListener.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    onConnection(conn) {
+      conn.handler = {
+        associationRequested(association) {
+          negotiate(association, { calledAet: "SCP", services: new Set(["store"]) });
+          conn.sendAssociationAccept();
+        },
+        storeSpool() {
+          const spool = new RecordingSpool();
+          spools.push(spool);
+          return spool;
+        },
+        store(request, reply, spool) {
+          stored.push({ request, spool });
+          const res = lib.responses.CStoreResponse.fromRequest(request);
+          res.setStatus(0);
+          reply(res);
+        },
+        closed,
+      };
+    },
+  });
+  return { listener, spools, stored, connectionClosed };
+}
+
+/** A dataset of `n` bytes in Explicit VR Little Endian: SOP class/instance, then OB data. */
+function dataset(sopInstanceUid: string, n: number): Uint8Array {
+  const uid = (el: number, v: string) => {
+    const text = v.length % 2 ? `${v}\0` : v;
+    return [8, 0, el, 0, 0x55, 0x49, text.length, 0, ...[...text].map((c) => c.charCodeAt(0))];
+  };
+  const head = [...uid(0x16, CT), ...uid(0x18, sopInstanceUid)];
+  const body = n - head.length - 12;
+  const out = new Uint8Array(n);
+  out.set(head);
+  out.set(
+    [0xe0, 0x7f, 0x10, 0x00, 0x4f, 0x42, 0, 0, body & 255, (body >> 8) & 255, body >> 16, 0],
+    head.length,
+  );
+  for (let i = head.length + 12; i < n; i++) out[i] = i & 255;
+  return out;
+}
+
+Deno.test("a C-STORE arrives whole, its file spooled while it arrived", async () => {
+  const { listener, spools, stored } = await listen();
+  const assoc = await ScuAssociation.open({
+    host: "127.0.0.1",
+    port: listener.port,
+    callingAet: "SCU",
+    calledAet: "SCP",
+    contexts: [{ abstractSyntax: CT, transferSyntaxes: [TS.explicitLE] }],
+  });
+  try {
+    const bytes = dataset("1.2.3.4", 300_000);
+    const request = new lib.requests.CStoreRequest(new RawDataset(bytes, TS.explicitLE));
+    const res = await assoc.request(request);
+    assertEquals(res.getStatus(), 0);
+    assertEquals(stored.length, 1);
+    const received = stored[0].request;
+    assertEquals(received.getAffectedSopInstanceUid(), "1.2.3.4");
+    const raw = received.getDataset() as RawDataset;
+    assertEquals(raw.bytes, bytes);
+    assertEquals(raw.identity().SOPClassUID, CT);
+    const header = p10Header({
+      transferSyntax: TS.explicitLE,
+      sopClassUid: CT,
+      sopInstanceUid: "1.2.3.4",
+    });
+    assertEquals(raw.file!.subarray(0, header.length), header);
+    assert(stored[0].spool === spools[0], "the spool of the request is handed to store()");
+    assertEquals(spools[0].bytes, raw.file);
+    assertEquals(spools[0].aborted, false);
+  } finally {
+    await assoc.release();
+    await listener.close();
+  }
+});
+
+Deno.test("an association broken in the middle of a C-STORE dataset aborts its spool", async () => {
+  const { listener, spools, stored, connectionClosed } = await listen();
+  const socket = TcpSocket.connect("127.0.0.1", listener.port);
+  const conn = new DimseConnection(socket);
+  const association = new lib.association.Association("SCU", "SCP");
+  const pc = association.addPresentationContext(CT);
+  association.addTransferSyntaxToPresentationContext(pc, TS.explicitLE);
+  await new Promise<void>((resolve) => {
+    conn.on("connect", () => conn.sendAssociationRequest(association));
+    conn.handler = { associationAccepted: () => resolve() };
+  });
+  const command = encodeCommand({
+    AffectedSOPClassUID: CT,
+    CommandField: 1,
+    MessageID: 1,
+    Priority: 0,
+    CommandDataSetType: 0,
+    AffectedSOPInstanceUID: "1.2.3.5",
+  })!;
+  socket.write(pdvPdu(pc, COMMAND | LAST, command));
+  socket.write(pdvPdu(pc, 0, dataset("1.2.3.5", 200_000).subarray(0, 70_000)));
+  // Once the listener has spooled part of the dataset, break the association.
+  while (spools.length === 0 || spools[0].parts.length === 0) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  socket.destroy();
+  await connectionClosed;
+  await listener.close();
+  assertEquals(spools.length, 1);
+  assertEquals(spools[0].aborted, true);
+  assertEquals(stored.length, 0);
+});
