@@ -9,24 +9,64 @@ export interface StoreRun {
   seconds: number;
   instancesPerSec: number;
   mbPerSec: number;
+  /** CPU time of the receiving process per instance (ms), when readable. */
+  cpuMsPerInstance?: number;
 }
 
-/** Send every file in `dir` with one `storescu` association; fails unless all were stored. */
+let ticksPerSecond: number | undefined;
+
+/** CPU seconds (user + system, all threads) a process has used so far; undefined off Linux. */
+export async function cpuSeconds(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (ticksPerSecond === undefined) {
+      const r = await runCommand("getconf", ["CLK_TCK"], { timeoutMs: 5_000 });
+      ticksPerSecond = Number(r.stdout.trim()) || 100;
+    }
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Send every file in `dir` with one `storescu` association to the receiver `pid` listening on
+ * `port`; fails unless all were stored.
+ */
 export async function storescu(
   dir: string,
   count: number,
   bytes: number,
-  aet: string,
-  port: number,
+  receiver: { aet: string; port: number; pid: number },
 ): Promise<StoreRun> {
+  const cpuBefore = await cpuSeconds(receiver.pid);
   const started = performance.now();
-  const r = await runCommand("storescu", ["-aec", aet, "+sd", "127.0.0.1", String(port), dir], {
-    timeoutMs: 600_000,
-    env: DCMTK_ENV,
-  });
+  const r = await runCommand(
+    "storescu",
+    ["-aec", receiver.aet, "+sd", "127.0.0.1", String(receiver.port), dir],
+    { timeoutMs: 600_000, env: DCMTK_ENV },
+  );
   const seconds = (performance.now() - started) / 1000;
-  if (r.code !== 0) throw new Error(`storescu to ${aet} failed: ${r.stderr.slice(-2000)}`);
-  return { seconds, instancesPerSec: count / seconds, mbPerSec: bytes / 1e6 / seconds };
+  const cpuAfter = await cpuSeconds(receiver.pid);
+  if (r.code !== 0) throw new Error(`storescu to ${receiver.aet} failed: ${r.stderr.slice(-2000)}`);
+  const run: StoreRun = {
+    seconds,
+    instancesPerSec: count / seconds,
+    mbPerSec: bytes / 1e6 / seconds,
+  };
+  if (cpuBefore !== undefined && cpuAfter !== undefined) {
+    run.cpuMsPerInstance = (cpuAfter - cpuBefore) * 1000 / count;
+  }
+  return run;
+}
+
+/** The median of numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The value at quantile `q` (0..1) of sorted samples. */

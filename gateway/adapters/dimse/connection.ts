@@ -11,7 +11,7 @@ import { Buffer } from "node:buffer";
 import { p10Header, TS } from "../../dicom/mod.ts";
 import { decodeCommand, encodeCommand } from "./command_set.ts";
 import { RawDataset } from "./dataset.ts";
-import { type FileSpool, InstanceBuffer } from "./instance_buffer.ts";
+import { type FileSpool, InstanceBuffer, prefaulted } from "./instance_buffer.ts";
 import { MessageRouter } from "./message_router.ts";
 import { COMMAND, LAST, pdvHeader, pdvPdu } from "./pdata.ts";
 import { PduReader } from "./pdu_reader.ts";
@@ -86,6 +86,11 @@ export interface ConnectionTimeouts {
 
 /** Largest PDU we accept (advertised in A-ASSOCIATE-AC), 64 KiB. */
 const RECEIVE_PDU_LIMIT = 1 << 16;
+
+/** Largest dataset for which memory is prepared before the next C-STORE arrives, 64 MiB. */
+const SPARE_LIMIT = 64 << 20;
+/** Room in prepared memory for the Part 10 header (its UIDs vary in length). */
+const HEADER_ROOM = 512;
 
 /** Largest PDU dcmjs-dimse sends whatever the peer allows, 4 MiB. */
 const SEND_PDU_CAP = 4 << 20;
@@ -189,6 +194,7 @@ export class DimseConnection extends lib.Scp {
       self.connected = false;
       this.#receiving?.spool?.abort();
       this.#receiving = undefined;
+      this.#spare = undefined;
       self.emit("close");
     });
   }
@@ -197,6 +203,8 @@ export class DimseConnection extends lib.Scp {
   #lastDatasetSize = 0;
   /** The C-STORE whose dataset is arriving. */
   #receiving: InstanceBuffer | undefined;
+  /** Memory prepared for the next C-STORE (the size of the last one). */
+  #spare: Uint8Array | undefined;
 
   /** The accepted presentation context `contextId`; throws when there is none. */
   #context(contextId: number): LibContext {
@@ -217,7 +225,9 @@ export class DimseConnection extends lib.Scp {
       sopInstanceUid,
     });
     const spool = this.handler.storeSpool?.(sopClassUid, sopInstanceUid);
-    this.#receiving = new InstanceBuffer(header, this.#lastDatasetSize, spool);
+    const spare = this.#spare;
+    this.#spare = undefined;
+    this.#receiving = new InstanceBuffer(header, this.#lastDatasetSize, spool, spare);
     return this.#receiving;
   }
 
@@ -243,6 +253,9 @@ export class DimseConnection extends lib.Scp {
       for (const rsp of Array.isArray(responses) ? responses : [responses]) {
         self._sendDimse({ context, command: rsp });
       }
+      // The sender now reads and sends its next instance: prepare memory for it meanwhile.
+      const size = this.#lastDatasetSize + HEADER_ROOM;
+      if (size <= SPARE_LIMIT && self.connected) this.#spare = prefaulted(size);
     };
     if (this.handler.store) return this.handler.store(request, reply, file.spool);
     file.spool?.abort();

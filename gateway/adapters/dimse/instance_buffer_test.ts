@@ -1,6 +1,6 @@
 /** InstanceBuffer: one copy behind the header, growth past the expected size, spooled slices. */
 import { assert, assertEquals } from "../../../tests/assert.ts";
-import { type FileSpool, InstanceBuffer, SPOOL_SLICE } from "./instance_buffer.ts";
+import { type FileSpool, InstanceBuffer, prefaulted, SPOOL_SLICE } from "./instance_buffer.ts";
 
 const bytes = (n: number, seed: number) =>
   Uint8Array.from({ length: n }, (_, i) => (i * 13 + seed) & 255);
@@ -45,4 +45,19 @@ Deno.test("InstanceBuffer: a spool gets the whole file in order, in slices below
     assertEquals(join(slices), file);
     assert(slices.every((s) => s.byteLength <= SPOOL_SLICE && s.byteLength > 0));
   }
+});
+
+Deno.test("InstanceBuffer: prepared memory is used when large enough, else left alone", () => {
+  const header = bytes(140, 10);
+  const pieces = [bytes(50_000, 11), bytes(20_000, 12)];
+  const expected = join([header, ...pieces]);
+  const spare = prefaulted(70_140 + 512);
+  assertEquals(spare.every((b) => b === 0), true);
+  const file = fill(new InstanceBuffer(header, 70_000, undefined, spare), pieces);
+  assertEquals(file, expected);
+  assert(file.buffer === spare.buffer, "the prepared memory holds the file");
+  const small = prefaulted(1_000);
+  const other = fill(new InstanceBuffer(header, 70_000, undefined, small), pieces);
+  assertEquals(other, expected);
+  assert(other.buffer !== small.buffer);
 });

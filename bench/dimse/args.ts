@@ -1,0 +1,54 @@
+/** Command line of the DIMSE benchmark. */
+
+/** What to run. */
+export interface BenchArgs {
+  /** Instances sent per storescu run. */
+  instances: number;
+  /** C-FIND round trips per path (0: skip the C-FIND part). */
+  finds: number;
+  /** Store rounds (each runs storescp and the gateway once, in alternating order). */
+  rounds: number;
+  help: boolean;
+}
+
+/** Usage text. */
+export const USAGE =
+  `DIMSE benchmark: DCMTK storescu into DCMTK storescp and into the gateway's dicom_scp
+listener (storage_dir, echo pipeline, production environment), then C-FIND round trips.
+
+usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--help]
+
+  instances    CT-like 512x512 16-bit instances per storescu run (default 1000)
+  finds        C-FIND round trips per path, 0 to skip (default 300)
+  --rounds N   store rounds, alternating which receiver goes first (default 3); the
+               verdict uses the median ratio of the rounds
+  --help       this text
+
+Each receiver is a fresh process per round and first gets 50 other instances (warm-up, not
+timed; the gateway's JIT compiles its receive path). Reported per round: seconds, instances/s, MB/s and
+the receiver's CPU time per instance (Linux /proc), which is less sensitive to other load on the
+machine than wall time. Target: gateway instances/s >= 0.5 x storescp's.`;
+
+/** Parse `argv`; throws on anything it does not know. */
+export function parseArgs(argv: string[]): BenchArgs {
+  const out: BenchArgs = { instances: 1000, finds: 300, rounds: 3, help: false };
+  const positional: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--help" || a === "-h") out.help = true;
+    else if (a === "--rounds") out.rounds = count(argv[++i], "--rounds", 1);
+    else if (a.startsWith("--rounds=")) out.rounds = count(a.slice(9), "--rounds", 1);
+    else if (/^\d+$/.test(a)) positional.push(Number(a));
+    else throw new Error(`unknown argument ${a}\n\n${USAGE}`);
+  }
+  if (positional.length > 2) throw new Error(`too many arguments\n\n${USAGE}`);
+  if (positional[0] !== undefined) out.instances = count(String(positional[0]), "instances", 1);
+  if (positional[1] !== undefined) out.finds = count(String(positional[1]), "finds", 0);
+  return out;
+}
+
+function count(text: string | undefined, name: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
+  return n;
+}

@@ -1,0 +1,17 @@
+/** The DIMSE benchmark's command line. */
+import { assertEquals, assertRejects } from "../../tests/assert.ts";
+import { parseArgs } from "./args.ts";
+
+Deno.test("bench/dimse arguments: defaults, positionals, --rounds, --help, errors", async () => {
+  assertEquals(parseArgs([]), { instances: 1000, finds: 300, rounds: 3, help: false });
+  assertEquals(parseArgs(["200", "0", "--rounds", "5"]), {
+    instances: 200,
+    finds: 0,
+    rounds: 5,
+    help: false,
+  });
+  assertEquals(parseArgs(["--rounds=1", "--help"]).help, true);
+  await assertRejects(() => parseArgs(["--fast"]), /unknown argument --fast/);
+  await assertRejects(() => parseArgs(["0"]), /instances must be an integer >= 1/);
+  await assertRejects(() => parseArgs(["--rounds", "x"]), /--rounds must be/);
+});
