@@ -8,6 +8,8 @@ export interface BenchArgs {
   finds: number;
   /** Store rounds (each runs storescp and the gateway once, in alternating order). */
   rounds: number;
+  /** Extra environment of the gateway process (over the production one). */
+  gatewayEnv: Record<string, string>;
   help: boolean;
 }
 
@@ -16,12 +18,14 @@ export const USAGE =
   `DIMSE benchmark: DCMTK storescu into DCMTK storescp and into the gateway's dicom_scp
 listener (storage_dir, echo pipeline, production environment), then C-FIND round trips.
 
-usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--help]
+usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--gateway-env K=V] [--help]
 
   instances    CT-like 512x512 16-bit instances per storescu run (default 1000)
   finds        C-FIND round trips per path, 0 to skip (default 300)
   --rounds N   store rounds, alternating which receiver goes first (default 3); the
                verdict uses the median ratio of the rounds
+  --gateway-env K=V  environment variable of the gateway process over the production ones
+               (repeatable), e.g. MALLOC_MMAP_THRESHOLD_=1048576 to try another allocator setting
   --help       this text
 
 Each receiver is a fresh process per round and first gets 50 other instances (warm-up, not
@@ -31,13 +35,15 @@ machine than wall time. Target: gateway instances/s >= 0.5 x storescp's.`;
 
 /** Parse `argv`; throws on anything it does not know. */
 export function parseArgs(argv: string[]): BenchArgs {
-  const out: BenchArgs = { instances: 1000, finds: 300, rounds: 3, help: false };
+  const out: BenchArgs = { instances: 1000, finds: 300, rounds: 3, gatewayEnv: {}, help: false };
   const positional: number[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--help" || a === "-h") out.help = true;
     else if (a === "--rounds") out.rounds = count(argv[++i], "--rounds", 1);
     else if (a.startsWith("--rounds=")) out.rounds = count(a.slice(9), "--rounds", 1);
+    else if (a === "--gateway-env") setEnv(out.gatewayEnv, argv[++i]);
+    else if (a.startsWith("--gateway-env=")) setEnv(out.gatewayEnv, a.slice(14));
     else if (/^\d+$/.test(a)) positional.push(Number(a));
     else throw new Error(`unknown argument ${a}\n\n${USAGE}`);
   }
@@ -51,4 +57,10 @@ function count(text: string | undefined, name: string, min: number): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
   return n;
+}
+
+function setEnv(env: Record<string, string>, pair: string | undefined): void {
+  const at = pair?.indexOf("=") ?? -1;
+  if (!pair || at < 1) throw new Error(`--gateway-env takes NAME=VALUE, not ${pair}`);
+  env[pair.slice(0, at)] = pair.slice(at + 1);
 }

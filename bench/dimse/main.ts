@@ -74,11 +74,12 @@ function storescpReceiver(): Receiver {
   };
 }
 
-function gatewayReceiver(work: string, round: number): Receiver {
+function gatewayReceiver(work: string, round: number, env: Record<string, string>): Receiver {
   return async () => {
     const port = freePort();
     const gw: GatewayProcess = await startGateway({
       configText: gatewayToml(port, `${work}/gw${round}`),
+      env,
     });
     return { aet: "GWBENCH", port, pid: gw.pid, stop: async () => void await gw.stop() };
   };
@@ -114,7 +115,12 @@ function row(name: string, round: number, run: StoreRun, ratio: string): string[
   ];
 }
 
-async function storeRounds(work: string, count: number, rounds: number): Promise<void> {
+async function storeRounds(
+  work: string,
+  count: number,
+  rounds: number,
+  gatewayEnv: Record<string, string>,
+): Promise<void> {
   console.log(`generating ${count} CT-like instances (512x512, 16-bit) ...`);
   const files = await generateInstances(`${work}/in`, {
     studies: 1,
@@ -134,9 +140,9 @@ async function storeRounds(work: string, count: number, rounds: number): Promise
     let ours: StoreRun;
     if (storescpFirst) {
       base = await timed(storescpReceiver(), work, count, bytes);
-      ours = await timed(gatewayReceiver(work, round), work, count, bytes);
+      ours = await timed(gatewayReceiver(work, round, gatewayEnv), work, count, bytes);
     } else {
-      ours = await timed(gatewayReceiver(work, round), work, count, bytes);
+      ours = await timed(gatewayReceiver(work, round, gatewayEnv), work, count, bytes);
       base = await timed(storescpReceiver(), work, count, bytes);
     }
     await removeDir(`${work}/gw${round}`);
@@ -145,9 +151,10 @@ async function storeRounds(work: string, count: number, rounds: number): Promise
     rows.push(row("DCMTK storescp", round, base, "1.00"));
     rows.push(row("gateway dicom_scp", round, ours, fixed(ratio)));
   }
+  const extra = Object.entries(gatewayEnv).map(([k, v]) => `${k}=${v}`).join(" ");
   console.log(
     `\nC-STORE of ${count} instances (${fixed(bytes / 1e6, 0)} MB), one storescu association, ` +
-      `${rounds} round(s):\n`,
+      `${rounds} round(s)${extra ? `, gateway environment + ${extra}` : ""}:\n`,
   );
   console.log(
     markdownTable(
@@ -189,7 +196,7 @@ async function main(): Promise<void> {
   }
   const work = await tempDir("bench-dimse-");
   try {
-    await storeRounds(work, args.instances, args.rounds);
+    await storeRounds(work, args.instances, args.rounds, args.gatewayEnv);
     if (args.finds > 0) await findLatency(work, args.finds);
   } finally {
     await removeDir(work);
