@@ -29,7 +29,9 @@ usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--gatew
   --help       this text
 
 Each receiver is a fresh process per round and first gets 50 other instances (warm-up, not
-timed; the gateway's JIT compiles its receive path). Reported per round: seconds, instances/s, MB/s and
+timed; the gateway's JIT compiles its receive path). What they store is kept until the end (about
+1 GB per round): deleting files slows down creating new ones on ext4 for a few minutes, so leave
+a few minutes between runs too. Reported per round: seconds, instances/s, MB/s and
 the receiver's CPU time per instance (Linux /proc), which is less sensitive to other load on the
 machine than wall time. Target: gateway instances/s >= 0.5 x storescp's.`;
 

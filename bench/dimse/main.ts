@@ -67,9 +67,12 @@ port = ${qrPort}
 /** One receiver started for one storescu run, stopped afterwards. */
 type Receiver = () => Promise<{ aet: string; port: number; pid: number; stop(): Promise<void> }>;
 
-function storescpReceiver(): Receiver {
+function storescpReceiver(work: string, round: number): Receiver {
   return async () => {
-    const peer: DicomPeer = await startStorescp({ aet: "STORESCP" });
+    // Into a folder of the work directory (the last -od wins), removed with it at the end.
+    const dir = `${work}/storescp${round}`;
+    await Deno.mkdir(dir);
+    const peer: DicomPeer = await startStorescp({ aet: "STORESCP", args: ["-od", dir] });
     return { aet: peer.aet, port: peer.port, pid: peer.process.child.pid, stop: peer.stop };
   };
 }
@@ -139,13 +142,12 @@ async function storeRounds(
     let base: StoreRun;
     let ours: StoreRun;
     if (storescpFirst) {
-      base = await timed(storescpReceiver(), work, count, bytes);
+      base = await timed(storescpReceiver(work, round), work, count, bytes);
       ours = await timed(gatewayReceiver(work, round, gatewayEnv), work, count, bytes);
     } else {
       ours = await timed(gatewayReceiver(work, round, gatewayEnv), work, count, bytes);
-      base = await timed(storescpReceiver(), work, count, bytes);
+      base = await timed(storescpReceiver(work, round), work, count, bytes);
     }
-    await removeDir(`${work}/gw${round}`);
     const ratio = ours.instancesPerSec / base.instancesPerSec;
     ratios.push(ratio);
     rows.push(row("DCMTK storescp", round, base, "1.00"));
