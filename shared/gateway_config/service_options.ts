@@ -3,6 +3,7 @@
  * (DICOM, storage, HTTP/3, new middleware) reads or extends these registries in one place.
  */
 import { z } from "zod";
+import { RETRIEVE_FIELDS, retrieveBudgetProblems } from "./dicom_retrieve.ts";
 import { field, type TableSpec } from "./fields.ts";
 import type { BackendService, EndpointService } from "./types.ts";
 import { absolutePath, aeTitle, httpUrl, int, pathPrefix, port, S3_ROOT, text } from "./values.ts";
@@ -318,6 +319,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
       key_path: field("string", text(), "PEM client key (with `use_tls`).", {
         example: "certs/scu-key.pem",
       }),
+      ...RETRIEVE_FIELDS,
     },
     rules: (o) => [
       ...(o.dimse_retrieve_mode === "move" && o.incoming_store_port === undefined
@@ -334,6 +336,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         "applies only when use_tls = true",
       ),
       ...bothOrNeither(o, "cert_path", "key_path"),
+      ...retrieveBudgetProblems(o),
     ],
   },
   storage: {

@@ -3,6 +3,10 @@ import { validateConfigText } from "./text.ts";
 import { parseConfigText } from "./parse.ts";
 import { validateConfig } from "./validate.ts";
 import type { ConfigProblem, GatewayConfig } from "./types.ts";
+import {
+  DEFAULT_RETRIEVE_SOP_CLASSES,
+  DEFAULT_RETRIEVE_TRANSFER_SYNTAXES,
+} from "./dicom_catalog.ts";
 
 const FILE = "gw.toml";
 
@@ -24,6 +28,13 @@ function problems(text: string): ConfigProblem[] {
 function p(line: number | undefined, path: string, message: string): ConfigProblem {
   return line === undefined ? { file: FILE, path, message } : { file: FILE, line, path, message };
 }
+
+/** The C-GET proposal defaults of a dicom_scu backend (dicom_retrieve_test.ts tests them). */
+const RETRIEVE_DEFAULTS = {
+  retrieve_sop_classes: [...DEFAULT_RETRIEVE_SOP_CLASSES],
+  retrieve_transfer_syntaxes: [...DEFAULT_RETRIEVE_TRANSFER_SYNTAXES],
+  retrieve_sop_class_lookup: false,
+};
 
 const BACKEND_DEFAULTS = {
   targets: [],
@@ -155,6 +166,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     ca_cert_path: "certs/pacs-ca.pem",
     cert_path: "certs/scu.pem",
     key_path: "certs/scu-key.pem",
+    ...RETRIEVE_DEFAULTS,
   });
   // No environment substitution here: that is the loader's job.
   assert.deepEqual(c.backends.archive.options, {
@@ -250,6 +262,7 @@ ${ECHO_PIPELINE}`);
     dimse_retrieve_mode: "get",
     use_tls: false,
     persistent_store_scp: false,
+    ...RETRIEVE_DEFAULTS,
   });
   assert.deepEqual(c.backends.files.options, { root: "/srv/data", write_pattern: "{uuid}.json" });
   assert.deepEqual(c.backends.echo, {

@@ -31,4 +31,4 @@ export {
 } from "./negotiate.ts";
 export { type FileSpool, SPOOL_SLICE } from "./instance_buffer.ts";
 export { DimseListener, type ListenOptions } from "./server.ts";
-export { STORAGE_CONTEXTS, storeContexts } from "./storage_classes.ts";
+export { retrieveContexts, type RetrievePlan, storeContexts } from "./storage_classes.ts";

@@ -1,23 +1,46 @@
 /** Presentation contexts for storage: C-GET retrieval (SCP role) and C-STORE sending. */
 import { isEncapsulated, type P10File, TS, UNCOMPRESSED } from "../../dicom/mod.ts";
 import type { ProposedContext } from "./client.ts";
-import { lib } from "./lib.ts";
 
-const CLASSES = [
-  ...new Set([
-    ...Object.values(lib.constants.StorageClass as unknown as Record<string, string>),
-    "1.2.840.10008.5.1.4.1.1.481.2", // RT Dose
-    "1.2.840.10008.5.1.4.1.1.481.3", // RT Structure Set
-    "1.2.840.10008.5.1.4.1.1.66", // Raw Data
-  ]),
-];
+/** What a C-GET proposes for the instances it receives (SCP role). */
+export interface RetrievePlan {
+  /** Storage classes, each with an uncompressed context, in this order. */
+  classes: readonly string[];
+  /** Classes also offered in each compressed syntax (in order). */
+  compressedClasses: readonly string[];
+  /** Compressed syntaxes: one context per compressed class and syntax. */
+  compressedSyntaxes: readonly string[];
+  /** Contexts the storage proposal may use (the association's 128 less the C-GET model's). */
+  budget: number;
+}
 
-/** One context per storage class, uncompressed syntaxes, SCP role (at most 128 in all). */
-export const STORAGE_CONTEXTS: readonly ProposedContext[] = CLASSES.slice(0, 120).map((uid) => ({
-  abstractSyntax: uid,
-  transferSyntaxes: UNCOMPRESSED,
-  scpRole: true,
-}));
+/**
+ * Storage contexts of a C-GET, SCP role: first one context with Explicit and Implicit VR Little
+ * Endian per class (a PACS that sends on the first context of a class sends native data on it),
+ * then for each compressed class one context per compressed syntax (an acceptor accepts one syntax
+ * per context, PS3.8 9.3.2.2, so a PACS picks the context in the syntax it holds), a class's
+ * contexts all or none, as far as the budget goes.
+ */
+export function retrieveContexts(plan: RetrievePlan): ProposedContext[] {
+  const out: ProposedContext[] = [];
+  const proposed = new Set<string>();
+  for (const uid of new Set(plan.classes)) {
+    if (out.length >= plan.budget) return out;
+    proposed.add(uid);
+    out.push({ abstractSyntax: uid, transferSyntaxes: UNCOMPRESSED, scpRole: true });
+  }
+  const n = plan.compressedSyntaxes.length;
+  for (const uid of new Set(plan.compressedClasses)) {
+    if (n === 0 || out.length + n > plan.budget) break;
+    if (!proposed.has(uid)) continue;
+    // The SCP role is negotiated per SOP class (PS3.7 D.3.3.4: one role selection item per
+    // class), so only the class's uncompressed context asks for it; the answer covers all.
+    for (const ts of plan.compressedSyntaxes) {
+      out.push({ abstractSyntax: uid, transferSyntaxes: [ts] });
+    }
+  }
+  return out;
+}
 
 /**
  * Contexts for `files`: an uncompressed instance offers Explicit and Implicit VR Little Endian

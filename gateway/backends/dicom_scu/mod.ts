@@ -17,7 +17,6 @@ import {
   lib,
   type ProposedContext,
   ScuAssociation,
-  STORAGE_CONTEXTS,
   storeContexts,
 } from "../../adapters/dimse/mod.ts";
 import {
@@ -35,7 +34,9 @@ import type { Logger } from "../../../shared/log.ts";
 import { dimseGatewayError, statusError } from "./errors.ts";
 import { findModel, runFind } from "./find.ts";
 import { type DicomCall, resolveCall } from "./operation.ts";
-import { FileCollector, retrieveModel, type RetrieveResult, runGet, runMove } from "./retrieve.ts";
+import { planGet, type RetrieveSettings, retrieveSettings } from "./proposal.ts";
+import { getInPasses, type Session } from "./get_passes.ts";
+import { FileCollector, retrieveModel, type RetrieveResult, runMove } from "./retrieve.ts";
 import { runStore, stored } from "./store.ts";
 import { IncomingStoreScp } from "./store_scp.ts";
 import { checkAcceptable, retrievalResponse } from "./wado.ts";
@@ -61,6 +62,9 @@ interface ScuOptions {
   ca_cert_path?: string;
   cert_path?: string;
   key_path?: string;
+  retrieve_sop_classes: string[];
+  retrieve_transfer_syntaxes: string[];
+  retrieve_sop_class_lookup: boolean;
 }
 
 /** A PACS reached over DIMSE. */
@@ -71,6 +75,7 @@ export class DicomScuBackend implements Backend {
   readonly #tls?: DimseTls;
   readonly #limit: number;
   readonly #logger: Logger;
+  readonly #settings: RetrieveSettings;
   #storeScp: IncomingStoreScp | undefined;
 
   constructor(config: BackendConfig, tls: DimseTls | undefined, limit: number, logger: Logger) {
@@ -80,6 +85,7 @@ export class DicomScuBackend implements Backend {
     this.#tls = tls;
     this.#limit = limit;
     this.#logger = logger;
+    this.#settings = retrieveSettings(this.#o);
   }
 
   get #peer(): string {
@@ -199,14 +205,7 @@ export class DicomScuBackend implements Backend {
     // Frames and bulk data: refuse at once what no stored data could satisfy.
     checkAcceptable(dc.output, req.readHeaders.get("accept"));
     const mode = this.#o.dimse_retrieve_mode;
-    const result = mode === "move" ? await this.#move(dc, call) : await this.#with(
-      [
-        { abstractSyntax: retrieveModel("get", dc.level), transferSyntaxes: UNCOMPRESSED },
-        ...STORAGE_CONTEXTS,
-      ],
-      call,
-      (a) => runGet(a, dc.level, dc.identifier, this.#limit),
-    );
+    const result = mode === "move" ? await this.#move(dc, call) : await this.#get(req, dc, call);
     const op = mode === "move" ? "C-MOVE" : "C-GET";
     if (statusKind(result.status) === "failure" && result.files.length === 0) {
       throw statusError(op, this.#peer, result.status, result.comment);
@@ -219,6 +218,27 @@ export class DicomScuBackend implements Backend {
     res.headers.set("x-dicom-warning", String(c.warning));
     res.headers.set("x-dicom-remaining", String(c.remaining));
     return withStatus(res, result.status);
+  }
+
+  /** C-GET with the proposal of proposal.ts, in passes (get_passes.ts). */
+  async #get(
+    req: RequestEnvelope,
+    dc: Extract<DicomCall, { op: "C-GET" | "C-MOVE" }>,
+    call: BackendCall,
+  ): Promise<RetrieveResult> {
+    const session: Session = (contexts, fn) => this.#with(contexts, call, fn);
+    const debug = (msg: string, fields: Record<string, unknown>) =>
+      this.#logger.debug(msg, { backend: this.name, ...fields });
+    const plan = await planGet(req, dc, this.#settings, {
+      lookup: this.#o.retrieve_sop_class_lookup ? session : undefined,
+      log: debug,
+    });
+    return await getInPasses(session, plan, dc.level, dc.identifier, {
+      limit: this.#limit,
+      signal: call.signal,
+      onPassError: (err) =>
+        debug("dicom_scu C-GET retry pass failed", { error: (err as Error).message }),
+    });
   }
 
   async #move(

@@ -5,6 +5,7 @@
  */
 import {
   type CStoreRequest,
+  datasetJson,
   JsonDataset,
   lib,
   type LibResponse,
@@ -28,21 +29,28 @@ export interface RetrieveResult {
   status: number;
   comment?: string;
   counts: SubOperations;
+  /** Failed SOP Instance UID List (0008,0058) of the final response. */
+  failed: string[];
 }
 
 /** Collects retrieved files up to a byte budget. */
 export class FileCollector {
   readonly files: Uint8Array[] = [];
+  /** SOP Instance UIDs of the files. */
+  readonly instances = new Set<string>();
   #bytes = 0;
-  readonly #limit: number;
+  readonly limit: number;
   constructor(limit: number) {
-    this.#limit = limit;
+    this.limit = limit;
   }
-  /** Add one received instance; false when over the budget. */
+  /** Add one received instance (one already there is kept once); false when over the budget. */
   add(request: CStoreRequest): boolean {
+    const uid = request.getAffectedSopInstanceUid();
+    if (this.instances.has(uid)) return true;
     const dataset = request.getDataset() as RawDataset;
     this.#bytes += dataset.bytes.byteLength;
-    if (this.#bytes > this.#limit) return false;
+    if (this.#bytes > this.limit) return false;
+    this.instances.add(uid);
     this.files.push(
       dataset.file ?? writeP10({
         transferSyntax: dataset.getTransferSyntaxUid(),
@@ -54,7 +62,7 @@ export class FileCollector {
   }
   /** True once a file was refused for the budget. */
   get over(): boolean {
-    return this.#bytes > this.#limit;
+    return this.#bytes > this.limit;
   }
 }
 
@@ -73,6 +81,17 @@ function counts(res: LibResponse): SubOperations {
   };
 }
 
+/** The Failed SOP Instance UID List of a final C-GET/C-MOVE response. */
+function failedInstances(res: LibResponse): string[] {
+  let values: unknown[];
+  try {
+    values = datasetJson(res.getDataset())["00080058"]?.Value ?? [];
+  } catch {
+    return []; // an unreadable identifier only means no retry
+  }
+  return values.map((v) => String(v).trim()).filter((v) => v !== "");
+}
+
 /** The retrieve model for a level: patient root for PATIENT, else study root. */
 export function retrieveModel(op: "get" | "move", level: string): string {
   if (op === "get") return level === "PATIENT" ? SOP.patientRootGet : SOP.studyRootGet;
@@ -87,31 +106,31 @@ function tooLarge(limit: number): GatewayError {
   );
 }
 
-/** C-GET `identifier` at `level`, collecting the instances (bounded by `limit` bytes). */
+/** C-GET `identifier` at `level`, adding the instances to `collector` (bounded in bytes). */
 export async function runGet(
   assoc: ScuAssociation,
   level: string,
   identifier: DicomJson,
-  limit: number,
+  collector: FileCollector,
 ): Promise<RetrieveResult> {
   const model = retrieveModel("get", level);
   const request = new lib.requests.CGetRequest();
   request.setAffectedSopClassUid(model);
   const ts = assoc.accepted(model)?.getAcceptedTransferSyntaxUid() ?? "";
   request.setDataset(new JsonDataset(identifier, ts));
-  const collector = new FileCollector(limit);
   assoc.onStore = (sub) => {
     if (collector.add(sub)) return Promise.resolve(STATUS.success);
     assoc.cancel(request);
     return Promise.resolve(STATUS.outOfResources);
   };
   const final = await assoc.request(request);
-  if (collector.over) throw tooLarge(limit);
+  if (collector.over) throw tooLarge(collector.limit);
   return {
     files: collector.files,
     status: final.getStatus(),
     comment: final.getErrorComment() || undefined,
     counts: counts(final),
+    failed: failedInstances(final),
   };
 }
 
@@ -137,5 +156,6 @@ export async function runMove(
     status: final.getStatus(),
     comment: final.getErrorComment() || undefined,
     counts: counts(final),
+    failed: failedInstances(final),
   };
 }
