@@ -4,8 +4,9 @@
  * uncompressed ones (always proposed):
  * - frames and pixel bulk data: the syntaxes the Accept header allows (gateway/dicom/pixel_media.ts;
  *   no Accept: all); other bulk data and metadata: all;
- * - instances: the `transfer-syntax` values of the Accept ranges for `application/dicom` (absent or
- *   `*`: all; only uncompressed ones named: none, so a PACS that can decompresses);
+ * - instances: the `transfer-syntax` values of the Accept ranges for `application/dicom` (`*`, a
+ *   wildcard range or no Accept: all; absent on `application/dicom`, PS3.18's Explicit VR Little
+ *   Endian default, or only uncompressed ones named: none, so a PACS that can decompresses);
  * - DIMSE callers (a dicom_scp endpoint in front): all.
  * "All" is the backend's `retrieve_transfer_syntaxes` for its `retrieve_sop_classes`; every
  * storage class of the catalog (and every listed one) gets an uncompressed context. With
@@ -84,6 +85,10 @@ function instanceSyntaxes(accept: string, syntaxes: readonly string[]): string[]
     if (!["application/dicom", "application/*", "*/*", "*"].includes(inner.trim())) continue;
     aboutDicom = true;
     const ts = mt.params["transfer-syntax"]?.trim();
+    // PS3.18 §8.7.3.5: `application/dicom` without a transfer-syntax means Explicit VR Little
+    // Endian (proposing only uncompressed contexts asks the PACS to decompress); a wildcard
+    // range states no preference, so the data may come as stored.
+    if (ts === undefined && inner.trim() === "application/dicom") continue;
     if (ts === undefined || ts === "*") return [...syntaxes];
     named.add(ts);
   }

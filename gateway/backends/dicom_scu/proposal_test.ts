@@ -34,9 +34,15 @@ Deno.test("acceptableSyntaxes: instances follow the transfer-syntax of applicati
   assertEquals(acceptableSyntaxes(request(), instances, ALL), ALL);
   assertEquals(
     acceptableSyntaxes(request('multipart/related; type="application/dicom"'), instances, ALL),
-    ALL,
-    "no transfer-syntax parameter: as stored",
+    [],
+    "no transfer-syntax parameter: PS3.18's Explicit VR Little Endian",
   );
+  assertEquals(
+    acceptableSyntaxes(request('multipart/related; type="*/*"'), instances, ALL),
+    ALL,
+    "a wildcard range states no preference: as stored",
+  );
+  assertEquals(acceptableSyntaxes(request("*/*"), instances, ALL), ALL);
   const star = 'multipart/related; type="application/dicom"; transfer-syntax=*';
   assertEquals(acceptableSyntaxes(request(star), instances, ALL), ALL);
   const native = `multipart/related; type="application/dicom"; transfer-syntax=${TS.explicitLE}`;
