@@ -4,8 +4,10 @@
  * baseline, extended and lossless, `dcmcrle` RLE), sent by `storescu` proposing that syntax into
  * a dicom_scp endpoint with `storage_dir`, whose pipeline forwards them through a dicom_scu backend
  * to DCMTK `storescp` accepting every syntax. The stored and the forwarded files must keep the
- * transfer syntax and the dataset bytes (pixel data included) of the file that was sent. A PACS
- * that accepts only uncompressed data gets nothing (no transcoding), and the sender its refusal.
+ * transfer syntax and the dataset bytes (pixel data included) of the file that was sent; so must a
+ * series of two sizes sent on one association (the listener reuses its memory between instances
+ * when the pipeline lets go of them). A PACS that accepts only uncompressed data gets nothing (no
+ * transcoding), and the sender its refusal.
  */
 import { generateInstances } from "../fixtures/dicom/generate.ts";
 import { type DicomPeer, startStorescp } from "../fixtures/dicom/peers.ts";
@@ -188,6 +190,40 @@ Deno.test({
           assertSameInstance(forwarded, file, `${codec.name} at storescp`);
         });
       }
+
+      await t.step(
+        "a series on one association: every instance kept and forwarded intact",
+        async () => {
+          // Instances of two sizes, so the listener's memory grows, shrinks and is reused.
+          const series = [
+            ...await generateInstances(`${dir}/series/a`, { instancesPerSeries: 4, size: 96 }),
+            ...await generateInstances(`${dir}/series/b`, { instancesPerSeries: 4, size: 160 }),
+          ];
+          const order = [0, 4, 1, 5, 6, 2, 3, 7].map((i) => series[i].path);
+          const sent = await run("storescu", [
+            "-aet",
+            "MODALITY",
+            "-aec",
+            "GWSCP",
+            "127.0.0.1",
+            String(port),
+            ...order,
+          ]);
+          assertEquals(sent.code, 0, out(sent));
+          for (const instance of series) {
+            const file = parseP10(await Deno.readFile(instance.path));
+            const kept = parseP10(
+              await Deno.readFile(
+                `${gw.dir}/received/${instance.studyUid}/${instance.sopInstanceUid}.dcm`,
+              ),
+            );
+            assertSameInstance(kept, file, `${instance.path} in storage_dir`);
+            const forwarded = await receivedBy(pacs, instance.sopInstanceUid);
+            assert(forwarded, `storescp received no ${instance.path}`);
+            assertSameInstance(forwarded, file, `${instance.path} at storescp`);
+          }
+        },
+      );
 
       await t.step("a PACS accepting only uncompressed data: refused, not transcoded", async () => {
         const [{ path, file }] = compressed;

@@ -70,7 +70,11 @@ export interface ConnectionHandler {
    * to `store` with the complete request, and is aborted if the association breaks first.
    */
   storeSpool?(sopClassUid: string, sopInstanceUid: string): FileSpool | undefined;
-  store?(request: CStoreRequest, reply: Reply, spool?: FileSpool): void;
+  /**
+   * A received C-STORE. `recycle`, called before `reply`, says nothing refers to the instance's
+   * bytes any more: their memory then takes the next instance of the association.
+   */
+  store?(request: CStoreRequest, reply: Reply, spool?: FileSpool, recycle?: () => void): void;
   cancel?(request: CCancelRequest): void;
   aborted?(source: number, reason: number): void;
   error?(err: Error): void;
@@ -249,15 +253,19 @@ export class DimseConnection extends lib.Scp {
     );
     request.setCommandDataset(new lib.Dataset(command, TS.implicitLE));
     const self = this as unknown as NetworkInternals;
+    let recycled = false;
     const reply: Reply = (responses) => {
       for (const rsp of Array.isArray(responses) ? responses : [responses]) {
         self._sendDimse({ context, command: rsp });
       }
-      // The sender now reads and sends its next instance: prepare memory for it meanwhile.
+      // The sender now reads and sends its next instance: prepare memory for it meanwhile (fresh
+      // memory is faulted in now, not while the instance arrives).
       const size = this.#lastDatasetSize + HEADER_ROOM;
-      if (size <= SPARE_LIMIT && self.connected) this.#spare = prefaulted(size);
+      if (size > SPARE_LIMIT || !self.connected) return;
+      this.#spare = recycled ? new Uint8Array(bytes.buffer) : prefaulted(size);
     };
-    if (this.handler.store) return this.handler.store(request, reply, file.spool);
+    const recycle = () => recycled = true;
+    if (this.handler.store) return this.handler.store(request, reply, file.spool, recycle);
     file.spool?.abort();
     reply(lib.responses.CStoreResponse.fromRequest(request));
   }

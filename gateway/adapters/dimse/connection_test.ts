@@ -39,8 +39,8 @@ class RecordingSpool implements FileSpool {
   }
 }
 
-/** A listener storing nothing, recording spools and requests. */
-async function listen() {
+/** A listener storing nothing, recording spools and requests; `recycle` lets it reuse memory. */
+async function listen(recycle = false) {
   const spools: RecordingSpool[] = [];
   const stored: { request: CStoreRequest; spool?: FileSpool }[] = [];
   let closed!: () => void;
@@ -59,8 +59,9 @@ async function listen() {
           spools.push(spool);
           return spool;
         },
-        store(request, reply, spool) {
+        store(request, reply, spool, recycleMemory) {
           stored.push({ request, spool });
+          if (recycle) recycleMemory?.();
           const res = lib.responses.CStoreResponse.fromRequest(request);
           res.setStatus(0);
           reply(res);
@@ -156,4 +157,34 @@ Deno.test("an association broken in the middle of a C-STORE dataset aborts its s
   assertEquals(spools.length, 1);
   assertEquals(spools[0].aborted, true);
   assertEquals(stored.length, 0);
+});
+
+Deno.test("a handler that recycles gets the next instance in the same memory", async () => {
+  for (const recycle of [true, false]) {
+    const { listener, stored } = await listen(recycle);
+    const assoc = await ScuAssociation.open({
+      host: "127.0.0.1",
+      port: listener.port,
+      callingAet: "SCU",
+      calledAet: "SCP",
+      contexts: [{ abstractSyntax: CT, transferSyntaxes: [TS.explicitLE] }],
+    });
+    try {
+      const buffers: ArrayBufferLike[] = [];
+      for (const [i, uid] of ["1.2.3.10", "1.2.3.9", "1.2.3.11"].entries()) {
+        const bytes = dataset(uid, 200_000 + i * 100);
+        await assoc.request(new lib.requests.CStoreRequest(new RawDataset(bytes, TS.explicitLE)));
+        const raw = stored[i].request.getDataset() as RawDataset;
+        // Checked before the next instance may overwrite it.
+        assertEquals(raw.bytes, bytes);
+        buffers.push(raw.bytes.buffer);
+      }
+      // The first instance had no expected size; the second and third share prepared memory
+      // only when the handler recycled it.
+      assertEquals(buffers[1] === buffers[2], recycle, `recycle ${recycle}`);
+    } finally {
+      await assoc.release();
+      await listener.close();
+    }
+  }
 });

@@ -20,6 +20,8 @@ export interface FileSpool {
 export const SPOOL_SLICE = 60 * 1024;
 
 const PAGE = 4096;
+/** Extra room in memory allocated for an expected size (UIDs and text values vary in length). */
+const HEADROOM = 512;
 
 /** Fresh memory of `size` bytes with every page already touched (faulted in). */
 export function prefaulted(size: number): Uint8Array {
@@ -46,7 +48,10 @@ export class InstanceBuffer {
     this.headerLength = header.byteLength;
     this.spool = spool;
     const size = header.byteLength + Math.max(expected, 0);
-    this.#buf = memory && memory.byteLength >= size ? memory : new Uint8Array(size);
+    // Fresh memory gets room for a slightly longer header or dataset, so it can be recycled.
+    this.#buf = memory && memory.byteLength >= size
+      ? memory
+      : new Uint8Array(expected > 0 ? size + HEADROOM : size);
     this.#buf.set(header);
     this.#used = header.byteLength;
   }

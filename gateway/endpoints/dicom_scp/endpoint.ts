@@ -41,6 +41,7 @@ import {
   responseInstances,
 } from "./retrieve.ts";
 import { ReceivedInstanceBody } from "./instance_body.ts";
+import { releasesBodies } from "./recycle.ts";
 import { comment, failureStatus } from "./status_map.ts";
 import type { TempFileSpool } from "./spool.ts";
 import { InstanceStore } from "./storage.ts";
@@ -79,6 +80,8 @@ export class DicomScpEndpoint {
   readonly policy: AcceptPolicy;
   readonly #peers: Record<string, DicomPeerConfig>;
   readonly #store: InstanceStore | undefined;
+  /** Whether a received instance's memory may be reused once its pipeline finished. */
+  readonly #recyclable: boolean;
   #deps: ExecutorDeps | undefined;
   #tracker: Tracker | undefined;
 
@@ -105,6 +108,7 @@ export class DicomScpEndpoint {
       allowedCallingAets: o.allowed_calling_aets,
       services,
     };
+    this.#recyclable = releasesBodies(pipeline);
     const dir = o.storage_dir;
     this.#store = dir
       ? new InstanceStore(dir.startsWith("/") ? dir : `${baseDir}/${dir}`)
@@ -164,8 +168,13 @@ export class DicomScpEndpoint {
       get: (req, reply) => guard(this.#get(conn, req, reply, peer, running)),
       move: (req, reply) => guard(this.#move(conn, req, reply, peer, running)),
       storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop) : undefined,
-      store: (req, reply, spool) =>
-        guard(this.#storeInstance(req, reply, peer, running, spool as TempFileSpool | undefined)),
+      store: (req, reply, spool, recycle) =>
+        guard(
+          this.#storeInstance(req, reply, peer, running, {
+            spool: spool as TempFileSpool | undefined,
+            recycle: this.#recyclable ? recycle : undefined,
+          }),
+        ),
       cancel: (req) => running.get(req.getMessageIdBeingRespondedTo())?.abort(),
       closed: () => {
         for (const c of running.values()) c.abort();
@@ -402,8 +411,9 @@ export class DicomScpEndpoint {
     reply: Reply,
     peer: Peer,
     running: Map<number, AbortController>,
-    spool: TempFileSpool | undefined,
+    received: { spool?: TempFileSpool; recycle?: () => void },
   ): Promise<void> {
+    const { spool, recycle } = received;
     const dataset = req.getDataset() as RawDataset;
     const ts = dataset.getTransferSyntaxUid();
     const sopInstanceUid = req.getAffectedSopInstanceUid();
@@ -433,6 +443,8 @@ export class DicomScpEndpoint {
       ),
       write?.then(() => undefined, (err: Error) => err),
     ]);
+    // The pipeline and the write are done: the bytes may take the next instance (recycle.ts).
+    recycle?.();
     const res = lib.responses.CStoreResponse.fromRequest(req);
     if (written) {
       this.#deps!.logger.error("storing a received instance failed", { error: written.message });
