@@ -4,8 +4,10 @@
  * its P-DATA writer. Received bytes go through PduReader and MessageRouter: a C-STORE-RQ is taken
  * in here (command set decoded directly, dataset copied once into its Part 10 file and handed on
  * as a `RawDataset`: no parse of pixel data, no re-encoding); other messages reach the library as
- * PDUs. Command sets are written directly (no dcmjs round trip) and datasets go out as views in
- * one corked write. Every event goes to a handler.
+ * PDUs. The handler may spool the file while it arrives, and may hand its memory back for the
+ * association's next instance; otherwise memory for it is prepared once the response is sent.
+ * Command sets are written directly (no dcmjs round trip) and datasets go out as views in one
+ * corked write. Every event goes to a handler.
  */
 import { Buffer } from "node:buffer";
 import { p10Header, TS } from "../../dicom/mod.ts";
