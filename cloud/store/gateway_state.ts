@@ -3,6 +3,7 @@
  * and the desired-configuration versions. Kept beside the gateway record, so reports do not bump
  * the record's revision or the team's configuration revision.
  */
+import type { GatewayStatusBody } from "../../shared/gateway_status.ts";
 import { type Clock, iso } from "../clock.ts";
 import { StoreError } from "./errors.ts";
 import { sha256Hex } from "./ids.ts";
@@ -17,14 +18,7 @@ export interface ApplyReport {
 }
 
 /** A status and health report. */
-export interface StatusReport {
-  health: "healthy" | "degraded" | "unhealthy";
-  software_version: string;
-  uptime_secs: number;
-  config_version: number | null;
-  pipelines: { name: string; requests: number; errors: number }[];
-  error_counts: Record<string, number>;
-  checks: { name: string; status: "pass" | "warn" | "fail"; message?: string }[];
+export interface StatusReport extends GatewayStatusBody {
   reported_at: string;
 }
 

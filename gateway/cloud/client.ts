@@ -4,6 +4,8 @@
  * ({@link CloudUnreachableError}) or it answered with an error ({@link CloudHttpError}, carrying
  * its code and message). Tokens travel only in the Authorization header and never in a message.
  */
+import type { GatewayStatusBody } from "../../shared/gateway_status.ts";
+
 /** Timeout of a call (the long poll adds its wait). */
 export const CALL_TIMEOUT_MS = 15_000;
 
@@ -78,15 +80,7 @@ export interface ApplyError {
 }
 
 /** Body of `POST /api/gateway/status`. */
-export interface StatusBody {
-  health: "healthy" | "degraded" | "unhealthy";
-  software_version: string;
-  uptime_secs: number;
-  config_version: number | null;
-  pipelines: { name: string; requests: number; errors: number }[];
-  error_counts: Record<string, number>;
-  checks: { name: string; status: "pass" | "warn" | "fail"; message?: string }[];
-}
+export type StatusBody = GatewayStatusBody;
 
 /** Answer of `PUT /api/gateway/config/local`. */
 export interface UploadAnswer {
