@@ -12,7 +12,7 @@
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
 import { type DicomJson, FrameListError, parseFrameList, parseStatus } from "../dicom/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
-import { GatewayError, toGatewayError } from "../errors.ts";
+import { GatewayError } from "../errors.ts";
 import {
   type BuiltPipeline,
   type ExecutorDeps,
@@ -97,19 +97,7 @@ export class DicomwebEndpointService extends HttpEndpointService {
       ex.backend = res.backend;
       return this.toResponse(res, ex.requestId, env.method);
     } catch (e) {
-      const g = toGatewayError(e);
-      ex.errorCode = g.code;
-      deps.metrics.errorCode(g.code);
-      if (g.status >= 500) {
-        deps.logger.error("request failed", {
-          request_id: ex.requestId,
-          pipeline: this.pipeline.name,
-          code: g.code,
-          error: g.message,
-        });
-      }
-      ex.request.body?.cancel().catch(() => {});
-      return this.errorResponse(g, ex.requestId);
+      return this.failed(e, ex, deps);
     }
   }
 

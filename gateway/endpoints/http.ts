@@ -48,21 +48,26 @@ export class HttpEndpointService implements HttpEndpoint {
       ex.backend = res.backend;
       return this.toResponse(res, ex.requestId, env.method);
     } catch (err) {
-      const g = toGatewayError(err);
-      ex.errorCode = g.code;
-      deps.metrics.errorCode(g.code);
-      if (g.status >= 500) {
-        deps.logger.error("request failed", {
-          request_id: ex.requestId,
-          pipeline: this.pipeline.name,
-          code: g.code,
-          error: g.message,
-        });
-      }
-      // An unread request body must not keep the connection busy.
-      ex.request.body?.cancel().catch(() => {});
-      return this.errorResponse(g, ex.requestId);
+      return this.failed(err, ex, deps);
     }
+  }
+
+  /** The error answer of a failed request: counted, logged when it is ours (5xx), body dropped. */
+  protected failed(err: unknown, ex: HttpExchange, deps: ExecutorDeps): Response {
+    const g = toGatewayError(err);
+    ex.errorCode = g.code;
+    deps.metrics.errorCode(g.code);
+    if (g.status >= 500) {
+      deps.logger.error("request failed", {
+        request_id: ex.requestId,
+        pipeline: this.pipeline.name,
+        code: g.code,
+        error: g.message,
+      });
+    }
+    // An unread request body must not keep the connection busy.
+    ex.request.body?.cancel().catch(() => {});
+    return this.errorResponse(g, ex.requestId);
   }
 
   /** Convert the HTTP request to an envelope (413 at once when Content-Length is over the limit). */
