@@ -32,7 +32,14 @@ import {
 } from "../gateway/dicom/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
-import { freePort, removeDir, requirePeer, runCommand, tempDir } from "./support/mod.ts";
+import {
+  dicomScuPipelineToml,
+  freePort,
+  removeDir,
+  requirePeer,
+  runCommand,
+  tempDir,
+} from "./support/mod.ts";
 
 const HAS_DCMTK = requirePeer("dcmqrscp", "dcmqrscp", "dcmtk") &&
   requirePeer("dcmcjpeg", "dcmcjpeg", "dcmtk");
@@ -144,24 +151,7 @@ function backendToml(
   peer: { aet: string; port: number },
   options = "",
 ): string {
-  return `
-[endpoints.${name}]
-service = "dicomweb"
-[endpoints.${name}.options]
-path_prefix = "/${name}"
-[backends.${name}]
-service = "dicom_scu"
-timeout_secs = 20
-[backends.${name}.options]
-aet = "${peer.aet}"
-host = "127.0.0.1"
-port = ${peer.port}
-local_aet = "GATEWAY_SCU"
-${options}
-[pipelines.${name}]
-endpoints = ["${name}"]
-backends = ["${name}"]
-`;
+  return dicomScuPipelineToml({ name, peer, options });
 }
 
 function byName(stored: Stored[], name: string): Stored {

@@ -24,7 +24,14 @@ import {
 import { boundaryOf, decodeMultipart, parseP10, pixelFramesOf, TS } from "../gateway/dicom/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
-import { freePort, removeDir, requirePeer, runCommand, tempDir } from "./support/mod.ts";
+import {
+  dicomScuPipelineToml,
+  freePort,
+  removeDir,
+  requirePeer,
+  runCommand,
+  tempDir,
+} from "./support/mod.ts";
 
 const HAS_DCMTK = requirePeer("dcmqrscp", "dcmqrscp", "dcmtk") &&
   requirePeer("dcmcjpeg", "dcmcjpeg", "dcmtk");
@@ -376,26 +383,15 @@ function bridgeToml(
   storePort: number,
   service = "dicomweb",
 ): string {
-  return `
-[endpoints.${name}]
-service = "${service}"
-[endpoints.${name}.options]
-path_prefix = "${prefix}"
-[backends.${name}]
-service = "dicom_scu"
-timeout_secs = 20
-[backends.${name}.options]
-aet = "${peer.aet}"
-host = "127.0.0.1"
-port = ${peer.port}
-local_aet = "GATEWAY_SCU"
-dimse_retrieve_mode = "${mode}"
+  return dicomScuPipelineToml({
+    name,
+    prefix,
+    peer,
+    service,
+    options: `dimse_retrieve_mode = "${mode}"
 incoming_store_port = ${storePort}
-retrieve_sop_classes = ${MULTIFRAME_CLASSES}
-[pipelines.${name}]
-endpoints = ["${name}"]
-backends = ["${name}"]
-`;
+retrieve_sop_classes = ${MULTIFRAME_CLASSES}`,
+  });
 }
 
 Deno.test({
