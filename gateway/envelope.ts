@@ -7,7 +7,14 @@
  */
 import type { ContentLimits } from "../shared/gateway_config/types.ts";
 import { DEFAULT_CONTENT_LIMITS } from "../shared/gateway_config/types.ts";
-import { type BodyFormat, decodeBody, encodeData, formatOf, parseMediaType } from "./codecs/mod.ts";
+import {
+  type BodyFormat,
+  decodeBody,
+  encodeData,
+  formatOf,
+  parseMediaType,
+  utf8JsonContentType,
+} from "./codecs/mod.ts";
 import { GatewayError } from "./errors.ts";
 
 /** What is known of a body's content. */
@@ -138,6 +145,29 @@ export class Body {
     );
     this.#decoded = true;
     return this.#data;
+  }
+
+  /**
+   * The bytes of a UTF-8 JSON body that nothing has parsed or replaced yet (read now if need
+   * be), for work that can be done on the bytes themselves; null otherwise.
+   */
+  async unparsedJson(): Promise<Uint8Array | null> {
+    if (this.#decoded || this.#dirty || this.isEmpty) return null;
+    if (utf8JsonContentType(this.#contentType) === null) return null;
+    return await this.bytes();
+  }
+
+  /** Replace a UTF-8 JSON body (see `unparsedJson`) with other UTF-8 JSON bytes. */
+  setJsonBytes(bytes: Uint8Array): void {
+    const contentType = utf8JsonContentType(this.#contentType);
+    if (contentType === null) throw new Error("setJsonBytes on a body that is not UTF-8 JSON");
+    this.#contentType = contentType;
+    this.#bytes = bytes;
+    this.#stream = null;
+    this.#data = undefined;
+    this.#decoded = false;
+    this.#dirty = false;
+    this.#sha256 = undefined;
   }
 
   /** Replace the normalized data; the body is serialized from it when forwarded. */

@@ -344,3 +344,72 @@ backends = ["echo"]
   assertMatch(stderr, /JOLT spec operation 0 \(shift\)/);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("a lone shift works on the JSON bytes both ways; odd bodies take the parsed path", async () => {
+  const up = startUpstream((_req, body) =>
+    new Response(body.length ? body as BodyInit : '{ "id" : 9 , "name" : "Doe" }', {
+      headers: { "content-type": "application/fhir+json; charset=UTF-8" },
+    })
+  );
+  const spec = JSON.stringify([
+    { operation: "shift", spec: { id: "patient.id", name: "patient.name", "*": "extra.&" } },
+  ]);
+  const defaults = JSON.stringify([{ operation: "default", spec: { patient: { seen: true } } }]);
+  const config = proxy(
+    up.url,
+    `${mw(`spec_path = "shift.json"\napply = "both"`)}
+[middleware.d]
+type = "transform"
+[middleware.d.options]
+spec_path = "defaults.json"
+`,
+  ).replace('middleware = ["t"]', 'middleware = ["t", "d"]');
+  const gw = await startTestGateway(config, {
+    files: { "transforms/shift.json": spec, "transforms/defaults.json": defaults },
+  });
+  const post = (body: string | Uint8Array, type = "application/json") =>
+    fetch(`${gw.url}/api/p`, {
+      method: "POST",
+      headers: { "content-type": type },
+      body: body as BodyInit,
+    });
+  try {
+    // Whitespace, escapes and number spellings come out as JSON.stringify writes them; the
+    // second middleware parses what the shift wrote.
+    const res = await post('{ "id" : 1.0 , "name" : "Jos\\u00e9" , "n" : 1e2 }');
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+    assertEquals(
+      new TextDecoder().decode(up.received[0].body),
+      '{"patient":{"id":1,"name":"José","seen":true},"extra":{"n":100}}',
+    );
+    assertEquals(up.received[0].headers.get("content-type"), "application/json");
+
+    // A repeated key: JSON.parse keeps the last value, and so does the gateway.
+    const dup = await post('{"id":1,"id":2}');
+    await dup.body?.cancel();
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[1].body)).patient.id, 2);
+
+    // Another charset is decoded first (Latin-1 "é" is one byte), then sent as UTF-8.
+    const latin1 = await post(
+      Uint8Array.of(...new TextEncoder().encode('{"name":"Jos'), 0xe9, 0x22, 0x7d),
+      "application/json; charset=ISO-8859-1",
+    );
+    await latin1.body?.cancel();
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[2].body)).patient.name, "José");
+    assertEquals(up.received[2].headers.get("content-type"), "application/json; charset=utf-8");
+
+    // Malformed JSON is still a 400 naming the problem.
+    const bad = await post('{"id":1,}');
+    assertEquals(bad.status, 400);
+    assertEquals((await bad.json()).error.code, "invalid_json");
+
+    // The response (no request body: the upstream's own JSON) is shifted on the way out.
+    const get = await fetch(`${gw.url}/api/p`);
+    assertEquals(get.headers.get("content-type"), "application/fhir+json; charset=UTF-8");
+    assertEquals(await get.json(), { patient: { id: 9, name: "Doe" } });
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});

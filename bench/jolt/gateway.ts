@@ -1,9 +1,17 @@
 /**
  * The cost of a transform inside the gateway: requests/s of an `http` pipeline POSTing a ~2 KiB
  * JSON body to an nginx upstream, without middleware and with the synthetic 20-rule shift on the
- * way in, in one run. Target: the transform costs under 15% of the gateway's throughput.
+ * way in. Target: the transform costs under 15% of the gateway's throughput.
  *
- *   deno run -A bench/jolt/gateway.ts [--duration 10] [--connections 64]
+ * Two reference rows show what any transform costs before it does anything: `identity` is a shift
+ * that copies the whole body (`{"@": ""}`: scan and rewrite on the raw JSON path) and
+ * `identity-parsed` is the same followed by an empty `remove`, which forces the parsed path
+ * (JSON.parse and JSON.stringify). `shift-parsed` is the 20-rule shift on the parsed path.
+ *
+ * The pipelines run in alternating rounds and each is reported by its median round, with the
+ * gateway's CPU time per request (from /proc), which varies less than req/s on a shared machine.
+ *
+ *   deno run -A bench/jolt/gateway.ts [--duration 4] [--rounds 5] [--connections 64]
  */
 import { parseArgs } from "node:util";
 import { startUpstream } from "../http_proxy/servers.ts";
@@ -14,19 +22,18 @@ import { synthetic } from "./main.ts";
 
 const TARGET_COST = 0.15;
 
-/** A gateway config with `/plain` (no middleware) and `/shift` (the 20-rule shift). */
+/** Pipeline name -> its middleware's spec file (none for `plain`). */
+const PIPELINES: Record<string, string | null> = {
+  "plain": null,
+  "identity": "identity.json",
+  "identity-parsed": "identity_parsed.json",
+  "shift": "synthetic.json",
+  "shift-parsed": "synthetic_parsed.json",
+};
+
+/** A gateway config with one pipeline per entry of PIPELINES, each under `/<name>`. */
 function config(dataPort: number, mgmtPort: number, dir: string, upstream: string): string {
-  const pipeline = (name: string, middleware: string[]) => `
-[endpoints.${name}]
-service = "http"
-[endpoints.${name}.options]
-path_prefix = "/${name}"
-[pipelines.${name}]
-endpoints = ["${name}"]
-middleware = ${JSON.stringify(middleware)}
-backends = ["up"]
-`;
-  return `transforms_path = "${dir}"
+  let text = `transforms_path = "${dir}"
 [network.main]
 bind = "127.0.0.1"
 port = ${dataPort}
@@ -38,39 +45,83 @@ level = "warn"
 service = "http"
 [backends.up.options]
 base_url = "${upstream}"
-[middleware.shift]
+`;
+  for (const [name, spec] of Object.entries(PIPELINES)) {
+    if (spec) {
+      text += `[middleware.${name}]
 type = "transform"
-[middleware.shift.options]
-spec_path = "synthetic.json"
-${pipeline("plain", [])}${pipeline("shift", ["shift"])}`;
+[middleware.${name}.options]
+spec_path = "${spec}"
+`;
+    }
+    text += `[endpoints.${name}]
+service = "http"
+[endpoints.${name}.options]
+path_prefix = "/${name}"
+[pipelines.${name}]
+endpoints = ["${name}"]
+middleware = ${JSON.stringify(spec ? [name] : [])}
+backends = ["up"]
+`;
+  }
+  return text;
+}
+
+/** utime + stime of a process, in seconds. */
+function cpuSeconds(pid: number): number {
+  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function main() {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
-      duration: { type: "string", default: "10" },
+      duration: { type: "string", default: "4" },
+      rounds: { type: "string", default: "5" },
       connections: { type: "string", default: "64" },
     },
   });
   const durationSec = Number(values.duration);
+  const rounds = Number(values.rounds);
   const connections = Number(values.connections);
   const dir = await Deno.makeTempDir({ prefix: "jolt-bench-" });
   const { input, spec } = synthetic();
   const body = JSON.stringify(input);
+  const identity = [{ operation: "shift", spec: { "@": "" } }];
+  const parsed = (s: unknown[]) => [...s, { operation: "remove", spec: {} }];
   await Deno.writeTextFile(`${dir}/synthetic.json`, JSON.stringify(spec));
+  await Deno.writeTextFile(`${dir}/synthetic_parsed.json`, JSON.stringify(parsed(spec)));
+  await Deno.writeTextFile(`${dir}/identity.json`, JSON.stringify(identity));
+  await Deno.writeTextFile(`${dir}/identity_parsed.json`, JSON.stringify(parsed(identity)));
   await Deno.writeTextFile(`${dir}/body.json`, body);
   const upstream = await startUpstream('{"ok":true}');
   const dataPort = freePort();
   const gateway = await startGateway({
     configText: config(dataPort, freePort(), dir, upstream.url),
   });
+  const script = new URL("./post_body.lua", import.meta.url).pathname;
+  const wrk = (name: string, seconds: number) =>
+    runWrk({
+      url: `http://127.0.0.1:${dataPort}/${name}/orders`,
+      threads: 2,
+      connections,
+      durationSec: seconds,
+      script,
+      scriptArgs: [`${dir}/body.json`],
+    });
   try {
-    const rows: string[][] = [];
-    const rps: Record<string, number> = {};
-    for (const name of ["plain", "shift"]) {
-      const url = `http://127.0.0.1:${dataPort}/${name}/orders`;
-      const check = await fetch(url, {
+    const names = Object.keys(PIPELINES);
+    const rps: Record<string, number[]> = {};
+    const cpu: Record<string, number[]> = {};
+    const p99: Record<string, number[]> = {};
+    for (const name of names) {
+      const check = await fetch(`http://127.0.0.1:${dataPort}/${name}/orders`, {
         method: "POST",
         body,
         headers: { "content-type": "application/json" },
@@ -79,34 +130,45 @@ async function main() {
       if (check.status !== 200) {
         throw new Error(`${name}: status ${check.status}\n${gateway.output()}`);
       }
-      const script = new URL("./post_body.lua", import.meta.url).pathname;
-      await runWrk({
-        url,
-        threads: 2,
-        connections,
-        durationSec: 3,
-        script,
-        scriptArgs: [`${dir}/body.json`],
-      });
-      const r = await runWrk({
-        url,
-        threads: 2,
-        connections,
-        durationSec,
-        script,
-        scriptArgs: [`${dir}/body.json`],
-      });
-      if (r.non2xx || r.socketErrors) {
-        throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors`);
-      }
-      rps[name] = r.requestsPerSec;
-      rows.push([name, fixed(r.requestsPerSec, 0), fixed(r.p50Ms), fixed(r.p99Ms)]);
+      await wrk(name, 2); // warm-up
+      rps[name] = [];
+      cpu[name] = [];
+      p99[name] = [];
     }
+    for (let round = 0; round < rounds; round++) {
+      for (const name of names) {
+        const before = cpuSeconds(gateway.pid);
+        const r = await wrk(name, durationSec);
+        const used = cpuSeconds(gateway.pid) - before;
+        if (r.non2xx || r.socketErrors) {
+          throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors`);
+        }
+        rps[name].push(r.requestsPerSec);
+        cpu[name].push((used * 1e6) / r.requests);
+        p99[name].push(r.p99Ms);
+      }
+    }
+    const plainRps = median(rps.plain);
+    const plainCpu = median(cpu.plain);
+    const rows = names.map((name) => [
+      name,
+      fixed(median(rps[name]), 0),
+      fixed(median(p99[name])),
+      fixed(median(cpu[name]), 1),
+      name === "plain" ? "" : `${fixed((1 - median(rps[name]) / plainRps) * 100, 1)}%`,
+      name === "plain" ? "" : `${fixed((1 - plainCpu / median(cpu[name])) * 100, 1)}%`,
+    ]);
     console.log(
-      `gateway http pipeline, POST of a ${body.length}-byte JSON body, wrk -t2 -c${connections} -d${durationSec}s\n`,
+      `gateway http pipeline, POST of a ${body.length}-byte JSON body, wrk -t2 -c${connections}, ` +
+        `${rounds} alternating rounds of ${durationSec}s, medians\n`,
     );
-    console.log(markdownTable(["pipeline", "req/s", "p50 ms", "p99 ms"], rows));
-    const cost = 1 - rps.shift / rps.plain;
+    console.log(
+      markdownTable(
+        ["pipeline", "req/s", "p99 ms", "CPU µs/req", "throughput cost", "CPU cost"],
+        rows,
+      ),
+    );
+    const cost = 1 - median(rps.shift) / plainRps;
     console.log(
       `\ntransform cost: ${(cost * 100).toFixed(1)}% of throughput (target < ${
         TARGET_COST * 100

@@ -48,6 +48,7 @@ import {
   decodeText,
   formatOfHeader,
   formatOfType,
+  isUtf8Charset,
   type MediaType,
   parseMediaType,
   withUtf8Charset,
@@ -105,6 +106,18 @@ const ENCODER = new TextEncoder();
 /** Encoded bytes with their content type. */
 function encoded(text: string, contentType: string): { bytes: Uint8Array; contentType: string } {
   return { bytes: ENCODER.encode(text), contentType };
+}
+
+/**
+ * The Content-Type under which a JSON body of this content type can be replaced by other UTF-8
+ * JSON bytes, with no parse in between (what encodeData would send for JSON data); null when the
+ * body is not UTF-8 JSON.
+ */
+export function utf8JsonContentType(contentType: string | null): string | null {
+  const mt = parseMediaType(contentType);
+  if (mt === null) return "application/json";
+  if (formatOfType(mt.type) !== "json" || !isUtf8Charset(mt.params.charset)) return null;
+  return withUtf8Charset(contentType!, mt);
 }
 
 /** Serialize normalized data for forwarding (rules at the top of this file). */

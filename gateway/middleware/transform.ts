@@ -105,6 +105,13 @@ export class TransformMiddleware implements Middleware {
     if (format === "none" || format === "binary") return;
     const direction = res ? "response" : "request";
     try {
+      // A JSON body nobody has parsed yet goes through specs that can work on its bytes
+      // (a lone shift) without being parsed into objects and serialized back.
+      if (this.#opts.input === "data" && !this.#opts.debug) {
+        const bytes = await body.unparsedJson();
+        const output = bytes && this.#spec.spec.applyJson(bytes);
+        if (output) return body.setJsonBytes(output);
+      }
       const data = await body.data();
       const input = this.#opts.input === "envelope" ? { data, context: context(req, res) } : data;
       const output = this.#spec.spec.apply(input);

@@ -47,6 +47,8 @@ const OPERATIONS: Record<string, OperationName> = {
 interface Op {
   /** Whether it edits its input in place (copy-on-write through the Ownership). */
   readonly inPlace: boolean;
+  /** The shift itself, for the raw JSON path. */
+  readonly shift?: ShiftOp;
   apply(input: unknown, own: Ownership, context: unknown): unknown;
 }
 
@@ -59,6 +61,12 @@ export interface CompiledSpec {
    * of it may be shared with the output. `context` feeds `^` lookups of the modify operations.
    */
   apply(input: unknown, context?: Record<string, unknown>): unknown;
+  /**
+   * Applies the chain to a UTF-8 JSON document and returns the output as UTF-8 JSON, the same
+   * as `JSON.stringify(apply(JSON.parse(text)))`, without parsing when the chain allows it (a
+   * single shift: see ShiftOp.applyJson). Null means "parse and use apply".
+   */
+  applyJson(bytes: Uint8Array): Uint8Array | null;
 }
 
 /**
@@ -72,6 +80,7 @@ function build(name: OperationName, spec: unknown, editedLater: () => boolean): 
       let register: boolean | undefined;
       return {
         inPlace: false,
+        shift: op,
         apply: (input, own) => {
           register ??= editedLater();
           return op.apply(input, register ? own : null);
@@ -162,10 +171,17 @@ export function parseSpec(text: string): CompiledSpec {
 class Chain implements CompiledSpec {
   readonly operations: readonly OperationName[];
   readonly #ops: Op[];
+  readonly #rawShift: ShiftOp | null;
 
   constructor(names: OperationName[], ops: Op[]) {
     this.operations = Object.freeze(names);
     this.#ops = ops;
+    const only = ops.length === 1 ? ops[0].shift : undefined;
+    this.#rawShift = only ?? null;
+  }
+
+  applyJson(bytes: Uint8Array): Uint8Array | null {
+    return this.#rawShift ? this.#rawShift.applyJson(bytes) : null;
   }
 
   apply(input: unknown, context?: Record<string, unknown>): unknown {

@@ -10,6 +10,8 @@ import { intValue, parseJavaInt } from "./java.ts";
 import { checkRef, parseGroupRef, parseHashRef, type Ref } from "./references.ts";
 import { type StarMatcher, starMatcher } from "./star.ts";
 import { type Levels, Matched, type WalkedPath } from "./walked_path.ts";
+import { Kind } from "./raw_json.ts";
+import { ABSENT_REF, lookupRaw } from "./shift_raw.ts";
 
 /** Reads a sub-path below a value (DotPath; passed in so that this module has no cycle). */
 export interface PathReader {
@@ -246,8 +248,14 @@ export class ArrayElement extends PathElement {
         const m = wp.match(this.#hashUp);
         return m ? m.hashCount : null;
       }
-      case "ref":
-        return nonNegativeIndex(subKey(wp, this.#ref!));
+      case "ref": {
+        const ref = this.#ref!;
+        if (ref.group !== 0) return nonNegativeIndex(subKey(wp, ref));
+        const m = wp.match(ref.up);
+        if (m === undefined) return null;
+        const index = m.keyIndex();
+        return index >= 0 ? index : null;
+      }
       case "transpose":
         return nonNegativeIndex(this.#transpose!.evaluate(wp));
     }
@@ -415,7 +423,18 @@ export class TransposeElement extends PathElement {
 
   /** RHS use: the data coerced to a key (numbers truncated to ints, booleans spelled out). */
   evaluate(wp: WalkedPath): string | null {
-    const v = this.lookup(wp);
+    const doc = wp.raw;
+    let v: unknown;
+    if (doc === null) {
+      v = this.lookup(wp);
+    } else {
+      // Over a tape: only scalars make keys, so nothing bigger is turned into a value.
+      const r = lookupRaw(this, wp, doc);
+      if (r === ABSENT_REF || r < 0) return null;
+      const kind = doc.kind(r);
+      if (kind === Kind.Array || kind === Kind.Object) return null;
+      v = doc.value(r);
+    }
     if (typeof v === "string") return v;
     if (typeof v === "number") return String(intValue(v));
     if (typeof v === "boolean") return v ? "true" : "false";

@@ -27,6 +27,16 @@ import {
   type Strategy,
 } from "./strategy.ts";
 import { ShiftOutput, ShiftWriter } from "./shift_write.ts";
+import { JsonWriter, type RawDoc, scanJson, ScanScratch } from "./raw_json.ts";
+import {
+  ABSENT_REF,
+  lookupRaw,
+  NULL_VALUE,
+  processRaw,
+  type RawChild,
+  rawLeaf,
+  writeOutput,
+} from "./shift_raw.ts";
 import { type Levels, Matched, WalkedPath } from "./walked_path.ts";
 
 type ShiftState = ShiftOutput;
@@ -35,10 +45,43 @@ type ShiftState = ShiftOutput;
 export class ShiftOp {
   readonly #root: ShiftComposite;
   readonly #wp = new WalkedPath(); // reused: apply is synchronous and never re-entered
+  readonly #writer = new JsonWriter();
+  readonly #scratch = new ScanScratch();
 
   constructor(spec: unknown) {
     if (!isMap(spec)) specFail(`shift expects a spec object, got ${describe(spec)}`, []);
     this.#root = new ShiftComposite("root", spec, [], [1]);
+  }
+
+  /**
+   * Runs the shift on UTF-8 JSON bytes and returns the output as UTF-8 JSON bytes: the same
+   * document `JSON.stringify(apply(JSON.parse(text)))` gives, without building either value.
+   * Null when the input is not valid JSON or must be parsed (raw_json.ts says when): the caller
+   * then takes the parsed path.
+   */
+  applyJson(bytes: Uint8Array): Uint8Array | null {
+    const doc = scanJson(bytes, this.#scratch);
+    if (doc === null) return null;
+    const output = this.applyTape(doc);
+    const w = this.#writer;
+    w.reset();
+    writeOutput(w, output, doc);
+    return w.result();
+  }
+
+  /** The shift of a scanned document: values and RawRefs into `doc` (see shift_raw.ts). */
+  applyTape(doc: RawDoc): unknown {
+    const out = new ShiftOutput(null, doc);
+    const wp = this.#wp;
+    wp.reset();
+    wp.raw = doc;
+    wp.push(0, new Matched("root"));
+    try {
+      this.#root.applyRaw("root", 0, wp, out, doc);
+    } finally {
+      wp.reset();
+    }
+    return has(out.holder, "root") ? out.holder.root : null;
   }
 
   /**
@@ -65,13 +108,18 @@ function checkLhs(pe: PathElement, key: string): void {
 }
 
 /** A spec key whose value is an object: matches, then hands the value to its children. */
-class ShiftComposite implements Child<ShiftState> {
+class ShiftComposite implements Child<ShiftState>, RawChild {
   readonly #pe: PathElement;
   readonly #special: Child<ShiftState>[] = [];
   readonly #children: Children<ShiftState>;
   readonly #strategy: Strategy;
 
-  constructor(key: string, spec: JsonMap, path: readonly string[], parentLevels: Levels) {
+  constructor(
+    key: string,
+    spec: JsonMap,
+    path: readonly string[],
+    parentLevels: Levels,
+  ) {
     const pe = parseKey(key);
     checkLhs(pe, key);
     if (pe instanceof AtElement) specFail("'@' shift key can not have children");
@@ -143,6 +191,24 @@ class ShiftComposite implements Child<ShiftState> {
     wp.last().hashCount++;
     return true;
   }
+
+  /** {@link apply} over a tape (shift_raw.ts). */
+  applyRaw(key: string, r: number, wp: WalkedPath, st: ShiftState, doc: RawDoc): boolean {
+    const pe = this.#pe;
+    const m = pe.match(key, wp);
+    if (m === null) return false;
+    if (pe instanceof TransposeElement) {
+      const found = lookupRaw(pe, wp, doc);
+      if (found === ABSENT_REF) return false;
+      r = found;
+    }
+    wp.push(r === ABSENT_REF ? NULL_VALUE : r, m);
+    for (const s of this.#special) (s as unknown as RawChild).applyRaw(key, r, wp, st, doc);
+    processRaw(this.#children, this.#strategy, r, wp, st, doc);
+    wp.pop();
+    wp.last().hashCount++;
+    return true;
+  }
 }
 
 /** Where a leaf's data comes from: the input value, the matched key, the parent, a lookup. */
@@ -150,12 +216,17 @@ const Source = { Input: 0, Key: 1, Parent: 2, Transpose: 3 } as const;
 type Source = (typeof Source)[keyof typeof Source];
 
 /** A spec key whose value is an output path (or several, or null). */
-class ShiftLeaf implements Child<ShiftState> {
+class ShiftLeaf implements Child<ShiftState>, RawChild {
   readonly #pe: PathElement;
   readonly #source: Source;
   readonly #writers: ShiftWriter[];
 
-  constructor(key: string, rhs: unknown, path: readonly string[], parentLevels: Levels) {
+  constructor(
+    key: string,
+    rhs: unknown,
+    path: readonly string[],
+    parentLevels: Levels,
+  ) {
     const pe = parseKey(key);
     checkLhs(pe, key);
     pe.validate(parentLevels);
@@ -215,6 +286,33 @@ class ShiftLeaf implements Child<ShiftState> {
     for (const w of this.#writers) w.write(st, data, wp);
     wp.pop();
     // Only "real" (input-consuming) children count as a match of this key.
+    if (this.#source !== Source.Input) return false;
+    wp.last().hashCount++;
+    return true;
+  }
+
+  /** {@link apply} over a tape (shift_raw.ts). */
+  applyRaw(key: string, r: number, wp: WalkedPath, st: ShiftState, doc: RawDoc): boolean {
+    const input = r === ABSENT_REF ? NULL_VALUE : r;
+    const m = this.#pe.match(key, wp);
+    if (m === null) return false;
+    let data: unknown;
+    switch (this.#source) {
+      case Source.Key:
+        data = m.key;
+        break;
+      case Source.Transpose: {
+        const found = lookupRaw(this.#pe as TransposeElement, wp, doc);
+        if (found === ABSENT_REF) return false;
+        data = rawLeaf(doc, found);
+        break;
+      }
+      default:
+        data = rawLeaf(doc, input);
+    }
+    wp.push(input, m);
+    for (const w of this.#writers) w.write(st, data, wp);
+    wp.pop();
     if (this.#source !== Source.Input) return false;
     wp.last().hashCount++;
     return true;

@@ -6,6 +6,7 @@
 
 import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "./json.ts";
 import { DotPath } from "./paths.ts";
+import { type RawDoc, RawRef } from "./raw_json.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
 
 type Container = JsonMap | unknown[];
@@ -16,15 +17,26 @@ type Container = JsonMap | unknown[];
  *
  * With an Ownership (when a later chain operation edits in place), every container made here is
  * registered there. Without one, only the foreign containers are tracked, which is cheaper.
+ *
+ * Over a raw tape (shift_raw.ts) input values are RawRefs, never containers: every container
+ * of the output is ours, and a RawRef that a later write goes through is made a value first.
  */
 export class ShiftOutput {
   /** Holds the document under the key "root" (JOLT writes every path below "root"). */
   readonly holder: JsonMap = {};
   readonly #own: Ownership | null;
+  /** The tape being shifted, or null on the parsed path. */
+  readonly raw: RawDoc | null;
   #foreign: Set<object> | null = null;
 
-  constructor(own: Ownership | null) {
+  constructor(own: Ownership | null, raw: RawDoc | null = null) {
     this.#own = own;
+    this.raw = raw;
+  }
+
+  /** The value a RawRef stands for, as fresh containers of ours. */
+  materialize(ref: RawRef): unknown {
+    return this.raw!.value(ref.pos);
   }
 
   /** A new container of ours. */
@@ -35,7 +47,7 @@ export class ShiftOutput {
 
   /** Records a value written as data (it stays foreign). */
   wrote(data: unknown): void {
-    if (this.#own === null && data !== null && typeof data === "object") {
+    if (this.#own === null && this.raw === null && data !== null && typeof data === "object") {
       (this.#foreign ??= new Set()).add(data);
     }
   }
@@ -43,6 +55,7 @@ export class ShiftOutput {
   /** `c` if we may write into it, else a copy of it we may write into. */
   writable(c: Container): Container {
     if (this.#own) return this.#own.writable(c);
+    if (this.raw !== null) return c;
     const foreign = this.#foreign;
     if (foreign === null || !foreign.has(c)) return c;
     const copy = shallowCopy(c);
@@ -78,6 +91,10 @@ export class ShiftWriter {
       if (i === 0) sub = out.holder.root;
       else if (step === 0) sub = getOwn(tree as JsonMap, key as string);
       else if (step === 1) sub = (tree as unknown[])[key as number];
+      if (out.raw !== null && sub instanceof RawRef) {
+        sub = out.materialize(sub);
+        put(tree, step, key, sub);
+      }
       const wantMap = steps[i + 1] === 0;
       if (sub === null || sub === undefined) {
         sub = out.create(wantMap);
@@ -122,6 +139,10 @@ function finalSet(
   } else {
     if (!Array.isArray(tree)) return;
     if (step === 1) existing = tree[key as number];
+  }
+  if (out.raw !== null && existing instanceof RawRef) {
+    existing = out.materialize(existing);
+    put(tree, step, key, existing);
   }
   out.wrote(data);
   if (existing === null || existing === undefined) {

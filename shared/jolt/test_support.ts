@@ -16,7 +16,14 @@ export function frozen<T>(v: T): T {
   return copy;
 }
 
-/** Compiles a one-operation chain and applies it to a frozen copy of `input`. */
+/** How many `run` calls also went through the raw JSON path (shift_raw_test.ts checks it). */
+export const rawRuns = { compared: 0, declined: 0 };
+
+/**
+ * Compiles a one-operation chain and applies it to a frozen copy of `input`. Every call also
+ * applies the chain to the input's JSON bytes (`applyJson`) and asserts that, when that path
+ * takes the document, it writes exactly what JSON.stringify writes for the parsed result.
+ */
 export function run(
   operation: string,
   spec: unknown,
@@ -24,7 +31,23 @@ export function run(
   context?: Record<string, unknown>,
 ): unknown {
   const entry = spec === undefined ? { operation } : { operation, spec };
-  return compile([entry]).apply(frozen(input), context);
+  const compiled = compile([entry]);
+  const output = compiled.apply(frozen(input), context);
+  if (context === undefined) {
+    const text = JSON.stringify(input === undefined ? null : input);
+    const raw = compiled.applyJson(new TextEncoder().encode(text));
+    if (raw === null) {
+      rawRuns.declined++;
+    } else {
+      rawRuns.compared++;
+      strictEqual(
+        new TextDecoder().decode(raw),
+        JSON.stringify(output),
+        `raw JSON path differs for ${JSON.stringify(spec)} on ${text}`,
+      );
+    }
+  }
+  return output;
 }
 
 /** Exact equality of JSON values (types, nulls, array order; object key order ignored). */

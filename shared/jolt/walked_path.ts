@@ -3,6 +3,9 @@
  * key that matched there (with the parts captured by `*`). `&`, `$`, `#` and `@` read from it.
  */
 
+import type { RawDoc } from "./raw_json.ts";
+import { parseJavaInt } from "./java.ts";
+
 /** The result of one key match (JOLT's MatchedElement / ArrayMatchedElement). */
 export class Matched {
   /** The whole matched key; `&(n,0)`. */
@@ -13,11 +16,22 @@ export class Matched {
   readonly origSize: number;
   /** How many children matched under this level so far (`#n` on the RHS). */
   hashCount = 0;
+  /** The key as an array index (-1: not one), parsed once; -2 until asked for. */
+  #index = -2;
 
   constructor(key: string, groups: readonly string[] | null = null, origSize = -1) {
     this.key = key;
     this.groups = groups;
     this.origSize = origSize;
+  }
+
+  /** The whole key as a non-negative array index, or -1 when it is not one. */
+  keyIndex(): number {
+    if (this.#index === -2) {
+      const n = parseJavaInt(this.key);
+      this.#index = n !== null && n >= 0 ? n : -1;
+    }
+    return this.#index;
   }
 
   /** The key (group 0) or a captured part; undefined when there is no such part. */
@@ -26,8 +40,12 @@ export class Matched {
   }
 }
 
-/** A stack of (input value, match) pairs. */
+/**
+ * A stack of (input value, match) pairs. During a walk over a raw JSON tape (shift_raw.ts) the
+ * values are tape positions and `raw` is the document they point into.
+ */
 export class WalkedPath {
+  raw: RawDoc | null = null;
   #refs: unknown[] = [];
   #els: Matched[] = [];
   #size = 0;
@@ -41,6 +59,7 @@ export class WalkedPath {
   reset(): void {
     for (let i = 0; i < this.#size; i++) this.#refs[i] = undefined;
     this.#size = 0;
+    this.raw = null;
   }
 
   /** Pushes a level. */

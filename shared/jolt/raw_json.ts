@@ -1,0 +1,716 @@
+/**
+ * Raw JSON documents: UTF-8 bytes scanned once into a flat tape of nodes, read without building
+ * JavaScript values, and written back out by copying byte ranges.
+ *
+ * This is what lets a shift run on a request body without `JSON.parse` and `JSON.stringify`:
+ * the spec walks the tape, and leaf values it copies stay byte ranges until the output is
+ * written. Output written from a tape is byte for byte what `JSON.stringify(JSON.parse(text))`
+ * would give for the same values (numbers and escaped strings are re-spelled the way JSON.stringify
+ * spells them). When a document could read differently as a JavaScript value than as a tape —
+ * duplicate keys, keys that JavaScript orders as array indexes, bytes that are not valid UTF-8 —
+ * the scan gives up ({@link scanJson} returns null) and the caller takes the parsed path, which
+ * also owns the error message for malformed JSON.
+ */
+
+/** Node kinds on the tape. */
+export const Kind = {
+  Null: 0,
+  False: 1,
+  True: 2,
+  /** A number spelled as JavaScript writes it (see canonicalNumber): copied as is. */
+  Int: 3,
+  /** Any other number: re-spelled by `Number()` when written. */
+  Number: 4,
+  /** A string without escapes: its bytes are its JSON form. */
+  String: 5,
+  /** A string with backslash escapes. */
+  EscapedString: 6,
+  Array: 7,
+  Object: 8,
+} as const;
+/** A node kind. */
+export type Kind = (typeof Kind)[keyof typeof Kind];
+
+const NULL = Kind.Null;
+const FALSE = Kind.False;
+const TRUE = Kind.True;
+const INT = Kind.Int;
+const NUMBER = Kind.Number;
+const STRING = Kind.String;
+const ESCAPED = Kind.EscapedString;
+const ARRAY = Kind.Array;
+const OBJECT = Kind.Object;
+
+/** Ints per tape record: kind, start byte, end byte (containers: child count), next record. */
+const REC = 4;
+/** Deepest nesting a raw scan accepts (deeper documents take the parsed path). */
+const MAX_DEPTH = 256;
+
+/** A value of the output that is still a node of the input tape. */
+export class RawRef {
+  constructor(readonly pos: number) {}
+}
+
+const DECODER = new TextDecoder();
+const ENCODER = new TextEncoder();
+
+/**
+ * A scanned document. Record `r` of the tape holds `[kind, start, end, next]`: for scalars the
+ * byte range (strings without their quotes), for containers the child count in `end`, and `next`
+ * is the record after the node and all its descendants. Object members are a key record
+ * followed by the value's records; a key record holds {@link keyHash} of its text instead of
+ * `next`, and its text is only made into a string when asked for ({@link key}).
+ */
+export class RawDoc {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly tape: Int32Array,
+    /** Texts of the keys that are not plain ASCII (decoded during the scan), by record. */
+    readonly keys: (string | undefined)[],
+  ) {}
+
+  /** The text of key record `k`. */
+  key(k: number): string {
+    const o = k * REC;
+    const t = this.tape;
+    if (t[o] !== STRING) return this.keys[k]!;
+    return asciiKey(this.bytes, t[o + 1], t[o + 2], t[o + 3]);
+  }
+
+  /** True if key record `k` spells `key` (whose {@link keyHash} is `hash`). */
+  #keyIs(k: number, key: string, hash: number): boolean {
+    const o = k * REC;
+    const t = this.tape;
+    if (t[o + 3] !== hash) return false;
+    if (t[o] !== STRING) return this.keys[k] === key;
+    return sameAscii(key, this.bytes, t[o + 1], t[o + 2]);
+  }
+
+  kind(r: number): Kind {
+    return this.tape[r * REC] as Kind;
+  }
+
+  /** The record after `r` and its descendants. */
+  next(r: number): number {
+    return this.tape[r * REC + 3];
+  }
+
+  /** Number of elements (arrays) or members (objects). */
+  count(r: number): number {
+    return this.tape[r * REC + 2];
+  }
+
+  /** The value record of member `key` (whose {@link keyHash} is `hash`) of object `r`, or -1. */
+  member(r: number, key: string, hash: number): number {
+    return this.memberFrom(r, r + 1, key, hash);
+  }
+
+  /**
+   * {@link member}, searching from key record `from` (a member of `r`) to the end and then from
+   * the start: lookups in the order the members come in cost one step each.
+   */
+  memberFrom(r: number, from: number, key: string, hash: number): number {
+    const tape = this.tape;
+    const end = tape[r * REC + 3];
+    for (let k = from; k < end; k = tape[(k + 1) * REC + 3]) {
+      if (tape[k * REC + 3] === hash && this.#keyIs(k, key, hash)) return k + 1;
+    }
+    for (let k = r + 1; k < from; k = tape[(k + 1) * REC + 3]) {
+      if (tape[k * REC + 3] === hash && this.#keyIs(k, key, hash)) return k + 1;
+    }
+    return -1;
+  }
+
+  /** The record of element `i` of array `r` (which has more than `i` elements). */
+  element(r: number, i: number): number {
+    let e = r + 1;
+    while (i-- > 0) e = this.tape[e * REC + 3];
+    return e;
+  }
+
+  /** The string of a string node. */
+  string(r: number): string {
+    const t = this.tape;
+    const start = t[r * REC + 1];
+    const end = t[r * REC + 2];
+    if (t[r * REC] === ESCAPED) {
+      return JSON.parse(DECODER.decode(this.bytes.subarray(start - 1, end + 1)));
+    }
+    return DECODER.decode(this.bytes.subarray(start, end));
+  }
+
+  /** The number of a number node. */
+  number(r: number): number {
+    const t = this.tape;
+    const start = t[r * REC + 1];
+    const end = t[r * REC + 2];
+    const b = this.bytes;
+    let i = start;
+    const negative = b[i] === 0x2d;
+    if (negative) i++;
+    let v = 0;
+    for (; i < end; i++) {
+      const d = b[i] - 0x30;
+      // Anything but a short integer: let Number() read it.
+      if (d < 0 || d > 9 || i - start > 15) return Number(latin1(b, start, end));
+      v = v * 10 + d;
+    }
+    return negative ? -v : v;
+  }
+
+  /** The JavaScript value of node `r`, as JSON.parse would build it (fresh containers). */
+  value(r: number): unknown {
+    switch (this.kind(r)) {
+      case NULL:
+        return null;
+      case FALSE:
+        return false;
+      case TRUE:
+        return true;
+      case INT:
+      case NUMBER:
+        return this.number(r);
+      case STRING:
+      case ESCAPED:
+        return this.string(r);
+      case ARRAY: {
+        const out: unknown[] = [];
+        let e = r + 1;
+        for (let n = this.count(r); n > 0; n--) {
+          out.push(this.value(e));
+          e = this.next(e);
+        }
+        return out;
+      }
+      case OBJECT: {
+        const out: Record<string, unknown> = {};
+        let k = r + 1;
+        for (let n = this.count(r); n > 0; n--) {
+          const key = this.key(k);
+          const v = this.value(k + 1);
+          if (key === "__proto__") {
+            Object.defineProperty(out, key, {
+              value: v,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+          } else {
+            out[key] = v;
+          }
+          k = this.next(k + 1);
+        }
+        return out;
+      }
+    }
+  }
+
+  /**
+   * A leaf value for an output: null and booleans as JavaScript values, everything else as a
+   * {@link RawRef} that is written by copying.
+   */
+  leaf(r: number): unknown {
+    const kind = this.kind(r);
+    if (kind >= INT) return new RawRef(r);
+    return kind === NULL ? null : kind === TRUE;
+  }
+
+  /** Writes node `r` as JSON.stringify would write its value. */
+  write(out: JsonWriter, r: number): void {
+    const t = this.tape;
+    const o = r * REC;
+    switch (t[o] as Kind) {
+      case NULL:
+        return out.ascii("null");
+      case FALSE:
+        return out.ascii("false");
+      case TRUE:
+        return out.ascii("true");
+      case INT:
+        return out.bytes(this.bytes, t[o + 1], t[o + 2]);
+      case NUMBER: {
+        // Often already JavaScript's spelling (0.1 + 0.2 written by a JavaScript client).
+        const text = latin1(this.bytes, t[o + 1], t[o + 2]);
+        const n = Number(text);
+        const spelled = Number.isFinite(n) ? String(n) : "null";
+        return spelled === text ? out.bytes(this.bytes, t[o + 1], t[o + 2]) : out.ascii(spelled);
+      }
+      case STRING:
+        return out.bytes(this.bytes, t[o + 1] - 1, t[o + 2] + 1);
+      case ESCAPED:
+        return out.text(JSON.stringify(this.string(r)));
+      case ARRAY: {
+        out.byte(0x5b);
+        let e = r + 1;
+        for (let n = t[o + 2], i = 0; i < n; i++) {
+          if (i > 0) out.byte(0x2c);
+          this.write(out, e);
+          e = t[e * REC + 3];
+        }
+        return out.byte(0x5d);
+      }
+      case OBJECT: {
+        out.byte(0x7b);
+        let k = r + 1;
+        for (let n = t[o + 2], i = 0; i < n; i++) {
+          if (i > 0) out.byte(0x2c);
+          if (t[k * REC] === STRING) out.bytes(this.bytes, t[k * REC + 1] - 1, t[k * REC + 2] + 1);
+          else out.quoted(this.keys[k]!);
+          out.byte(0x3a);
+          this.write(out, k + 1);
+          k = t[(k + 1) * REC + 3];
+        }
+        return out.byte(0x7d);
+      }
+    }
+  }
+}
+
+function latin1(b: Uint8Array, start: number, end: number): string {
+  return DECODER.decode(b.subarray(start, end));
+}
+
+/** A growable byte buffer that JSON is written into (fields public for the writers' loops). */
+export class JsonWriter {
+  buf: Uint8Array;
+  len = 0;
+
+  constructor(capacity = 4096) {
+    this.buf = new Uint8Array(capacity);
+  }
+
+  /** Makes room for `n` more bytes; returns the buffer to write them into. */
+  room(n: number): Uint8Array {
+    if (this.len + n <= this.buf.length) return this.buf;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
+    next.set(this.buf.subarray(0, this.len));
+    return this.buf = next;
+  }
+
+  byte(b: number): void {
+    this.room(1)[this.len++] = b;
+  }
+
+  bytes(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    const buf = this.room(n);
+    let at = this.len;
+    if (n < 64) {
+      for (let i = start; i < end; i++) buf[at++] = src[i];
+    } else {
+      buf.set(src.subarray(start, end), at);
+    }
+    this.len += n;
+  }
+
+  /** Text known to be ASCII. */
+  ascii(s: string): void {
+    const buf = this.room(s.length);
+    let at = this.len;
+    for (let i = 0; i < s.length; i++) buf[at++] = s.charCodeAt(i);
+    this.len = at;
+  }
+
+  /** A string as a JSON string literal (JSON.stringify's spelling). */
+  quoted(s: string): void {
+    const buf = this.room(s.length + 2);
+    let at = this.len;
+    buf[at++] = 0x22;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return this.text(JSON.stringify(s));
+      buf[at++] = c;
+    }
+    buf[at++] = 0x22;
+    this.len = at;
+  }
+
+  /** Any text, UTF-8 encoded. */
+  text(s: string): void {
+    const buf = this.room(s.length * 3);
+    this.len += ENCODER.encodeInto(s, buf.subarray(this.len)).written;
+  }
+
+  /** A copy of what was written. */
+  result(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+
+  reset(): void {
+    this.len = 0;
+  }
+}
+
+/**
+ * FNV-1a over the UTF-8 bytes of a key's text: how the tape tells keys apart before it compares
+ * them. Spec keys are hashed once when compiled.
+ */
+export function keyHash(key: string): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c >= 0x80) return utf8Hash(ENCODER.encode(key));
+    hash = Math.imul(hash ^ c, FNV_PRIME);
+  }
+  return hash;
+}
+
+function utf8Hash(bytes: Uint8Array): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i], FNV_PRIME);
+  return hash;
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * Key strings seen before, by hash (direct-mapped): most documents repeat the same field names,
+ * and a cached string costs no allocation.
+ */
+const KEY_CACHE: (string | undefined)[] = new Array(1024).fill(undefined);
+
+function asciiKey(b: Uint8Array, start: number, end: number, hash: number): string {
+  const slot = hash & 1023;
+  const cached = KEY_CACHE[slot];
+  if (cached !== undefined && sameAscii(cached, b, start, end)) return cached;
+  const key = DECODER.decode(b.subarray(start, end));
+  KEY_CACHE[slot] = key;
+  return key;
+}
+
+/** Reusable scan buffers. A document scanned into them is valid until the next scan. */
+export class ScanScratch {
+  tape = new Int32Array(1024 * REC);
+  keys: (string | undefined)[] = [];
+  stack = new Int32Array(MAX_DEPTH + 1);
+}
+
+// Scanner states.
+const VALUE = 0;
+const AFTER_VALUE = 1;
+const KEY = 2;
+
+/**
+ * Scans UTF-8 JSON into a tape. Returns null when the document is not valid JSON or must take
+ * the parsed path (see the module doc); the caller then parses it normally. With `scratch`, the
+ * tape lives in (and is valid until the next scan into) those buffers.
+ */
+export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
+  const n = b.length;
+  let tape = scratch.tape;
+  const keys = scratch.keys;
+  const stack = scratch.stack;
+  let depth = 0;
+  let rec = 0;
+  let i = 0;
+  // A byte order mark is skipped, as TextDecoder does.
+  if (n >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
+  let state = VALUE;
+  while (true) {
+    // Whitespace.
+    while (i < n) {
+      const c = b[i];
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+      i++;
+    }
+    if ((rec + 2) * REC > tape.length) {
+      const grown = new Int32Array(tape.length * 2);
+      grown.set(tape);
+      tape = scratch.tape = grown;
+    }
+    if (state === AFTER_VALUE) {
+      if (depth === 0) break;
+      const top = stack[depth - 1];
+      const o = top * REC;
+      tape[o + 2]++;
+      const c = b[i++];
+      if (c === 0x2c) {
+        state = tape[o] === OBJECT ? KEY : VALUE;
+        continue;
+      }
+      if (c !== (tape[o] === OBJECT ? 0x7d : 0x5d)) return null;
+      tape[o + 3] = rec;
+      depth--;
+      continue;
+    }
+    if (state === KEY) {
+      if (b[i] !== 0x22) return null;
+      const start = i + 1;
+      let hash = FNV_OFFSET;
+      let plain = true;
+      i = start;
+      while (true) {
+        if (i >= n) return null;
+        const c = b[i];
+        if (c === 0x22) break;
+        if (c < 0x20 || c === 0x5c || c >= 0x80) {
+          plain = false;
+          i = stringTail(b, i);
+          if (i < 0) return null;
+          break;
+        }
+        hash = Math.imul(hash ^ c, FNV_PRIME);
+        i++;
+      }
+      const o = rec * REC;
+      if (plain) {
+        // JavaScript objects list array-index keys first, whatever order they came in.
+        const c = b[start];
+        if (c >= 0x30 && c <= 0x39 && isIndexKey(DECODER.decode(b.subarray(start, i)))) return null;
+        tape[o] = STRING;
+      } else {
+        const key = stringValue(b, start, i);
+        if (isIndexKey(key)) return null;
+        hash = keyHash(key);
+        keys[rec] = key;
+        tape[o] = ESCAPED;
+      }
+      tape[o + 1] = start;
+      tape[o + 2] = i;
+      tape[o + 3] = hash;
+      // A repeated key: JSON.parse keeps the last value at the first key's place.
+      const top = stack[depth - 1];
+      if (tape[top * REC + 2] > 0) {
+        for (let k = top + 1; k < rec; k = tape[(k + 1) * REC + 3]) {
+          if (tape[k * REC + 3] === hash) {
+            const doc = new RawDoc(b, tape, keys);
+            if (doc.key(k) === doc.key(rec)) return null;
+          }
+        }
+      }
+      rec++;
+      i++;
+      while (i < n) {
+        const c = b[i];
+        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+        i++;
+      }
+      if (b[i++] !== 0x3a) return null;
+      state = VALUE;
+      continue;
+    }
+    // A value.
+    if (i >= n) return null;
+    const c = b[i];
+    const o = rec * REC;
+    if (c === 0x22) {
+      const start = i + 1;
+      let plain = true;
+      i = start;
+      while (true) {
+        if (i >= n) return null;
+        const d = b[i];
+        if (d === 0x22) break;
+        if (d < 0x20 || d === 0x5c || d >= 0x80) {
+          plain = d >= 0x80;
+          i = stringTail(b, i);
+          if (i < 0) return null;
+          if (plain && hasEscape(b, start, i)) plain = false;
+          break;
+        }
+        i++;
+      }
+      tape[o] = plain ? STRING : ESCAPED;
+      tape[o + 1] = start;
+      tape[o + 2] = i;
+      tape[o + 3] = ++rec;
+      i++;
+      state = AFTER_VALUE;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (depth >= MAX_DEPTH) return null;
+      stack[depth++] = rec;
+      tape[o] = c === 0x7b ? OBJECT : ARRAY;
+      tape[o + 1] = i;
+      tape[o + 2] = 0;
+      rec++;
+      i++;
+      while (i < n) {
+        const d = b[i];
+        if (d !== 0x20 && d !== 0x0a && d !== 0x0d && d !== 0x09) break;
+        i++;
+      }
+      if (b[i] === (c === 0x7b ? 0x7d : 0x5d)) {
+        // Empty container.
+        i++;
+        tape[o + 3] = rec;
+        depth--;
+        state = AFTER_VALUE;
+      } else {
+        state = c === 0x7b ? KEY : VALUE;
+      }
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      const end = numberEnd(b, i);
+      if (end < 0) return null;
+      tape[o] = canonicalNumber(b, i, end) ? INT : NUMBER;
+      tape[o + 1] = i;
+      tape[o + 2] = end;
+      tape[o + 3] = ++rec;
+      i = end;
+      state = AFTER_VALUE;
+    } else {
+      const kind = c === 0x74 ? TRUE : c === 0x66 ? FALSE : c === 0x6e ? NULL : -1;
+      if (kind < 0) return null;
+      const word = kind === TRUE ? "true" : kind === FALSE ? "false" : "null";
+      for (let k = 1; k < word.length; k++) if (b[i + k] !== word.charCodeAt(k)) return null;
+      tape[o] = kind;
+      tape[o + 1] = i;
+      tape[o + 2] = i + word.length;
+      tape[o + 3] = ++rec;
+      i += word.length;
+      state = AFTER_VALUE;
+    }
+  }
+  if (i !== n) return null;
+  return new RawDoc(b, tape, keys);
+}
+
+/**
+ * Validates the rest of a string from `i` (at an escape, a control byte or a non-ASCII byte);
+ * returns the index of the closing quote, or -1 when the string is invalid or not valid UTF-8
+ * (TextDecoder would turn such bytes into U+FFFD: the parsed path reproduces that).
+ */
+function stringTail(b: Uint8Array, i: number): number {
+  const n = b.length;
+  while (i < n) {
+    const c = b[i];
+    if (c === 0x22) return i;
+    if (c < 0x20) return -1;
+    if (c === 0x5c) {
+      const e = b[i + 1];
+      if (
+        e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e ||
+        e === 0x72 || e === 0x74
+      ) {
+        i += 2;
+        continue;
+      }
+      if (e !== 0x75) return -1;
+      for (let k = 2; k < 6; k++) {
+        const h = b[i + k];
+        if (!((h >= 0x30 && h <= 0x39) || (h >= 0x41 && h <= 0x46) || (h >= 0x61 && h <= 0x66))) {
+          return -1;
+        }
+      }
+      i += 6;
+      continue;
+    }
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    // UTF-8 (RFC 3629): no overlongs, no surrogates, nothing past U+10FFFF.
+    const c1 = b[i + 1];
+    if (c >= 0xc2 && c <= 0xdf) {
+      if (!(c1 >= 0x80 && c1 <= 0xbf)) return -1;
+      i += 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      const lo = c === 0xe0 ? 0xa0 : 0x80;
+      const hi = c === 0xed ? 0x9f : 0xbf;
+      if (!(c1 >= lo && c1 <= hi) || !(b[i + 2] >= 0x80 && b[i + 2] <= 0xbf)) return -1;
+      i += 3;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      const lo = c === 0xf0 ? 0x90 : 0x80;
+      const hi = c === 0xf4 ? 0x8f : 0xbf;
+      if (
+        !(c1 >= lo && c1 <= hi) || !(b[i + 2] >= 0x80 && b[i + 2] <= 0xbf) ||
+        !(b[i + 3] >= 0x80 && b[i + 3] <= 0xbf)
+      ) {
+        return -1;
+      }
+      i += 4;
+    } else {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+function hasEscape(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (b[i] === 0x5c) return true;
+  return false;
+}
+
+/** The text of a string whose bytes run from `start` to `end` (quotes excluded). */
+function stringValue(b: Uint8Array, start: number, end: number): string {
+  return hasEscape(b, start, end)
+    ? JSON.parse(DECODER.decode(b.subarray(start - 1, end + 1)))
+    : DECODER.decode(b.subarray(start, end));
+}
+
+/** The end of the JSON number at `i`, or -1 when it is malformed. */
+function numberEnd(b: Uint8Array, i: number): number {
+  if (b[i] === 0x2d) i++;
+  if (b[i] === 0x30) {
+    i++;
+  } else if (b[i] >= 0x31 && b[i] <= 0x39) {
+    while (b[i] >= 0x30 && b[i] <= 0x39) i++;
+  } else {
+    return -1;
+  }
+  if (b[i] === 0x2e) {
+    i++;
+    if (!(b[i] >= 0x30 && b[i] <= 0x39)) return -1;
+    while (b[i] >= 0x30 && b[i] <= 0x39) i++;
+  }
+  if (b[i] === 0x65 || b[i] === 0x45) {
+    i++;
+    if (b[i] === 0x2b || b[i] === 0x2d) i++;
+    if (!(b[i] >= 0x30 && b[i] <= 0x39)) return -1;
+    while (b[i] >= 0x30 && b[i] <= 0x39) i++;
+  }
+  return i;
+}
+
+/**
+ * True when JavaScript writes this number back exactly as it is spelled: no exponent, at most 15
+ * significant digits (so no shorter decimal reads as the same double), no trailing zero after a
+ * point, not `-0`, and not small enough for JavaScript to switch to exponent form (< 1e-6).
+ */
+function canonicalNumber(b: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  if (b[i] === 0x2d) i++;
+  const intStart = i;
+  while (i < end && b[i] !== 0x2e) {
+    if (b[i] === 0x65 || b[i] === 0x45) return false;
+    i++;
+  }
+  const intDigits = i - intStart;
+  const zeroInt = intDigits === 1 && b[intStart] === 0x30;
+  if (i === end) {
+    // An integer: "-0" is written "0".
+    if (zeroInt) return b[start] !== 0x2d;
+    return intDigits <= 15;
+  }
+  const fracStart = i + 1;
+  for (let k = fracStart; k < end; k++) if (b[k] === 0x65 || b[k] === 0x45) return false;
+  if (b[end - 1] === 0x30) return false;
+  let significant = end - fracStart;
+  if (zeroInt) {
+    let zeros = 0;
+    while (b[fracStart + zeros] === 0x30) zeros++;
+    if (zeros >= 6) return false;
+    significant -= zeros;
+  } else {
+    significant += intDigits;
+  }
+  return significant <= 15;
+}
+
+function sameAscii(s: string, b: Uint8Array, start: number, end: number): boolean {
+  if (s.length !== end - start) return false;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) !== b[start + i]) return false;
+  return true;
+}
+
+/** True for a canonical array index ("0" … "4294967294"), which objects order numerically. */
+function isIndexKey(key: string): boolean {
+  const c = key.charCodeAt(0);
+  if (!(c >= 0x30 && c <= 0x39) || key.length > 10) return false;
+  if (c === 0x30) return key.length === 1;
+  for (let i = 1; i < key.length; i++) {
+    const d = key.charCodeAt(i);
+    if (d < 0x30 || d > 0x39) return false;
+  }
+  return Number(key) < 4294967295;
+}

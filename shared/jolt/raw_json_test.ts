@@ -1,0 +1,332 @@
+/**
+ * The raw JSON path: the tape scanner against JSON.parse (what it accepts, what it hands back to
+ * the parsed path), the writer against JSON.stringify, and shift on bytes against shift on
+ * parsed values, on hand-picked and on generated documents.
+ */
+
+import { deepStrictEqual, strictEqual } from "node:assert";
+import { compile } from "./mod.ts";
+import { JsonWriter, keyHash, scanJson } from "./raw_json.ts";
+import shiftCases from "./testdata/jolt_shift.json" with { type: "json" };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** What the raw path writes for a whole document. */
+function rewrite(bytes: Uint8Array): string | null {
+  const doc = scanJson(bytes);
+  if (doc === null) return null;
+  const w = new JsonWriter(16);
+  doc.write(w, 0);
+  return decoder.decode(w.result());
+}
+
+/** What the parsed path writes: JSON.stringify(JSON.parse(text)). */
+function canonical(bytes: Uint8Array): string {
+  return JSON.stringify(JSON.parse(decoder.decode(bytes)));
+}
+
+/** Shift on bytes and shift on the parsed value, as the transform middleware would run them. */
+function bothPaths(spec: unknown, bytes: Uint8Array): { raw: string | null; parsed: string } {
+  const compiled = compile([{ operation: "shift", spec }]);
+  const raw = compiled.applyJson(bytes);
+  const parsed = JSON.stringify(compiled.apply(JSON.parse(decoder.decode(bytes))) ?? null);
+  return { raw: raw && decoder.decode(raw), parsed };
+}
+
+const VALID = [
+  "{}",
+  "[]",
+  '"text"',
+  "0",
+  "-0",
+  "true",
+  "false",
+  "null",
+  ' \t\r\n{ "a" : [ 1 , 2 , { } , [ ] ] , "b" : null } \n',
+  '{"n":[0,-0,1.0,1.50,-2.5,1e2,1E-7,2e+3,0.000001,0.0000001,123456789012345678,9007199254740993]}',
+  '{"n":[16.990000000000002,0.1,0.30000000000000004,1.7976931348623157e308,5e-324,1e400,-1e400]}',
+  '{"s":"caf\\u00e9 \\"q\\" \\\\ \\/ \\b\\f\\n\\r\\t \\ud83d\\ude00","k\\u0041":1}',
+  '{"é":"ü","日本":"語","emoji":"😀"}',
+  '{"\\u0030":"escaped index-like key stays JSON.parse-ordered only if not an index"}',
+  '{"__proto__":{"x":1},"constructor":"c","toString":2}',
+  '{"a":{"b":{"c":{"d":[[[[["deep"]]]]]}}}}',
+  '{"01":"not an index","4294967295":"not an index either","-1":"no","1.5":"no"}',
+  "\ufeff" + '{"bom":true}',
+];
+
+Deno.test("raw JSON: valid documents are written exactly as JSON.stringify(JSON.parse()) writes them", () => {
+  for (const text of VALID) {
+    const bytes = encoder.encode(text);
+    const out = rewrite(bytes);
+    if (text.includes("\\u0030")) {
+      // "\u0030" is the key "0": an array index, which JavaScript objects order first.
+      strictEqual(out, null, text);
+      continue;
+    }
+    strictEqual(out, canonical(bytes), text);
+    deepStrictEqual(scanJson(bytes)!.value(0), JSON.parse(decoder.decode(bytes)), text);
+  }
+});
+
+const INVALID = [
+  "",
+  "   ",
+  "{",
+  "[1,]",
+  '{"a":1,}',
+  "{a:1}",
+  "{'a':1}",
+  '{"a" 1}',
+  '{"a":1 "b":2}',
+  "[1 2]",
+  "01",
+  "1.",
+  ".5",
+  "+1",
+  "-",
+  "1e",
+  "1e+",
+  "NaN",
+  "Infinity",
+  "tru",
+  "nul",
+  "falsey",
+  '"unterminated',
+  '"bad \\x escape"',
+  '"short \\u12 escape"',
+  '"tab\there"',
+  '"newline\nhere"',
+  "[] []",
+  "{}}",
+  "[[]",
+  '{"a":1}x',
+];
+
+Deno.test("raw JSON: what JSON.parse rejects, the scan hands back to the parsed path", () => {
+  for (const text of INVALID) {
+    let parses = true;
+    try {
+      JSON.parse(text);
+    } catch {
+      parses = false;
+    }
+    strictEqual(parses, false, `fixture ${JSON.stringify(text)} should be invalid JSON`);
+    strictEqual(scanJson(encoder.encode(text)), null, JSON.stringify(text));
+  }
+});
+
+Deno.test("raw JSON: valid documents that read differently as objects take the parsed path", () => {
+  const declined: [string, Uint8Array][] = [
+    ["a repeated key (JSON.parse keeps the last value)", encoder.encode('{"a":1,"b":2,"a":3}')],
+    ["a repeated escaped key", encoder.encode('{"a":1,"\\u0061":2}')],
+    ["an array-index key (objects list those first)", encoder.encode('{"b":1,"7":2}')],
+    ["nesting deeper than 256", encoder.encode("[".repeat(300) + "]".repeat(300))],
+    ["a lone continuation byte", Uint8Array.of(0x22, 0x80, 0x22)],
+    ["an overlong encoding", Uint8Array.of(0x22, 0xc0, 0x80, 0x22)],
+    ["a UTF-16 surrogate", Uint8Array.of(0x22, 0xed, 0xa0, 0x80, 0x22)],
+    ["a code point past U+10FFFF", Uint8Array.of(0x22, 0xf5, 0x80, 0x80, 0x80, 0x22)],
+    ["a truncated sequence", Uint8Array.of(0x22, 0xe2, 0x82, 0x22)],
+  ];
+  for (const [what, bytes] of declined) strictEqual(scanJson(bytes), null, what);
+  // Just under the depth limit is fine.
+  const deep = encoder.encode("[".repeat(256) + "]".repeat(256));
+  strictEqual(rewrite(deep), canonical(deep));
+});
+
+Deno.test("raw JSON: keyHash is the hash the scan gives keys, ASCII or not, escaped or not", () => {
+  const doc = scanJson(encoder.encode('{"plain":1,"é日":2,"\\u00e9sc":3}'))!;
+  const keys = ["plain", "é日", "ésc"];
+  let k = 1;
+  for (const key of keys) {
+    strictEqual(doc.key(k), key);
+    strictEqual(doc.member(0, key, keyHash(key)), k + 1);
+    k = doc.next(k + 1);
+  }
+  strictEqual(doc.member(0, "missing", keyHash("missing")), -1);
+});
+
+/** A small deterministic PRNG (mulberry32). */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KEY_POOL = ["id", "name", "a", "b", "tag-x", "tag-y", "é", "with space", 'q"uote', "0", "12"];
+const STRING_POOL = [
+  "",
+  "x",
+  "Doe",
+  "caf\u00e9",
+  "line\nbreak",
+  "tab\t",
+  "\u2028",
+  "😀",
+  '"',
+  "\\",
+];
+const NUMBER_POOL = [0, -0, 1, -7, 3.5, 0.1 + 0.2, 1e21, 1e-7, 123456789012345680, 2 ** 53 + 2];
+
+function randomValue(rand: () => number, depth: number): unknown {
+  const r = rand();
+  if (depth > 4 || r < 0.45) {
+    const s = rand();
+    if (s < 0.35) return STRING_POOL[Math.floor(rand() * STRING_POOL.length)];
+    if (s < 0.7) return NUMBER_POOL[Math.floor(rand() * NUMBER_POOL.length)];
+    if (s < 0.8) return null;
+    return s < 0.9;
+  }
+  if (r < 0.7) {
+    return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
+  }
+  const out: Record<string, unknown> = {};
+  for (let n = Math.floor(rand() * 5); n > 0; n--) {
+    out[KEY_POOL[Math.floor(rand() * KEY_POOL.length)]] = randomValue(rand, depth + 1);
+  }
+  return out;
+}
+
+/** JSON text of `v` with random whitespace and, where it changes nothing, escapes and spellings. */
+function looseText(v: unknown, rand: () => number): string {
+  const ws = () => [" ", "", "\n", "\t", "  "][Math.floor(rand() * 5)];
+  const str = (s: string) => {
+    let t = JSON.stringify(s);
+    if (rand() < 0.3) {
+      t = t.replace(/[a-z]/, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+    }
+    if (rand() < 0.2) t = t.replace("/", "\\/");
+    return t;
+  };
+  if (typeof v === "string") return str(v);
+  if (typeof v === "number") {
+    if (Number.isInteger(v) && Math.abs(v) < 1e15 && rand() < 0.3) return `${v}.0`;
+    if (rand() < 0.2) return v.toExponential();
+    return JSON.stringify(v);
+  }
+  if (v === null || typeof v === "boolean") return JSON.stringify(v);
+  if (Array.isArray(v)) {
+    return `[${ws()}${v.map((x) => looseText(x, rand)).join(`${ws()},${ws()}`)}${ws()}]`;
+  }
+  const members = Object.entries(v as Record<string, unknown>).map(([k, x]) =>
+    `${str(k)}${ws()}:${ws()}${looseText(x, rand)}`
+  );
+  return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
+}
+
+Deno.test("raw JSON: 3000 generated documents are written as JSON.stringify(JSON.parse()) writes them", () => {
+  const rand = prng(7);
+  let taken = 0;
+  for (let i = 0; i < 3000; i++) {
+    const bytes = encoder.encode(looseText(randomValue(rand, 0), rand));
+    const out = rewrite(bytes);
+    if (out === null) continue; // index-like keys
+    taken++;
+    strictEqual(out, canonical(bytes), decoder.decode(bytes));
+  }
+  strictEqual(taken > 1500, true, `only ${taken} of 3000 took the raw path`);
+});
+
+Deno.test("raw JSON: mutated bytes are never accepted when JSON.parse rejects them", () => {
+  const rand = prng(11);
+  const interesting = [
+    0x22,
+    0x5c,
+    0x2c,
+    0x3a,
+    0x7b,
+    0x7d,
+    0x5b,
+    0x5d,
+    0x30,
+    0x2d,
+    0x2e,
+    0x65,
+    0x20,
+  ];
+  let accepted = 0;
+  for (let i = 0; i < 3000; i++) {
+    const bytes = encoder.encode(looseText(randomValue(rand, 0), rand));
+    const mutated = bytes.slice();
+    for (let m = 1 + Math.floor(rand() * 2); m > 0 && mutated.length > 0; m--) {
+      const at = Math.floor(rand() * mutated.length);
+      mutated[at] = rand() < 0.8
+        ? interesting[Math.floor(rand() * interesting.length)]
+        : rand() * 256;
+    }
+    const out = rewrite(mutated);
+    if (out === null) continue;
+    accepted++;
+    // Accepted means valid UTF-8 and valid JSON, written as the parsed path would.
+    strictEqual(out, canonical(mutated), decoder.decode(mutated));
+  }
+  strictEqual(accepted > 100, true, `only ${accepted} mutated documents stayed valid`);
+});
+
+const SPECS: unknown[] = [
+  { "@": "" },
+  { "*": "&" },
+  { "*": "all[]" },
+  { "*": { "*": "&1.&", "@": "whole.&" } },
+  { "*": { "$": "keys[]", "@": "values[]" } },
+  { "a": "x", "b": "x", "*": "rest.&" },
+  { "id": ["one", "two"], "name": "one" },
+  { "*": { "0": "first.&1", "1": "second[]", "*": { "id": "ids[&1]" } } },
+  { "tag-*": "tags.&(0,1)", "*": { "@(1,id)": "byId.&1" } },
+  { "#const": "c", "name": { "$": "named", "@(1,id)": "ids.@(2,name)" } },
+];
+
+Deno.test("shift on bytes writes exactly what shift on parsed values serializes to", () => {
+  const rand = prng(5);
+  let compared = 0;
+  for (let i = 0; i < 600; i++) {
+    const bytes = encoder.encode(looseText(randomValue(rand, 0), rand));
+    for (const spec of SPECS) {
+      const { raw, parsed } = bothPaths(spec, bytes);
+      if (raw === null) continue;
+      compared++;
+      strictEqual(raw, parsed, `${JSON.stringify(spec)} on ${decoder.decode(bytes)}`);
+    }
+  }
+  strictEqual(compared > 3000, true, `only ${compared} comparisons ran`);
+});
+
+Deno.test("shift on bytes takes every JOLT shift fixture except inputs with index-like keys", () => {
+  let compared = 0;
+  for (
+    const c of shiftCases as { name: string; spec: unknown; input?: unknown; specError?: boolean }[]
+  ) {
+    if (c.specError) continue;
+    const { raw, parsed } = bothPaths(c.spec, encoder.encode(JSON.stringify(c.input ?? null)));
+    if (raw === null) {
+      strictEqual(c.name, "hashDefault", `${c.name} did not take the raw path`);
+      continue;
+    }
+    compared++;
+    strictEqual(raw, parsed, c.name);
+  }
+  strictEqual(compared >= 60, true, `${compared} fixtures compared`);
+});
+
+Deno.test("applyJson: only a lone shift works on bytes; other chains ask for the parsed path", () => {
+  const bytes = encoder.encode('{"a":1}');
+  strictEqual(
+    decoder.decode(compile([{ operation: "shift", spec: { a: "b" } }]).applyJson(bytes)!),
+    '{"b":1}',
+  );
+  strictEqual(compile([{ operation: "default", spec: { c: 1 } }]).applyJson(bytes), null);
+  strictEqual(
+    compile([{ operation: "shift", spec: { a: "b" } }, { operation: "sort" }]).applyJson(bytes),
+    null,
+  );
+  // Nothing matched: the shift's output is null, as on the parsed path.
+  strictEqual(
+    decoder.decode(compile([{ operation: "shift", spec: { z: "b" } }]).applyJson(bytes)!),
+    "null",
+  );
+});

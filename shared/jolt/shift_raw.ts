@@ -1,0 +1,234 @@
+/**
+ * Shift over a raw JSON tape (raw_json.ts): the same walk as strategy.ts does over parsed values,
+ * reading keys and children from the tape. Leaf values stay tape references until the output is
+ * written, so a body is never parsed into objects nor serialized from them.
+ *
+ * Tape positions stand for input values: a record index, {@link NULL_VALUE} for a null that has
+ * no record, or {@link ABSENT_REF} for "nothing here" (the parsed walk's ABSENT).
+ */
+
+import { javaToString } from "./java.ts";
+import type { Children, Strategy } from "./strategy.ts";
+import type { DotPath } from "./paths.ts";
+import type { TransposeElement } from "./path_elements.ts";
+import { JsonWriter, keyHash, Kind, RawDoc, RawRef } from "./raw_json.ts";
+import type { ShiftOutput } from "./shift_write.ts";
+import { indexKey, type WalkedPath } from "./walked_path.ts";
+
+/** A null with no tape record (an absent parent seen through `@`). */
+export const NULL_VALUE = -1;
+/** Nothing at all. */
+export const ABSENT_REF = -2;
+
+/** A shift spec node that can walk a tape. */
+export interface RawChild {
+  applyRaw(key: string, r: number, wp: WalkedPath, out: ShiftOutput, doc: RawDoc): boolean;
+}
+
+type RawChildren = Children<unknown>;
+
+function raw(c: unknown): RawChild {
+  return c as RawChild;
+}
+
+/** The output value for tape position `r` (see RawDoc.leaf). */
+export function rawLeaf(doc: RawDoc, r: number): unknown {
+  return r < 0 ? null : doc.leaf(r);
+}
+
+/** Runs `strategy` over the node at `r`. */
+export function processRaw(
+  node: RawChildren,
+  strategy: Strategy,
+  r: number,
+  wp: WalkedPath,
+  out: ShiftOutput,
+  doc: RawDoc,
+): void {
+  if (r < 0) return;
+  const kind = doc.kind(r);
+  if (kind === Kind.Null) return;
+  if (kind === Kind.Object) return processObject(node, strategy, r, wp, out, doc);
+  if (kind === Kind.Array) return processArray(node, strategy, r, wp, out, doc);
+  processScalar(node, strategy, javaToString(doc.value(r)), wp, out, doc);
+}
+
+function processObject(
+  n: RawChildren,
+  st: Strategy,
+  r: number,
+  wp: WalkedPath,
+  out: ShiftOutput,
+  doc: RawDoc,
+): void {
+  // Spec keys often come in the input's order: each search starts after the last member found.
+  let from = r + 1;
+  if (st === "availableLiterals" || st === "availableLiteralsWithComputed") {
+    for (const l of n.literalList) {
+      const v = doc.memberFrom(r, from, l.key, l.hash);
+      if (v < 0) continue;
+      from = doc.next(v);
+      raw(l.child).applyRaw(l.key, v, wp, out, doc);
+    }
+  } else if (st === "allLiterals" || st === "allLiteralsWithComputed") {
+    for (const l of n.literalList) {
+      const v = doc.memberFrom(r, from, l.key, l.hash);
+      if (v >= 0) from = doc.next(v);
+      raw(l.child).applyRaw(l.key, v >= 0 ? v : ABSENT_REF, wp, out, doc);
+    }
+  }
+  if (st === "availableLiterals" || st === "allLiterals") return;
+  let k = r + 1;
+  for (let count = doc.count(r); count > 0; count--) {
+    const key = doc.key(k);
+    const v = k + 1;
+    const lit = st === "conflict" ? n.literals.get(key) : undefined;
+    if (lit) raw(lit).applyRaw(key, v, wp, out, doc);
+    else applyComputed(n.computed, key, v, wp, out, doc);
+    k = doc.next(v);
+  }
+}
+
+function processArray(
+  n: RawChildren,
+  st: Strategy,
+  r: number,
+  wp: WalkedPath,
+  out: ShiftOutput,
+  doc: RawDoc,
+): void {
+  const size = doc.count(r);
+  if (st === "availableLiterals" || st === "availableLiteralsWithComputed") {
+    for (const l of n.literalList) {
+      if (l.index >= 0 && l.index < size) {
+        raw(l.child).applyRaw(l.key, doc.element(r, l.index), wp, out, doc);
+      }
+    }
+  } else if (st === "allLiterals" || st === "allLiteralsWithComputed") {
+    for (const l of n.literalList) {
+      const item = l.index >= 0 && l.index < size ? doc.element(r, l.index) : ABSENT_REF;
+      raw(l.child).applyRaw(l.key, item, wp, out, doc);
+    }
+  }
+  if (st === "availableLiterals" || st === "allLiterals") return;
+  let e = r + 1;
+  for (let i = 0; i < size; i++) {
+    const key = indexKey(i);
+    const lit = st === "conflict" ? n.literals.get(key) : undefined;
+    if (lit) raw(lit).applyRaw(key, e, wp, out, doc);
+    else applyComputed(n.computed, key, e, wp, out, doc);
+    e = doc.next(e);
+  }
+}
+
+function processScalar(
+  n: RawChildren,
+  st: Strategy,
+  scalar: string,
+  wp: WalkedPath,
+  out: ShiftOutput,
+  doc: RawDoc,
+): void {
+  // As strategy.ts: a scalar is matched as if it were a key with nothing under it.
+  if (st !== "computed") {
+    const lit = n.literals.get(scalar);
+    if (lit) raw(lit).applyRaw(scalar, ABSENT_REF, wp, out, doc);
+  }
+  if (
+    st === "computed" || st === "availableLiteralsWithComputed" || st === "allLiteralsWithComputed"
+  ) {
+    applyComputed(n.computed, scalar, ABSENT_REF, wp, out, doc);
+  } else if (st === "conflict" && !n.literals.has(scalar)) {
+    applyComputed(n.computed, scalar, ABSENT_REF, wp, out, doc);
+  }
+}
+
+function applyComputed(
+  computed: RawChildren["computed"],
+  key: string,
+  r: number,
+  wp: WalkedPath,
+  out: ShiftOutput,
+  doc: RawDoc,
+): void {
+  for (const c of computed) if (raw(c).applyRaw(key, r, wp, out, doc)) return;
+}
+
+/** TransposeElement.lookup over the tape: a position, or ABSENT_REF. */
+export function lookupRaw(pe: TransposeElement, wp: WalkedPath, doc: RawDoc): number {
+  if (!wp.reaches(pe.up)) return ABSENT_REF;
+  const tree = wp.ref(pe.up) as number;
+  if (pe.reader === null) return tree;
+  // Readers are DotPaths (paths.ts builds them); the parsed walk's DotPath.read, on the tape.
+  const path = pe.reader as DotPath;
+  const keys = path.keysFor(wp);
+  if (keys === null) return ABSENT_REF;
+  const steps = path.steps;
+  const last = steps.length - 1;
+  let cur = tree;
+  for (let i = 0; i <= last; i++) {
+    if (cur < 0) return ABSENT_REF;
+    const kind = doc.kind(cur);
+    if (kind === Kind.Null) return ABSENT_REF;
+    if (steps[i] === 0) {
+      if (kind !== Kind.Object) return ABSENT_REF;
+      const key = keys[i] as string;
+      const m = doc.member(cur, key, keyHash(key));
+      if (i === last) return m >= 0 ? m : ABSENT_REF;
+      cur = m >= 0 ? m : NULL_VALUE;
+    } else {
+      if (kind !== Kind.Array) return ABSENT_REF;
+      const idx = keys[i] as number;
+      if (idx < 0 || idx >= doc.count(cur)) return i === last ? ABSENT_REF : NULL_VALUE;
+      cur = doc.element(cur, idx);
+    }
+  }
+  return cur;
+}
+
+/** Writes a shift output (values and RawRefs into `doc`) as JSON.stringify would. */
+export function writeOutput(w: JsonWriter, v: unknown, doc: RawDoc): void {
+  if (v instanceof RawRef) {
+    const t = doc.tape;
+    const o = v.pos * 4;
+    const kind = t[o];
+    if (kind === Kind.String) return w.bytes(doc.bytes, t[o + 1] - 1, t[o + 2] + 1);
+    if (kind === Kind.Int) return w.bytes(doc.bytes, t[o + 1], t[o + 2]);
+    return doc.write(w, v.pos);
+  }
+  if (v === null) return w.ascii("null");
+  if (typeof v === "object") {
+    if (Array.isArray(v)) {
+      w.byte(0x5b);
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) w.byte(0x2c);
+        writeOutput(w, v[i], doc);
+      }
+      return w.byte(0x5d);
+    }
+    w.byte(0x7b);
+    let first = true;
+    const map = v as Record<string, unknown>;
+    for (const key of Object.keys(map)) {
+      const item = map[key];
+      // As JSON.stringify: members without a JSON form are left out.
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      if (!first) w.byte(0x2c);
+      first = false;
+      w.quoted(key);
+      w.byte(0x3a);
+      writeOutput(w, item, doc);
+    }
+    return w.byte(0x7d);
+  }
+  switch (typeof v) {
+    case "string":
+      return w.quoted(v);
+    case "number":
+      return w.ascii(Number.isFinite(v) ? String(v) : "null");
+    case "boolean":
+      return w.ascii(v ? "true" : "false");
+    default:
+      return w.ascii("null");
+  }
+}
