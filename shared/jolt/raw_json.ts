@@ -67,6 +67,8 @@ export class RawDoc {
     readonly tape: Int32Array,
     /** Texts of the keys that are not plain ASCII (decoded during the scan), by record. */
     readonly keys: (string | undefined)[],
+    /** Per container record: the end byte when its bytes are written as they are, else -1. */
+    readonly ends: Int32Array,
   ) {}
 
   /** The text of key record `k`. */
@@ -240,6 +242,7 @@ export class RawDoc {
       case ESCAPED:
         return out.text(JSON.stringify(this.string(r)));
       case ARRAY: {
+        if (this.ends[r] >= 0) return out.bytes(this.bytes, t[o + 1], this.ends[r]);
         out.byte(0x5b);
         let e = r + 1;
         for (let n = t[o + 2], i = 0; i < n; i++) {
@@ -250,6 +253,7 @@ export class RawDoc {
         return out.byte(0x5d);
       }
       case OBJECT: {
+        if (this.ends[r] >= 0) return out.bytes(this.bytes, t[o + 1], this.ends[r]);
         out.byte(0x7b);
         let k = r + 1;
         for (let n = t[o + 2], i = 0; i < n; i++) {
@@ -382,8 +386,12 @@ function asciiKey(b: Uint8Array, start: number, end: number, hash: number): stri
 /** Reusable scan buffers. A document scanned into them is valid until the next scan. */
 export class ScanScratch {
   tape = new Int32Array(1024 * REC);
+  /** Per container record: its end byte when its bytes are already canonical, else -1. */
+  ends = new Int32Array(1024);
   keys: (string | undefined)[] = [];
   stack = new Int32Array(MAX_DEPTH + 1);
+  /** Per open container: the irregularity count when it opened. */
+  marks = new Int32Array(MAX_DEPTH + 1);
 }
 
 // Scanner states.
@@ -399,8 +407,13 @@ const KEY = 2;
 export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
   const n = b.length;
   let tape = scratch.tape;
+  let ends = scratch.ends;
   const keys = scratch.keys;
   const stack = scratch.stack;
+  const marks = scratch.marks;
+  // Counts what JSON.stringify would write differently (whitespace, escapes, number spellings):
+  // a container with none inside is copied as one byte range.
+  let irregular = 0;
   let depth = 0;
   let rec = 0;
   let i = 0;
@@ -409,15 +422,20 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
   let state = VALUE;
   while (true) {
     // Whitespace.
+    const before = i;
     while (i < n) {
       const c = b[i];
       if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
       i++;
     }
+    if (i !== before) irregular++;
     if ((rec + 2) * REC > tape.length) {
       const grown = new Int32Array(tape.length * 2);
       grown.set(tape);
       tape = scratch.tape = grown;
+      const grownEnds = new Int32Array(ends.length * 2);
+      grownEnds.set(ends);
+      ends = scratch.ends = grownEnds;
     }
     if (state === AFTER_VALUE) {
       if (depth === 0) break;
@@ -431,6 +449,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       }
       if (c !== (tape[o] === OBJECT ? 0x7d : 0x5d)) return null;
       tape[o + 3] = rec;
+      ends[top] = marks[depth - 1] === irregular ? i : -1;
       depth--;
       continue;
     }
@@ -465,6 +484,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
         hash = keyHash(key);
         keys[rec] = key;
         tape[o] = ESCAPED;
+        irregular++;
       }
       tape[o + 1] = start;
       tape[o + 2] = i;
@@ -474,7 +494,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       if (tape[top * REC + 2] > 0) {
         for (let k = top + 1; k < rec; k = tape[(k + 1) * REC + 3]) {
           if (tape[k * REC + 3] === hash) {
-            const doc = new RawDoc(b, tape, keys);
+            const doc = new RawDoc(b, tape, keys, ends);
             if (doc.key(k) === doc.key(rec)) return null;
           }
         }
@@ -511,6 +531,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
         }
         i++;
       }
+      if (!plain) irregular++;
       tape[o] = plain ? STRING : ESCAPED;
       tape[o + 1] = start;
       tape[o + 2] = i;
@@ -519,21 +540,25 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       state = AFTER_VALUE;
     } else if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_DEPTH) return null;
+      marks[depth] = irregular;
       stack[depth++] = rec;
       tape[o] = c === 0x7b ? OBJECT : ARRAY;
       tape[o + 1] = i;
       tape[o + 2] = 0;
       rec++;
       i++;
+      const open = i;
       while (i < n) {
         const d = b[i];
         if (d !== 0x20 && d !== 0x0a && d !== 0x0d && d !== 0x09) break;
         i++;
       }
+      if (i !== open) irregular++;
       if (b[i] === (c === 0x7b ? 0x7d : 0x5d)) {
         // Empty container.
         i++;
         tape[o + 3] = rec;
+        ends[rec - 1] = marks[depth - 1] === irregular ? i : -1;
         depth--;
         state = AFTER_VALUE;
       } else {
@@ -542,7 +567,9 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       const end = numberEnd(b, i);
       if (end < 0) return null;
-      tape[o] = canonicalNumber(b, i, end) ? INT : NUMBER;
+      const canonical = canonicalNumber(b, i, end);
+      if (!canonical) irregular++;
+      tape[o] = canonical ? INT : NUMBER;
       tape[o + 1] = i;
       tape[o + 2] = end;
       tape[o + 3] = ++rec;
@@ -562,7 +589,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
     }
   }
   if (i !== n) return null;
-  return new RawDoc(b, tape, keys);
+  return new RawDoc(b, tape, keys, ends);
 }
 
 /**

@@ -190,7 +190,7 @@ export function lookupRaw(pe: TransposeElement, wp: WalkedPath, doc: RawDoc): nu
 export function writeOutput(w: JsonWriter, v: unknown, doc: RawDoc): void {
   if (v instanceof RawRef) {
     const t = doc.tape;
-    const o = v.pos * 4;
+    const o = v.pos * 4; // the tape's record size
     const kind = t[o];
     if (kind === Kind.String) return w.bytes(doc.bytes, t[o + 1] - 1, t[o + 2] + 1);
     if (kind === Kind.Int) return w.bytes(doc.bytes, t[o + 1], t[o + 2]);
