@@ -10,8 +10,8 @@ import { intValue, parseJavaInt } from "./java.ts";
 import { checkRef, parseGroupRef, parseHashRef, type Ref } from "./references.ts";
 import { type StarMatcher, starMatcher } from "./star.ts";
 import { type Levels, Matched, type WalkedPath } from "./walked_path.ts";
-import { Kind } from "./raw_json.ts";
-import { ABSENT_REF, lookupRaw } from "./shift_raw.ts";
+import { Kind, type RawDoc } from "./raw_json.ts";
+import { lookupRaw } from "./shift_raw.ts";
 
 /** Reads a sub-path below a value (DotPath; passed in so that this module has no cycle). */
 export interface PathReader {
@@ -151,6 +151,11 @@ export class AmpElement extends PathElement {
     this.canonical = canonical;
   }
 
+  /** Literal text and references, in order (for the shift compiler). */
+  get tokens(): readonly (string | Ref)[] {
+    return this.#tokens;
+  }
+
   match(key: string, wp: WalkedPath): Matched | null {
     return this.evaluate(wp) === key ? new Matched(key) : null;
   }
@@ -235,6 +240,16 @@ export class ArrayElement extends PathElement {
       this.indexText = meat;
       this.canonical = `[${meat}]`;
     }
+  }
+
+  /** The lookup of a `[@(…)]` element (for the shift compiler). */
+  get transpose(): TransposeElement | null {
+    return this.#transpose;
+  }
+
+  /** The `&` reference of a `[&…]` element (for the shift compiler). */
+  get ref(): Ref | null {
+    return this.#ref;
   }
 
   /** Index to read/write at, APPEND for `[]`, or null when it does not resolve to one. */
@@ -326,6 +341,11 @@ export class DollarElement extends PathElement {
     this.canonical = `$(${this.#ref.up},${this.#ref.group})`;
   }
 
+  /** The key reference (for the shift compiler). */
+  get ref(): Ref {
+    return this.#ref;
+  }
+
   evaluate(wp: WalkedPath): string | null {
     return subKey(wp, this.#ref);
   }
@@ -367,6 +387,22 @@ export class HashElement extends PathElement {
   evaluate(): null {
     return null;
   }
+}
+
+/** A looked-up value as a key: strings as they are, numbers truncated to ints, booleans spelled. */
+export function keyOf(v: unknown): string | null {
+  if (typeof v === "string") return v;
+  if (typeof v === "number") return String(intValue(v));
+  if (typeof v === "boolean") return v ? "true" : "false";
+  return null;
+}
+
+/** keyOf for a tape position (only scalars make keys, so nothing bigger becomes a value). */
+export function tapeKey(doc: RawDoc, r: number): string | null {
+  if (r < 0) return null;
+  const kind = doc.kind(r);
+  if (kind === Kind.Array || kind === Kind.Object) return null;
+  return keyOf(doc.value(r));
 }
 
 /** `@(n,path)`, `@n`, `@path`: data found by going n levels up, then down `path`. */
@@ -424,21 +460,7 @@ export class TransposeElement extends PathElement {
   /** RHS use: the data coerced to a key (numbers truncated to ints, booleans spelled out). */
   evaluate(wp: WalkedPath): string | null {
     const doc = wp.raw;
-    let v: unknown;
-    if (doc === null) {
-      v = this.lookup(wp);
-    } else {
-      // Over a tape: only scalars make keys, so nothing bigger is turned into a value.
-      const r = lookupRaw(this, wp, doc);
-      if (r === ABSENT_REF || r < 0) return null;
-      const kind = doc.kind(r);
-      if (kind === Kind.Array || kind === Kind.Object) return null;
-      v = doc.value(r);
-    }
-    if (typeof v === "string") return v;
-    if (typeof v === "number") return String(intValue(v));
-    if (typeof v === "boolean") return v ? "true" : "false";
-    return null;
+    return doc === null ? keyOf(this.lookup(wp)) : tapeKey(doc, lookupRaw(this, wp, doc));
   }
 
   /** LHS use: always "matches", as the parent level (the data is looked up separately). */

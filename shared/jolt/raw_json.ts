@@ -231,11 +231,8 @@ export class RawDoc {
       case INT:
         return out.bytes(this.bytes, t[o + 1], t[o + 2]);
       case NUMBER: {
-        // Often already JavaScript's spelling (0.1 + 0.2 written by a JavaScript client).
-        const text = latin1(this.bytes, t[o + 1], t[o + 2]);
-        const n = Number(text);
-        const spelled = Number.isFinite(n) ? String(n) : "null";
-        return spelled === text ? out.bytes(this.bytes, t[o + 1], t[o + 2]) : out.ascii(spelled);
+        const spelled = respelled(this.bytes, t[o + 1], t[o + 2]);
+        return spelled === null ? out.bytes(this.bytes, t[o + 1], t[o + 2]) : out.ascii(spelled);
       }
       case STRING:
         return out.bytes(this.bytes, t[o + 1] - 1, t[o + 2] + 1);
@@ -268,6 +265,31 @@ export class RawDoc {
       }
     }
   }
+}
+
+/**
+ * Number spellings seen before (direct-mapped by a hash of their bytes) with what JavaScript
+ * writes for them, null when that is the same text. Reading a long number and writing it back
+ * is the slowest part of copying one, and documents repeat numbers; V8 keeps a similar cache for
+ * its own number-to-string conversions.
+ */
+const NUMBER_TEXTS: (string | undefined)[] = new Array(256).fill(undefined);
+const NUMBER_SPELLINGS: (string | null)[] = new Array(256).fill(null);
+
+/** What JSON.stringify writes for the number spelled by these bytes, or null if the same. */
+function respelled(b: Uint8Array, start: number, end: number): string | null {
+  let hash = FNV_OFFSET;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ b[i], FNV_PRIME);
+  const slot = hash & 255;
+  const text = NUMBER_TEXTS[slot];
+  if (text !== undefined && sameAscii(text, b, start, end)) return NUMBER_SPELLINGS[slot];
+  const own = latin1(b, start, end);
+  // Often already JavaScript's spelling (0.1 + 0.2 written by a JavaScript client).
+  const n = Number(own);
+  const spelled = Number.isFinite(n) ? String(n) : "null";
+  NUMBER_TEXTS[slot] = own;
+  NUMBER_SPELLINGS[slot] = spelled === own ? null : spelled;
+  return NUMBER_SPELLINGS[slot];
 }
 
 function latin1(b: Uint8Array, start: number, end: number): string {
@@ -567,7 +589,8 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       const end = numberEnd(b, i);
       if (end < 0) return null;
-      const canonical = canonicalNumber(b, i, end);
+      // The quick test first; a long number is read and written back (cached) to know.
+      const canonical = canonicalNumber(b, i, end) || respelled(b, i, end) === null;
       if (!canonical) irregular++;
       tape[o] = canonical ? INT : NUMBER;
       tape[o + 1] = i;

@@ -38,6 +38,8 @@ import {
   writeOutput,
 } from "./shift_raw.ts";
 import { type Levels, Matched, WalkedPath } from "./walked_path.ts";
+import { type CompositeParts, type LeafParts, type ShiftNode, Source } from "./shift_parts.ts";
+import { compileShift, type TapeProgram } from "./shift_codegen.ts";
 
 type ShiftState = ShiftOutput;
 
@@ -47,10 +49,18 @@ export class ShiftOp {
   readonly #wp = new WalkedPath(); // reused: apply is synchronous and never re-entered
   readonly #writer = new JsonWriter();
   readonly #scratch = new ScanScratch();
+  /** The spec compiled to JavaScript for tapes, or null when the walker runs it. */
+  readonly #program: TapeProgram | null;
 
   constructor(spec: unknown) {
     if (!isMap(spec)) specFail(`shift expects a spec object, got ${describe(spec)}`, []);
     this.#root = new ShiftComposite("root", spec, [], [1]);
+    this.#program = compileShift(this.#root);
+  }
+
+  /** True when the raw JSON path runs compiled code rather than the walker. */
+  get compiled(): boolean {
+    return this.#program !== null;
   }
 
   /**
@@ -71,6 +81,16 @@ export class ShiftOp {
 
   /** The shift of a scanned document: values and RawRefs into `doc` (see shift_raw.ts). */
   applyTape(doc: RawDoc): unknown {
+    if (this.#program !== null) {
+      const holder: JsonMap = {};
+      this.#program(doc, holder);
+      return has(holder, "root") ? holder.root : null;
+    }
+    return this.walkTape(doc);
+  }
+
+  /** applyTape with the walker (shift_raw.ts), also for specs the compiler does not cover. */
+  walkTape(doc: RawDoc): unknown {
     const out = new ShiftOutput(null, doc);
     const wp = this.#wp;
     wp.reset();
@@ -108,7 +128,7 @@ function checkLhs(pe: PathElement, key: string): void {
 }
 
 /** A spec key whose value is an object: matches, then hands the value to its children. */
-class ShiftComposite implements Child<ShiftState>, RawChild {
+export class ShiftComposite implements Child<ShiftState>, RawChild {
   readonly #pe: PathElement;
   readonly #special: Child<ShiftState>[] = [];
   readonly #children: Children<ShiftState>;
@@ -174,6 +194,16 @@ class ShiftComposite implements Child<ShiftState>, RawChild {
     return this.#pe;
   }
 
+  /** What the shift compiler needs to know of this node. */
+  get parts(): CompositeParts {
+    return {
+      pe: this.#pe,
+      special: this.#special as unknown as ShiftNode[],
+      children: this.#children as unknown as Children<unknown>,
+      strategy: this.#strategy,
+    };
+  }
+
   apply(key: string, input: unknown | Absent, wp: WalkedPath, st: ShiftState): boolean {
     const pe = this.#pe;
     const m = pe.match(key, wp);
@@ -211,12 +241,8 @@ class ShiftComposite implements Child<ShiftState>, RawChild {
   }
 }
 
-/** Where a leaf's data comes from: the input value, the matched key, the parent, a lookup. */
-const Source = { Input: 0, Key: 1, Parent: 2, Transpose: 3 } as const;
-type Source = (typeof Source)[keyof typeof Source];
-
 /** A spec key whose value is an output path (or several, or null). */
-class ShiftLeaf implements Child<ShiftState>, RawChild {
+export class ShiftLeaf implements Child<ShiftState>, RawChild {
   readonly #pe: PathElement;
   readonly #source: Source;
   readonly #writers: ShiftWriter[];
@@ -259,6 +285,11 @@ class ShiftLeaf implements Child<ShiftState>, RawChild {
 
   get pathElement(): PathElement {
     return this.#pe;
+  }
+
+  /** What the shift compiler needs to know of this node. */
+  get parts(): LeafParts {
+    return { pe: this.#pe, source: this.#source, writers: this.#writers };
   }
 
   apply(key: string, inputOpt: unknown | Absent, wp: WalkedPath, st: ShiftState): boolean {

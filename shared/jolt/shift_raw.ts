@@ -163,9 +163,21 @@ export function lookupRaw(pe: TransposeElement, wp: WalkedPath, doc: RawDoc): nu
   const path = pe.reader as DotPath;
   const keys = path.keysFor(wp);
   if (keys === null) return ABSENT_REF;
-  const steps = path.steps;
+  return readTape(doc, tree, path.steps, keys);
+}
+
+/**
+ * DotPath.read over the tape from position `cur`, with the path's keys already evaluated (a
+ * negative index stands for one that did not resolve): a position, or ABSENT_REF.
+ */
+export function readTape(
+  doc: RawDoc,
+  cur: number,
+  steps: ArrayLike<number>,
+  keys: readonly (string | number)[],
+): number {
   const last = steps.length - 1;
-  let cur = tree;
+  for (let i = 0; i <= last; i++) if (steps[i] !== 0 && (keys[i] as number) < 0) return ABSENT_REF;
   for (let i = 0; i <= last; i++) {
     if (cur < 0) return ABSENT_REF;
     const kind = doc.kind(cur);
@@ -179,7 +191,7 @@ export function lookupRaw(pe: TransposeElement, wp: WalkedPath, doc: RawDoc): nu
     } else {
       if (kind !== Kind.Array) return ABSENT_REF;
       const idx = keys[i] as number;
-      if (idx < 0 || idx >= doc.count(cur)) return i === last ? ABSENT_REF : NULL_VALUE;
+      if (idx >= doc.count(cur)) return i === last ? ABSENT_REF : NULL_VALUE;
       cur = doc.element(cur, idx);
     }
   }

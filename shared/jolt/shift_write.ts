@@ -76,6 +76,11 @@ export class ShiftWriter {
     this.#path.validate(levels);
   }
 
+  /** The output path (for the shift compiler). */
+  get path(): DotPath {
+    return this.#path;
+  }
+
   /** Writes `data` at this path (evaluated against `wp`) into `out`. */
   write(out: ShiftOutput, data: unknown, wp: WalkedPath): void {
     const keys = this.#path.keysFor(wp);

@@ -1,0 +1,491 @@
+/**
+ * Shift compiled to JavaScript for the raw JSON path: one function per composite spec node and
+ * one per output path, with the spec's keys, hashes and array indexes written into the code.
+ * V8 then sees constant property names and monomorphic calls where the walker (shift_raw.ts)
+ * goes through generic helpers and polymorphic nodes, which is most of a shift's cost.
+ *
+ * The generated code does exactly what the walker does, in the same order (every shift test
+ * compares the raw path with the parsed one byte for byte). Per level it keeps the matched key
+ * (K), its `*` captures (G), the key as an array index when known (I) and the input (R), which
+ * is what WalkedPath holds for the walker. Specs using what it does not cover (`&` keys on the
+ * left, `[#n]` outputs, stars with two or more `*` besides the lone one, `#` keys with children)
+ * are not compiled: the walker runs them.
+ *
+ * Only constants the compiler produced itself go into the code, each through JSON.stringify: a
+ * spec's text can never become code.
+ */
+
+import { getOwn, type JsonMap, setKey } from "./json.ts";
+import { javaToString, parseJavaInt } from "./java.ts";
+import {
+  AmpElement,
+  ArrayElement,
+  AtElement,
+  DollarElement,
+  HashElement,
+  LiteralElement,
+  type PathElement,
+  StarElement,
+  tapeKey,
+  TransposeElement,
+} from "./path_elements.ts";
+import type { DotPath } from "./paths.ts";
+import { readTape } from "./shift_raw.ts";
+import type { Ref } from "./references.ts";
+import { keyHash, Kind, type RawDoc, RawRef } from "./raw_json.ts";
+import type { CompositeParts, LeafParts, ShiftNode } from "./shift_parts.ts";
+import { Source } from "./shift_parts.ts";
+import type { ShiftWriter } from "./shift_write.ts";
+import type { Children } from "./strategy.ts";
+import { indexKey } from "./walked_path.ts";
+
+/** A compiled shift: writes the output of `doc` under `holder.root`. */
+export type TapeProgram = (doc: RawDoc, holder: JsonMap) => void;
+
+/** Helpers the generated code calls. */
+const RUNTIME = {
+  RawRef,
+  getOwn,
+  setKey,
+  indexKey,
+  javaToString,
+  readTape,
+  tapeKey,
+  /** An array index from a key, or -1 (what ArrayElement's `[&n]` accepts). */
+  javaIndex(key: string): number {
+    const n = parseJavaInt(key);
+    return n !== null && n >= 0 ? n : -1;
+  },
+  /** Writes at an array index, padding with nulls (ShiftWriter's put). */
+  putIndex(list: unknown[], index: number, value: unknown): void {
+    while (list.length < index) list.push(null);
+    list[index] = value;
+  },
+};
+
+/** Thrown while generating when the spec uses something the compiler does not cover. */
+const UNSUPPORTED = Symbol("unsupported");
+
+const js = (v: unknown) => JSON.stringify(v);
+
+/** Compiles the root node of a shift spec; null when the walker must run it. */
+export function compileShift(root: ShiftNode): TapeProgram | null {
+  const gen = new Generator();
+  let body: string;
+  try {
+    body = gen.program(root);
+  } catch (e) {
+    if (e === UNSUPPORTED) return null;
+    throw e;
+  }
+  const factory = new Function("rt", body) as (rt: typeof RUNTIME) => TapeProgram;
+  return factory(RUNTIME);
+}
+
+/** Children of shift nodes are shift nodes (strategy.ts only knows them as `Child`). */
+function asNode(child: unknown): ShiftNode {
+  return child as ShiftNode;
+}
+
+function isLeaf(parts: CompositeParts | LeafParts): parts is LeafParts {
+  return "writers" in parts;
+}
+
+/** A property name that is safe to read and write directly on a plain object. */
+function plainName(key: string): boolean {
+  return !(key in Object.prototype);
+}
+
+class Generator {
+  #functions: string[] = [];
+  #count = 0;
+  /** Each node is generated once (a node sits at one depth, so its code is the same everywhere). */
+  #done = new Map<ShiftNode, string>();
+
+  program(root: ShiftNode): string {
+    const parts = root.parts;
+    if (isLeaf(parts)) throw UNSUPPORTED;
+    // Level 0 is the holder, level 1 the root node (as ShiftOp pushes them).
+    const name = this.#composite(root, 1, [1, 1]);
+    return `"use strict";
+const { RawRef, getOwn, setKey, indexKey, javaToString, readTape, tapeKey, javaIndex, putIndex } = rt;
+let doc = null, tape = null, holder = null;
+const K = [], G = [], I = [], R = [];
+${this.#functions.join("\n")}
+return function run(d, h) {
+  doc = d; tape = d.tape; holder = h;
+  K[0] = "root"; G[0] = null; I[0] = -2; R[0] = 0; K[1] = "root"; G[1] = null; I[1] = -2;
+  try { ${name}(0); } finally { doc = null; tape = null; holder = null; }
+};`;
+  }
+
+  #name(prefix: string): string {
+    return `${prefix}${this.#count++}`;
+  }
+
+  /**
+   * The function for a composite node at `level` whose own key (K/G/I[level]) its caller set.
+   * `groups[l]` is how many key parts level l offers (for checking references).
+   */
+  #composite(node: ShiftNode, level: number, groups: number[]): string {
+    const done = this.#done.get(node);
+    if (done !== undefined) return done;
+    const parts = node.parts as CompositeParts;
+    const name = this.#name("n");
+    this.#done.set(node, name);
+    const d = level;
+    const lines: string[] = [`R[${d}] = r === -2 ? -1 : r;`];
+    for (const special of parts.special) lines.push(this.#special(special, d, groups));
+    lines.push("if (r < 0) return;");
+    lines.push("const kind = tape[r * 4];");
+    const c = parts.children;
+    const st = parts.strategy;
+    const withLiterals = st !== "computed";
+    const withComputed = st !== "availableLiterals";
+    // An object.
+    lines.push(`if (kind === ${Kind.Object}) {`);
+    if (st === "availableLiterals" || st === "availableLiteralsWithComputed") {
+      lines.push("let from = r + 1;");
+      for (const l of c.literalList) {
+        lines.push(`{ const v = doc.memberFrom(r, from, ${js(l.key)}, ${keyHash(l.key)});`);
+        lines.push(`if (v >= 0) { from = tape[v * 4 + 3];`);
+        lines.push(this.#apply(asNode(l.child), js(l.key), "v", "-2", "null", d + 1, groups));
+        lines.push("} }");
+      }
+    }
+    if (withComputed) {
+      lines.push("for (let k = r + 1, n = tape[r * 4 + 2]; n > 0; n--) {");
+      lines.push("const v = k + 1; const key = doc.key(k);");
+      lines.push(this.#conflictOrComputed(c, st === "conflict", "key", "v", "-2", d, groups));
+      lines.push("k = tape[v * 4 + 3]; }");
+    }
+    // An array.
+    lines.push(`} else if (kind === ${Kind.Array}) {`);
+    lines.push("const size = tape[r * 4 + 2];");
+    if (st === "availableLiterals" || st === "availableLiteralsWithComputed") {
+      for (const l of c.literalList) {
+        if (l.index < 0) continue;
+        lines.push(`if (${l.index} < size) {`);
+        lines.push(
+          this.#apply(
+            asNode(l.child),
+            js(l.key),
+            `doc.element(r, ${l.index})`,
+            String(l.index),
+            "null",
+            d + 1,
+            groups,
+          ),
+        );
+        lines.push("}");
+      }
+    }
+    if (withComputed) {
+      lines.push("for (let i = 0, e = r + 1; i < size; i++) {");
+      lines.push("const key = indexKey(i);");
+      lines.push(this.#conflictOrComputed(c, st === "conflict", "key", "e", "i", d, groups));
+      lines.push("e = tape[e * 4 + 3]; }");
+    }
+    // A scalar: matched as if it were a key with nothing under it.
+    lines.push(`} else if (kind !== ${Kind.Null}) {`);
+    lines.push("const scalar = javaToString(doc.value(r));");
+    if (st === "conflict") {
+      lines.push(this.#conflictOrComputed(c, true, "scalar", "-2", "-2", d, groups));
+    } else {
+      if (withLiterals && c.literalList.length > 0) {
+        lines.push("switch (scalar) {");
+        for (const l of c.literalList) {
+          lines.push(`case ${js(l.key)}: {`);
+          lines.push(this.#apply(asNode(l.child), js(l.key), "-2", "-2", "null", d + 1, groups));
+          lines.push("break; }");
+        }
+        lines.push("}");
+      }
+      if (withComputed) lines.push(this.#computed(c, "scalar", "-2", "-2", d, groups));
+    }
+    lines.push("}");
+    this.#functions.push(`function ${name}(r) {\n${lines.join("\n")}\n}`);
+    return name;
+  }
+
+  /** Per key: its literal child if there is one (conflict), else the first computed match. */
+  #conflictOrComputed(
+    c: Children<unknown>,
+    conflict: boolean,
+    key: string,
+    r: string,
+    index: string,
+    d: number,
+    groups: number[],
+  ): string {
+    if (!conflict || c.literalList.length === 0) return this.#computed(c, key, r, index, d, groups);
+    const out = [`switch (${key}) {`];
+    for (const l of c.literalList) {
+      out.push(`case ${js(l.key)}: {`);
+      out.push(this.#apply(asNode(l.child), js(l.key), r, index, "null", d + 1, groups));
+      out.push("break; }");
+    }
+    out.push(`default: {`, this.#computed(c, key, r, index, d, groups), "} }");
+    return out.join("\n");
+  }
+
+  /** The computed children in precedence order; the first that matches takes the key. */
+  #computed(
+    c: Children<unknown>,
+    key: string,
+    r: string,
+    index: string,
+    d: number,
+    groups: number[],
+  ): string {
+    const out: string[] = [];
+    let first = true;
+    for (const child of c.computed.map(asNode)) {
+      const pe = child.parts.pe;
+      if (!(pe instanceof StarElement)) throw UNSUPPORTED;
+      const star = pe.star;
+      let test: string;
+      let groupsExpr: string;
+      let count: number;
+      if (star.kind === "starAll") {
+        test = "true";
+        groupsExpr = "null";
+        count = 1;
+      } else if (star.kind === "starSingle") {
+        const at = star.canonical.indexOf("*");
+        const prefix = star.canonical.slice(0, at);
+        const suffix = star.canonical.slice(at + 1);
+        test = `${key}.length > ${prefix.length + suffix.length} && ${key}.startsWith(${
+          js(prefix)
+        }) && ${key}.endsWith(${js(suffix)})`;
+        groupsExpr = `[${key}.slice(${prefix.length}, ${key}.length - ${suffix.length})]`;
+        count = 2;
+      } else {
+        throw UNSUPPORTED;
+      }
+      out.push(`${first ? "" : "else "}if (${test}) {`);
+      out.push(this.#apply(child, key, r, index, groupsExpr, d + 1, groups, count));
+      out.push("}");
+      first = false;
+      if (test === "true") break; // nothing after a lone `*` can match
+    }
+    return out.join("\n");
+  }
+
+  /** Applies a matched child at `level`: sets its key parts, then runs it. */
+  #apply(
+    child: ShiftNode,
+    key: string,
+    r: string,
+    index: string,
+    groupsExpr: string,
+    level: number,
+    groups: number[],
+    count = 1,
+  ): string {
+    const parts = child.parts;
+    const set = `K[${level}] = ${key}; G[${level}] = ${groupsExpr}; I[${level}] = ${index};`;
+    const next = [...groups.slice(0, level), count];
+    if (!isLeaf(parts)) {
+      if (!(parts.pe instanceof LiteralElement || parts.pe instanceof StarElement)) {
+        throw UNSUPPORTED;
+      }
+      return `${set} ${this.#composite(child, level, next)}(${r});`;
+    }
+    if (parts.source !== Source.Input) throw UNSUPPORTED;
+    return `${set} R[${level}] = ${r} < 0 ? -1 : ${r}; ${this.#leaf(child, r, level, next)}`;
+  }
+
+  /** A `@`, `$` or `#` child of the composite at level `d` (whose input is `r`). */
+  #special(node: ShiftNode, d: number, groups: number[]): string {
+    const parts = node.parts;
+    const level = d + 1;
+    const pe = parts.pe;
+    // `@` and `@(…)` match as their parent: same key parts.
+    const asParent = `K[${level}] = K[${d}]; G[${level}] = G[${d}]; I[${level}] = I[${d}];`;
+    const parentGroups = [...groups.slice(0, level), groups[d]];
+    if (pe instanceof TransposeElement) {
+      const found = this.#lookup(pe, d, groups);
+      if (!isLeaf(parts)) {
+        // The children walk the data found instead of the input.
+        const fn = this.#composite(node, level, parentGroups);
+        return `{ const found = ${found}; if (found !== -2) { ${asParent} ${fn}(found); } }`;
+      }
+      if (parts.writers.length === 0) return "";
+      const calls = this.#writerCalls(node, level, parentGroups);
+      return `{ const found = ${found}; if (found !== -2) { ${asParent} R[${level}] = r < 0 ? -1 : r;
+const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
+    }
+    if (!isLeaf(parts)) throw UNSUPPORTED;
+    if (pe instanceof AtElement) {
+      return `{ ${asParent} R[${level}] = r < 0 ? -1 : r; ${
+        this.#leaf(node, "r", level, parentGroups)
+      } }`;
+    }
+    let keyExpr: string;
+    if (pe instanceof DollarElement) {
+      keyExpr = this.#ref(pe.ref, d, groups);
+    } else if (pe instanceof HashElement) {
+      keyExpr = js(pe.value);
+    } else {
+      throw UNSUPPORTED;
+    }
+    const set =
+      `K[${level}] = ${keyExpr}; G[${level}] = null; I[${level}] = -2; R[${level}] = r < 0 ? -1 : r;`;
+    return `{ ${set} ${this.#leaf(node, "r", level, [...groups.slice(0, level), 1])} }`;
+  }
+
+  /** A leaf at `level`: its data, then each output path. */
+  #leaf(node: ShiftNode, r: string, level: number, groups: number[]): string {
+    const parts = node.parts as LeafParts;
+    const data = parts.source === Source.Key ? `K[${level}]` : `(${r} < 0 ? null : doc.leaf(${r}))`;
+    if (parts.source === Source.Transpose) throw UNSUPPORTED;
+    if (parts.writers.length === 0) return "";
+    return `{ const data = ${data}; ${this.#writerCalls(node, level, groups)} }`;
+  }
+
+  /** Calls of a leaf's writer functions with `data`. */
+  #writerCalls(node: ShiftNode, level: number, groups: number[]): string {
+    let calls = this.#done.get(node);
+    if (calls === undefined) {
+      const writers = (node.parts as LeafParts).writers;
+      calls = writers.map((w) => `${this.#writer(w, level, groups)}(data);`).join(" ");
+      this.#done.set(node, calls);
+    }
+    return calls;
+  }
+
+  /**
+   * The tape position a transpose finds, seen from `level` (lookupRaw): a position, -1 for a
+   * null without a record, or -2 for nothing.
+   */
+  #lookup(pe: TransposeElement, level: number, groups: number[]): string {
+    const at = level - pe.up;
+    if (at < 0) throw UNSUPPORTED;
+    if (pe.reader === null) return `R[${at}]`;
+    const path = pe.reader as DotPath;
+    const keys = path.elements.map((el) => this.#pureKey(el, level, groups));
+    const steps = this.#name("S");
+    this.#functions.push(`const ${steps} = ${js(Array.from(path.steps))};`);
+    return `readTape(doc, R[${at}], ${steps}, [${keys.join(", ")}])`;
+  }
+
+  /** A key of a lookup path, as one expression (a negative index: did not resolve). */
+  #pureKey(el: PathElement, level: number, groups: number[]): string {
+    if (el instanceof LiteralElement) return js(el.key);
+    if (el instanceof ArrayElement) {
+      if (el.type === "explicit") return String(el.index);
+      if (el.type !== "ref") throw UNSUPPORTED;
+      return this.#indexRef(el.ref!, level, groups);
+    }
+    if (el instanceof AmpElement) return this.#amp(el, level, groups);
+    throw UNSUPPORTED;
+  }
+
+  /** The array index a `[&…]` reference stands for, or -1. */
+  #indexRef(ref: Ref, level: number, groups: number[]): string {
+    const at = level - ref.up;
+    if (at < 0 || ref.group >= (groups[at] ?? 0)) throw UNSUPPORTED;
+    return ref.group === 0
+      ? `(I[${at}] !== -2 ? I[${at}] : javaIndex(K[${at}]))`
+      : `javaIndex(G[${at}][${ref.group - 1}])`;
+  }
+
+  /** The text of an `&` key. */
+  #amp(el: AmpElement, level: number, groups: number[]): string {
+    const parts = el.tokens.map((t) => typeof t === "string" ? js(t) : this.#ref(t, level, groups));
+    return parts.length === 1 ? parts[0] : `("" + ${parts.join(" + ")})`;
+  }
+
+  /** The key part `ref` points at, seen from `level` (validated: it always exists). */
+  #ref(ref: Ref, level: number, groups: number[]): string {
+    const at = level - ref.up;
+    if (at < 0 || ref.group >= (groups[at] ?? 0)) throw UNSUPPORTED;
+    return ref.group === 0 ? `K[${at}]` : `G[${at}][${ref.group - 1}]`;
+  }
+
+  /** The function writing one output path from a leaf at `level` (ShiftWriter.write). */
+  #writer(writer: ShiftWriter, level: number, groups: number[]): string {
+    const name = this.#name("w");
+    const els = writer.path.elements;
+    const steps = writer.path.steps;
+    const lines: string[] = [];
+    // Keys first: if one does not resolve, nothing is written.
+    const keys = els.map((el, i) => this.#key(el, i, level, groups, lines));
+    const last = els.length - 1;
+    lines.push("let tree = holder; let sub;");
+    for (let i = 0; i < last; i++) {
+      const wantMap = steps[i + 1] === 0;
+      const put = this.#put(steps[i], keys[i], "sub");
+      lines.push(`sub = ${this.#get(steps[i], keys[i])};`);
+      lines.push(`if (sub instanceof RawRef) { sub = doc.value(sub.pos); ${put} }`);
+      lines.push(
+        `if (sub === null || sub === undefined) { sub = ${wantMap ? "{}" : "[]"}; ${put} }`,
+      );
+      lines.push(
+        `else if (typeof sub !== "object" || Array.isArray(sub) === ${wantMap}) return;`,
+      );
+      lines.push("tree = sub;");
+    }
+    const step = steps[last];
+    const put = (v: string) => this.#put(step, keys[last], v);
+    if (step === 2) {
+      lines.push(put("data"));
+    } else {
+      lines.push(`let existing = ${this.#get(step, keys[last])};`);
+      lines.push(
+        `if (existing instanceof RawRef) { existing = doc.value(existing.pos); ${
+          put("existing")
+        } }`,
+      );
+      lines.push(`if (existing === null || existing === undefined) ${put("data")}`);
+      lines.push("else if (Array.isArray(existing)) existing.push(data);");
+      lines.push(`else ${put("[existing, data]")}`);
+    }
+    this.#functions.push(`function ${name}(data) {\n${lines.join("\n")}\n}`);
+    return name;
+  }
+
+  /** The expression of path element `i`'s key; dynamic ones go into locals checked up front. */
+  #key(el: PathElement, i: number, level: number, groups: number[], lines: string[]): string {
+    if (el instanceof LiteralElement) return js(el.key);
+    if (el instanceof ArrayElement) {
+      if (el.type === "explicit") return String(el.index);
+      if (el.type === "append") return "";
+      const index = el.type === "ref"
+        ? this.#indexRef(el.ref!, level, groups)
+        : el.type === "transpose"
+        ? `javaIndex(tapeKey(doc, ${this.#lookup(el.transpose!, level, groups)}) ?? "")`
+        : null;
+      if (index === null) throw UNSUPPORTED;
+      lines.push(`const k${i} = ${index}; if (k${i} < 0) return;`);
+      return `k${i}`;
+    }
+    if (el instanceof AmpElement) {
+      lines.push(`const k${i} = ${this.#amp(el, level, groups)};`);
+      return `k${i}`;
+    }
+    if (el instanceof TransposeElement) {
+      lines.push(
+        `const k${i} = tapeKey(doc, ${
+          this.#lookup(el, level, groups)
+        }); if (k${i} === null) return;`,
+      );
+      return `k${i}`;
+    }
+    throw UNSUPPORTED;
+  }
+
+  #get(step: number, key: string): string {
+    if (step === 1) return `tree[${key}]`;
+    if (key.startsWith('"') && plainName(JSON.parse(key))) return `tree[${key}]`;
+    return `getOwn(tree, ${key})`;
+  }
+
+  #put(step: number, key: string, value: string): string {
+    if (step === 2) return `tree.push(${value});`;
+    if (step === 1) return `putIndex(tree, ${key}, ${value});`;
+    if (key.startsWith('"') && plainName(JSON.parse(key))) return `tree[${key}] = ${value};`;
+    return `setKey(tree, ${key}, ${value});`;
+  }
+}
