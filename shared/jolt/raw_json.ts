@@ -12,6 +12,8 @@
  * also owns the error message for malformed JSON.
  */
 
+import { setKey } from "./json.ts";
+
 /** Node kinds on the tape. */
 export const Kind = {
   Null: 0,
@@ -45,11 +47,6 @@ const OBJECT = Kind.Object;
 const REC = 4;
 /** Deepest nesting a raw scan accepts (deeper documents take the parsed path). */
 const MAX_DEPTH = 256;
-
-/** A value of the output that is still a node of the input tape. */
-export class RawRef {
-  constructor(readonly pos: number) {}
-}
 
 const DECODER = new TextDecoder();
 const ENCODER = new TextEncoder();
@@ -208,13 +205,38 @@ export class RawDoc {
   }
 
   /**
-   * A leaf value for an output: null and booleans as JavaScript values, everything else as a
-   * {@link RawRef} that is written by copying.
+   * A leaf value for an output: null and booleans as JavaScript values, everything else as its
+   * tape position (a number), written by copying. In an output built from a tape, every number
+   * is such a position: numbers of the input stay on the tape too.
    */
   leaf(r: number): unknown {
     const kind = this.kind(r);
-    if (kind >= INT) return new RawRef(r);
+    if (kind >= INT) return r;
     return kind === NULL ? null : kind === TRUE;
+  }
+
+  /** Node `r` with its containers made JavaScript ones and its other leaves as {@link leaf}s. */
+  refValue(r: number): unknown {
+    const kind = this.kind(r);
+    if (kind === ARRAY) {
+      const out: unknown[] = [];
+      let e = r + 1;
+      for (let n = this.count(r); n > 0; n--) {
+        out.push(this.refValue(e));
+        e = this.next(e);
+      }
+      return out;
+    }
+    if (kind === OBJECT) {
+      const out: Record<string, unknown> = {};
+      let k = r + 1;
+      for (let n = this.count(r); n > 0; n--) {
+        setKey(out, this.key(k), this.refValue(k + 1));
+        k = this.next(k + 1);
+      }
+      return out;
+    }
+    return this.leaf(r);
   }
 
   /** Writes node `r` as JSON.stringify would write its value. */

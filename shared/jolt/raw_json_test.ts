@@ -389,3 +389,25 @@ Deno.test("shift compiled to JavaScript: keys that look like code or like Object
   strictEqual(out.out.constructor, 5);
   deepStrictEqual(out.all, keys.map((_, i) => i));
 });
+
+Deno.test("shift on bytes: writing into a value copied from the input, and over one", () => {
+  const specs = [
+    { a: "x", b: { "*": "x.&" } },
+    { a: "x", b: "x" },
+    { a: "x[0]", b: { "*": "x[0].&" } },
+    { a: "x", b: "x[]" },
+  ];
+  const inputs = [
+    '{"a":{"k":1},"b":{"c":2}}',
+    '{"a":[1,{"k":2}],"b":{"c":3}}',
+    '{"a":"text","b":{"c":4}}',
+    '{"a":7,"b":[5,6]}',
+    '{"a":{"c":0},"b":{"c":1}}',
+  ];
+  for (const spec of specs) {
+    for (const input of inputs) {
+      const { raw, parsed } = bothPaths(spec, encoder.encode(input));
+      strictEqual(raw, parsed, `${JSON.stringify(spec)} on ${input}`);
+    }
+  }
+});

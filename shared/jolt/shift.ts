@@ -79,7 +79,7 @@ export class ShiftOp {
     return w.result();
   }
 
-  /** The shift of a scanned document: values and RawRefs into `doc` (see shift_raw.ts). */
+  /** The shift of a scanned document: values, with tape positions for input leaves (shift_raw.ts). */
   applyTape(doc: RawDoc): unknown {
     if (this.#program !== null) {
       const holder: JsonMap = {};

@@ -32,7 +32,7 @@ import {
 import type { DotPath } from "./paths.ts";
 import { readTape } from "./shift_raw.ts";
 import type { Ref } from "./references.ts";
-import { keyHash, Kind, type RawDoc, RawRef } from "./raw_json.ts";
+import { keyHash, Kind, type RawDoc } from "./raw_json.ts";
 import type { CompositeParts, LeafParts, ShiftNode } from "./shift_parts.ts";
 import { Source } from "./shift_parts.ts";
 import type { ShiftWriter } from "./shift_write.ts";
@@ -44,7 +44,6 @@ export type TapeProgram = (doc: RawDoc, holder: JsonMap) => void;
 
 /** Helpers the generated code calls. */
 const RUNTIME = {
-  RawRef,
   getOwn,
   setKey,
   indexKey,
@@ -108,7 +107,7 @@ class Generator {
     // Level 0 is the holder, level 1 the root node (as ShiftOp pushes them).
     const name = this.#composite(root, 1, [1, 1]);
     return `"use strict";
-const { RawRef, getOwn, setKey, indexKey, javaToString, readTape, tapeKey, javaIndex, putIndex } = rt;
+const { getOwn, setKey, indexKey, javaToString, readTape, tapeKey, javaIndex, putIndex } = rt;
 let doc = null, tape = null, holder = null;
 const K = [], G = [], I = [], R = [];
 ${this.#functions.join("\n")}
@@ -418,7 +417,10 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
       const wantMap = steps[i + 1] === 0;
       const put = this.#put(steps[i], keys[i], "sub");
       lines.push(`sub = ${this.#get(steps[i], keys[i])};`);
-      lines.push(`if (sub instanceof RawRef) { sub = doc.value(sub.pos); ${put} }`);
+      // A tape position: a container becomes ours to write into; a scalar stays and clashes.
+      lines.push(
+        `if (typeof sub === "number" && tape[sub * 4] >= ${Kind.Array}) { sub = doc.refValue(sub); ${put} }`,
+      );
       lines.push(
         `if (sub === null || sub === undefined) { sub = ${wantMap ? "{}" : "[]"}; ${put} }`,
       );
@@ -434,7 +436,7 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
     } else {
       lines.push(`let existing = ${this.#get(step, keys[last])};`);
       lines.push(
-        `if (existing instanceof RawRef) { existing = doc.value(existing.pos); ${
+        `if (typeof existing === "number" && tape[existing * 4] >= ${Kind.Array}) { existing = doc.refValue(existing); ${
           put("existing")
         } }`,
       );

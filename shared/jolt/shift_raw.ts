@@ -11,7 +11,7 @@ import { javaToString } from "./java.ts";
 import type { Children, Strategy } from "./strategy.ts";
 import type { DotPath } from "./paths.ts";
 import type { TransposeElement } from "./path_elements.ts";
-import { JsonWriter, keyHash, Kind, RawDoc, RawRef } from "./raw_json.ts";
+import { JsonWriter, keyHash, Kind, RawDoc } from "./raw_json.ts";
 import type { ShiftOutput } from "./shift_write.ts";
 import { indexKey, type WalkedPath } from "./walked_path.ts";
 
@@ -198,15 +198,15 @@ export function readTape(
   return cur;
 }
 
-/** Writes a shift output (values and RawRefs into `doc`) as JSON.stringify would. */
+/** Writes a shift output (values, and numbers that are positions in `doc`) as JSON.stringify would. */
 export function writeOutput(w: JsonWriter, v: unknown, doc: RawDoc): void {
-  if (v instanceof RawRef) {
+  if (typeof v === "number") {
     const t = doc.tape;
-    const o = v.pos * 4; // the tape's record size
+    const o = v * 4; // the tape's record size
     const kind = t[o];
     if (kind === Kind.String) return w.bytes(doc.bytes, t[o + 1] - 1, t[o + 2] + 1);
     if (kind === Kind.Int) return w.bytes(doc.bytes, t[o + 1], t[o + 2]);
-    return doc.write(w, v.pos);
+    return doc.write(w, v);
   }
   if (v === null) return w.ascii("null");
   if (typeof v === "object") {
@@ -236,8 +236,6 @@ export function writeOutput(w: JsonWriter, v: unknown, doc: RawDoc): void {
   switch (typeof v) {
     case "string":
       return w.quoted(v);
-    case "number":
-      return w.ascii(Number.isFinite(v) ? String(v) : "null");
     case "boolean":
       return w.ascii(v ? "true" : "false");
     default:

@@ -6,7 +6,7 @@
 
 import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "./json.ts";
 import { DotPath } from "./paths.ts";
-import { type RawDoc, RawRef } from "./raw_json.ts";
+import { Kind, type RawDoc } from "./raw_json.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
 
 type Container = JsonMap | unknown[];
@@ -18,8 +18,9 @@ type Container = JsonMap | unknown[];
  * With an Ownership (when a later chain operation edits in place), every container made here is
  * registered there. Without one, only the foreign containers are tracked, which is cheaper.
  *
- * Over a raw tape (shift_raw.ts) input values are RawRefs, never containers: every container
- * of the output is ours, and a RawRef that a later write goes through is made a value first.
+ * Over a raw tape (shift_raw.ts) input values are tape positions (numbers), never containers:
+ * every container of the output is ours, and a position of a container that a later write goes
+ * through is made a container first.
  */
 export class ShiftOutput {
   /** Holds the document under the key "root" (JOLT writes every path below "root"). */
@@ -34,9 +35,12 @@ export class ShiftOutput {
     this.raw = raw;
   }
 
-  /** The value a RawRef stands for, as fresh containers of ours. */
-  materialize(ref: RawRef): unknown {
-    return this.raw!.value(ref.pos);
+  /** The container at tape position `r` as a fresh one of ours, or null if `r` is a scalar. */
+  container(r: number): JsonMap | unknown[] | null {
+    const raw = this.raw!;
+    const kind = raw.kind(r);
+    if (kind !== Kind.Array && kind !== Kind.Object) return null;
+    return raw.refValue(r) as JsonMap | unknown[];
   }
 
   /** A new container of ours. */
@@ -96,9 +100,9 @@ export class ShiftWriter {
       if (i === 0) sub = out.holder.root;
       else if (step === 0) sub = getOwn(tree as JsonMap, key as string);
       else if (step === 1) sub = (tree as unknown[])[key as number];
-      if (out.raw !== null && sub instanceof RawRef) {
-        sub = out.materialize(sub);
-        put(tree, step, key, sub);
+      if (out.raw !== null && typeof sub === "number") {
+        const c = out.container(sub);
+        if (c !== null) put(tree, step, key, sub = c);
       }
       const wantMap = steps[i + 1] === 0;
       if (sub === null || sub === undefined) {
@@ -145,9 +149,9 @@ function finalSet(
     if (!Array.isArray(tree)) return;
     if (step === 1) existing = tree[key as number];
   }
-  if (out.raw !== null && existing instanceof RawRef) {
-    existing = out.materialize(existing);
-    put(tree, step, key, existing);
+  if (out.raw !== null && typeof existing === "number") {
+    const c = out.container(existing);
+    if (c !== null) put(tree, step, key, existing = c);
   }
   out.wrote(data);
   if (existing === null || existing === undefined) {
