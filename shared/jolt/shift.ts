@@ -47,20 +47,27 @@ type ShiftState = ShiftOutput;
 export class ShiftOp {
   readonly #root: ShiftComposite;
   readonly #wp = new WalkedPath(); // reused: apply is synchronous and never re-entered
-  readonly #writer = new JsonWriter();
-  readonly #scratch = new ScanScratch();
-  /** The spec compiled to JavaScript for tapes, or null when the walker runs it. */
-  readonly #program: TapeProgram | null;
+  // The raw JSON path's buffers and program are made on its first use: specs in longer chains
+  // (and specs only being validated) never need them.
+  #writer: JsonWriter | undefined;
+  #scratch: ScanScratch | undefined;
+  /** The spec compiled to JavaScript for tapes, null when the walker runs it; undefined: not yet. */
+  #program: TapeProgram | null | undefined;
 
   constructor(spec: unknown) {
     if (!isMap(spec)) specFail(`shift expects a spec object, got ${describe(spec)}`, []);
     this.#root = new ShiftComposite("root", spec, [], [1]);
-    this.#program = compileShift(this.#root);
+  }
+
+  /** The raw JSON path's program (compiled on first use), or null for the walker. */
+  get #tapeProgram(): TapeProgram | null {
+    if (this.#program === undefined) this.#program = compileShift(this.#root);
+    return this.#program;
   }
 
   /** True when the raw JSON path runs compiled code rather than the walker. */
   get compiled(): boolean {
-    return this.#program !== null;
+    return this.#tapeProgram !== null;
   }
 
   /**
@@ -70,10 +77,10 @@ export class ShiftOp {
    * then takes the parsed path.
    */
   applyJson(bytes: Uint8Array): Uint8Array | null {
-    const doc = scanJson(bytes, this.#scratch);
+    const doc = scanJson(bytes, this.#scratch ??= new ScanScratch());
     if (doc === null) return null;
     const output = this.applyTape(doc);
-    const w = this.#writer;
+    const w = this.#writer ??= new JsonWriter();
     w.reset();
     writeOutput(w, output, doc);
     return w.result();
@@ -81,9 +88,10 @@ export class ShiftOp {
 
   /** The shift of a scanned document: values, with tape positions for input leaves (shift_raw.ts). */
   applyTape(doc: RawDoc): unknown {
-    if (this.#program !== null) {
+    const program = this.#tapeProgram;
+    if (program !== null) {
       const holder: JsonMap = {};
-      this.#program(doc, holder);
+      program(doc, holder);
       return has(holder, "root") ? holder.root : null;
     }
     return this.walkTape(doc);
