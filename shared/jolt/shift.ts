@@ -321,6 +321,11 @@ export class ShiftLeaf implements Child<ShiftState>, RawChild {
       default:
         data = input;
     }
+    return this.#write(input, m, data, wp, st);
+  }
+
+  /** Writes `data` at every output path, at the level this match adds. */
+  #write(input: unknown, m: Matched, data: unknown, wp: WalkedPath, st: ShiftState): boolean {
     wp.push(input, m);
     for (const w of this.#writers) w.write(st, data, wp);
     wp.pop();
@@ -349,12 +354,7 @@ export class ShiftLeaf implements Child<ShiftState>, RawChild {
       default:
         data = rawLeaf(doc, input);
     }
-    wp.push(input, m);
-    for (const w of this.#writers) w.write(st, data, wp);
-    wp.pop();
-    if (this.#source !== Source.Input) return false;
-    wp.last().hashCount++;
-    return true;
+    return this.#write(input, m, data, wp, st);
   }
 }
 
