@@ -9,7 +9,7 @@ import { type DicomPeer, startDcmqrscp, startOrthanc } from "../fixtures/dicom/p
 import { boundaryOf, decodeMultipart, parseP10 } from "../gateway/dicom/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
-import { freePort, removeDir, requirePeer, tempDir } from "./support/mod.ts";
+import { freePort, removeDir, requirePeer, tempDir, waitFor } from "./support/mod.ts";
 
 function gatewayToml(peer: DicomPeer, mode: "get" | "move", storePort: number): string {
   return `
@@ -31,6 +31,26 @@ incoming_store_port = ${storePort}
 endpoints = ["pacs"]
 backends = ["pacs"]
 `;
+}
+
+/** SIGKILLs the child processes of `pid` (read from /proc); returns how many. */
+function killChildren(pid: number): number {
+  let killed = 0;
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the ")" closing the command name: state, then the parent pid.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (ppid !== pid) continue;
+    Deno.kill(Number(entry.name), "SIGKILL");
+    killed++;
+  }
+  return killed;
 }
 
 async function json(res: Response): Promise<unknown> {
@@ -280,6 +300,72 @@ backends = ["wrong"]
     } finally {
       await gw.stop();
       await qr.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "dicom_scu keeps a query association for the next one, and survives the PACS dropping it",
+  ignore: !requirePeer("dcmqrscp", "dcmqrscp", "dcmtk"),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    const dir = await tempDir("dicom-scu-pool-");
+    const { seeded } = await seed(dir);
+    const files = seeded.map((i) => i.path);
+    const storePort = freePort();
+    // -v logs every association dcmqrscp accepts (each is served by a forked child).
+    const qr = await startDcmqrscp(files, { args: ["-v"] });
+    const received = () => qr.process.output().match(/Association Acknowledged/g)?.length ?? 0;
+    // dcmqrscp's log arrives through a pipe: wait for the count, then make sure no more come.
+    const associations = async (n: number) => {
+      await waitFor(() => Promise.resolve(received() >= n), {
+        timeoutMs: 5000,
+        description: `${n} associations in dcmqrscp's log`,
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      assertEquals(received(), n, qr.process.output());
+    };
+    const queryStudies = async (gw: TestGateway) => {
+      const res = await fetch(`${gw.url}/pacs/studies`);
+      assertEquals(res.status, 200, await res.clone().text());
+      assertEquals((await json(res) as unknown[]).length, 2);
+    };
+    try {
+      await t.step("association_idle_secs = 0 opens one per operation", async () => {
+        const toml = gatewayToml(qr, "get", storePort).replace(
+          "[backends.pacs.options]",
+          "[backends.pacs.options]\nassociation_idle_secs = 0",
+        );
+        const gw = await startTestGateway(toml);
+        try {
+          for (let i = 0; i < 2; i++) await queryStudies(gw);
+          await associations(2);
+        } finally {
+          await gw.stop();
+        }
+      });
+
+      const gw = await startTestGateway(gatewayToml(qr, "get", storePort));
+      try {
+        await t.step("by default three queries share one association", async () => {
+          for (let i = 0; i < 3; i++) await queryStudies(gw);
+          await associations(3); // two from the step before
+        });
+
+        await t.step("the PACS drops the idle association: the next query opens one", async () => {
+          // Kill the child serving the kept association, as a PACS timing it out would end it.
+          assertEquals(killChildren(qr.process.child.pid) > 0, true, "no dcmqrscp child to kill");
+          await queryStudies(gw);
+          await queryStudies(gw);
+          await associations(4);
+        });
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      await qr.stop();
+      await removeDir(dir);
     }
   },
 });

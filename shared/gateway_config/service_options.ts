@@ -319,6 +319,14 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
       key_path: field("string", text(), "PEM client key (with `use_tls`).", {
         example: "certs/scu-key.pem",
       }),
+      association_idle_secs: field(
+        "integer",
+        int(0, 3600),
+        "Seconds an association used for C-ECHO or C-FIND stays open for the next one with the " +
+          "same contexts (saves the connect and negotiation round trips); 0 opens one per " +
+          "operation.",
+        { default: 15, example: 60 },
+      ),
       ...RETRIEVE_FIELDS,
     },
     rules: (o) => [

@@ -78,7 +78,7 @@ export function rejectText(source: number, reason: number): string {
 /** An established association to a remote AE. */
 export class ScuAssociation {
   readonly #conn: DimseConnection;
-  readonly #signal?: AbortSignal;
+  #signal?: AbortSignal;
   #failure: DimseError | undefined;
   #onFailure = new Set<(err: DimseError) => void>();
   #closed: Promise<void>;
@@ -196,6 +196,19 @@ export class ScuAssociation {
         },
       };
     });
+  }
+
+  /** True until the association fails, is released, aborted or closed by the peer. */
+  get usable(): boolean {
+    return this.#failure === undefined;
+  }
+
+  /**
+   * Forget the signal the association was opened with, so that a later failure is not blamed on
+   * that request's timeout or client (an association kept for reuse outlives its first request).
+   */
+  detach(): void {
+    this.#signal = undefined;
   }
 
   /** The negotiated association. */

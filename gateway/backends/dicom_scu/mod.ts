@@ -13,6 +13,7 @@
 import { resolve } from "node:path";
 import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
 import {
+  DimseError,
   type DimseTls,
   lib,
   type ProposedContext,
@@ -40,6 +41,7 @@ import { FileCollector, retrieveModel, type RetrieveResult, runMove } from "./re
 import { runStore, stored } from "./store.ts";
 import { IncomingStoreScp } from "./store_scp.ts";
 import { checkAcceptable, retrievalResponse } from "./wado.ts";
+import { AssociationPool } from "./pool.ts";
 
 export {
   type DicomCall,
@@ -65,6 +67,7 @@ interface ScuOptions {
   retrieve_sop_classes: string[];
   retrieve_transfer_syntaxes: string[];
   retrieve_sop_class_lookup: boolean;
+  association_idle_secs: number;
 }
 
 /** A PACS reached over DIMSE. */
@@ -76,6 +79,7 @@ export class DicomScuBackend implements Backend {
   readonly #limit: number;
   readonly #logger: Logger;
   readonly #settings: RetrieveSettings;
+  readonly #pool: AssociationPool;
   #storeScp: IncomingStoreScp | undefined;
 
   constructor(config: BackendConfig, tls: DimseTls | undefined, limit: number, logger: Logger) {
@@ -86,6 +90,7 @@ export class DicomScuBackend implements Backend {
     this.#limit = limit;
     this.#logger = logger;
     this.#settings = retrieveSettings(this.#o);
+    this.#pool = new AssociationPool(this.#o.association_idle_secs ?? 0);
   }
 
   get #peer(): string {
@@ -125,21 +130,52 @@ export class DicomScuBackend implements Backend {
     });
   }
 
+  /**
+   * Runs `fn` on an association with `contexts`. With `reusable` (C-ECHO, C-FIND) an idle one
+   * from the pool serves when there is one, and a successful one goes back to the pool.
+   */
   async #with<T>(
     contexts: ProposedContext[],
     call: BackendCall,
     fn: (a: ScuAssociation) => Promise<T>,
+    reusable = false,
   ): Promise<T> {
-    const assoc = await this.#associate(contexts, call);
-    const unwatch = assoc.watch(call.signal);
+    const key = reusable && this.#pool.enabled ? AssociationPool.key(contexts) : null;
+    const idle = key === null ? undefined : this.#pool.take(key);
+    if (idle === undefined) {
+      return await this.#on(await this.#associate(contexts, call), call, fn, key);
+    }
     try {
-      return await fn(assoc);
+      return await this.#on(idle, call, fn, key);
+    } catch (err) {
+      // A PACS may drop an idle association without our noticing before the next request; the
+      // operations kept are queries, safe to send again on a new association.
+      const dropped = err instanceof DimseError &&
+        (err.kind === "protocol" || err.kind === "aborted");
+      if (!dropped || call.signal.aborted) throw err;
+      return await this.#on(await this.#associate(contexts, call), call, fn, key);
+    }
+  }
+
+  async #on<T>(
+    assoc: ScuAssociation,
+    call: BackendCall,
+    fn: (a: ScuAssociation) => Promise<T>,
+    key: string | null,
+  ): Promise<T> {
+    const unwatch = assoc.watch(call.signal);
+    let done = false;
+    try {
+      const result = await fn(assoc);
+      done = true;
+      return result;
     } catch (err) {
       assoc.abort();
       throw err;
     } finally {
       unwatch();
-      await assoc.release();
+      if (done && key !== null) await this.#pool.put(key, assoc);
+      else await assoc.release();
     }
   }
 
@@ -160,7 +196,12 @@ export class DicomScuBackend implements Backend {
   async #echo(call: BackendCall): Promise<ResponseEnvelope> {
     const started = performance.now();
     const contexts = [{ abstractSyntax: "1.2.840.10008.1.1", transferSyntaxes: UNCOMPRESSED }];
-    const res = await this.#with(contexts, call, (a) => a.request(new lib.requests.CEchoRequest()));
+    const res = await this.#with(
+      contexts,
+      call,
+      (a) => a.request(new lib.requests.CEchoRequest()),
+      true,
+    );
     const status = res.getStatus();
     if (statusKind(status) === "failure") throw statusError("C-ECHO", this.#peer, status);
     return withStatus(
@@ -184,6 +225,7 @@ export class DicomScuBackend implements Backend {
       [{ abstractSyntax: model, transferSyntaxes: UNCOMPRESSED }],
       call,
       (a) => runFind(a, dc.query),
+      true,
     );
     if (statusKind(result.status) === "failure") {
       throw statusError("C-FIND", this.#peer, result.status, result.comment);
@@ -294,8 +336,9 @@ export class DicomScuBackend implements Backend {
     return withStatus(res, status);
   }
 
-  /** Release the incoming store SCP reference. */
+  /** Release idle associations and the incoming store SCP reference. */
   async close(): Promise<void> {
+    await this.#pool.close();
     const scp = this.#storeScp;
     this.#storeScp = undefined;
     await scp?.release();
