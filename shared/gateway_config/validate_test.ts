@@ -166,6 +166,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     ca_cert_path: "certs/pacs-ca.pem",
     cert_path: "certs/scu.pem",
     key_path: "certs/scu-key.pem",
+    association_idle_secs: 60,
     ...RETRIEVE_DEFAULTS,
   });
   // No environment substitution here: that is the loader's job.
@@ -262,6 +263,7 @@ ${ECHO_PIPELINE}`);
     dimse_retrieve_mode: "get",
     use_tls: false,
     persistent_store_scp: false,
+    association_idle_secs: 15,
     ...RETRIEVE_DEFAULTS,
   });
   assert.deepEqual(c.backends.files.options, { root: "/srv/data", write_pattern: "{uuid}.json" });
