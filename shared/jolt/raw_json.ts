@@ -301,14 +301,23 @@ const NUMBER_SPELLINGS: (string | null)[] = new Array(256).fill(null);
 /** What JSON.stringify writes for the number spelled by these bytes, or null if the same. */
 function respelled(b: Uint8Array, start: number, end: number): string | null {
   let hash = FNV_OFFSET;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ b[i], FNV_PRIME);
+  let integer = true;
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (c === 0x2e || c === 0x65 || c === 0x45) integer = false;
+    hash = Math.imul(hash ^ c, FNV_PRIME);
+  }
   const slot = hash & 255;
   const text = NUMBER_TEXTS[slot];
-  if (text !== undefined && sameAscii(text, b, start, end)) return NUMBER_SPELLINGS[slot];
+  if (!integer && text !== undefined && sameAscii(text, b, start, end)) {
+    return NUMBER_SPELLINGS[slot];
+  }
   const own = latin1(b, start, end);
   // Often already JavaScript's spelling (0.1 + 0.2 written by a JavaScript client).
   const n = Number(own);
   const spelled = Number.isFinite(n) ? String(n) : "null";
+  // Long integers are mostly identifiers (record numbers): not worth keeping, nor kept.
+  if (integer) return spelled === own ? null : spelled;
   NUMBER_TEXTS[slot] = own;
   NUMBER_SPELLINGS[slot] = spelled === own ? null : spelled;
   return NUMBER_SPELLINGS[slot];
@@ -379,6 +388,11 @@ export class JsonWriter {
     this.len += ENCODER.encodeInto(s, buf.subarray(this.len)).written;
   }
 
+  /** True when a large output grew the buffer past what is worth keeping between uses. */
+  get oversized(): boolean {
+    return this.buf.length > 1024 * 1024;
+  }
+
   /** A copy of what was written. */
   result(): Uint8Array {
     return this.buf.slice(0, this.len);
@@ -429,6 +443,11 @@ function asciiKey(b: Uint8Array, start: number, end: number, hash: number): stri
 
 /** Reusable scan buffers. A document scanned into them is valid until the next scan. */
 export class ScanScratch {
+  /** True when a large document grew the buffers past what is worth keeping between scans. */
+  get oversized(): boolean {
+    return this.tape.length > 256 * 1024;
+  }
+
   tape = new Int32Array(1024 * REC);
   /** Per container record: its end byte when its bytes are already canonical, else -1. */
   ends = new Int32Array(1024);
@@ -453,6 +472,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
   let tape = scratch.tape;
   let ends = scratch.ends;
   const keys = scratch.keys;
+  keys.length = 0; // the last document's escaped keys
   const stack = scratch.stack;
   const marks = scratch.marks;
   // Counts what JSON.stringify would write differently (whitespace, escapes, number spellings):

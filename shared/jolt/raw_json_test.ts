@@ -411,3 +411,21 @@ Deno.test("shift on bytes: writing into a value copied from the input, and over 
     }
   }
 });
+
+Deno.test("shift on bytes: a large document grows the buffers, and small ones after it still work", () => {
+  const rows = Array.from({ length: 40_000 }, (_, i) => ({
+    id: `row-${i}`,
+    n: i / 7,
+    tags: ["a", "b\u00e9"],
+    nested: { deep: [i, { k: i % 3 === 0 ? null : true }] },
+  }));
+  const big = encoder.encode(JSON.stringify({ rows }));
+  strictEqual(big.length > 3_000_000, true);
+  const spec = { rows: { "*": { id: "ids[]", nested: "byId.@(1,id)" } }, "@": "copy" };
+  const op = new ShiftOp(spec);
+  const chain = compile([{ operation: "shift", spec }]);
+  for (const bytes of [big, encoder.encode('{"rows":[{"id":"x","n":1}]}'), big]) {
+    const parsed = JSON.stringify(chain.apply(JSON.parse(decoder.decode(bytes))));
+    strictEqual(decoder.decode(op.applyJson(bytes)!), parsed);
+  }
+});

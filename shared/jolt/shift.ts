@@ -77,12 +77,16 @@ export class ShiftOp {
    * then takes the parsed path.
    */
   applyJson(bytes: Uint8Array): Uint8Array | null {
-    const doc = scanJson(bytes, this.#scratch ??= new ScanScratch());
+    const scratch = this.#scratch ??= new ScanScratch();
+    const doc = scanJson(bytes, scratch);
+    // Buffers a large body grew are not kept for the small ones that usually follow.
+    if (scratch.oversized) this.#scratch = undefined;
     if (doc === null) return null;
     const output = this.applyTape(doc);
     const w = this.#writer ??= new JsonWriter();
     w.reset();
     writeOutput(w, output, doc);
+    if (w.oversized) this.#writer = undefined;
     return w.result();
   }
 
