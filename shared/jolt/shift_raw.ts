@@ -80,11 +80,8 @@ function processObject(
   if (st === "availableLiterals" || st === "allLiterals") return;
   let k = r + 1;
   for (let count = doc.count(r); count > 0; count--) {
-    const key = doc.key(k);
     const v = k + 1;
-    const lit = st === "conflict" ? n.literals.get(key) : undefined;
-    if (lit) raw(lit).applyRaw(key, v, wp, out, doc);
-    else applyComputed(n.computed, key, v, wp, out, doc);
+    applyKey(n, st, doc.key(k), v, wp, out, doc);
     k = doc.next(v);
   }
 }
@@ -113,10 +110,7 @@ function processArray(
   if (st === "availableLiterals" || st === "allLiterals") return;
   let e = r + 1;
   for (let i = 0; i < size; i++) {
-    const key = indexKey(i);
-    const lit = st === "conflict" ? n.literals.get(key) : undefined;
-    if (lit) raw(lit).applyRaw(key, e, wp, out, doc);
-    else applyComputed(n.computed, key, e, wp, out, doc);
+    applyKey(n, st, indexKey(i), e, wp, out, doc);
     e = doc.next(e);
   }
 }
@@ -141,6 +135,21 @@ function processScalar(
   } else if (st === "conflict" && !n.literals.has(scalar)) {
     applyComputed(n.computed, scalar, ABSENT_REF, wp, out, doc);
   }
+}
+
+/** One member or element past the literals: its literal child (conflict), else computed ones. */
+function applyKey(
+  n: RawChildren,
+  st: Strategy,
+  key: string,
+  r: number,
+  wp: WalkedPath,
+  out: ShiftOutput,
+  doc: RawDoc,
+): void {
+  const lit = st === "conflict" ? n.literals.get(key) : undefined;
+  if (lit) raw(lit).applyRaw(key, r, wp, out, doc);
+  else applyComputed(n.computed, key, r, wp, out, doc);
 }
 
 function applyComputed(
