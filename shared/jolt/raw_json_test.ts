@@ -390,6 +390,30 @@ Deno.test("shift compiled to JavaScript: keys that look like code or like Object
   deepStrictEqual(out.all, keys.map((_, i) => i));
 });
 
+Deno.test("shift compiled to JavaScript: output objects order their keys as JavaScript objects do", () => {
+  // Array-index keys come first, ascending, whatever order they were written in; "01" and
+  // "4294967295" are not indexes. Writing each member of "many" twice turns its values into
+  // arrays.
+  const spec = {
+    a: "o.b",
+    b: "o.10",
+    c: "o.a",
+    d: "o.2",
+    e: ["o.10", "o.01"],
+    f: "o.4294967295",
+    g: "o.0",
+    m: { "*": ["many.&", "many.&"], "k1*": "many.1&(0,1)" },
+  };
+  const m: Record<string, number> = {};
+  for (let i = 19; i >= 0; i--) m[`k${i}`] = i;
+  const input = { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, m };
+  strictEqual(new ShiftOp(spec).compiled, true);
+  const { raw, parsed } = bothPaths(spec, encoder.encode(JSON.stringify(input)));
+  strictEqual(raw, parsed);
+  deepStrictEqual(Object.keys(JSON.parse(raw!).o), ["0", "2", "10", "b", "a", "01", "4294967295"]);
+  strictEqual(Object.keys(JSON.parse(raw!).many).length, 20);
+});
+
 Deno.test("shift on bytes: writing into a value copied from the input, and over one", () => {
   const specs = [
     { a: "x", b: { "*": "x.&" } },
