@@ -45,6 +45,9 @@ export class Body {
   #sha256: string | undefined;
   #limitStream: boolean;
   #streamError: unknown = undefined;
+  /** The content type #jsonType was worked out for (undefined: not yet). */
+  #jsonTypeOf: string | null | undefined = undefined;
+  #jsonType: string | null = null;
 
   /**
    * `limitStream` false lets a forwarded stream pass whatever its size (responses); the limits
@@ -153,13 +156,20 @@ export class Body {
    */
   async unparsedJson(): Promise<Uint8Array | null> {
     if (this.#decoded || this.#dirty || this.isEmpty) return null;
-    if (utf8JsonContentType(this.#contentType) === null) return null;
+    if (this.#utf8JsonType() === null) return null;
     return await this.bytes();
+  }
+
+  /** {@link unparsedJson} when the body is already in memory (prefetched), else null. */
+  bufferedUnparsedJson(): Uint8Array | null {
+    const bytes = this.#bytes;
+    if (bytes === null || bytes.byteLength === 0 || this.#decoded || this.#dirty) return null;
+    return this.#utf8JsonType() === null ? null : bytes;
   }
 
   /** Replace a UTF-8 JSON body (see `unparsedJson`) with other UTF-8 JSON bytes. */
   setJsonBytes(bytes: Uint8Array): void {
-    const contentType = utf8JsonContentType(this.#contentType);
+    const contentType = this.#utf8JsonType();
     if (contentType === null) throw new Error("setJsonBytes on a body that is not UTF-8 JSON");
     this.#contentType = contentType;
     this.#bytes = bytes;
@@ -168,6 +178,16 @@ export class Body {
     this.#decoded = false;
     this.#dirty = false;
     this.#sha256 = undefined;
+  }
+
+  /** utf8JsonContentType of the current content type, worked out once per content type. */
+  #utf8JsonType(): string | null {
+    const contentType = this.#contentType;
+    if (this.#jsonTypeOf !== contentType) {
+      this.#jsonType = utf8JsonContentType(contentType);
+      this.#jsonTypeOf = contentType;
+    }
+    return this.#jsonType;
   }
 
   /** Replace the normalized data; the body is serialized from it when forwarded. */

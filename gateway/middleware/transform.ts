@@ -86,13 +86,33 @@ export class TransformMiddleware implements Middleware {
   }
 
   /** Transform the request data. */
-  async onRequest(req: RequestEnvelope): Promise<void> {
-    await this.#run(req.body, req, undefined);
+  onRequest(req: RequestEnvelope): Promise<void> | void {
+    if (!this.#inMemoryRaw(req.body)) return this.#run(req.body, req, undefined);
   }
 
   /** Transform the response data. */
-  async onResponse(res: ResponseEnvelope, req: RequestEnvelope): Promise<void> {
-    await this.#run(res.body, req, res);
+  onResponse(res: ResponseEnvelope, req: RequestEnvelope): Promise<void> | void {
+    if (!this.#inMemoryRaw(res.body)) return this.#run(res.body, req, res);
+  }
+
+  /**
+   * The raw JSON path (see #run) for a body already in memory, done at once: no promise, no
+   * turn of the event loop. False when it does not apply; #run then does the work, and owns the
+   * error handling.
+   */
+  #inMemoryRaw(body: RequestEnvelope["body"]): boolean {
+    if (this.#opts.input !== "data" || this.#opts.debug) return false;
+    const bytes = body.bufferedUnparsedJson();
+    if (bytes === null) return false;
+    let output: Uint8Array | null;
+    try {
+      output = this.#spec.spec.applyJson(bytes);
+    } catch {
+      return false;
+    }
+    if (output === null) return false;
+    body.setJsonBytes(output);
+    return true;
   }
 
   async #run(

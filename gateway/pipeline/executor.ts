@@ -46,7 +46,13 @@ export async function runPipeline(
   for (const mw of pipeline.middleware) {
     seen++;
     if (!mw.acts.request || !mw.onRequest) continue;
-    const early = await callMiddleware(mw, () => mw.onRequest!(req));
+    let early: ResponseEnvelope | void;
+    try {
+      const result = mw.onRequest(req);
+      early = result instanceof Promise ? await result : result;
+    } catch (err) {
+      throw middlewareError(mw, err);
+    }
     if (early) {
       response = early;
       break;
@@ -56,22 +62,24 @@ export async function runPipeline(
   for (let i = 0; i < seen; i++) {
     const mw = pipeline.middleware[i];
     if (!mw.acts.response || !mw.onResponse) continue;
-    await callMiddleware(mw, () => mw.onResponse!(response!, req));
+    try {
+      const result = mw.onResponse(response, req);
+      if (result instanceof Promise) await result;
+    } catch (err) {
+      throw middlewareError(mw, err);
+    }
   }
   return response;
 }
 
-async function callMiddleware<T>(mw: Middleware, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof GatewayError) throw err;
-    throw new GatewayError(
-      500,
-      "middleware_failed",
-      `middleware ${mw.name} failed: ${(err as Error)?.message ?? String(err)}`,
-    );
-  }
+/** What a middleware failure becomes: its own GatewayError, else a 500 naming the middleware. */
+function middlewareError(mw: Middleware, err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError(
+    500,
+    "middleware_failed",
+    `middleware ${mw.name} failed: ${(err as Error)?.message ?? String(err)}`,
+  );
 }
 
 async function callBackends(

@@ -27,11 +27,12 @@ export interface Middleware {
   readonly acts: { request: boolean; response: boolean };
   /**
    * Act on a request. Returning a ResponseEnvelope ends the request there (no backend is called)
-   * and the response still runs through the middleware on its way back.
+   * and the response still runs through the middleware on its way back. Work that needs no I/O
+   * may finish without a promise, which spares the request a turn of the event loop.
    */
-  onRequest?(req: RequestEnvelope): Promise<ResponseEnvelope | void>;
-  /** Act on a response, with the request it answers. */
-  onResponse?(res: ResponseEnvelope, req: RequestEnvelope): Promise<void>;
+  onRequest?(req: RequestEnvelope): Promise<ResponseEnvelope | void> | ResponseEnvelope | void;
+  /** Act on a response, with the request it answers (a promise only when it waits for I/O). */
+  onResponse?(res: ResponseEnvelope, req: RequestEnvelope): Promise<void> | void;
   /** Release resources (file watchers) when the config that built it is retired. */
   close?(): void | Promise<void>;
 }
