@@ -420,6 +420,10 @@ Deno.test("shift on bytes: writing into a value copied from the input, and over 
     { a: "x", b: "x" },
     { a: "x[0]", b: { "*": "x[0].&" } },
     { a: "x", b: "x[]" },
+    // A container written into (a), then turned into a conflict array (b): later writes (c, d)
+    // must see the array, not the container they were writing into before.
+    { a: "x.y", b: "x", c: "x.z", d: "x[1].w" },
+    { a: "x[0].y", b: "x[0]", c: "x[0].z", e: "x[]" },
   ];
   const inputs = [
     '{"a":{"k":1},"b":{"c":2}}',
@@ -427,6 +431,7 @@ Deno.test("shift on bytes: writing into a value copied from the input, and over 
     '{"a":"text","b":{"c":4}}',
     '{"a":7,"b":[5,6]}',
     '{"a":{"c":0},"b":{"c":1}}',
+    '{"a":1,"b":2,"c":3,"d":4,"e":5}',
   ];
   for (const spec of specs) {
     for (const input of inputs) {

@@ -62,6 +62,11 @@ const RUNTIME = {
   },
 };
 
+/** True for a key expression computed at run time (a local `k<i>`), not a constant. */
+function isDynamic(key: string): boolean {
+  return key.startsWith("k");
+}
+
 /** Thrown while generating when the spec uses something the compiler does not cover. */
 const UNSUPPORTED = Symbol("unsupported");
 
@@ -100,6 +105,10 @@ class Generator {
   #count = 0;
   /** Each node is generated once (a node sits at one depth, so its code is the same everywhere). */
   #done = new Map<ShiftNode, string>();
+  /** Container functions by the path prefix they walk (see #container). */
+  #containers = new Map<string, string>();
+  /** The variables where container functions keep what they found. */
+  #kept: string[] = [];
 
   program(root: ShiftNode): string {
     const parts = root.parts;
@@ -108,13 +117,13 @@ class Generator {
     const name = this.#composite(root, 1, [1, 1]);
     return `"use strict";
 const { getOwn, setKey, indexKey, javaToString, readTape, tapeKey, javaIndex, putIndex } = rt;
-let doc = null, tape = null, holder = null;
+let doc = null, tape = null, holder = null, epoch = 0;
 const K = [], G = [], I = [], R = [];
 ${this.#functions.join("\n")}
 return function run(d, h) {
-  doc = d; tape = d.tape; holder = h;
+  doc = d; tape = d.tape; holder = h; epoch++;
   K[0] = "root"; G[0] = null; I[0] = -2; R[0] = 0; K[1] = "root"; G[1] = null; I[1] = -2;
-  try { ${name}(0); } finally { doc = null; tape = null; holder = null; }
+  try { ${name}(0); } finally { doc = null; tape = null; holder = null; ${this.#release()} }
 };`;
   }
 
@@ -412,22 +421,14 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
     // Keys first: if one does not resolve, nothing is written.
     const keys = els.map((el, i) => this.#key(el, i, level, groups, lines));
     const last = els.length - 1;
-    lines.push("let tree = holder; let sub;");
-    for (let i = 0; i < last; i++) {
-      const wantMap = steps[i + 1] === 0;
-      const put = this.#put(steps[i], keys[i], "sub");
-      lines.push(`sub = ${this.#get(steps[i], keys[i])};`);
-      // A tape position: a container becomes ours to write into; a scalar stays and clashes.
+    const dynamic = keys.slice(0, last).filter((k) => isDynamic(k));
+    if (last === 0) {
+      lines.push("const tree = holder;");
+    } else {
+      const container = this.#container(steps, keys, last, steps[last] === 0);
       lines.push(
-        `if (typeof sub === "number" && tape[sub * 4] >= ${Kind.Array}) { sub = doc.refValue(sub); ${put} }`,
+        `const tree = ${container}(${dynamic.join(", ")}); if (tree === undefined) return;`,
       );
-      lines.push(
-        `if (sub === null || sub === undefined) { sub = ${wantMap ? "{}" : "[]"}; ${put} }`,
-      );
-      lines.push(
-        `else if (typeof sub !== "object" || Array.isArray(sub) === ${wantMap}) return;`,
-      );
-      lines.push("tree = sub;");
     }
     const step = steps[last];
     const put = (v: string) => this.#put(step, keys[last], v);
@@ -442,10 +443,89 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
       );
       lines.push(`if (existing === null || existing === undefined) ${put("data")}`);
       lines.push("else if (Array.isArray(existing)) existing.push(data);");
-      lines.push(`else ${put("[existing, data]")}`);
+      // A container that becomes an array element is no longer where #container found it.
+      lines.push(`else { epoch++; ${put("[existing, data]")} }`);
     }
     this.#functions.push(`function ${name}(data) {\n${lines.join("\n")}\n}`);
     return name;
+  }
+
+  /**
+   * The function returning the container that element `m` of an output path is written into
+   * (elements 0 to m - 1 walked from the holder, creating what is missing), or undefined when
+   * something in the way is not a container of the kind needed (nothing is written then). Its
+   * arguments are the dynamic keys among elements 0 to m - 1.
+   *
+   * Writers that share a path prefix share its function, which keeps the container it found for
+   * the rest of the run (for the same dynamic keys): most writes of a document go into a few
+   * containers, and walking down to them again is most of a write's cost. A kept container stays
+   * valid because containers are only ever displaced by becoming the first element of a
+   * conflict array, which starts a new epoch; and a path through an append (`[]`) makes a new
+   * element every time, so it keeps nothing.
+   */
+  #container(steps: ArrayLike<number>, keys: string[], m: number, wantMap: boolean): string {
+    const signature = JSON.stringify([
+      Array.from(steps).slice(0, m),
+      keys.slice(0, m).map((k) => isDynamic(k) ? null : k),
+      wantMap,
+    ]);
+    const known = this.#containers.get(signature);
+    if (known !== undefined) return known;
+    const name = this.#name("c");
+    this.#containers.set(signature, name);
+    // Parameters: the dynamic keys of the prefix, in order; the parent takes the first of them.
+    const params: string[] = [];
+    const keyOf: string[] = [];
+    for (let i = 0; i < m; i++) {
+      if (isDynamic(keys[i])) {
+        keyOf.push(`p${params.length}`);
+        params.push(`p${params.length}`);
+      } else {
+        keyOf.push(keys[i]);
+      }
+    }
+    const last = m - 1;
+    const parentParams = params.slice(
+      0,
+      keyOf.slice(0, last).filter((k) => k.startsWith("p")).length,
+    );
+    const parent = last === 0
+      ? "holder"
+      : `${this.#container(steps, keys, last, steps[last] === 0)}(${parentParams.join(", ")})`;
+    const cacheable = !Array.from(steps).slice(0, m).includes(2);
+    const lines: string[] = [];
+    if (cacheable) {
+      this.#functions.push(
+        `let E${name} = -1, C${name}${params.map((p) => `, ${p}${name}`).join("")};`,
+      );
+      this.#kept.push(`C${name}`);
+      const same = params.map((p) => ` && ${p}${name} === ${p}`).join("");
+      lines.push(`if (E${name} === epoch${same}) return C${name};`);
+    }
+    lines.push(`const tree = ${parent}; if (tree === undefined) return undefined;`);
+    const put = this.#put(steps[last], keyOf[last], "sub");
+    lines.push(`let sub = ${this.#get(steps[last], keyOf[last])};`);
+    // A tape position: a container becomes ours to write into; a scalar stays and clashes.
+    lines.push(
+      `if (typeof sub === "number" && tape[sub * 4] >= ${Kind.Array}) { sub = doc.refValue(sub); ${put} }`,
+    );
+    lines.push(`if (sub === null || sub === undefined) { sub = ${wantMap ? "{}" : "[]"}; ${put} }`);
+    lines.push(
+      `else if (typeof sub !== "object" || Array.isArray(sub) === ${wantMap}) return undefined;`,
+    );
+    if (cacheable) {
+      lines.push(
+        `C${name} = sub; E${name} = epoch;${params.map((p) => ` ${p}${name} = ${p};`).join("")}`,
+      );
+    }
+    lines.push("return sub;");
+    this.#functions.push(`function ${name}(${params.join(", ")}) {\n${lines.join("\n")}\n}`);
+    return name;
+  }
+
+  /** Drops the containers kept by #container, so that an output is not kept past its run. */
+  #release(): string {
+    return [...this.#kept].map((c) => `${c} = undefined;`).join(" ");
   }
 
   /** The expression of path element `i`'s key; dynamic ones go into locals checked up front. */
@@ -479,6 +559,7 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
   }
 
   #get(step: number, key: string): string {
+    if (step === 2) return "undefined"; // an append always makes a new element
     if (step === 1) return `tree[${key}]`;
     if (key.startsWith('"') && plainName(JSON.parse(key))) return `tree[${key}]`;
     return `getOwn(tree, ${key})`;
