@@ -327,6 +327,12 @@ function latin1(b: Uint8Array, start: number, end: number): string {
   return DECODER.decode(b.subarray(start, end));
 }
 
+/** The slab small JsonWriter results are cut from (see JsonWriter.result). */
+const SLAB_SIZE = 64 * 1024;
+const SLAB_MAX = 4096;
+let slab = new Uint8Array(0);
+let slabUsed = 0;
+
 /** A growable byte buffer that JSON is written into (fields public for the writers' loops). */
 export class JsonWriter {
   buf: Uint8Array;
@@ -393,9 +399,23 @@ export class JsonWriter {
     return this.buf.length > 1024 * 1024;
   }
 
-  /** A copy of what was written. */
+  /**
+   * A copy of what was written. Small copies are cut from a shared slab, as Node's Buffer pool
+   * does: allocating an ArrayBuffer costs far more than copying a few kilobytes, and one slab
+   * serves dozens of results. A result keeps its slab alive, which is why large ones get their
+   * own buffer.
+   */
   result(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    const n = this.len;
+    if (n > SLAB_MAX) return this.buf.slice(0, n);
+    if (slabUsed + n > slab.length) {
+      slab = new Uint8Array(SLAB_SIZE);
+      slabUsed = 0;
+    }
+    const out = slab.subarray(slabUsed, slabUsed + n);
+    out.set(this.buf.subarray(0, n));
+    slabUsed += (n + 7) & ~7; // each result starts 8-byte aligned
+    return out;
   }
 
   reset(): void {

@@ -458,3 +458,27 @@ Deno.test("shift on bytes: a large document grows the buffers, and small ones af
     strictEqual(decoder.decode(op.applyJson(bytes)!), parsed);
   }
 });
+
+Deno.test("JsonWriter results: small ones share a slab without overlapping, large ones stand alone", () => {
+  const w = new JsonWriter(16);
+  const results: { bytes: Uint8Array; text: string }[] = [];
+  // Enough small results to fill several slabs, each a different length.
+  for (let i = 0; i < 400; i++) {
+    w.reset();
+    const text = JSON.stringify({ i, pad: "x".repeat(i * 3) });
+    w.text(text);
+    results.push({ bytes: w.result(), text });
+  }
+  for (const r of results) strictEqual(decoder.decode(r.bytes), r.text);
+  // Views into one slab: writing into one result leaves its neighbours alone.
+  const at = results.findIndex((r, i) => r.bytes.buffer === results[i + 1]?.bytes.buffer);
+  strictEqual(at >= 0, true);
+  const [a, b] = [results[at], results[at + 1]];
+  a.bytes.fill(0x20);
+  strictEqual(decoder.decode(b.bytes), b.text);
+  w.reset();
+  w.text("y".repeat(10_000));
+  const large = w.result();
+  strictEqual(large.byteOffset, 0);
+  strictEqual(large.buffer.byteLength, 10_000);
+});
