@@ -30,7 +30,6 @@ import {
   TransposeElement,
 } from "./path_elements.ts";
 import type { DotPath } from "./paths.ts";
-import { readTape } from "./shift_raw.ts";
 import type { Ref } from "./references.ts";
 import { keyHash, Kind, type RawDoc } from "./raw_json.ts";
 import type { CompositeParts, LeafParts, ShiftNode } from "./shift_parts.ts";
@@ -48,7 +47,7 @@ const RUNTIME = {
   setKey,
   indexKey,
   javaToString,
-  readTape,
+  keyHash,
   tapeKey,
   /** An array index from a key, or -1 (what ArrayElement's `[&n]` accepts). */
   javaIndex(key: string): number {
@@ -61,6 +60,11 @@ const RUNTIME = {
     list[index] = value;
   },
 };
+
+/** True for a key expression that is a constant: a JSON string or an array index. */
+function isConstant(key: string): boolean {
+  return key.startsWith('"') || /^\d+$/.test(key);
+}
 
 /** True for a key expression computed at run time (a local `k<i>`), not a constant. */
 function isDynamic(key: string): boolean {
@@ -116,7 +120,7 @@ class Generator {
     // Level 0 is the holder, level 1 the root node (as ShiftOp pushes them).
     const name = this.#composite(root, 1, [1, 1]);
     return `"use strict";
-const { getOwn, setKey, indexKey, javaToString, readTape, tapeKey, javaIndex, putIndex } = rt;
+const { getOwn, setKey, indexKey, javaToString, keyHash, tapeKey, javaIndex, putIndex } = rt;
 let doc = null, tape = null, holder = null, epoch = 0;
 const K = [], G = [], I = [], R = [];
 ${this.#functions.join("\n")}
@@ -373,9 +377,52 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
     if (pe.reader === null) return `R[${at}]`;
     const path = pe.reader as DotPath;
     const keys = path.elements.map((el) => this.#pureKey(el, level, groups));
-    const steps = this.#name("S");
-    this.#functions.push(`const ${steps} = ${js(Array.from(path.steps))};`);
-    return `readTape(doc, R[${at}], ${steps}, [${keys.join(", ")}])`;
+    const dynamic = keys.filter((k) => !isConstant(k));
+    return `${this.#reader(path.steps, keys)}(R[${at}]${dynamic.map((k) => `, ${k}`).join("")})`;
+  }
+
+  /**
+   * A function reading a path from a tape position, as readTape does (same results, including
+   * its -1 for an index past the end of an array midway), with the path's constant keys and
+   * their hashes written in. Its arguments: the start position, then the dynamic keys.
+   */
+  #reader(steps: ArrayLike<number>, keys: string[]): string {
+    const name = this.#name("L");
+    const params: string[] = [];
+    const lines: string[] = [];
+    const keyOf = keys.map((k) => {
+      if (isConstant(k)) return k;
+      const p = `p${params.length}`;
+      params.push(p);
+      return p;
+    });
+    // An index that did not resolve (negative) reads nothing, whatever comes before it.
+    keyOf.forEach((k, i) => {
+      if (steps[i] !== 0 && !isConstant(k)) lines.push(`if (${k} < 0) return -2;`);
+    });
+    const last = steps.length - 1;
+    for (let i = 0; i <= last; i++) {
+      lines.push("if (cur < 0) return -2;");
+      if (steps[i] === 0) {
+        const key = keyOf[i];
+        const hash = isConstant(key) ? String(keyHash(JSON.parse(key))) : `keyHash(${key})`;
+        lines.push(`if (tape[cur * 4] !== ${Kind.Object}) return -2;`);
+        lines.push(`const m${i} = doc.member(cur, ${key}, ${hash});`);
+        lines.push(
+          i === last ? `return m${i} >= 0 ? m${i} : -2;` : `cur = m${i} >= 0 ? m${i} : -1;`,
+        );
+      } else {
+        const index = keyOf[i];
+        lines.push(`if (tape[cur * 4] !== ${Kind.Array}) return -2;`);
+        lines.push(`if (${index} >= tape[cur * 4 + 2]) return ${i === last ? -2 : -1};`);
+        lines.push(`cur = doc.element(cur, ${index});`);
+      }
+    }
+    if (steps[last] !== 0) lines.push("return cur;");
+    this.#functions.push(`function ${name}(cur${params.map((p) => `, ${p}`).join("")}) {
+${lines.join("\n")}
+}`);
+    return name;
   }
 
   /** A key of a lookup path, as one expression (a negative index: did not resolve). */
