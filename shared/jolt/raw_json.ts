@@ -78,9 +78,14 @@ export class RawDoc {
 
   /** True if key record `k` spells `key` (whose {@link keyHash} is `hash`). */
   #keyIs(k: number, key: string, hash: number): boolean {
+    if (this.tape[k * REC + 3] !== hash) return false;
+    return this.keyIs(k, key);
+  }
+
+  /** True if key record `k` spells `key`. */
+  keyIs(k: number, key: string): boolean {
     const o = k * REC;
     const t = this.tape;
-    if (t[o + 3] !== hash) return false;
     if (t[o] !== STRING) return this.keys[k] === key;
     return sameAscii(key, this.bytes, t[o + 1], t[o + 2]);
   }

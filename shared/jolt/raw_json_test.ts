@@ -372,6 +372,10 @@ Deno.test("shift compiled to JavaScript: keys that look like code or like Object
     "{x}",
     "`",
     "</script>",
+    "a\u007fb",
+    "caf\u00e9",
+    'q"uote',
+    "a-key-longer-than-sixteen-bytes",
   ];
   const spec: Record<string, unknown> = {};
   const input: Record<string, unknown> = {};
@@ -388,6 +392,12 @@ Deno.test("shift compiled to JavaScript: keys that look like code or like Object
   strictEqual(Object.hasOwn(out.out, "__proto__"), true);
   strictEqual(out.out.constructor, 5);
   deepStrictEqual(out.all, keys.map((_, i) => i));
+  // Literal keys alone are found by generated member finders (bytes compared in the code).
+  const literals = Object.fromEntries(keys.map((k, i) => [k, `found.${i}`]));
+  strictEqual(new ShiftOp(literals).compiled, true);
+  const found = bothPaths(literals, bytes);
+  strictEqual(found.raw, found.parsed);
+  deepStrictEqual(Object.values(JSON.parse(found.raw!).found), keys.map((_, i) => i));
 });
 
 Deno.test("shift compiled to JavaScript: output objects order their keys as JavaScript objects do", () => {

@@ -111,6 +111,8 @@ class Generator {
   #done = new Map<ShiftNode, string>();
   /** Container functions by the path prefix they walk (see #container). */
   #containers = new Map<string, string>();
+  /** Member finders by key (see #finder). */
+  #finders = new Map<string, string>();
   /** The variables where container functions keep what they found. */
   #kept: string[] = [];
 
@@ -121,13 +123,13 @@ class Generator {
     const name = this.#composite(root, 1, [1, 1]);
     return `"use strict";
 const { getOwn, setKey, indexKey, javaToString, keyHash, tapeKey, javaIndex, putIndex } = rt;
-let doc = null, tape = null, holder = null, epoch = 0;
+let doc = null, tape = null, bytes = null, holder = null, epoch = 0;
 const K = [], G = [], I = [], R = [];
 ${this.#functions.join("\n")}
 return function run(d, h) {
-  doc = d; tape = d.tape; holder = h; epoch++;
+  doc = d; tape = d.tape; bytes = d.bytes; holder = h; epoch++;
   K[0] = "root"; G[0] = null; I[0] = -2; R[0] = 0; K[1] = "root"; G[1] = null; I[1] = -2;
-  try { ${name}(0); } finally { doc = null; tape = null; holder = null; ${this.#release()} }
+  try { ${name}(0); } finally { doc = null; tape = null; bytes = null; holder = null; ${this.#release()} }
 };`;
   }
 
@@ -159,7 +161,7 @@ return function run(d, h) {
     if (st === "availableLiterals" || st === "availableLiteralsWithComputed") {
       lines.push("let from = r + 1;");
       for (const l of c.literalList) {
-        lines.push(`{ const v = doc.memberFrom(r, from, ${js(l.key)}, ${keyHash(l.key)});`);
+        lines.push(`{ const v = ${this.#finder(l.key)}(r, from);`);
         lines.push(`if (v >= 0) { from = tape[v * 4 + 3];`);
         lines.push(this.#apply(asNode(l.child), js(l.key), "v", "-2", "null", d + 1, groups));
         lines.push("} }");
@@ -405,9 +407,11 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
       lines.push("if (cur < 0) return -2;");
       if (steps[i] === 0) {
         const key = keyOf[i];
-        const hash = isConstant(key) ? String(keyHash(JSON.parse(key))) : `keyHash(${key})`;
+        const find = isConstant(key)
+          ? `${this.#finder(JSON.parse(key))}(cur, cur + 1)`
+          : `doc.member(cur, ${key}, keyHash(${key}))`;
         lines.push(`if (tape[cur * 4] !== ${Kind.Object}) return -2;`);
-        lines.push(`const m${i} = doc.member(cur, ${key}, ${hash});`);
+        lines.push(`const m${i} = ${find};`);
         lines.push(
           i === last ? `return m${i} >= 0 ? m${i} : -2;` : `cur = m${i} >= 0 ? m${i} : -1;`,
         );
@@ -421,6 +425,42 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
     if (steps[last] !== 0) lines.push("return cur;");
     this.#functions.push(`function ${name}(cur${params.map((p) => `, ${p}`).join("")}) {
 ${lines.join("\n")}
+}`);
+    return name;
+  }
+
+  /**
+   * A function finding the member `key` of the object at tape position `r` as
+   * RawDoc.memberFrom does (from key record `from` on, then from the start; the value's
+   * position or -1), with the key's hash and its bytes written into the comparison: a short
+   * key is checked byte by byte without a loop or a call.
+   */
+  #finder(key: string): string {
+    const known = this.#finders.get(key);
+    if (known !== undefined) return known;
+    const name = this.#name("f");
+    this.#finders.set(key, name);
+    const utf8 = new TextEncoder().encode(key);
+    const ascii = utf8.every((c) => c >= 0x20 && c < 0x80 && c !== 0x22 && c !== 0x5c);
+    // A key record without escapes holds the key's bytes; an escaped one its decoded text.
+    let same: string;
+    if (!ascii) {
+      same = `tape[k * 4] === ${Kind.String} ? false : doc.keys[k] === ${js(key)}`;
+    } else if (utf8.length <= 16) {
+      const bytes = Array.from(utf8, (c, i) => `bytes[s + ${i}] === ${c}`);
+      same =
+        `tape[k * 4] === ${Kind.String} ? (s = tape[k * 4 + 1], tape[k * 4 + 2] - s === ${utf8.length}${
+          bytes.map((b) => ` && ${b}`).join("")
+        }) : doc.keys[k] === ${js(key)}`;
+    } else {
+      same = `doc.keyIs(k, ${js(key)})`;
+    }
+    const hash = keyHash(key);
+    this.#functions.push(`function ${name}(r, from) {
+const end = tape[r * 4 + 3]; let s = 0;
+for (let k = from; k < end; k = tape[(k + 1) * 4 + 3]) if (tape[k * 4 + 3] === ${hash} && (${same})) return k + 1;
+for (let k = r + 1; k < from; k = tape[(k + 1) * 4 + 3]) if (tape[k * 4 + 3] === ${hash} && (${same})) return k + 1;
+return -1;
 }`);
     return name;
   }
