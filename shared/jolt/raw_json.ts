@@ -486,11 +486,6 @@ export class ScanScratch {
 const STRING_BYTE = new Uint8Array(256);
 for (let c = 0x20; c < 0x80; c++) if (c !== 0x22 && c !== 0x5c) STRING_BYTE[c] = 1;
 
-// Scanner states.
-const VALUE = 0;
-const AFTER_VALUE = 1;
-const KEY = 2;
-
 /**
  * Scans UTF-8 JSON into a tape. Returns null when the document is not valid JSON or must take
  * the parsed path (see the module doc); the caller then parses it normally. With `scratch`, the
@@ -512,16 +507,12 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
   let i = 0;
   // A byte order mark is skipped, as TextDecoder does.
   if (n >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
-  let state = VALUE;
+  while (i < n && isWhitespace(b[i])) i++;
+  // True when the next thing to read is an object member's key (then its colon).
+  let key = false;
+  // Each turn reads one value (after its key, in an object), then the separators that follow it:
+  // a comma leads to the next turn, a closing bracket ends a container.
   while (true) {
-    // Whitespace.
-    const before = i;
-    while (i < n) {
-      const c = b[i];
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-      i++;
-    }
-    if (i !== before) irregular++;
     if ((rec + 2) * REC > tape.length) {
       const grown = new Int32Array(tape.length * 2);
       grown.set(tape);
@@ -530,23 +521,8 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       grownEnds.set(ends);
       ends = scratch.ends = grownEnds;
     }
-    if (state === AFTER_VALUE) {
-      if (depth === 0) break;
-      const top = stack[depth - 1];
-      const o = top * REC;
-      tape[o + 2]++;
-      const c = b[i++];
-      if (c === 0x2c) {
-        state = tape[o] === OBJECT ? KEY : VALUE;
-        continue;
-      }
-      if (c !== (tape[o] === OBJECT ? 0x7d : 0x5d)) return null;
-      tape[o + 3] = rec;
-      ends[top] = marks[depth - 1] === irregular ? i : -1;
-      depth--;
-      continue;
-    }
-    if (state === KEY) {
+    if (key) {
+      key = false;
       if (b[i] !== 0x22) return null;
       const start = i + 1;
       let hash = FNV_OFFSET;
@@ -572,10 +548,10 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
         if (c >= 0x30 && c <= 0x39 && isIndexKey(DECODER.decode(b.subarray(start, i)))) return null;
         tape[o] = STRING;
       } else {
-        const key = stringValue(b, start, i);
-        if (isIndexKey(key)) return null;
-        hash = keyHash(key);
-        keys[rec] = key;
+        const text = stringValue(b, start, i);
+        if (isIndexKey(text)) return null;
+        hash = keyHash(text);
+        keys[rec] = text;
         tape[o] = ESCAPED;
         irregular++;
       }
@@ -594,14 +570,15 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       }
       rec++;
       i++;
-      while (i < n) {
-        const c = b[i];
-        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-        i++;
+      if (i < n && isWhitespace(b[i])) {
+        irregular++;
+        while (i < n && isWhitespace(b[i])) i++;
       }
       if (b[i++] !== 0x3a) return null;
-      state = VALUE;
-      continue;
+      if (i < n && isWhitespace(b[i])) {
+        irregular++;
+        while (i < n && isWhitespace(b[i])) i++;
+      }
     }
     // A value.
     if (i >= n) return null;
@@ -617,14 +594,11 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
         if (i >= n) return null;
         const d = b[i];
         if (d === 0x22) break;
-        if (d < 0x20 || d === 0x5c || d >= 0x80) {
-          plain = d >= 0x80;
-          i = stringTail(b, i);
-          if (i < 0) return null;
-          if (plain && hasEscape(b, start, i)) plain = false;
-          break;
-        }
-        i++;
+        plain = d >= 0x80;
+        i = stringTail(b, i);
+        if (i < 0) return null;
+        if (plain && hasEscape(b, start, i)) plain = false;
+        break;
       }
       if (!plain) irregular++;
       tape[o] = plain ? STRING : ESCAPED;
@@ -632,15 +606,6 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       tape[o + 2] = i;
       tape[o + 3] = ++rec;
       i++;
-      // A comma right after the value: the next member or element, without a turn of the loop.
-      if (b[i] === 0x2c && depth > 0) {
-        const t = stack[depth - 1] * REC;
-        tape[t + 2]++;
-        i++;
-        state = tape[t] === OBJECT ? KEY : VALUE;
-        continue;
-      }
-      state = AFTER_VALUE;
     } else if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_DEPTH) return null;
       marks[depth] = irregular;
@@ -650,23 +615,20 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       tape[o + 2] = 0;
       rec++;
       i++;
-      const open = i;
-      while (i < n) {
-        const d = b[i];
-        if (d !== 0x20 && d !== 0x0a && d !== 0x0d && d !== 0x09) break;
-        i++;
+      if (i < n && isWhitespace(b[i])) {
+        irregular++;
+        while (i < n && isWhitespace(b[i])) i++;
       }
-      if (i !== open) irregular++;
-      if (b[i] === (c === 0x7b ? 0x7d : 0x5d)) {
-        // Empty container.
-        i++;
-        tape[o + 3] = rec;
-        ends[rec - 1] = marks[depth - 1] === irregular ? i : -1;
-        depth--;
-        state = AFTER_VALUE;
-      } else {
-        state = c === 0x7b ? KEY : VALUE;
+      if (b[i] !== (c === 0x7b ? 0x7d : 0x5d)) {
+        // The first member or element: the next turn reads it.
+        key = c === 0x7b;
+        continue;
       }
+      // An empty container.
+      i++;
+      tape[o + 3] = rec;
+      ends[rec - 1] = marks[depth - 1] === irregular ? i : -1;
+      depth--;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       const end = numberEnd(b, i);
       if (end < 0) return null;
@@ -678,7 +640,6 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       tape[o + 2] = end;
       tape[o + 3] = ++rec;
       i = end;
-      state = AFTER_VALUE;
     } else {
       const kind = c === 0x74 ? TRUE : c === 0x66 ? FALSE : c === 0x6e ? NULL : -1;
       if (kind < 0) return null;
@@ -689,11 +650,37 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       tape[o + 2] = i + word.length;
       tape[o + 3] = ++rec;
       i += word.length;
-      state = AFTER_VALUE;
+    }
+    // After a value: a comma and the next one, or the ends of the containers it closes.
+    while (true) {
+      if (i < n && isWhitespace(b[i])) {
+        irregular++;
+        while (i < n && isWhitespace(b[i])) i++;
+      }
+      if (depth === 0) return i === n ? new RawDoc(b, tape, keys, ends) : null;
+      const top = stack[depth - 1];
+      const t = top * REC;
+      tape[t + 2]++;
+      const d = b[i++];
+      const object = tape[t] === OBJECT;
+      if (d === 0x2c) {
+        if (i < n && isWhitespace(b[i])) {
+          irregular++;
+          while (i < n && isWhitespace(b[i])) i++;
+        }
+        key = object;
+        break;
+      }
+      if (d !== (object ? 0x7d : 0x5d)) return null;
+      tape[t + 3] = rec;
+      ends[top] = marks[depth - 1] === irregular ? i : -1;
+      depth--;
     }
   }
-  if (i !== n) return null;
-  return new RawDoc(b, tape, keys, ends);
+}
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /**
