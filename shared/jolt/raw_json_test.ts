@@ -424,6 +424,26 @@ Deno.test("shift compiled to JavaScript: output objects order their keys as Java
   strictEqual(Object.keys(JSON.parse(raw!).many).length, 20);
 });
 
+Deno.test("shift compiled to JavaScript: an array element's index as an output key", () => {
+  // `&` of an element is its index, written as an element of the output object; a literal such
+  // as "00" or "+1" matches an element by its number but keeps its own spelling as a key.
+  const specs = [
+    { list: { "*": "byIndex.&", "00": "odd.&", "+1": "odd.&", "2": "odd.&" } },
+    { list: { "00": "odd.&", "+1": ["odd.&", "odd.&"], "2": "odd.&" } },
+    { list: { "*": { "@": "nested.&1.&1" } } },
+  ];
+  const bytes = encoder.encode('{"list":["a","b","c","d"]}');
+  for (const spec of specs) {
+    strictEqual(new ShiftOp(spec).compiled, true);
+    const { raw, parsed } = bothPaths(spec, bytes);
+    strictEqual(raw, parsed, JSON.stringify(spec));
+  }
+  deepStrictEqual(
+    JSON.parse(bothPaths(specs[1], bytes).raw!),
+    { odd: { "2": "c", "00": "a", "+1": ["b", "b"] } },
+  );
+});
+
 Deno.test("shift on bytes: writing into a value copied from the input, and over one", () => {
   const specs = [
     { a: "x", b: { "*": "x.&" } },

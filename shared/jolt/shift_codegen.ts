@@ -185,7 +185,9 @@ return function run(d, h) {
             asNode(l.child),
             js(l.key),
             `doc.element(r, ${l.index})`,
-            String(l.index),
+            // I holds a level's key as an index only when it is that index's canonical spelling
+            // ("00" matches element 0 but stays a text key): writers rely on it (see #key).
+            l.key === String(l.index) ? String(l.index) : "-2",
             "null",
             d + 1,
             groups,
@@ -506,7 +508,8 @@ return -1;
     const steps = writer.path.steps;
     const lines: string[] = [];
     // Keys first: if one does not resolve, nothing is written.
-    const keys = els.map((el, i) => this.#key(el, i, level, groups, lines));
+    const numeric = new Set<number>();
+    const keys = els.map((el, i) => this.#key(el, i, level, groups, lines, numeric));
     const last = els.length - 1;
     const dynamic = keys.slice(0, last).filter((k) => isDynamic(k));
     if (last === 0) {
@@ -518,11 +521,20 @@ return -1;
       );
     }
     const step = steps[last];
-    const put = (v: string) => this.#put(step, keys[last], v);
+    const byIndex = step === 0 && numeric.has(last) ? `n${last}` : null;
+    const put = (v: string) =>
+      byIndex === null
+        ? this.#put(step, keys[last], v)
+        : `{ if (${byIndex} >= 0) tree[${byIndex}] = ${v}; else ${
+          this.#put(step, keys[last], v)
+        } }`;
     if (step === 2) {
       lines.push(put("data"));
     } else {
-      lines.push(`let existing = ${this.#get(step, keys[last])};`);
+      const get = this.#get(step, keys[last]);
+      lines.push(
+        `let existing = ${byIndex === null ? get : `${byIndex} >= 0 ? tree[${byIndex}] : ${get}`};`,
+      );
       lines.push(
         `if (typeof existing === "number" && tape[existing * 4] >= ${Kind.Array}) { existing = doc.refValue(existing); ${
           put("existing")
@@ -616,7 +628,14 @@ return -1;
   }
 
   /** The expression of path element `i`'s key; dynamic ones go into locals checked up front. */
-  #key(el: PathElement, i: number, level: number, groups: number[], lines: string[]): string {
+  #key(
+    el: PathElement,
+    i: number,
+    level: number,
+    groups: number[],
+    lines: string[],
+    numeric?: Set<number>,
+  ): string {
     if (el instanceof LiteralElement) return js(el.key);
     if (el instanceof ArrayElement) {
       if (el.type === "explicit") return String(el.index);
@@ -632,6 +651,13 @@ return -1;
     }
     if (el instanceof AmpElement) {
       lines.push(`const k${i} = ${this.#amp(el, level, groups)};`);
+      const [token] = el.tokens;
+      if (el.tokens.length === 1 && typeof token !== "string" && token.group === 0 && numeric) {
+        // The key of a level that is an array element is its index: written as an element of the
+        // object (monomorphic element access) rather than through a property name.
+        lines.push(`const n${i} = I[${level - token.up}];`);
+        numeric.add(i);
+      }
       return `k${i}`;
     }
     if (el instanceof TransposeElement) {
