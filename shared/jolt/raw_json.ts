@@ -332,38 +332,26 @@ function latin1(b: Uint8Array, start: number, end: number): string {
   return DECODER.decode(b.subarray(start, end));
 }
 
-/** The size of a JsonWriter's buffer, which its small results are cut from (see result()). */
+/** The slab small JsonWriter results are cut from (see JsonWriter.result). */
 const SLAB_SIZE = 64 * 1024;
-/** Results longer than this get a buffer of their own. */
 const SLAB_MAX = 4096;
+let slab = new Uint8Array(0);
+let slabUsed = 0;
 
-/**
- * A growable byte buffer that JSON is written into (fields public for the writers' loops).
- * Results are cut from the buffer itself, one after the other, as Node's Buffer pool does:
- * allocating an ArrayBuffer per result costs far more than the result's bytes, and one buffer
- * serves dozens of results. A result keeps its buffer alive, which is why large ones are copied
- * out.
- */
+/** A growable byte buffer that JSON is written into (fields public for the writers' loops). */
 export class JsonWriter {
   buf: Uint8Array;
-  /** The end of what is written (an index into buf). */
   len = 0;
-  /** Where the output being written starts in buf. */
-  #start = 0;
 
-  constructor(capacity = SLAB_SIZE) {
+  constructor(capacity = 4096) {
     this.buf = new Uint8Array(capacity);
   }
 
   /** Makes room for `n` more bytes; returns the buffer to write them into. */
   room(n: number): Uint8Array {
     if (this.len + n <= this.buf.length) return this.buf;
-    // The output so far moves to a new buffer; the old one stays with the results cut from it.
-    const size = this.len - this.#start;
-    const next = new Uint8Array(Math.max(SLAB_SIZE, (size + n) * 2));
-    next.set(this.buf.subarray(this.#start, this.len));
-    this.#start = 0;
-    this.len = size;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
+    next.set(this.buf.subarray(0, this.len));
     return this.buf = next;
   }
 
@@ -416,23 +404,27 @@ export class JsonWriter {
     return this.buf.length > 1024 * 1024;
   }
 
-  /** What was written since reset(): never written over afterwards. */
+  /**
+   * A copy of what was written. Small copies are cut from a shared slab, as Node's Buffer pool
+   * does: allocating an ArrayBuffer costs far more than copying a few kilobytes, and one slab
+   * serves dozens of results. A result keeps its slab alive, which is why large ones get their
+   * own buffer.
+   */
   result(): Uint8Array {
-    const start = this.#start;
-    const end = this.len;
-    if (end - start > SLAB_MAX) {
-      // Copied out, so that a large body does not keep the buffer alive; its space is reused.
-      this.len = start;
-      return this.buf.slice(start, end);
+    const n = this.len;
+    if (n > SLAB_MAX) return this.buf.slice(0, n);
+    if (slabUsed + n > slab.length) {
+      slab = new Uint8Array(SLAB_SIZE);
+      slabUsed = 0;
     }
-    // The next output starts after this one, 8-byte aligned.
-    this.#start = this.len = (end + 7) & ~7;
-    return this.buf.subarray(start, end);
+    const out = slab.subarray(slabUsed, slabUsed + n);
+    out.set(this.buf.subarray(0, n));
+    slabUsed += (n + 7) & ~7; // each result starts 8-byte aligned
+    return out;
   }
 
-  /** Starts a new output (what a previous one wrote without taking its result is dropped). */
   reset(): void {
-    this.len = this.#start;
+    this.len = 0;
   }
 }
 
