@@ -489,18 +489,23 @@ Deno.test("shift on bytes: a large document grows the buffers, and small ones af
   }
 });
 
-Deno.test("JsonWriter results: small ones share a slab without overlapping, large ones stand alone", () => {
+Deno.test("JsonWriter results: small ones share the writer's buffer without overlapping, large ones stand alone", () => {
   const w = new JsonWriter(16);
   const results: { bytes: Uint8Array; text: string }[] = [];
-  // Enough small results to fill several slabs, each a different length.
+  // Enough results to fill several buffers, each a different length; some outputs are dropped
+  // (reset without taking the result), and outputs that outgrow the buffer move to a new one.
   for (let i = 0; i < 400; i++) {
     w.reset();
+    if (i % 7 === 0) {
+      w.text("dropped".repeat(i));
+      w.reset();
+    }
     const text = JSON.stringify({ i, pad: "x".repeat(i * 3) });
     w.text(text);
     results.push({ bytes: w.result(), text });
   }
   for (const r of results) strictEqual(decoder.decode(r.bytes), r.text);
-  // Views into one slab: writing into one result leaves its neighbours alone.
+  // Views into one buffer: writing into one result leaves its neighbours alone.
   const at = results.findIndex((r, i) => r.bytes.buffer === results[i + 1]?.bytes.buffer);
   strictEqual(at >= 0, true);
   const [a, b] = [results[at], results[at + 1]];
@@ -511,4 +516,9 @@ Deno.test("JsonWriter results: small ones share a slab without overlapping, larg
   const large = w.result();
   strictEqual(large.byteOffset, 0);
   strictEqual(large.buffer.byteLength, 10_000);
+  // The space a large result was copied out of is used again.
+  w.reset();
+  w.text('"z"');
+  strictEqual(decoder.decode(w.result()), '"z"');
+  strictEqual(decoder.decode(results[results.length - 1].bytes), results[results.length - 1].text);
 });
