@@ -13,6 +13,7 @@
  */
 
 import { setKey } from "./json.ts";
+import { DECLINED, WASM_SCAN_MAX, type WasmScanner, wasmScanner } from "./wasm/mod.ts";
 
 /** Node kinds on the tape. */
 export const Kind = {
@@ -480,6 +481,8 @@ export class ScanScratch {
   stack = new Int32Array(MAX_DEPTH + 1);
   /** Per open container: the irregularity count when it opened. */
   marks = new Int32Array(MAX_DEPTH + 1);
+  /** Per open object: one bit per key hash seen (`hash >>> 27`), see scanJsonInJs. */
+  seen = new Int32Array(MAX_DEPTH + 1);
 }
 
 /** 1 for the bytes that stand for themselves inside a JSON string: not `"`, `\`, controls, non-ASCII. */
@@ -490,8 +493,42 @@ for (let c = 0x20; c < 0x80; c++) if (c !== 0x22 && c !== 0x5c) STRING_BYTE[c] =
  * Scans UTF-8 JSON into a tape. Returns null when the document is not valid JSON or must take
  * the parsed path (see the module doc); the caller then parses it normally. With `scratch`, the
  * tape lives in (and is valid until the next scan into) those buffers.
+ *
+ * The WebAssembly build of the scanner (wasm/scan.c) runs when it can; it writes the same tape
+ * as {@link scanJsonInJs}, which takes over for what it leaves (keys with escapes).
  */
 export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
+  const wasm = b.length <= WASM_SCAN_MAX ? wasmScanner() : null;
+  if (wasm !== null) {
+    const records = wasm.scan(b);
+    if (records >= 0) return wasmDoc(b, scratch, wasm, records);
+    if (records === DECLINED) return null;
+  }
+  return scanJsonInJs(b, scratch);
+}
+
+/** The document the WebAssembly scanner just scanned, copied into `scratch`. */
+function wasmDoc(b: Uint8Array, scratch: ScanScratch, wasm: WasmScanner, records: number): RawDoc {
+  if (records * REC > scratch.tape.length) {
+    let size = scratch.tape.length;
+    while (size < records * REC) size *= 2;
+    scratch.tape = new Int32Array(size);
+    scratch.ends = new Int32Array(size / REC);
+  }
+  const tape = scratch.tape;
+  tape.set(wasm.tape(records * REC));
+  scratch.ends.set(wasm.ends(records));
+  const keys = scratch.keys;
+  keys.length = 0;
+  // Keys that are not ASCII: their text, which RawDoc.key reads from here.
+  for (const k of wasm.keyRecords()) {
+    keys[k] = DECODER.decode(b.subarray(tape[k * REC + 1], tape[k * REC + 2]));
+  }
+  return new RawDoc(b, tape, keys, scratch.ends);
+}
+
+/** The JavaScript scanner: {@link scanJson} without WebAssembly. */
+export function scanJsonInJs(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
   const n = b.length;
   let tape = scratch.tape;
   let ends = scratch.ends;
@@ -499,6 +536,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
   keys.length = 0; // the last document's escaped keys
   const stack = scratch.stack;
   const marks = scratch.marks;
+  const seen = scratch.seen;
   // Counts what JSON.stringify would write differently (whitespace, escapes, number spellings):
   // a container with none inside is copied as one byte range.
   let irregular = 0;
@@ -558,9 +596,11 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
       tape[o + 1] = start;
       tape[o + 2] = i;
       tape[o + 3] = hash;
-      // A repeated key: JSON.parse keeps the last value at the first key's place.
-      const top = stack[depth - 1];
-      if (tape[top * REC + 2] > 0) {
+      // A repeated key: JSON.parse keeps the last value at the first key's place. Only a key
+      // whose hash bit the object has seen already is compared with the others.
+      const bit = 1 << (hash >>> 27);
+      if ((seen[depth - 1] & bit) !== 0) {
+        const top = stack[depth - 1];
         for (let k = top + 1; k < rec; k = tape[(k + 1) * REC + 3]) {
           if (tape[k * REC + 3] === hash) {
             const doc = new RawDoc(b, tape, keys, ends);
@@ -568,6 +608,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
           }
         }
       }
+      seen[depth - 1] |= bit;
       rec++;
       i++;
       if (i < n && isWhitespace(b[i])) {
@@ -609,6 +650,7 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
     } else if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_DEPTH) return null;
       marks[depth] = irregular;
+      seen[depth] = 0;
       stack[depth++] = rec;
       tape[o] = c === 0x7b ? OBJECT : ARRAY;
       tape[o + 1] = i;
@@ -632,8 +674,8 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       const end = numberEnd(b, i);
       if (end < 0) return null;
-      // The quick test first; a long number is read and written back (cached) to know.
-      const canonical = canonicalNumber(b, i, end) || respelled(b, i, end) === null;
+      // Anything the quick test doubts is re-spelled when written (and may come out the same).
+      const canonical = canonicalNumber(b, i, end);
       if (!canonical) irregular++;
       tape[o] = canonical ? INT : NUMBER;
       tape[o + 1] = i;

@@ -6,17 +6,33 @@
 
 import { deepStrictEqual, strictEqual } from "node:assert";
 import { compile } from "./mod.ts";
-import { JsonWriter, keyHash, scanJson } from "./raw_json.ts";
+import { JsonWriter, keyHash, type RawDoc, scanJson, scanJsonInJs } from "./raw_json.ts";
 import { ShiftOp } from "./shift.ts";
 import { writeOutput } from "./shift_raw.ts";
+import { looseText, prng, randomValue } from "./test_support.ts";
+import { wasmScanner } from "./wasm/mod.ts";
 import shiftCases from "./testdata/jolt_shift.json" with { type: "json" };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+type Scanner = (bytes: Uint8Array) => RawDoc | null;
+
+/**
+ * The two scanners: every scanner test runs on both. scanJson runs the WebAssembly build, which
+ * must be there (it is part of the sources); scanJsonInJs is what takes over when it is not.
+ */
+const SCANNERS: [string, Scanner][] = [
+  ["WebAssembly", (bytes) => {
+    if (wasmScanner() === null) throw new Error("the WebAssembly scanner did not load");
+    return scanJson(bytes);
+  }],
+  ["JavaScript", (bytes) => scanJsonInJs(bytes)],
+];
+
 /** What the raw path writes for a whole document. */
-function rewrite(bytes: Uint8Array): string | null {
-  const doc = scanJson(bytes);
+function rewrite(bytes: Uint8Array, scan: Scanner = scanJson): string | null {
+  const doc = scan(bytes);
   if (doc === null) return null;
   const w = new JsonWriter(16);
   doc.write(w, 0);
@@ -66,19 +82,21 @@ const VALID = [
   "\ufeff" + '{"bom":true}',
 ];
 
-Deno.test("raw JSON: valid documents are written exactly as JSON.stringify(JSON.parse()) writes them", () => {
-  for (const text of VALID) {
-    const bytes = encoder.encode(text);
-    const out = rewrite(bytes);
-    if (text.includes("\\u0030")) {
-      // "\u0030" is the key "0": an array index, which JavaScript objects order first.
-      strictEqual(out, null, text);
-      continue;
+for (const [scanner, scan] of SCANNERS) {
+  Deno.test(`raw JSON (${scanner} scan): valid documents are written exactly as JSON.stringify(JSON.parse()) writes them`, () => {
+    for (const text of VALID) {
+      const bytes = encoder.encode(text);
+      const out = rewrite(bytes, scan);
+      if (text.includes("\\u0030")) {
+        // "\u0030" is the key "0": an array index, which JavaScript objects order first.
+        strictEqual(out, null, text);
+        continue;
+      }
+      strictEqual(out, canonical(bytes), text);
+      deepStrictEqual(scan(bytes)!.value(0), JSON.parse(decoder.decode(bytes)), text);
     }
-    strictEqual(out, canonical(bytes), text);
-    deepStrictEqual(scanJson(bytes)!.value(0), JSON.parse(decoder.decode(bytes)), text);
-  }
-});
+  });
+}
 
 const INVALID = [
   "",
@@ -114,174 +132,107 @@ const INVALID = [
   '{"a":1}x',
 ];
 
-Deno.test("raw JSON: what JSON.parse rejects, the scan hands back to the parsed path", () => {
-  for (const text of INVALID) {
-    let parses = true;
-    try {
-      JSON.parse(text);
-    } catch {
-      parses = false;
+for (const [scanner, scan] of SCANNERS) {
+  Deno.test(`raw JSON (${scanner} scan): what JSON.parse rejects, the scan hands back to the parsed path`, () => {
+    for (const text of INVALID) {
+      let parses = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        parses = false;
+      }
+      strictEqual(parses, false, `fixture ${JSON.stringify(text)} should be invalid JSON`);
+      strictEqual(scan(encoder.encode(text)), null, JSON.stringify(text));
     }
-    strictEqual(parses, false, `fixture ${JSON.stringify(text)} should be invalid JSON`);
-    strictEqual(scanJson(encoder.encode(text)), null, JSON.stringify(text));
-  }
-});
-
-Deno.test("raw JSON: valid documents that read differently as objects take the parsed path", () => {
-  const declined: [string, Uint8Array][] = [
-    ["a repeated key (JSON.parse keeps the last value)", encoder.encode('{"a":1,"b":2,"a":3}')],
-    ["a repeated escaped key", encoder.encode('{"a":1,"\\u0061":2}')],
-    ["an array-index key (objects list those first)", encoder.encode('{"b":1,"7":2}')],
-    ["nesting deeper than 256", encoder.encode("[".repeat(300) + "]".repeat(300))],
-    ["a lone continuation byte", Uint8Array.of(0x22, 0x80, 0x22)],
-    ["an overlong encoding", Uint8Array.of(0x22, 0xc0, 0x80, 0x22)],
-    ["a UTF-16 surrogate", Uint8Array.of(0x22, 0xed, 0xa0, 0x80, 0x22)],
-    ["a code point past U+10FFFF", Uint8Array.of(0x22, 0xf5, 0x80, 0x80, 0x80, 0x22)],
-    ["a truncated sequence", Uint8Array.of(0x22, 0xe2, 0x82, 0x22)],
-  ];
-  for (const [what, bytes] of declined) strictEqual(scanJson(bytes), null, what);
-  // Just under the depth limit is fine.
-  const deep = encoder.encode("[".repeat(256) + "]".repeat(256));
-  strictEqual(rewrite(deep), canonical(deep));
-});
-
-Deno.test("raw JSON: keyHash is the hash the scan gives keys, ASCII or not, escaped or not", () => {
-  const doc = scanJson(encoder.encode('{"plain":1,"é日":2,"\\u00e9sc":3}'))!;
-  const keys = ["plain", "é日", "ésc"];
-  let k = 1;
-  for (const key of keys) {
-    strictEqual(doc.key(k), key);
-    strictEqual(doc.member(0, key, keyHash(key)), k + 1);
-    k = doc.next(k + 1);
-  }
-  strictEqual(doc.member(0, "missing", keyHash("missing")), -1);
-});
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  });
 }
 
-const KEY_POOL = ["id", "name", "a", "b", "tag-x", "tag-y", "é", "with space", 'q"uote', "0", "12"];
-const STRING_POOL = [
-  "",
-  "x",
-  "Doe",
-  "caf\u00e9",
-  "line\nbreak",
-  "tab\t",
-  "\u2028",
-  "😀",
-  '"',
-  "\\",
-];
-const NUMBER_POOL = [0, -0, 1, -7, 3.5, 0.1 + 0.2, 1e21, 1e-7, 123456789012345680, 2 ** 53 + 2];
+for (const [scanner, scan] of SCANNERS) {
+  Deno.test(`raw JSON (${scanner} scan): valid documents that read differently as objects take the parsed path`, () => {
+    const declined: [string, Uint8Array][] = [
+      ["a repeated key (JSON.parse keeps the last value)", encoder.encode('{"a":1,"b":2,"a":3}')],
+      ["a repeated escaped key", encoder.encode('{"a":1,"\\u0061":2}')],
+      ["an array-index key (objects list those first)", encoder.encode('{"b":1,"7":2}')],
+      ["nesting deeper than 256", encoder.encode("[".repeat(300) + "]".repeat(300))],
+      ["a lone continuation byte", Uint8Array.of(0x22, 0x80, 0x22)],
+      ["an overlong encoding", Uint8Array.of(0x22, 0xc0, 0x80, 0x22)],
+      ["a UTF-16 surrogate", Uint8Array.of(0x22, 0xed, 0xa0, 0x80, 0x22)],
+      ["a code point past U+10FFFF", Uint8Array.of(0x22, 0xf5, 0x80, 0x80, 0x80, 0x22)],
+      ["a truncated sequence", Uint8Array.of(0x22, 0xe2, 0x82, 0x22)],
+    ];
+    for (const [what, bytes] of declined) strictEqual(scan(bytes), null, what);
+    // Just under the depth limit is fine.
+    const deep = encoder.encode("[".repeat(256) + "]".repeat(256));
+    strictEqual(rewrite(deep, scan), canonical(deep));
+  });
 
-function randomValue(rand: () => number, depth: number): unknown {
-  const r = rand();
-  if (depth > 4 || r < 0.45) {
-    const s = rand();
-    if (s < 0.35) return STRING_POOL[Math.floor(rand() * STRING_POOL.length)];
-    if (s < 0.7) return NUMBER_POOL[Math.floor(rand() * NUMBER_POOL.length)];
-    if (s < 0.8) return null;
-    return s < 0.9;
-  }
-  if (r < 0.7) {
-    return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
-  }
-  const out: Record<string, unknown> = {};
-  for (let n = Math.floor(rand() * 5); n > 0; n--) {
-    out[KEY_POOL[Math.floor(rand() * KEY_POOL.length)]] = randomValue(rand, depth + 1);
-  }
-  return out;
+  Deno.test(`raw JSON (${scanner} scan): keyHash is the hash the scan gives keys, ASCII or not, escaped or not`, () => {
+    const doc = scan(encoder.encode('{"plain":1,"é日":2,"\\u00e9sc":3}'))!;
+    const keys = ["plain", "é日", "ésc"];
+    let k = 1;
+    for (const key of keys) {
+      strictEqual(doc.key(k), key);
+      strictEqual(doc.member(0, key, keyHash(key)), k + 1);
+      k = doc.next(k + 1);
+    }
+    strictEqual(doc.member(0, "missing", keyHash("missing")), -1);
+  });
 }
 
-/** JSON text of `v` with random whitespace and, where it changes nothing, escapes and spellings. */
-function looseText(v: unknown, rand: () => number): string {
-  const ws = () => [" ", "", "\n", "\t", "  "][Math.floor(rand() * 5)];
-  const str = (s: string) => {
-    let t = JSON.stringify(s);
-    if (rand() < 0.3) {
-      t = t.replace(/[a-z]/, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+for (const [scanner, scan] of SCANNERS) {
+  Deno.test(`raw JSON (${scanner} scan): 3000 generated documents are written as JSON.stringify(JSON.parse()) writes them`, () => {
+    const rand = prng(7);
+    let taken = 0;
+    for (let i = 0; i < 3000; i++) {
+      const value = randomValue(rand, 0);
+      const bytes = encoder.encode(looseText(value, rand));
+      const out = rewrite(bytes, scan);
+      if (out === null) continue; // index-like keys
+      taken++;
+      strictEqual(out, canonical(bytes), decoder.decode(bytes));
+      // Already in JSON.stringify's form: containers are copied as whole byte ranges.
+      const compact = JSON.stringify(value);
+      strictEqual(rewrite(encoder.encode(compact), scan), compact);
     }
-    if (rand() < 0.2) t = t.replace("/", "\\/");
-    return t;
-  };
-  if (typeof v === "string") return str(v);
-  if (typeof v === "number") {
-    if (Number.isInteger(v) && Math.abs(v) < 1e15 && rand() < 0.3) return `${v}.0`;
-    if (rand() < 0.2) return v.toExponential();
-    return JSON.stringify(v);
-  }
-  if (v === null || typeof v === "boolean") return JSON.stringify(v);
-  if (Array.isArray(v)) {
-    return `[${ws()}${v.map((x) => looseText(x, rand)).join(`${ws()},${ws()}`)}${ws()}]`;
-  }
-  const members = Object.entries(v as Record<string, unknown>).map(([k, x]) =>
-    `${str(k)}${ws()}:${ws()}${looseText(x, rand)}`
-  );
-  return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
+    strictEqual(taken > 1500, true, `only ${taken} of 3000 took the raw path`);
+  });
+
+  Deno.test(`raw JSON (${scanner} scan): mutated bytes are never accepted when JSON.parse rejects them`, () => {
+    const rand = prng(11);
+    const interesting = [
+      0x22,
+      0x5c,
+      0x2c,
+      0x3a,
+      0x7b,
+      0x7d,
+      0x5b,
+      0x5d,
+      0x30,
+      0x2d,
+      0x2e,
+      0x65,
+      0x20,
+    ];
+    let accepted = 0;
+    for (let i = 0; i < 3000; i++) {
+      const bytes = encoder.encode(looseText(randomValue(rand, 0), rand));
+      const mutated = bytes.slice();
+      for (let m = 1 + Math.floor(rand() * 2); m > 0 && mutated.length > 0; m--) {
+        const at = Math.floor(rand() * mutated.length);
+        mutated[at] = rand() < 0.8
+          ? interesting[Math.floor(rand() * interesting.length)]
+          : rand() * 256;
+      }
+      const out = rewrite(mutated, scan);
+      if (out === null) continue;
+      accepted++;
+      // Accepted means valid UTF-8 and valid JSON, written as the parsed path would.
+      strictEqual(out, canonical(mutated), decoder.decode(mutated));
+    }
+    strictEqual(accepted > 100, true, `only ${accepted} mutated documents stayed valid`);
+  });
 }
-
-Deno.test("raw JSON: 3000 generated documents are written as JSON.stringify(JSON.parse()) writes them", () => {
-  const rand = prng(7);
-  let taken = 0;
-  for (let i = 0; i < 3000; i++) {
-    const value = randomValue(rand, 0);
-    const bytes = encoder.encode(looseText(value, rand));
-    const out = rewrite(bytes);
-    if (out === null) continue; // index-like keys
-    taken++;
-    strictEqual(out, canonical(bytes), decoder.decode(bytes));
-    // Already in JSON.stringify's form: containers are copied as whole byte ranges.
-    const compact = JSON.stringify(value);
-    strictEqual(rewrite(encoder.encode(compact)), compact);
-  }
-  strictEqual(taken > 1500, true, `only ${taken} of 3000 took the raw path`);
-});
-
-Deno.test("raw JSON: mutated bytes are never accepted when JSON.parse rejects them", () => {
-  const rand = prng(11);
-  const interesting = [
-    0x22,
-    0x5c,
-    0x2c,
-    0x3a,
-    0x7b,
-    0x7d,
-    0x5b,
-    0x5d,
-    0x30,
-    0x2d,
-    0x2e,
-    0x65,
-    0x20,
-  ];
-  let accepted = 0;
-  for (let i = 0; i < 3000; i++) {
-    const bytes = encoder.encode(looseText(randomValue(rand, 0), rand));
-    const mutated = bytes.slice();
-    for (let m = 1 + Math.floor(rand() * 2); m > 0 && mutated.length > 0; m--) {
-      const at = Math.floor(rand() * mutated.length);
-      mutated[at] = rand() < 0.8
-        ? interesting[Math.floor(rand() * interesting.length)]
-        : rand() * 256;
-    }
-    const out = rewrite(mutated);
-    if (out === null) continue;
-    accepted++;
-    // Accepted means valid UTF-8 and valid JSON, written as the parsed path would.
-    strictEqual(out, canonical(mutated), decoder.decode(mutated));
-  }
-  strictEqual(accepted > 100, true, `only ${accepted} mutated documents stayed valid`);
-});
 
 const SPECS: unknown[] = [
   { "@": "" },

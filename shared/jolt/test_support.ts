@@ -71,3 +71,77 @@ export function assertThrows<E extends Error>(
   }
   throw new Error(`expected ${cls.name} to be thrown`);
 }
+
+/** A small deterministic PRNG (mulberry32), for generated test documents. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KEY_POOL = ["id", "name", "a", "b", "tag-x", "tag-y", "é", "with space", 'q"uote', "0", "12"];
+const STRING_POOL = [
+  "",
+  "x",
+  "Doe",
+  "caf\u00e9",
+  "line\nbreak",
+  "tab\t",
+  "\u2028",
+  "😀",
+  '"',
+  "\\",
+];
+const NUMBER_POOL = [0, -0, 1, -7, 3.5, 0.1 + 0.2, 1e21, 1e-7, 123456789012345680, 2 ** 53 + 2];
+
+/** A random JSON value, its keys, strings and numbers drawn from pools of edge cases. */
+export function randomValue(rand: () => number, depth: number): unknown {
+  const r = rand();
+  if (depth > 4 || r < 0.45) {
+    const s = rand();
+    if (s < 0.35) return STRING_POOL[Math.floor(rand() * STRING_POOL.length)];
+    if (s < 0.7) return NUMBER_POOL[Math.floor(rand() * NUMBER_POOL.length)];
+    if (s < 0.8) return null;
+    return s < 0.9;
+  }
+  if (r < 0.7) {
+    return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
+  }
+  const out: Record<string, unknown> = {};
+  for (let n = Math.floor(rand() * 5); n > 0; n--) {
+    out[KEY_POOL[Math.floor(rand() * KEY_POOL.length)]] = randomValue(rand, depth + 1);
+  }
+  return out;
+}
+
+/** JSON text of `v` with random whitespace and, where it changes nothing, escapes and spellings. */
+export function looseText(v: unknown, rand: () => number): string {
+  const ws = () => [" ", "", "\n", "\t", "  "][Math.floor(rand() * 5)];
+  const str = (s: string) => {
+    let t = JSON.stringify(s);
+    if (rand() < 0.3) {
+      t = t.replace(/[a-z]/, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+    }
+    if (rand() < 0.2) t = t.replace("/", "\\/");
+    return t;
+  };
+  if (typeof v === "string") return str(v);
+  if (typeof v === "number") {
+    if (Number.isInteger(v) && Math.abs(v) < 1e15 && rand() < 0.3) return `${v}.0`;
+    if (rand() < 0.2) return v.toExponential();
+    return JSON.stringify(v);
+  }
+  if (v === null || typeof v === "boolean") return JSON.stringify(v);
+  if (Array.isArray(v)) {
+    return `[${ws()}${v.map((x) => looseText(x, rand)).join(`${ws()},${ws()}`)}${ws()}]`;
+  }
+  const members = Object.entries(v as Record<string, unknown>).map(([k, x]) =>
+    `${str(k)}${ws()}:${ws()}${looseText(x, rand)}`
+  );
+  return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
+}
