@@ -524,7 +524,44 @@ function wasmDoc(b: Uint8Array, scratch: ScanScratch, wasm: WasmScanner, records
   for (const k of wasm.keyRecords()) {
     keys[k] = DECODER.decode(b.subarray(tape[k * REC + 1], tape[k * REC + 2]));
   }
+  const doubted = wasm.doubtedNumbers();
+  if (doubted.length > 0) settleNumbers(b, tape, scratch.ends, doubted, records);
   return new RawDoc(b, tape, keys, scratch.ends);
+}
+
+/**
+ * Numbers the WebAssembly scan could not judge by their digits: those JavaScript writes back as
+ * spelled become Kind.Int; the others stay Kind.Number, and the containers around them are no
+ * longer copied as one range (the scan left their ends as if every doubted number were kept).
+ */
+function settleNumbers(
+  b: Uint8Array,
+  tape: Int32Array,
+  ends: Int32Array,
+  doubted: Int32Array,
+  records: number,
+): void {
+  const respelledAt: number[] = [];
+  for (const r of doubted) {
+    if (respelled(b, tape[r * REC + 1], tape[r * REC + 2]) === null) tape[r * REC] = INT;
+    else respelledAt.push(r);
+  }
+  if (respelledAt.length === 0) return;
+  // Containers holding one of them: a container c spans the records after it up to next(c).
+  for (let c = 0; c < records; c++) {
+    const kind = tape[c * REC];
+    if ((kind !== ARRAY && kind !== OBJECT) || ends[c] < 0) continue;
+    const end = tape[c * REC + 3];
+    if (end === c + 1) continue;
+    // The first respelled number after c, by binary search: inside when before end.
+    let lo = 0, hi = respelledAt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (respelledAt[mid] <= c) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < respelledAt.length && respelledAt[lo] < end) ends[c] = -1;
+  }
 }
 
 /** The JavaScript scanner: {@link scanJson} without WebAssembly. */
@@ -674,8 +711,8 @@ export function scanJsonInJs(b: Uint8Array, scratch = new ScanScratch()): RawDoc
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       const end = numberEnd(b, i);
       if (end < 0) return null;
-      // Anything the quick test doubts is re-spelled when written (and may come out the same).
-      const canonical = canonicalNumber(b, i, end);
+      // The quick test first; a long number is read and written back (cached) to know.
+      const canonical = canonicalNumber(b, i, end) || respelled(b, i, end) === null;
       if (!canonical) irregular++;
       tape[o] = canonical ? INT : NUMBER;
       tape[o + 1] = i;

@@ -21,6 +21,8 @@ interface ScanExports {
   ends(): number;
   key_records(): number;
   key_count(): number;
+  doubted(): number;
+  doubted_count(): number;
 }
 
 /** One instance per process: a scan's results are read out before the next scan. */
@@ -61,6 +63,16 @@ export class WasmScanner {
   ends(n: number): Int32Array {
     const at = this.#ex.ends() >> 2;
     return this.#ints.subarray(at, at + n);
+  }
+
+  /**
+   * The records of numbers whose spelling JavaScript may keep: the scan wrote them as
+   * irregular numbers (Kind.Number) without counting them in their containers' ends, and the
+   * caller settles each one.
+   */
+  doubtedNumbers(): Int32Array {
+    const at = this.#ex.doubted() >> 2;
+    return this.#ints.subarray(at, at + this.#ex.doubted_count());
   }
 
   /** The records of the keys that are not ASCII (their text is decoded by the caller). */

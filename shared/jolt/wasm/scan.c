@@ -6,7 +6,8 @@
  *
  * What it leaves to JavaScript (scan returns RETRY_IN_JS): keys with backslash escapes (their
  * text, hash and index-key test need the decoded string) and tapes past the capacity reserved.
- * Keys that are not ASCII are recorded in a list so that JavaScript decodes their text.
+ * Two lists finish the tape in JavaScript: keys that are not ASCII (their text is decoded) and
+ * numbers whose spelling JavaScript may or may not keep (it writes them back to know).
  *
  * The input is followed by PAD zero bytes: a zero is neither whitespace, nor a token, nor a
  * valid string byte, so every loop stops at the end of the input without a bounds check, and
@@ -32,6 +33,9 @@ enum { K_NULL, K_FALSE, K_TRUE, K_INT, K_NUMBER, K_STRING, K_ESCAPED, K_ARRAY, K
 #define RETRY_IN_JS (-2)
 #define FNV_OFFSET 0x811c9dc5u
 #define FNV_PRIME 0x01000193u
+#define NUMBER_CANONICAL 0
+#define NUMBER_IRREGULAR 1
+#define NUMBER_DOUBTED 2
 
 extern u8 __heap_base;
 
@@ -39,8 +43,10 @@ static u8 *input;
 static i32 *tape;
 static i32 *ends;
 static i32 *key_records;
+static i32 *doubted;
 static u32 capacity;
 static u32 key_count;
+static u32 doubted_count;
 static i32 stack[MAX_DEPTH + 1];
 static i32 marks[MAX_DEPTH + 1];
 /* Per open object: one bit per key hash seen (hash >> 26), so most keys skip the repeat check. */
@@ -69,7 +75,7 @@ EXPORT("prepare") u32 prepare(u32 n) {
   u32 cap = n / 2 + 4;
   u32 base = align16((u32)&__heap_base);
   u32 tape_at = align16(base + n + PAD);
-  u64 need = (u64)tape_at + (u64)cap * (REC + 2) * 4;
+  u64 need = (u64)tape_at + (u64)cap * (REC + 3) * 4;
   u64 have = (u64)__builtin_wasm_memory_size(0) * 65536u;
   if (need > have) {
     u64 pages = (need - have + 65535) / 65536;
@@ -79,6 +85,7 @@ EXPORT("prepare") u32 prepare(u32 n) {
   tape = (i32 *)tape_at;
   ends = tape + cap * REC;
   key_records = ends + cap;
+  doubted = key_records + cap;
   capacity = cap;
   return base;
 }
@@ -87,6 +94,8 @@ EXPORT("tape") u32 tape_at(void) { return (u32)tape; }
 EXPORT("ends") u32 ends_at(void) { return (u32)ends; }
 EXPORT("key_records") u32 key_records_at(void) { return (u32)key_records; }
 EXPORT("key_count") u32 key_count_of(void) { return key_count; }
+EXPORT("doubted") u32 doubted_at(void) { return (u32)doubted; }
+EXPORT("doubted_count") u32 doubted_count_of(void) { return doubted_count; }
 
 static inline int is_ws(u8 c) { return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09; }
 static inline int is_digit(u8 c) { return c >= 0x30 && c <= 0x39; }
@@ -166,6 +175,7 @@ EXPORT("scan") i32 scan(i32 n) {
   for (i32 k = 0; k < PAD; k++) b[n + k] = 0;
   i32 i = 0, rec = 0, depth = 0, irregular = 0, key = 0;
   key_count = 0;
+  doubted_count = 0;
   if (n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf) i = 3;
   while (is_ws(b[i])) i++;
   for (;;) {
@@ -277,9 +287,12 @@ EXPORT("scan") i32 scan(i32 n) {
       depth--;
     } else if (c == 0x2d || is_digit(c)) {
       /*
-       * Canonical when JavaScript writes it back as spelled: no exponent, at most 15 significant
-       * digits, no trailing zero after a point, not -0, not below 1e-6. Anything else is
-       * re-spelled when written (raw_json.ts respelled), so it counts as irregular.
+       * Copied as spelled (K_INT) when JavaScript surely writes it back the same way: no
+       * exponent, at most 15 significant digits, no trailing zero after a point, not -0, not
+       * below 1e-6. Surely not (irregular): a trailing zero, -0, below 1e-6 without an exponent,
+       * an exponent JavaScript would not spell (`E`, no sign). Anything else is doubted and
+       * listed: JavaScript reads and writes it back to know (raw_json.ts respelled), as the
+       * JavaScript scanner does.
        */
       i32 start = i;
       if (c == 0x2d) i++;
@@ -293,36 +306,38 @@ EXPORT("scan") i32 scan(i32 n) {
       }
       i32 int_digits = i - int_start;
       int zero_int = int_digits == 1 && b[int_start] == 0x30;
-      int canonical;
+      int verdict; /* NUMBER_CANONICAL, NUMBER_IRREGULAR or NUMBER_DOUBTED */
       if (b[i] == 0x2e) {
         i32 frac_start = ++i;
         if (!is_digit(b[i])) return DECLINED;
         while (is_digit(b[i])) i++;
         if (b[i - 1] == 0x30) {
-          canonical = 0;
+          verdict = NUMBER_IRREGULAR;
+        } else if (zero_int) {
+          i32 zeros = 0;
+          while (b[frac_start + zeros] == 0x30) zeros++;
+          verdict = zeros >= 6                          ? NUMBER_IRREGULAR
+                    : i - frac_start - zeros <= 15 ? NUMBER_CANONICAL
+                                                   : NUMBER_DOUBTED;
         } else {
-          i32 significant = i - frac_start;
-          if (zero_int) {
-            i32 zeros = 0;
-            while (b[frac_start + zeros] == 0x30) zeros++;
-            significant -= zeros;
-            canonical = zeros < 6 && significant <= 15;
-          } else {
-            canonical = significant + int_digits <= 15;
-          }
+          verdict = i - frac_start + int_digits <= 15 ? NUMBER_CANONICAL : NUMBER_DOUBTED;
         }
+      } else if (zero_int) {
+        verdict = c == 0x2d ? NUMBER_IRREGULAR : NUMBER_CANONICAL;
       } else {
-        canonical = zero_int ? c != 0x2d : int_digits <= 15;
+        verdict = int_digits <= 15 ? NUMBER_CANONICAL : NUMBER_DOUBTED;
       }
       if (b[i] == 0x65 || b[i] == 0x45) {
+        int plain = b[i] == 0x65 && (b[i + 1] == 0x2b || b[i + 1] == 0x2d);
         i++;
         if (b[i] == 0x2b || b[i] == 0x2d) i++;
         if (!is_digit(b[i])) return DECLINED;
         while (is_digit(b[i])) i++;
-        canonical = 0;
+        if (verdict != NUMBER_IRREGULAR) verdict = plain ? NUMBER_DOUBTED : NUMBER_IRREGULAR;
       }
-      if (!canonical) irregular++;
-      tape[o] = canonical ? K_INT : K_NUMBER;
+      if (verdict == NUMBER_IRREGULAR) irregular++;
+      if (verdict == NUMBER_DOUBTED) doubted[doubted_count++] = rec;
+      tape[o] = verdict == NUMBER_CANONICAL ? K_INT : K_NUMBER;
       tape[o + 1] = start;
       tape[o + 2] = i;
       tape[o + 3] = ++rec;

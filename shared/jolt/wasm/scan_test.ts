@@ -25,18 +25,14 @@ type Verdict = "declined" | "retry" | {
   keys: (string | undefined)[];
 };
 
+/** The WebAssembly scan's verdict; a tape is read through scanJson, which finishes it. */
 function wasmVerdict(bytes: Uint8Array): Verdict {
-  const wasm = scanner();
-  const records = wasm.scan(bytes);
+  const records = scanner().scan(bytes);
   if (records === DECLINED) return "declined";
   if (records === RETRY_IN_JS) return "retry";
-  const tape = [...wasm.tape(records * REC)];
-  const ends = [...wasm.ends(records)];
-  const keys: (string | undefined)[] = [];
-  for (const k of wasm.keyRecords()) {
-    keys[k] = new TextDecoder().decode(bytes.subarray(tape[k * REC + 1], tape[k * REC + 2]));
-  }
-  return { tape, ends: containerEnds(tape, ends, records), keys };
+  const verdict = jsVerdict(scanJson(bytes));
+  strictEqual(typeof verdict === "object" && verdict.tape.length, records * REC);
+  return verdict;
 }
 
 /** Ends are only meaningful for container records (values, not keys); the rest is scratch. */
@@ -152,6 +148,11 @@ Deno.test("wasm scan: numbers, literals, UTF-8 and limits as the JavaScript scan
     "1234567890123456",
     "1e5",
     "[1E+2,-1e-2,0.1,-0.5,10.25]",
+    // Doubted by the digits, settled by writing them back: kept, or respelled (then the
+    // containers around them are no longer copied whole).
+    "[0.30000000000000004,9007199254740992,1e+21,1.5e-7,[{}]]",
+    '[1,[2.5e+0],{"a":[1e+21],"b":[3]},[0.1]]',
+    '{"x":[12345678901234567,{"y":[1]}],"z":[9007199254740993]}',
     "[true,false,null]",
     "[tru]",
     "[nul]",
