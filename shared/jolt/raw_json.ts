@@ -628,7 +628,8 @@ export function scanJsonInJs(b: Uint8Array, scratch = new ScanScratch()): RawDoc
         hash = keyHash(text);
         keys[rec] = text;
         tape[o] = ESCAPED;
-        irregular++;
+        // Only escapes are written differently: JSON.stringify leaves non-ASCII text alone.
+        if (hasEscape(b, start, i)) irregular++;
       }
       tape[o + 1] = start;
       tape[o + 2] = i;

@@ -206,9 +206,9 @@ EXPORT("scan") i32 scan(i32 n) {
         if (is_digit(b[start]) && is_index_key(b, start, i)) return DECLINED;
         tape[o] = K_STRING;
       } else {
+        /* Written back as these very bytes (JSON.stringify leaves non-ASCII alone): regular. */
         tape[o] = K_ESCAPED;
         key_records[key_count++] = rec;
-        irregular++;
       }
       tape[o + 1] = start;
       tape[o + 2] = i;
