@@ -145,3 +145,35 @@ export function looseText(v: unknown, rand: () => number): string {
   );
   return `{${ws()}${members.join(`${ws()},${ws()}`)}${ws()}}`;
 }
+
+/** Bytes that matter to a JSON scanner: quotes, escapes, separators, brackets, number parts. */
+const INTERESTING_BYTES = [
+  0x22,
+  0x5c,
+  0x2c,
+  0x3a,
+  0x7b,
+  0x7d,
+  0x5b,
+  0x5d,
+  0x30,
+  0x2d,
+  0x2e,
+  0x65,
+  0x20,
+];
+
+/**
+ * A copy of `bytes` with one or two bytes replaced: by a byte that matters to a JSON scanner with
+ * probability `interesting`, else by any byte.
+ */
+export function mutated(bytes: Uint8Array, rand: () => number, interesting: number): Uint8Array {
+  const out = bytes.slice();
+  for (let m = 1 + Math.floor(rand() * 2); m > 0 && out.length > 0; m--) {
+    const at = Math.floor(rand() * out.length);
+    out[at] = rand() < interesting
+      ? INTERESTING_BYTES[Math.floor(rand() * INTERESTING_BYTES.length)]
+      : rand() * 256;
+  }
+  return out;
+}

@@ -5,7 +5,7 @@
 
 import { deepStrictEqual, notStrictEqual, strictEqual } from "node:assert";
 import { Kind, type RawDoc, scanJson, scanJsonInJs } from "../raw_json.ts";
-import { looseText, prng, randomValue } from "../test_support.ts";
+import { looseText, mutated, prng, randomValue } from "../test_support.ts";
 import { DECLINED, RETRY_IN_JS, WASM_SCAN_MAX, wasmScanner } from "./mod.ts";
 import { SCAN_WASM_COMPILER } from "./scan_module.ts";
 
@@ -106,30 +106,9 @@ Deno.test("wasm scan: the same tapes as the JavaScript scanner on generated docu
 
 Deno.test("wasm scan: the same verdicts on mutated bytes", () => {
   const rand = prng(23);
-  const interesting = [
-    0x22,
-    0x5c,
-    0x2c,
-    0x3a,
-    0x7b,
-    0x7d,
-    0x5b,
-    0x5d,
-    0x30,
-    0x2d,
-    0x2e,
-    0x65,
-    0x20,
-  ];
   let taken = 0;
   for (let i = 0; i < 4000; i++) {
-    const bytes = encoder.encode(looseText(randomValue(rand, 0), rand));
-    for (let m = 1 + Math.floor(rand() * 2); m > 0 && bytes.length > 0; m--) {
-      const at = Math.floor(rand() * bytes.length);
-      bytes[at] = rand() < 0.7
-        ? interesting[Math.floor(rand() * interesting.length)]
-        : rand() * 256;
-    }
+    const bytes = mutated(encoder.encode(looseText(randomValue(rand, 0), rand)), rand, 0.7);
     if (typeof agree(bytes) !== "string") taken++;
     // Every prefix of a document is a document that ends early.
     agree(bytes.subarray(0, Math.floor(rand() * bytes.length)));
