@@ -168,6 +168,10 @@ async function main() {
         rows,
       ),
     );
+    // Each round's own ratio too: a spread within the run is noise between rounds, while runs
+    // that differ with tight rounds point at the gateway process (each run starts a new one).
+    const perRound = rps.shift.map((r, i) => `${fixed((1 - r / rps.plain[i]) * 100, 1)}%`);
+    console.log(`\nshift cost by round: ${perRound.join(" ")}`);
     const cost = 1 - median(rps.shift) / plainRps;
     console.log(
       `\ntransform cost: ${(cost * 100).toFixed(1)}% of throughput (target < ${
