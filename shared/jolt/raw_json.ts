@@ -525,14 +525,15 @@ function wasmDoc(b: Uint8Array, scratch: ScanScratch, wasm: WasmScanner, records
     keys[k] = DECODER.decode(b.subarray(tape[k * REC + 1], tape[k * REC + 2]));
   }
   const doubted = wasm.doubtedNumbers();
-  if (doubted.length > 0) settleNumbers(b, tape, scratch.ends, doubted, records);
+  if (doubted.length > 0) settleNumbers(b, tape, scratch.ends, doubted, records, wasm);
   return new RawDoc(b, tape, keys, scratch.ends);
 }
 
 /**
  * Numbers the WebAssembly scan could not judge by their digits: those JavaScript writes back as
- * spelled become Kind.Int; the others stay Kind.Number, and the containers around them are no
- * longer copied as one range (the scan left their ends as if every doubted number were kept).
+ * spelled become Kind.Int (and the scanner remembers their spelling); the others stay
+ * Kind.Number, and the containers around them are no longer copied as one range (the scan left
+ * their ends as if every doubted number were kept).
  */
 function settleNumbers(
   b: Uint8Array,
@@ -540,11 +541,19 @@ function settleNumbers(
   ends: Int32Array,
   doubted: Int32Array,
   records: number,
+  wasm: WasmScanner,
 ): void {
   const respelledAt: number[] = [];
-  for (const r of doubted) {
-    if (respelled(b, tape[r * REC + 1], tape[r * REC + 2]) === null) tape[r * REC] = INT;
-    else respelledAt.push(r);
+  // Copied out first: remembering a number does not move the list, but keep it obviously safe.
+  for (const r of [...doubted]) {
+    const start = tape[r * REC + 1];
+    const end = tape[r * REC + 2];
+    if (respelled(b, start, end) === null) {
+      tape[r * REC] = INT;
+      wasm.rememberNumber(start, end);
+    } else {
+      respelledAt.push(r);
+    }
   }
   if (respelledAt.length === 0) return;
   // Containers holding one of them: a container c spans the records after it up to next(c).

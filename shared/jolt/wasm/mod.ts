@@ -23,6 +23,7 @@ interface ScanExports {
   key_count(): number;
   doubted(): number;
   doubted_count(): number;
+  remember_number(start: number, end: number): void;
 }
 
 /** One instance per process: a scan's results are read out before the next scan. */
@@ -73,6 +74,14 @@ export class WasmScanner {
   doubtedNumbers(): Int32Array {
     const at = this.#ex.doubted() >> 2;
     return this.#ints.subarray(at, at + this.#ex.doubted_count());
+  }
+
+  /**
+   * Tells the scanner that JavaScript writes the number at bytes `start` to `end` of the
+   * document just scanned as spelled: later scans copy that spelling without doubting it.
+   */
+  rememberNumber(start: number, end: number): void {
+    this.#ex.remember_number(start, end);
   }
 
   /** The records of the keys that are not ASCII (their text is decoded by the caller). */

@@ -97,6 +97,44 @@ EXPORT("key_count") u32 key_count_of(void) { return key_count; }
 EXPORT("doubted") u32 doubted_at(void) { return (u32)doubted; }
 EXPORT("doubted_count") u32 doubted_count_of(void) { return doubted_count; }
 
+/*
+ * Number spellings JavaScript was found to write back unchanged (see remember_number),
+ * direct-mapped by hash: documents repeat their numbers, and a doubted number found here is
+ * copied as spelled without asking JavaScript again. Whether a spelling is kept depends on its
+ * bytes alone, so an entry never goes stale; a collision only replaces it.
+ */
+#define NUMBER_SLOTS 256
+#define NUMBER_MAX 32
+static u8 number_text[NUMBER_SLOTS][NUMBER_MAX];
+static u8 number_length[NUMBER_SLOTS];
+
+static inline u32 number_slot(const u8 *b, i32 start, i32 end) {
+  u32 hash = FNV_OFFSET;
+  for (i32 k = start; k < end; k++) hash = (hash ^ b[k]) * FNV_PRIME;
+  return hash & (NUMBER_SLOTS - 1);
+}
+
+/* True when the number at b[start, end) is a spelling remembered as kept. */
+static int known_number(const u8 *b, i32 start, i32 end) {
+  i32 len = end - start;
+  if (len > NUMBER_MAX) return 0;
+  u32 slot = number_slot(b, start, end);
+  if (number_length[slot] != len) return 0;
+  for (i32 k = 0; k < len; k++)
+    if (number_text[slot][k] != b[start + k]) return 0;
+  return 1;
+}
+
+/* Remembers that JavaScript writes the number at input[start, end) of the last scan unchanged. */
+EXPORT("remember_number") void remember_number(i32 start, i32 end) {
+  i32 len = end - start;
+  if (len <= 0 || len > NUMBER_MAX) return;
+  u32 slot = number_slot(input, start, end);
+  for (i32 k = 0; k < len; k++) number_text[slot][k] = input[start + k];
+  number_length[slot] = (u8)len;
+}
+
+
 static inline int is_ws(u8 c) { return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09; }
 static inline int is_digit(u8 c) { return c >= 0x30 && c <= 0x39; }
 static inline int is_cont(u8 c) { return c >= 0x80 && c <= 0xbf; }
@@ -336,7 +374,10 @@ EXPORT("scan") i32 scan(i32 n) {
         if (verdict != NUMBER_IRREGULAR) verdict = plain ? NUMBER_DOUBTED : NUMBER_IRREGULAR;
       }
       if (verdict == NUMBER_IRREGULAR) irregular++;
-      if (verdict == NUMBER_DOUBTED) doubted[doubted_count++] = rec;
+      if (verdict == NUMBER_DOUBTED) {
+        if (known_number(b, start, i)) verdict = NUMBER_CANONICAL;
+        else doubted[doubted_count++] = rec;
+      }
       tape[o] = verdict == NUMBER_CANONICAL ? K_INT : K_NUMBER;
       tape[o + 1] = start;
       tape[o + 2] = i;

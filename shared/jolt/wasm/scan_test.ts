@@ -185,3 +185,17 @@ Deno.test("wasm scan: memory grows for a large document; past WASM_SCAN_MAX the 
   strictEqual(huge.length > WASM_SCAN_MAX, true);
   deepStrictEqual(jsVerdict(scanJson(huge)), jsVerdict(scanJsonInJs(huge)));
 });
+
+Deno.test("wasm scan: a doubted number JavaScript keeps is remembered, one it re-spells is not", () => {
+  // 0.1 + 0.7 is written 0.7999999999999999 (16 digits: doubted, kept); 12345678901234567 is
+  // written 12345678901234568 (doubted, re-spelled). Numbers no other test uses.
+  const bytes = encoder.encode("[0.7999999999999999,12345678901234567]");
+  const wasm = scanner();
+  wasm.scan(bytes);
+  deepStrictEqual([...wasm.doubtedNumbers()], [1, 2]);
+  const doc = scanJson(bytes)!;
+  deepStrictEqual([doc.kind(1), doc.kind(2)], [Kind.Int, Kind.Number]);
+  wasm.scan(bytes);
+  deepStrictEqual([...wasm.doubtedNumbers()], [2]);
+  agree(bytes);
+});
