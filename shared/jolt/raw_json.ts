@@ -544,8 +544,8 @@ function settleNumbers(
   wasm: WasmScanner,
 ): void {
   const respelledAt: number[] = [];
-  // Copied out first: remembering a number does not move the list, but keep it obviously safe.
-  for (const r of [...doubted]) {
+  // Remembering a number writes the module's own table: memory does not grow, the view holds.
+  for (const r of doubted) {
     const start = tape[r * REC + 1];
     const end = tape[r * REC + 2];
     if (respelled(b, start, end) === null) {
