@@ -14,6 +14,7 @@
 
 import { setKey } from "./json.ts";
 import { DECLINED, WASM_SCAN_MAX, type WasmScanner, wasmScanner } from "./wasm/mod.ts";
+import type { WasmShiftProgram } from "./shift_wasm.ts";
 
 /** Node kinds on the tape. */
 export const Kind = {
@@ -344,6 +345,20 @@ const SLAB_MAX = 4096;
 let slab = new Uint8Array(0);
 let slabUsed = 0;
 
+/** A copy of `bytes` that stays valid: cut from the shared slab when small (JsonWriter.result). */
+export function resultCopy(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  if (n > SLAB_MAX) return bytes.slice();
+  if (slabUsed + n > slab.length) {
+    slab = new Uint8Array(SLAB_SIZE);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + n);
+  out.set(bytes);
+  slabUsed += (n + 7) & ~7; // each result starts 8-byte aligned
+  return out;
+}
+
 /** A growable byte buffer that JSON is written into (fields public for the writers' loops). */
 export class JsonWriter {
   buf: Uint8Array;
@@ -417,16 +432,7 @@ export class JsonWriter {
    * own buffer.
    */
   result(): Uint8Array {
-    const n = this.len;
-    if (n > SLAB_MAX) return this.buf.slice(0, n);
-    if (slabUsed + n > slab.length) {
-      slab = new Uint8Array(SLAB_SIZE);
-      slabUsed = 0;
-    }
-    const out = slab.subarray(slabUsed, slabUsed + n);
-    out.set(this.buf.subarray(0, n));
-    slabUsed += (n + 7) & ~7; // each result starts 8-byte aligned
-    return out;
+    return resultCopy(this.buf.subarray(0, this.len));
   }
 
   reset(): void {
@@ -511,6 +517,38 @@ export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | n
   }
   return scanJsonInJs(b, scratch);
 }
+
+/**
+ * A shift program (shift_wasm.ts) run on `b` inside WebAssembly, scan included: its output (see
+ * JsonWriter.result), or the scanned document when JavaScript must do the shift (the module
+ * declined, or only the JavaScript scanner could scan), or null as {@link scanJson} gives null.
+ */
+export function shiftInWasm(
+  b: Uint8Array,
+  program: WasmShiftProgram,
+  scratch: ScanScratch,
+): Uint8Array | RawDoc | null {
+  const wasm = b.length <= WASM_SCAN_MAX ? wasmScanner() : null;
+  if (wasm === null) return scanJsonInJs(b, scratch);
+  const records = wasm.scan(b);
+  if (records === DECLINED) return null;
+  if (records < 0) return scanJsonInJs(b, scratch);
+  const doubted = wasm.doubtedNumbers();
+  if (doubted.length > 0) {
+    // Settled in the module's own tape, which the shift reads (wasmDoc settles its copy again).
+    settleNumbers(b, wasm.tape(records * REC), wasm.ends(records), doubted, records, wasm);
+  }
+  const output = wasm.shift(program.ints, program.strings);
+  if (output !== null) {
+    wasmShiftRuns.done++;
+    return resultCopy(output);
+  }
+  wasmShiftRuns.declined++;
+  return wasmDoc(b, scratch, wasm, records);
+}
+
+/** How many shiftInWasm runs the module finished, and how many it handed to JavaScript. */
+export const wasmShiftRuns = { done: 0, declined: 0 };
 
 /** The document the WebAssembly scanner just scanned, copied into `scratch`. */
 function wasmDoc(b: Uint8Array, scratch: ScanScratch, wasm: WasmScanner, records: number): RawDoc {

@@ -46,12 +46,19 @@ function canonical(bytes: Uint8Array): string {
 
 /**
  * Shift on bytes and shift on the parsed value, as the transform middleware would run them; the
- * bytes path is also run with the walker (shift_raw.ts), which must agree with compiled code.
+ * bytes path is also run in JavaScript when it ran in WebAssembly (shift_wasm.ts), and with the
+ * walker (shift_raw.ts): all must agree.
  */
 function bothPaths(spec: unknown, bytes: Uint8Array): { raw: string | null; parsed: string } {
   const compiled = compile([{ operation: "shift", spec }]);
   const raw = compiled.applyJson(bytes);
   const parsed = JSON.stringify(compiled.apply(JSON.parse(decoder.decode(bytes))) ?? null);
+  const inJs = new ShiftOp(spec).applyJson(bytes, false);
+  strictEqual(
+    inJs && decoder.decode(inJs),
+    raw && decoder.decode(raw),
+    `JavaScript: ${JSON.stringify(spec)}`,
+  );
   const doc = scanJson(bytes);
   if (doc !== null) {
     const w = new JsonWriter(16);

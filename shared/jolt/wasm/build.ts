@@ -23,8 +23,8 @@ const FLAGS = [
   "-Werror",
   "-Wl,--no-entry",
   "-Wl,--strip-all",
-  "-Wl,-z,stack-size=8192",
-  "-Wl,--initial-memory=131072",
+  "-Wl,-z,stack-size=262144",
+  "-Wl,--initial-memory=393216",
 ];
 
 async function run(cmd: string, args: string[]): Promise<string> {
@@ -55,7 +55,7 @@ export async function buildModuleText(): Promise<string> {
   const compiler = (await run("clang", ["--version"])).split("\n")[0].trim();
   const out = await Deno.makeTempFile({ suffix: ".wasm" });
   try {
-    await run("clang", [...FLAGS, "-o", out, `${here}scan.c`]);
+    await run("clang", [...FLAGS, "-o", out, `${here}scan.c`, `${here}shift.c`]);
     return moduleText(await Deno.readFile(out), compiler);
   } finally {
     await Deno.remove(out).catch(() => {}); // absent when clang failed: its error is the one to see

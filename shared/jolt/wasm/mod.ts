@@ -17,6 +17,16 @@ interface ScanExports {
   memory: WebAssembly.Memory;
   prepare(n: number): number;
   scan(n: number): number;
+  scan_end(): number;
+  shift_run(
+    input: number,
+    tape: number,
+    ends: number,
+    program: number,
+    strings: number,
+    scratch: number,
+  ): number;
+  output_at(): number;
   tape(): number;
   ends(): number;
   key_records(): number;
@@ -31,6 +41,12 @@ export class WasmScanner {
   readonly #ex: ScanExports;
   #bytes: Uint8Array;
   #ints: Int32Array;
+  /** Where the last scan's input is (prepare's answer). */
+  #inputAt = 0;
+  /** Where the last scan's reserved memory ended: a shift program is loaded from there. */
+  #scanEnd = 0;
+  /** The shift program in memory at #scanEnd, if it is still there. */
+  #loaded: Int32Array | null = null;
 
   constructor(module: WebAssembly.Module) {
     this.#ex = new WebAssembly.Instance(module, {}).exports as unknown as ScanExports;
@@ -46,12 +62,55 @@ export class WasmScanner {
     const ex = this.#ex;
     const at = ex.prepare(b.length);
     if (at === 0) return RETRY_IN_JS;
-    if (this.#bytes.buffer !== ex.memory.buffer) {
-      this.#bytes = new Uint8Array(ex.memory.buffer);
-      this.#ints = new Int32Array(ex.memory.buffer);
-    }
+    this.#views();
+    this.#inputAt = at;
+    // A scan of another size moves the reserved memory, and may have written over a program.
+    const end = ex.scan_end();
+    if (end !== this.#scanEnd) this.#loaded = null;
+    this.#scanEnd = end;
     this.#bytes.set(b, at);
     return ex.scan(b.length);
+  }
+
+  /** Views of the module's memory, made again when it grew (which detaches the old ones). */
+  #views(): void {
+    const buffer = this.#ex.memory.buffer;
+    if (this.#bytes.buffer !== buffer) {
+      this.#bytes = new Uint8Array(buffer);
+      this.#ints = new Int32Array(buffer);
+    }
+  }
+
+  /**
+   * Runs a shift program (shift_wasm.ts: its ints and strings) over the document just scanned,
+   * after the caller settled its doubted numbers. Returns the output's bytes, a view of module
+   * memory valid until the next call, or null when the module declined (JavaScript then takes
+   * the same scan).
+   */
+  shift(ints: Int32Array, strings: Uint8Array): Uint8Array | null {
+    const ex = this.#ex;
+    const programAt = this.#scanEnd;
+    const stringsAt = programAt + ints.length * 4;
+    const scratch = stringsAt + strings.length;
+    if (this.#loaded !== ints) {
+      const need = scratch + 65536 - ex.memory.buffer.byteLength;
+      if (need > 0) {
+        try {
+          ex.memory.grow(Math.ceil(need / 65536));
+        } catch {
+          return null;
+        }
+        this.#views();
+      }
+      this.#ints.set(ints, programAt >> 2);
+      this.#bytes.set(strings, stringsAt);
+      this.#loaded = ints;
+    }
+    const n = ex.shift_run(this.#inputAt, ex.tape(), ex.ends(), programAt, stringsAt, scratch);
+    this.#views();
+    if (n < 0) return null;
+    const at = ex.output_at();
+    return this.#bytes.subarray(at, at + n);
   }
 
   /** The first `n` ints of the tape. */

@@ -96,6 +96,8 @@ EXPORT("key_records") u32 key_records_at(void) { return (u32)key_records; }
 EXPORT("key_count") u32 key_count_of(void) { return key_count; }
 EXPORT("doubted") u32 doubted_at(void) { return (u32)doubted; }
 EXPORT("doubted_count") u32 doubted_count_of(void) { return doubted_count; }
+/* Where the memory prepare() reserved ends (shift.c works from there). */
+EXPORT("scan_end") u32 scan_end(void) { return (u32)(doubted + capacity); }
 
 /*
  * Number spellings JavaScript was found to write back unchanged (see remember_number),

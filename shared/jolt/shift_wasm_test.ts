@@ -1,0 +1,183 @@
+/**
+ * Shift in WebAssembly (shift_wasm.ts, wasm/shift.c) against shift on parsed values and the
+ * generated JavaScript: which specs it covers, that it really runs them (wasmShiftRuns), where
+ * it hands a document back to JavaScript, and the parts of shift.c that JavaScript objects give
+ * for free (conflict arrays, key order, writing into copied input containers, memory).
+ */
+
+import { deepStrictEqual, strictEqual } from "node:assert";
+import { compile } from "./mod.ts";
+import { wasmShiftRuns } from "./raw_json.ts";
+import { ShiftOp } from "./shift.ts";
+import { synthetic } from "../../bench/jolt/main.ts";
+import shiftCases from "./testdata/jolt_shift.json" with { type: "json" };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** What WebAssembly writes (asserting that it ran, or declined when `declines`), checked. */
+function inWasm(spec: unknown, input: string, declines = false): string {
+  const op = new ShiftOp(spec);
+  strictEqual(op.inWasm, true, `not covered: ${JSON.stringify(spec)}`);
+  const bytes = encoder.encode(input);
+  const before = { ...wasmShiftRuns };
+  const out = decoder.decode(op.applyJson(bytes)!);
+  deepStrictEqual(
+    { done: wasmShiftRuns.done - before.done, declined: wasmShiftRuns.declined - before.declined },
+    declines ? { done: 0, declined: 1 } : { done: 1, declined: 0 },
+    `${JSON.stringify(spec)} on ${input}`,
+  );
+  const parsed = JSON.stringify(compile([{ operation: "shift", spec }]).apply(JSON.parse(input)));
+  strictEqual(out, parsed ?? "null", `${JSON.stringify(spec)} on ${input}`);
+  strictEqual(decoder.decode(op.applyJson(bytes, false)!), out);
+  return out;
+}
+
+Deno.test("shift in WebAssembly: the JOLT fixtures it covers, and those left to JavaScript", () => {
+  const left: string[] = [];
+  let covered = 0;
+  for (const c of shiftCases as { name: string; spec: unknown; specError?: boolean }[]) {
+    if (c.specError) continue;
+    if (new ShiftOp(c.spec).inWasm) covered++;
+    else left.push(c.name);
+  }
+  // Output paths with `@(…)` keys, lookups with computed keys, `&` on the left, `[#n]`, and
+  // stars with more than one `*` are JavaScript's (the comparisons run in raw_json_test.ts).
+  strictEqual(covered >= 32, true, `only ${covered} covered`);
+  for (const name of left) {
+    strictEqual(
+      /transpose|Transpose|Parallel|hashDefault|lhsAmpMatch|mapToList|wildcards|RHSEscape|duplicate_speclines/
+        .test(name),
+      true,
+      `${name} is not covered`,
+    );
+  }
+});
+
+Deno.test("shift in WebAssembly: the benchmark's 20-rule shift runs there", () => {
+  const { input, spec } = synthetic();
+  inWasm((spec[0] as { spec: unknown }).spec, JSON.stringify(input));
+});
+
+Deno.test("shift in WebAssembly: values meeting at one output become arrays, as in JOLT", () => {
+  strictEqual(
+    inWasm({ a: "x", b: "x", c: "x" }, '{"a":1,"b":"two","c":[3]}'),
+    '{"x":[1,"two",[3]]}',
+  );
+  // A null is replaced by what comes after it, not joined into an array.
+  strictEqual(inWasm({ a: "x", b: "x" }, '{"a":null,"b":2}'), '{"x":2}');
+  strictEqual(inWasm({ a: "x", b: "x" }, '{"a":1,"b":null}'), '{"x":[1,null]}');
+  // An array written first takes the next values in; an object becomes the first element.
+  strictEqual(inWasm({ a: "x", b: "x" }, '{"a":[1],"b":2}'), '{"x":[1,2]}');
+  strictEqual(inWasm({ a: "x.y", b: "x" }, '{"a":1,"b":2}'), '{"x":[{"y":1},2]}');
+  // Once an object was made an array element, writes through its path clash and are dropped.
+  strictEqual(inWasm({ a: "x.y", b: "x", c: "x.z" }, '{"a":1,"b":2,"c":3}'), '{"x":[{"y":1},2]}');
+  // Indexes pad with nulls, and appends add.
+  strictEqual(
+    inWasm({ a: "x[2]", b: "x[]", c: "x[0]" }, '{"a":1,"b":2,"c":3}'),
+    '{"x":[3,null,1,2]}',
+  );
+});
+
+Deno.test("shift in WebAssembly: output keys come in the order JavaScript objects give them", () => {
+  // Keys from spec constants: "4294967294" is the largest array index, "01" is not one.
+  strictEqual(
+    inWasm({ a: "o.4294967294", b: "o.4294967295", c: "o.3" }, '{"a":1,"b":2,"c":3}', true),
+    '{"o":{"3":3,"4294967294":1,"4294967295":2}}',
+  );
+  strictEqual(
+    inWasm(
+      { a: "o.b", b: "o.10", c: "o.a", d: "o.2", e: "o.01", f: "o.1" },
+      '{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}',
+    ),
+    '{"o":{"1":6,"2":4,"10":2,"b":1,"a":3,"01":5}}',
+  );
+  // Indexes of array elements as keys.
+  strictEqual(
+    inWasm(
+      { "*": { "*": "byIndex.&" } },
+      '{"l":["a","b","c","d","e","f","g","h","i","j","k","l"]}',
+    ),
+    '{"byIndex":{"0":"a","1":"b","2":"c","3":"d","4":"e","5":"f","6":"g","7":"h","8":"i","9":"j","10":"k","11":"l"}}',
+  );
+});
+
+Deno.test("shift in WebAssembly: writing into a container copied from the input", () => {
+  strictEqual(
+    inWasm({ a: "x", b: "x.extra" }, '{"a":{"k":1,"l":[2]},"b":3}'),
+    '{"x":{"k":1,"l":[2],"extra":3}}',
+  );
+  strictEqual(
+    inWasm({ a: "x", b: "x.l[]" }, '{"a":{"k":1,"l":[2]},"b":3}'),
+    '{"x":{"k":1,"l":[2,3]}}',
+  );
+  strictEqual(inWasm({ a: "x", b: "x" }, '{"a":[1,{"m":null}],"b":3}'), '{"x":[1,{"m":null},3]}');
+  strictEqual(inWasm({ a: "x", b: "x.k" }, '{"a":{"k":1},"b":2}'), '{"x":{"k":[1,2]}}');
+  // A copied container written whole after a write into it stays as it was in the input.
+  strictEqual(inWasm({ a: "x", b: "y" }, '{"a":{"k":1},"b":{"k":1}}'), '{"x":{"k":1},"y":{"k":1}}');
+});
+
+Deno.test("shift in WebAssembly: $, #, @, @(n,path), scalars matched as keys, & and its parts", () => {
+  inWasm({ "*": { "$": "keys[]", "@": "values[]" } }, '{"a":{"b":1},"c":[2,3],"d":"e"}');
+  inWasm({ "*": { "$1": "parents[]", "#fixed": "constant" } }, '{"a":{"b":1},"c":{"d":2}}');
+  inWasm(
+    { "items": { "*": { "@(1,name)": "names.&1", "@(2,id)": "ids[]" } }, "id": "i" },
+    '{"id":7,"items":[{"name":"n1"},{"name":"n2"}]}',
+  );
+  inWasm(
+    { "status": { "open": { "#yes": "isOpen" }, "*": { "$": "other" } } },
+    '{"status":"open"}',
+  );
+  inWasm(
+    { "status": { "open": { "#yes": "isOpen" }, "*": { "$": "other" } } },
+    '{"status":"closed"}',
+  );
+  inWasm({ "flag": { "true": { "#on": "flag" }, "false": { "#off": "flag" } } }, '{"flag":false}');
+  inWasm({ "tag-*-x": "tags.&(0,1)", "*": "rest.&-&" }, '{"tag-a-x":1,"tag--x":2,"b":3}');
+  inWasm(
+    { "rows": { "*": { "v": "out[&1].v", "w": "out[&(1,0)].w" } } },
+    '{"rows":[{"v":1,"w":2},{"v":3}]}',
+  );
+  inWasm({ "*": { "*": { "*": "deep.&2.&1.&" } } }, '{"a":{"b":{"c":1,"d":[1]}},"e":{"f":{}}}');
+});
+
+Deno.test("shift in WebAssembly: what it hands back to JavaScript mid-way", () => {
+  // Numbers JavaScript respells, strings with escapes, keys that are not ASCII.
+  inWasm({ a: "x" }, '{"a":1.50}', true);
+  inWasm({ a: "x" }, '{"a":"line\\nbreak"}', true);
+  inWasm({ "*": "x.&" }, '{"caf\u00e9":1}', true);
+  // A number matched as a key takes Java's spelling of it.
+  inWasm({ a: { "1": { "#one": "x" } } }, '{"a":1}', true);
+  // Untouched, they are no reason to decline.
+  inWasm({ b: "x" }, '{"a":1.50,"b":"ok","c":"line\\nbreak"}');
+});
+
+Deno.test("shift in WebAssembly: documents of other sizes and other specs in between", () => {
+  const a = { "*": "a.&" };
+  const b = { "rows": { "*": { "id": "ids[]" } } };
+  const small = '{"k":1,"l":"two"}';
+  const rows = JSON.stringify({
+    rows: Array.from({ length: 20_000 }, (_, i) => ({ id: `r${i}` })),
+  });
+  // The program is loaded again after a scan of another size moved (or wrote over) it.
+  for (let i = 0; i < 3; i++) {
+    inWasm(a, small);
+    inWasm(b, rows);
+    inWasm(a, small);
+    inWasm(b, '{"rows":[{"id":1}]}');
+  }
+});
+
+Deno.test("shift in WebAssembly: a large output grows the module's memory, then small ones still work", () => {
+  // Every value written twice: the output is about twice the input (near the 1 MiB scan limit).
+  const spec = { rows: { "*": { "@": ["a[]", "b[]"] } } };
+  const rows = Array.from(
+    { length: 14_000 },
+    (_, i) => ({ id: `row-${i}`, n: i, tags: ["x", "y"] }),
+  );
+  const input = JSON.stringify({ rows });
+  strictEqual(input.length > 400_000, true);
+  const out = inWasm(spec, input);
+  strictEqual(out.length > 2 * input.length - 100, true);
+  inWasm(spec, '{"rows":[{"id":1}]}');
+});
