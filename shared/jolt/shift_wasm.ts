@@ -61,7 +61,21 @@ export interface WasmShiftProgram {
   readonly strings: Uint8Array;
 }
 
+/** Ints per output path element (ELEM). */
+const ELEM = 6;
+
 const UNSUPPORTED = Symbol("unsupported");
+
+/**
+ * A key as shift.c's array_index sees it: the array index it is as a JavaScript object's key,
+ * -2 for one past an i32 (shift.c declines those), else -1.
+ */
+function arrayIndex(key: string): number {
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(key)) return -1;
+  const n = Number(key);
+  if (n > 0xfffffffe) return -1;
+  return n <= 0x7fffffff ? n : -2;
+}
 const ENCODER = new TextEncoder();
 
 function isLeaf(parts: CompositeParts | LeafParts): parts is LeafParts {
@@ -307,16 +321,19 @@ class Compiler {
     return slot;
   }
 
-  /** An output path: [elements, then per element: step, kind, a, b, hash; then a cache slot]. */
+  /**
+   * An output path: [elements, then per element: step, kind and four ints (a key's string, its
+   * hash and array index; an index; a reference; `&` tokens), then a cache slot].
+   */
   #writer(writer: ShiftWriter, level: number, groups: number[]): number {
     const els = writer.path.elements;
     const steps = writer.path.steps;
     if (els.length >= MAX_LEVELS) throw UNSUPPORTED;
-    const at = this.#reserve(2 + 5 * els.length);
+    const at = this.#reserve(2 + ELEM * els.length);
     this.#ints[at] = els.length;
-    this.#ints[at + 1 + 5 * els.length] = this.#cacheSlot(els.slice(0, -1));
+    this.#ints[at + 1 + ELEM * els.length] = this.#cacheSlot(els.slice(0, -1));
     els.forEach((el, i) => {
-      const o = at + 1 + i * 5;
+      const o = at + 1 + i * ELEM;
       const p = this.#ints;
       p[o] = steps[i];
       if (el instanceof LiteralElement) {
@@ -326,6 +343,7 @@ class Compiler {
         p[o + 2] = s;
         p[o + 3] = n;
         p[o + 4] = keyHash(el.key);
+        p[o + 5] = arrayIndex(el.key);
       } else if (el instanceof ArrayElement) {
         if (el.type === "explicit") {
           p[o + 1] = E.Index;

@@ -34,6 +34,8 @@ enum { KEY_REF, KEY_CONST };
 #define SHIFT_DECLINED (-1)
 #define SHIFT_NO_MEMORY (-2)
 #define MAX_LEVELS 64
+/* Ints per output path element: step, kind, then four that depend on the kind. */
+#define ELEM 6
 /* Memory the arena and the output may grow to, past which JavaScript runs the document. */
 #define MEMORY_LIMIT (256u << 20)
 
@@ -45,6 +47,9 @@ typedef struct {
   const u8 *gp;
   i32 glen;
   i32 stable; /* the text stays where it is for the whole run (not in `digits`) */
+  i32 derived; /* hash and aindex are known */
+  i32 hash;
+  i32 aindex; /* the text as an array index of a JavaScript object, -1, or -2 (see array_index) */
   u8 digits[12];
 } Key;
 
@@ -157,7 +162,8 @@ static i32 array_index(const u8 *p, i32 len) {
     if (p[i] < '0' || p[i] > '9') return -1;
     n = n * 10 + (p[i] - '0');
   }
-  /* Indexes beyond an i32 are not array indexes to us: such a key declines (see insert). */
+  if (n > 0xfffffffeull) return -1;
+  /* Indexes past an i32 are left to JavaScript: obj_add declines them. */
   return n <= 0x7fffffff ? (i32)n : -2;
 }
 
@@ -181,6 +187,16 @@ static i32 java_index(const u8 *p, i32 len) {
   return n <= 0x7fffffff ? (i32)n : -1;
 }
 
+static i32 hash_of(const u8 *p, i32 len);
+
+/* Works out a key's hash and array index, once per key set. */
+static inline void derive(Key *k) {
+  if (k->derived) return;
+  k->hash = hash_of(k->p, k->len);
+  k->aindex = array_index(k->p, k->len);
+  k->derived = 1;
+}
+
 static void set_index_key(Key *k, i32 i) {
   i32 len = 0;
   u8 tmp[12];
@@ -192,6 +208,7 @@ static void set_index_key(Key *k, i32 i) {
   k->p = k->digits;
   k->len = len;
   k->stable = 0;
+  k->derived = 0;
 }
 
 /* The text of input key record k (a key without escapes; others decline). */
@@ -231,6 +248,7 @@ static Node *str_node(const u8 *p, i32 len) {
   return n;
 }
 
+static i32 hash_of(const u8 *p, i32 len);
 static i32 hash_of(const u8 *p, i32 len) {
   u32 h = 0x811c9dc5u;
   for (i32 i = 0; i < len; i++) h = (h ^ p[i]) * 0x01000193u;
@@ -360,14 +378,14 @@ static void write_path(i32 w, i32 level, Node *data) {
   }
   /* Keys first: if one does not resolve, nothing is written. */
   for (i32 i = 0; i < n; i++) {
-    const i32 *e = el + i * 5;
+    const i32 *e = el + i * ELEM;
     PathKey *pk = &keys[i];
     switch (e[1]) {
       case E_KEY:
         pk->p = strs + e[2];
         pk->len = e[3];
         pk->hash = e[4];
-        pk->index = array_index(pk->p, pk->len);
+        pk->index = e[5];
         pk->stable = 1;
         break;
       case E_INDEX:
@@ -388,10 +406,20 @@ static void write_path(i32 w, i32 level, Node *data) {
         const i32 *t = prog + e[2];
         i32 tokens = e[3];
         if (tokens == 1 && t[0] == KEY_REF) {
-          ref_text(level, t[1], t[2], &pk->p, &pk->len);
-          pk->hash = hash_of(pk->p, pk->len);
-          pk->index = array_index(pk->p, pk->len);
-          pk->stable = K[level - t[1]].stable;
+          Key *k = &K[level - t[1]];
+          if (t[2] == 0) {
+            derive(k);
+            pk->p = k->p;
+            pk->len = k->len;
+            pk->hash = k->hash;
+            pk->index = k->aindex;
+          } else {
+            pk->p = k->gp;
+            pk->len = k->glen;
+            pk->hash = hash_of(pk->p, pk->len);
+            pk->index = array_index(pk->p, pk->len);
+          }
+          pk->stable = k->stable;
           break;
         }
         i32 total = 0;
@@ -425,13 +453,13 @@ static void write_path(i32 w, i32 level, Node *data) {
       }
     }
   }
-  i32 slot = prog[w + 1 + n * 5];
+  i32 slot = prog[w + 1 + n * ELEM];
   Node *tree = &holder;
   i32 indexes[CACHE_INDEXES];
   i32 dynamic = 0;
   if (slot >= 0) {
     for (i32 i = 0; i < n - 1; i++) {
-      if (el[i * 5 + 1] == E_INDEX_REF) indexes[dynamic++] = keys[i].index;
+      if (el[i * ELEM + 1] == E_INDEX_REF) indexes[dynamic++] = keys[i].index;
     }
     if (cache_epoch[slot] == epoch) {
       i32 j = 0;
@@ -443,7 +471,7 @@ static void write_path(i32 w, i32 level, Node *data) {
     }
   }
   for (i32 i = 0; i < n - 1; i++) {
-    i32 step = el[i * 5];
+    i32 step = el[i * ELEM];
     PathKey *pk = &keys[i];
     Node *sub = 0;
     Member *m = 0;
@@ -453,7 +481,7 @@ static void write_path(i32 w, i32 level, Node *data) {
     } else if (step == 1) {
       if (pk->index < tree->n) sub = tree->items[pk->index];
     }
-    int want_map = el[(i + 1) * 5] == 0;
+    int want_map = el[(i + 1) * ELEM] == 0;
     if (is_container_ref(sub)) {
       sub = materialize(ref_of(sub));
       if (failed) return;
@@ -479,7 +507,7 @@ static void write_path(i32 w, i32 level, Node *data) {
     for (i32 j = 0; j < dynamic; j++) cache_index[slot][j] = indexes[j];
   }
 found:;
-  i32 step = el[(n - 1) * 5];
+  i32 step = el[(n - 1) * ELEM];
   PathKey *pk = &keys[n - 1];
   if (step == 2) {
     arr_push(tree, data);
@@ -621,9 +649,11 @@ static void special(i32 s, i32 r, i32 d) {
         k->p = strs + prog[s + 2];
         k->len = prog[s + 3];
         k->stable = 1;
+        k->derived = 0;
       } else {
         ref_text(d, prog[s + 2], prog[s + 3], &k->p, &k->len);
         k->stable = K[d - prog[s + 2]].stable;
+        k->derived = 0;
       }
       k->index = -2;
       k->gp = 0;
@@ -673,6 +703,9 @@ static void literal(const i32 *l, i32 r, i32 level, i32 index) {
   k->glen = 0;
   k->index = index;
   k->stable = 1;
+  k->derived = 1;
+  k->hash = l[2];
+  k->aindex = l[4] >= 0 ? l[4] : -1;
   apply_child(l[5], r, level);
 }
 
@@ -687,6 +720,9 @@ static void by_key(const i32 *lits, i32 nl, const i32 *comp, i32 nc, i32 conflic
         *k = *key;
         k->p = strs + l[0]; /* the literal's own text (the key may live in a buffer) */
         k->stable = 1;
+        k->derived = 1;
+        k->hash = l[2];
+        k->aindex = l[4] >= 0 ? l[4] : -1;
         k->gp = 0;
         k->glen = 0;
         k->index = index;
@@ -735,6 +771,9 @@ static void composite(i32 node, i32 r, i32 d) {
         if (!input_key(m, &key.p, &key.len)) return;
         key.index = -2;
         key.stable = 1;
+        key.derived = 1;
+        key.hash = tp[m * REC + 3];
+        key.aindex = -1; /* documents with array-index keys take the parsed path */
         by_key(lits, nl, comp, nc, conflict, &key, v, -2, level);
         m = next(v);
       }
@@ -771,6 +810,7 @@ static void composite(i32 node, i32 r, i32 d) {
     }
     key.index = -2;
     key.stable = 1;
+    key.derived = 0;
     if (conflict) {
       by_key(lits, nl, comp, nc, 1, &key, -2, -2, level);
       return;
@@ -788,8 +828,7 @@ static void composite(i32 node, i32 r, i32 d) {
 
 /* ---- the writer ---- */
 
-static int room(u32 n) {
-  if (out + n <= out_end) return 1;
+static __attribute__((noinline)) int grow_output(u32 n) {
   u32 used = (u32)(out - out_start);
   u32 want = (u32)out_start + (used + n) * 2 + 65536;
   if (!reach(want)) {
@@ -800,9 +839,16 @@ static int room(u32 n) {
   return 1;
 }
 
+/* Room for n more output bytes (false when memory ran out: `failed` says so). */
+static inline int room(u32 n) { return out + n <= out_end || grow_output(n); }
+
 static void put_bytes(const u8 *p, i32 n) {
   if (!room(n)) return;
-  for (i32 i = 0; i < n; i++) out[i] = p[i];
+  if (n >= 16) {
+    __builtin_memcpy(out, p, n);
+  } else {
+    for (i32 i = 0; i < n; i++) out[i] = p[i];
+  }
   out += n;
 }
 
@@ -862,12 +908,17 @@ static void write_ref(i32 r) {
 static void write_node(Node *v);
 
 static void write_member(Member *m, int *first) {
-  if (!*first) put_byte(',');
+  i32 n = m->klen;
+  if (!room(n + 4)) return;
+  u8 *o = out;
+  if (!*first) *o++ = ',';
   *first = 0;
-  put_byte('"');
-  put_bytes(m->key, m->klen);
-  put_byte('"');
-  put_byte(':');
+  *o++ = '"';
+  for (i32 i = 0; i < n; i++) o[i] = m->key[i];
+  o += n;
+  *o++ = '"';
+  *o++ = ':';
+  out = o;
   write_node(m->value);
 }
 
@@ -937,6 +988,7 @@ i32 shift_run(u32 input, u32 tape_at, u32 ends_at, u32 program, u32 strings, u32
   K[0].gp = K[1].gp = 0;
   K[0].glen = K[1].glen = 0;
   K[0].stable = K[1].stable = 1;
+  K[0].derived = K[1].derived = 0;
   R[0] = 0;
   composite(prog[0], 0, 1);
   if (failed) return failed;
