@@ -70,6 +70,7 @@ struct Node {
   const u8 *p;  /* N_STR: text that needs no escaping */
   i32 len;
   Member *first, *last; /* N_OBJ */
+  u64 seen;             /* N_OBJ: one bit per member hash (hash & 63), so most misses skip the list */
   Node **items; /* N_ARR */
   i32 n, cap;   /* N_ARR: length and room; N_OBJ: n counts the array-index keys */
 };
@@ -93,7 +94,7 @@ static i32 failed;
 static Key K[MAX_LEVELS];
 static i32 R[MAX_LEVELS];
 static Node holder;
-static Node null_node = {N_NULL, 0, 0, 0, 0, 0, 0, 0};
+static Node null_node = {.type = N_NULL};
 /*
  * The container each output path's last element goes into, kept per writer for the rest of the
  * run (as shift_codegen.ts keeps them): valid while `epoch` is the one it was found in. Only
@@ -229,6 +230,7 @@ static Node *new_node(i32 type) {
   if (!n) return 0;
   n->type = type;
   n->first = n->last = 0;
+  n->seen = 0;
   n->items = 0;
   n->n = n->cap = 0;
   return n;
@@ -264,6 +266,7 @@ typedef struct {
 } PathKey;
 
 static Member *find(Node *obj, const u8 *key, i32 klen, i32 hash) {
+  if (!(obj->seen & (1ull << (hash & 63)))) return 0;
   for (Member *m = obj->first; m; m = m->next) {
     if (m->hash == hash && same(m->key, m->klen, key, klen)) return m;
   }
@@ -283,6 +286,7 @@ static void obj_add(Node *obj, const PathKey *key, Node *v) {
   i32 klen = key->len, hash = key->hash;
   m->klen = klen;
   m->hash = hash;
+  obj->seen |= 1ull << (hash & 63);
   m->index = index;
   if (index >= 0) obj->n++;
   m->value = v;
@@ -367,6 +371,80 @@ static void ref_text(i32 level, i32 up, i32 group, const u8 **p, i32 *len) {
   }
 }
 
+/* Works out the key of output path element e seen from `level`; false when it does not resolve. */
+static int path_key(const i32 *e, i32 level, PathKey *pk) {
+  switch (e[1]) {
+    case E_KEY:
+      pk->p = strs + e[2];
+      pk->len = e[3];
+      pk->hash = e[4];
+      pk->index = e[5];
+      pk->stable = 1;
+      return 1;
+    case E_INDEX:
+      pk->index = e[2];
+      return 1;
+    case E_APPEND:
+      return 1;
+    case E_INDEX_REF: {
+      Key *k = &K[level - e[2]];
+      i32 index;
+      if (e[3] == 0) index = k->index != -2 ? k->index : java_index(k->p, k->len);
+      else index = java_index(k->gp, k->glen);
+      pk->index = index;
+      return index >= 0;
+    }
+  }
+  /* E_AMP */
+  const i32 *t = prog + e[2];
+  i32 tokens = e[3];
+  if (tokens == 1 && t[0] == KEY_REF) {
+    Key *k = &K[level - t[1]];
+    if (t[2] == 0) {
+      derive(k);
+      pk->p = k->p;
+      pk->len = k->len;
+      pk->hash = k->hash;
+      pk->index = k->aindex;
+    } else {
+      pk->p = k->gp;
+      pk->len = k->glen;
+      pk->hash = hash_of(pk->p, pk->len);
+      pk->index = array_index(pk->p, pk->len);
+    }
+    pk->stable = k->stable;
+    return 1;
+  }
+  i32 total = 0;
+  for (i32 j = 0; j < tokens; j++) {
+    const u8 *p;
+    i32 len;
+    if (t[j * 3] == KEY_CONST) len = t[j * 3 + 2];
+    else ref_text(level, t[j * 3 + 1], t[j * 3 + 2], &p, &len);
+    total += len;
+  }
+  u8 *buf = alloc(total > 0 ? total : 1);
+  if (!buf) return 0;
+  i32 at = 0;
+  for (i32 j = 0; j < tokens; j++) {
+    const u8 *p;
+    i32 len;
+    if (t[j * 3] == KEY_CONST) {
+      p = strs + t[j * 3 + 1];
+      len = t[j * 3 + 2];
+    } else {
+      ref_text(level, t[j * 3 + 1], t[j * 3 + 2], &p, &len);
+    }
+    for (i32 c = 0; c < len; c++) buf[at++] = p[c];
+  }
+  pk->p = buf;
+  pk->len = total;
+  pk->hash = hash_of(buf, total);
+  pk->index = array_index(buf, total);
+  pk->stable = 1;
+  return 1;
+}
+
 /* Writes `data` at the output path of writer record w, seen from `level` (ShiftWriter.write). */
 static void write_path(i32 w, i32 level, Node *data) {
   i32 n = prog[w];
@@ -376,99 +454,33 @@ static void write_path(i32 w, i32 level, Node *data) {
     failed = SHIFT_DECLINED;
     return;
   }
-  /* Keys first: if one does not resolve, nothing is written. */
-  for (i32 i = 0; i < n; i++) {
-    const i32 *e = el + i * ELEM;
-    PathKey *pk = &keys[i];
-    switch (e[1]) {
-      case E_KEY:
-        pk->p = strs + e[2];
-        pk->len = e[3];
-        pk->hash = e[4];
-        pk->index = e[5];
-        pk->stable = 1;
-        break;
-      case E_INDEX:
-        pk->index = e[2];
-        break;
-      case E_APPEND:
-        break;
-      case E_INDEX_REF: {
-        Key *k = &K[level - e[2]];
-        i32 index;
-        if (e[3] == 0) index = k->index != -2 ? k->index : java_index(k->p, k->len);
-        else index = java_index(k->gp, k->glen);
-        if (index < 0) return;
-        pk->index = index;
-        break;
-      }
-      case E_AMP: {
-        const i32 *t = prog + e[2];
-        i32 tokens = e[3];
-        if (tokens == 1 && t[0] == KEY_REF) {
-          Key *k = &K[level - t[1]];
-          if (t[2] == 0) {
-            derive(k);
-            pk->p = k->p;
-            pk->len = k->len;
-            pk->hash = k->hash;
-            pk->index = k->aindex;
-          } else {
-            pk->p = k->gp;
-            pk->len = k->glen;
-            pk->hash = hash_of(pk->p, pk->len);
-            pk->index = array_index(pk->p, pk->len);
-          }
-          pk->stable = k->stable;
-          break;
-        }
-        i32 total = 0;
-        for (i32 j = 0; j < tokens; j++) {
-          const u8 *p;
-          i32 len;
-          if (t[j * 3] == KEY_CONST) len = t[j * 3 + 2];
-          else ref_text(level, t[j * 3 + 1], t[j * 3 + 2], &p, &len);
-          total += len;
-        }
-        u8 *buf = alloc(total > 0 ? total : 1);
-        if (!buf) return;
-        i32 at = 0;
-        for (i32 j = 0; j < tokens; j++) {
-          const u8 *p;
-          i32 len;
-          if (t[j * 3] == KEY_CONST) {
-            p = strs + t[j * 3 + 1];
-            len = t[j * 3 + 2];
-          } else {
-            ref_text(level, t[j * 3 + 1], t[j * 3 + 2], &p, &len);
-          }
-          for (i32 c = 0; c < len; c++) buf[at++] = p[c];
-        }
-        pk->p = buf;
-        pk->len = total;
-        pk->hash = hash_of(buf, total);
-        pk->index = array_index(buf, total);
-        pk->stable = 1;
-        break;
-      }
-    }
-  }
-  i32 slot = prog[w + 1 + n * ELEM];
+  i32 slot = el[n * ELEM];
   Node *tree = &holder;
+  /*
+   * Keys first: if one does not resolve, nothing is written. With a kept container only the
+   * `[&n]` indexes before the last element are needed to find it, and then the last key.
+   */
   i32 indexes[CACHE_INDEXES];
   i32 dynamic = 0;
   if (slot >= 0) {
     for (i32 i = 0; i < n - 1; i++) {
-      if (el[i * ELEM + 1] == E_INDEX_REF) indexes[dynamic++] = keys[i].index;
+      const i32 *e = el + i * ELEM;
+      if (e[1] != E_INDEX_REF) continue;
+      if (!path_key(e, level, &keys[i])) return;
+      indexes[dynamic++] = keys[i].index;
     }
     if (cache_epoch[slot] == epoch) {
       i32 j = 0;
       while (j < dynamic && cache_index[slot][j] == indexes[j]) j++;
       if (j == dynamic) {
+        if (!path_key(el + (n - 1) * ELEM, level, &keys[n - 1])) return;
         tree = cache_node[slot];
         goto found;
       }
     }
+  }
+  for (i32 i = 0; i < n; i++) {
+    if (!path_key(el + i * ELEM, level, &keys[i])) return;
   }
   for (i32 i = 0; i < n - 1; i++) {
     i32 step = el[i * ELEM];
@@ -982,6 +994,7 @@ i32 shift_run(u32 input, u32 tape_at, u32 ends_at, u32 program, u32 strings, u32
   epoch++;
   holder.type = N_OBJ;
   holder.first = holder.last = 0;
+  holder.seen = 0;
   K[0].p = K[1].p = (const u8 *)"root";
   K[0].len = K[1].len = 4;
   K[0].index = K[1].index = -2;
