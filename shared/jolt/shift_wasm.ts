@@ -45,7 +45,7 @@ const STRATEGY: Record<string, number> = {
 };
 const SRC_INPUT = 0;
 const SRC_KEY = 1;
-const E = { Key: 0, Index: 1, Append: 2, IndexRef: 3, Amp: 4 };
+const E = { Key: 0, Index: 1, Append: 2, IndexRef: 3, Amp: 4, KeyLookup: 5, IndexLookup: 6 };
 const KEY_REF = 0;
 const KEY_CONST = 1;
 /** Levels shift.c keeps (MAX_LEVELS): deeper specs are left to JavaScript. */
@@ -355,6 +355,10 @@ class Compiler {
           p[o + 1] = E.IndexRef;
           p[o + 2] = ref.up;
           p[o + 3] = ref.group;
+        } else if (el.type === "transpose") {
+          const lookup = this.#lookup(el.transpose!, level);
+          this.#ints[o + 1] = E.IndexLookup;
+          this.#ints[o + 2] = lookup;
         } else {
           throw UNSUPPORTED;
         }
@@ -370,6 +374,11 @@ class Compiler {
         p[o + 1] = E.Amp;
         p[o + 2] = t;
         p[o + 3] = tokens.length;
+      } else if (el instanceof TransposeElement) {
+        if (steps[i] !== 0) throw UNSUPPORTED;
+        const lookup = this.#lookup(el, level);
+        this.#ints[o + 1] = E.KeyLookup;
+        this.#ints[o + 2] = lookup;
       } else {
         throw UNSUPPORTED;
       }

@@ -28,7 +28,7 @@ enum { K_NULL, K_FALSE, K_TRUE, K_INT, K_NUMBER, K_STRING, K_ESCAPED, K_ARRAY, K
 enum { T_COMPOSITE = 1, T_LEAF, T_TRANSPOSE_LEAF, T_TRANSPOSE_COMPOSITE, T_AT_LEAF, T_KEYED_LEAF };
 enum { S_AVAILABLE, S_AVAILABLE_COMPUTED, S_COMPUTED, S_CONFLICT };
 enum { SRC_INPUT, SRC_KEY };
-enum { E_KEY, E_INDEX, E_APPEND, E_INDEX_REF, E_AMP };
+enum { E_KEY, E_INDEX, E_APPEND, E_INDEX_REF, E_AMP, E_KEY_LOOKUP, E_INDEX_LOOKUP };
 enum { KEY_REF, KEY_CONST };
 
 #define SHIFT_DECLINED (-1)
@@ -371,9 +371,52 @@ static void ref_text(i32 level, i32 up, i32 group, const u8 **p, i32 *len) {
   }
 }
 
+static i32 lookup(i32 l, i32 level);
+
+/*
+ * The key text of the scalar at tape record r (tapeKey in path_elements.ts): false for nothing,
+ * null or a container, and a decline for numbers (Java spells those) and escaped strings.
+ */
+static int tape_key(i32 r, const u8 **p, i32 *len) {
+  if (r < 0) return 0;
+  switch (kind(r)) {
+    case K_STRING:
+      *p = in + tp[r * REC + 1];
+      *len = tp[r * REC + 2] - tp[r * REC + 1];
+      return 1;
+    case K_TRUE:
+      *p = (const u8 *)"true";
+      *len = 4;
+      return 1;
+    case K_FALSE:
+      *p = (const u8 *)"false";
+      *len = 5;
+      return 1;
+    case K_INT:
+    case K_NUMBER:
+    case K_ESCAPED:
+      failed = SHIFT_DECLINED;
+      return 0;
+  }
+  return 0;
+}
+
 /* Works out the key of output path element e seen from `level`; false when it does not resolve. */
 static int path_key(const i32 *e, i32 level, PathKey *pk) {
   switch (e[1]) {
+    case E_KEY_LOOKUP:
+      if (!tape_key(lookup(e[2], level), &pk->p, &pk->len)) return 0;
+      pk->hash = hash_of(pk->p, pk->len);
+      pk->index = array_index(pk->p, pk->len);
+      pk->stable = 1;
+      return 1;
+    case E_INDEX_LOOKUP: {
+      const u8 *p;
+      i32 len;
+      if (!tape_key(lookup(e[2], level), &p, &len)) return 0;
+      pk->index = java_index(p, len);
+      return pk->index >= 0;
+    }
     case E_KEY:
       pk->p = strs + e[2];
       pk->len = e[3];
