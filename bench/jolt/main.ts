@@ -7,7 +7,8 @@
  *
  * Rows marked "bytes in, bytes out" measure what the gateway does with a body: from the JSON
  * bytes to the output bytes, either on the raw JSON path a lone shift takes (applyJson: no parse,
- * no stringify) or through JSON.parse, apply, JSON.stringify and UTF-8 encoding.
+ * no stringify; in WebAssembly when it covers the spec, with a row for the generated JavaScript
+ * beside it) or through JSON.parse, apply, JSON.stringify and UTF-8 encoding.
  *
  * The "scan" rows time the raw JSON path's first step alone, bytes to tape, with the WebAssembly
  * scanner the gateway uses and with the JavaScript one that stands in for it, on the synthetic
@@ -16,6 +17,7 @@
 
 import { compile, type CompiledSpec, parseSpec } from "../../shared/jolt/mod.ts";
 import { scanJson, scanJsonInJs, ScanScratch } from "../../shared/jolt/raw_json.ts";
+import { ShiftOp } from "../../shared/jolt/shift.ts";
 import { wasmScanner } from "../../shared/jolt/wasm/mod.ts";
 
 const FIXTURES = new URL("../../fixtures/transforms/", import.meta.url);
@@ -78,7 +80,7 @@ async function fixtureRows(): Promise<Row[]> {
     const compiled = parseSpec(specText);
     rows.push(row(name, "compiled once", measure(() => compiled.apply(input))));
     rows.push(row(name, "parse+compile per call", measure(() => parseSpec(specText).apply(input))));
-    rows.push(...bytesRows(name, compiled, input));
+    rows.push(...bytesRows(name, compiled, input, JSON.parse(specText)));
   }
   return rows;
 }
@@ -141,8 +143,14 @@ export function synthetic(): { input: unknown; spec: unknown[] } {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** The spec of a lone shift, else null. */
+function loneShift(spec: unknown): ShiftOp | null {
+  if (!Array.isArray(spec) || spec.length !== 1 || spec[0]?.operation !== "shift") return null;
+  return new ShiftOp(spec[0].spec);
+}
+
 /** The "bytes in, bytes out" rows of one spec and input (see the module doc). */
-function bytesRows(name: string, compiled: CompiledSpec, input: unknown): Row[] {
+function bytesRows(name: string, compiled: CompiledSpec, input: unknown, spec: unknown): Row[] {
   const bytes = encoder.encode(JSON.stringify(input));
   const rows = [
     row(
@@ -155,6 +163,18 @@ function bytesRows(name: string, compiled: CompiledSpec, input: unknown): Row[] 
   ];
   if (compiled.applyJson(bytes) !== null) {
     rows.push(row(name, "bytes in, bytes out: raw JSON", measure(() => compiled.applyJson(bytes))));
+    // The raw path runs in WebAssembly when it covers the spec: the generated JavaScript it
+    // stands in for, for comparison.
+    const shift = loneShift(spec);
+    if (shift?.inWasm) {
+      rows.push(
+        row(
+          name,
+          "bytes in, bytes out: raw JSON, generated JavaScript",
+          measure(() => shift.applyJson(bytes, false)),
+        ),
+      );
+    }
   }
   return rows;
 }
@@ -236,7 +256,7 @@ if (import.meta.main) {
   rows.push(
     row(synth.name, "parse+compile per call", measure(() => parseSpec(specText).apply(input))),
   );
-  rows.push(...bytesRows(synth.name, compiled, input));
+  rows.push(...bytesRows(synth.name, compiled, input, spec));
   const scans = scanRows([["synthetic", input], ["FHIR bundle", fhirBundle(260)]]);
   rows.push(...scans.rows);
   printTable(rows);
