@@ -45,9 +45,6 @@ export class Body {
   #sha256: string | undefined;
   #limitStream: boolean;
   #streamError: unknown = undefined;
-  /** The content type #jsonType was worked out for (undefined: not yet). */
-  #jsonTypeOf: string | null | undefined = undefined;
-  #jsonType: string | null = null;
 
   /**
    * `limitStream` false lets a forwarded stream pass whatever its size (responses); the limits
@@ -180,14 +177,9 @@ export class Body {
     this.#sha256 = undefined;
   }
 
-  /** utf8JsonContentType of the current content type, worked out once per content type. */
+  /** utf8JsonContentType of the current content type. */
   #utf8JsonType(): string | null {
-    const contentType = this.#contentType;
-    if (this.#jsonTypeOf !== contentType) {
-      this.#jsonType = utf8JsonContentType(contentType);
-      this.#jsonTypeOf = contentType;
-    }
-    return this.#jsonType;
+    return utf8JsonContentType(this.#contentType);
   }
 
   /** Replace the normalized data; the body is serialized from it when forwarded. */

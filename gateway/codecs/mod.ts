@@ -114,11 +114,20 @@ function encoded(text: string, contentType: string): { bytes: Uint8Array; conten
  * body is not UTF-8 JSON.
  */
 export function utf8JsonContentType(contentType: string | null): string | null {
+  // Requests of one client repeat one Content-Type: the last answer is kept.
+  if (contentType === lastContentType) return lastUtf8JsonType;
   const mt = parseMediaType(contentType);
-  if (mt === null) return "application/json";
-  if (formatOfType(mt.type) !== "json" || !isUtf8Charset(mt.params.charset)) return null;
-  return withUtf8Charset(contentType!, mt);
+  let type: string | null;
+  if (mt === null) type = "application/json";
+  else if (formatOfType(mt.type) !== "json" || !isUtf8Charset(mt.params.charset)) type = null;
+  else type = withUtf8Charset(contentType!, mt);
+  lastContentType = contentType;
+  lastUtf8JsonType = type;
+  return type;
 }
+
+let lastContentType: string | null | undefined = undefined;
+let lastUtf8JsonType: string | null = null;
 
 /** Serialize normalized data for forwarding (rules at the top of this file). */
 export function encodeData(
