@@ -72,7 +72,8 @@ struct Node {
   Member *first, *last; /* N_OBJ */
   u64 seen;             /* N_OBJ: one bit per member hash (hash & 63), so most misses skip the list */
   Node **items; /* N_ARR */
-  i32 n, cap;   /* N_ARR: length and room; N_OBJ: n counts the array-index keys */
+  i32 n, cap;   /* N_ARR: length and room; N_OBJ: the array-index keys' count and the largest
+                   of them, or -2 once one came out of ascending order */
 };
 
 /*
@@ -232,7 +233,8 @@ static Node *new_node(i32 type) {
   n->first = n->last = 0;
   n->seen = 0;
   n->items = 0;
-  n->n = n->cap = 0;
+  n->n = 0;
+  n->cap = type == N_OBJ ? -1 : 0;
   return n;
 }
 
@@ -288,7 +290,10 @@ static void obj_add(Node *obj, const PathKey *key, Node *v) {
   m->hash = hash;
   obj->seen |= 1ull << (hash & 63);
   m->index = index;
-  if (index >= 0) obj->n++;
+  if (index >= 0) {
+    obj->cap = obj->cap != -2 && index > obj->cap ? index : -2;
+    obj->n++;
+  }
   m->value = v;
   m->next = 0;
   if (obj->last) obj->last->next = m;
@@ -488,6 +493,19 @@ static int path_key(const i32 *e, i32 level, PathKey *pk) {
   return 1;
 }
 
+/* path_key, with the constant keys most path elements are done here. */
+static inline int key_of(const i32 *e, i32 level, PathKey *pk) {
+  if (e[1] == E_KEY) {
+    pk->p = strs + e[2];
+    pk->len = e[3];
+    pk->hash = e[4];
+    pk->index = e[5];
+    pk->stable = 1;
+    return 1;
+  }
+  return path_key(e, level, pk);
+}
+
 /* Writes `data` at the output path of writer record w, seen from `level` (ShiftWriter.write). */
 static void write_path(i32 w, i32 level, Node *data) {
   i32 n = prog[w];
@@ -509,21 +527,21 @@ static void write_path(i32 w, i32 level, Node *data) {
     for (i32 i = 0; i < n - 1; i++) {
       const i32 *e = el + i * ELEM;
       if (e[1] != E_INDEX_REF) continue;
-      if (!path_key(e, level, &keys[i])) return;
+      if (!key_of(e, level, &keys[i])) return;
       indexes[dynamic++] = keys[i].index;
     }
     if (cache_epoch[slot] == epoch) {
       i32 j = 0;
       while (j < dynamic && cache_index[slot][j] == indexes[j]) j++;
       if (j == dynamic) {
-        if (!path_key(el + (n - 1) * ELEM, level, &keys[n - 1])) return;
+        if (!key_of(el + (n - 1) * ELEM, level, &keys[n - 1])) return;
         tree = cache_node[slot];
         goto found;
       }
     }
   }
   for (i32 i = 0; i < n; i++) {
-    if (!path_key(el + i * ELEM, level, &keys[i])) return;
+    if (!key_of(el + i * ELEM, level, &keys[i])) return;
   }
   for (i32 i = 0; i < n - 1; i++) {
     i32 step = el[i * ELEM];
@@ -981,8 +999,13 @@ static void write_object(Node *o) {
   put_byte('{');
   int first = 1;
   /* Array-index keys first, ascending (as JavaScript orders an object's own keys). */
+  if (o->n > 0 && o->cap != -2) {
+    for (Member *m = o->first; m && !failed; m = m->next) {
+      if (m->index >= 0) write_member(m, &first);
+    }
+  }
   i32 last = -1;
-  for (i32 left = o->n; left > 0 && !failed; left--) {
+  for (i32 left = o->cap == -2 ? o->n : 0; left > 0 && !failed; left--) {
     Member *low = 0;
     for (Member *m = o->first; m; m = m->next) {
       if (m->index > last && (!low || m->index < low->index)) low = m;
@@ -1037,6 +1060,8 @@ i32 shift_run(u32 input, u32 tape_at, u32 ends_at, u32 program, u32 strings, u32
   epoch++;
   holder.type = N_OBJ;
   holder.first = holder.last = 0;
+  holder.n = 0;
+  holder.cap = -1;
   holder.seen = 0;
   K[0].p = K[1].p = (const u8 *)"root";
   K[0].len = K[1].len = 4;
