@@ -34,7 +34,7 @@ import type { Ref } from "./references.ts";
 import { keyHash, Kind, type RawDoc } from "./raw_json.ts";
 import type { CompositeParts, LeafParts, ShiftNode } from "./shift_parts.ts";
 import { Source } from "./shift_parts.ts";
-import type { ShiftWriter } from "./shift_write.ts";
+import { putIndex, type ShiftWriter } from "./shift_write.ts";
 import type { Children } from "./strategy.ts";
 import { indexKey } from "./walked_path.ts";
 
@@ -54,11 +54,7 @@ const RUNTIME = {
     const n = parseJavaInt(key);
     return n !== null && n >= 0 ? n : -1;
   },
-  /** Writes at an array index, padding with nulls (ShiftWriter's put). */
-  putIndex(list: unknown[], index: number, value: unknown): void {
-    while (list.length < index) list.push(null);
-    list[index] = value;
-  },
+  putIndex,
 };
 
 /** True for a key expression that is a constant: a JSON string or an array index. */

@@ -1,6 +1,7 @@
 /** Tests of the shift operation: the Shiftr javadoc examples, each feature, edge cases, errors. */
 
-import { JoltSpecError } from "./mod.ts";
+import { JoltSpecError, JoltTransformError } from "./mod.ts";
+import { ShiftOp } from "./shift.ts";
 import { assertJson, assertOrdered, assertThrows, frozen, run } from "./test_support.ts";
 import { compile } from "./mod.ts";
 
@@ -492,4 +493,32 @@ Deno.test("shift spec errors carry the operation index, spec path and reason", (
   assertJson(err.reason.includes("'*'"), true);
   assertJson(err.message.includes('["rating","*","value"]'), true);
   assertJson(err.message.includes("operation 1 (shift)"), true);
+});
+
+Deno.test("shift: an output index taken from the data is bounded (MAX_SHIFT_INDEX)", () => {
+  const spec = { "*": "out[&]", "rows": { "*": { "@": "byPos[@(1,pos)]" } } };
+  const chain = compile([{ operation: "shift", spec }]);
+  // At the limit: written, with the nulls before it.
+  const atLimit = chain.apply({ "01000000": "last" }) as { out: unknown[] };
+  assertJson([atLimit.out.length, atLimit.out[1_000_000], atLimit.out[999_999]], [
+    1_000_001,
+    "last",
+    null,
+  ]);
+  // Past it, from a key or from a value: an error naming the limit, on every path.
+  const bodies = ['{"02000000000":1}', '{"rows":[{"pos":"1000001"}]}'];
+  for (const body of bodies) {
+    assertThrows(
+      () => chain.apply(JSON.parse(body)),
+      JoltTransformError,
+      /index \d+ is over the limit of 1000000/,
+    );
+    const bytes = new TextEncoder().encode(body);
+    assertThrows(() => chain.applyJson(bytes), Error, /over the limit of 1000000/);
+    assertThrows(
+      () => new ShiftOp(spec).applyJson(bytes, false),
+      Error,
+      /over the limit of 1000000/,
+    );
+  }
 });

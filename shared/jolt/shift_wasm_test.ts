@@ -173,6 +173,15 @@ Deno.test("shift in WebAssembly: what it hands back to JavaScript mid-way", () =
   inWasm({ b: "x" }, '{"a":1.50,"b":"ok","c":"line\\nbreak"}');
 });
 
+Deno.test("shift in WebAssembly: objects of more than 512 members are left to JavaScript", () => {
+  const members = (n: number) =>
+    JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])));
+  inWasm({ "*": "out.&" }, members(512));
+  inWasm({ "*": "out.&" }, members(513), true);
+  // Also when the object comes from the input and something is written into it.
+  inWasm({ a: "x", b: "x.extra" }, `{"a":${members(600)},"b":1}`, true);
+});
+
 Deno.test("shift in WebAssembly: documents of other sizes and other specs in between", () => {
   const a = { "*": "a.&" };
   const b = { "rows": { "*": { "id": "ids[]" } } };

@@ -5,6 +5,7 @@
  */
 
 import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "./json.ts";
+import { TransformIssue } from "./errors.ts";
 import { DotPath } from "./paths.ts";
 import { Kind, type RawDoc } from "./raw_json.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
@@ -127,11 +128,26 @@ function put(tree: Container, step: number, key: string | number, v: unknown): v
   } else if (step === 2) {
     (tree as unknown[]).push(v);
   } else {
-    const list = tree as unknown[];
-    const idx = key as number;
-    while (list.length < idx) list.push(null);
-    list[idx] = v;
+    putIndex(tree as unknown[], key as number, v);
   }
+}
+
+/**
+ * The largest array index a shift writes at. An index can come from the data (`[&1]` over a key
+ * such as "02000000000", `[@(1,i)]`), and the nulls before it are real: without a bound a
+ * ten-byte body could make the transform fill gigabytes.
+ */
+export const MAX_SHIFT_INDEX = 1_000_000;
+
+/** Writes at an array index, padding with nulls (what JOLT does), within MAX_SHIFT_INDEX. */
+export function putIndex(list: unknown[], index: number, value: unknown): void {
+  if (index > MAX_SHIFT_INDEX) {
+    throw new TransformIssue(
+      `shift output index ${index} is over the limit of ${MAX_SHIFT_INDEX} (the nulls before it would all be written)`,
+    );
+  }
+  while (list.length < index) list.push(null);
+  list[index] = value;
 }
 
 function finalSet(

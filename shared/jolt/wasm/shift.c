@@ -38,6 +38,13 @@ enum { KEY_REF, KEY_CONST };
 #define ELEM 6
 /* Memory the arena and the output may grow to, past which JavaScript runs the document. */
 #define MEMORY_LIMIT (256u << 20)
+/*
+ * Members an output object may have here: members are found by walking a list, so an object with
+ * thousands of them would cost quadratic time; JavaScript objects have hash tables for that.
+ */
+#define MAX_MEMBERS 512
+/* MAX_SHIFT_INDEX of shift_write.ts. */
+#define MAX_SHIFT_INDEX 1000000
 
 /* A level's matched key: its text, its array index (I, or -2) and its one `*` capture (G). */
 typedef struct {
@@ -71,6 +78,7 @@ struct Node {
   i32 len;
   Member *first, *last; /* N_OBJ */
   u64 seen;             /* N_OBJ: one bit per member hash (hash & 63), so most misses skip the list */
+  i32 members;          /* N_OBJ: how many */
   Node **items; /* N_ARR */
   i32 n, cap;   /* N_ARR: length and room; N_OBJ: the array-index keys' count and the largest
                    of them, or -2 once one came out of ascending order */
@@ -232,6 +240,7 @@ static Node *new_node(i32 type) {
   n->type = type;
   n->first = n->last = 0;
   n->seen = 0;
+  n->members = 0;
   n->items = 0;
   n->n = 0;
   n->cap = type == N_OBJ ? -1 : 0;
@@ -282,6 +291,10 @@ static void obj_add(Node *obj, const PathKey *key, Node *v) {
     failed = SHIFT_DECLINED;
     return;
   }
+  if (++obj->members > MAX_MEMBERS) {
+    failed = SHIFT_DECLINED;
+    return;
+  }
   Member *m = alloc(sizeof(Member));
   if (!m) return;
   m->key = key->stable ? key->p : copy_text(key->p, key->len);
@@ -320,8 +333,12 @@ static void arr_push(Node *arr, Node *v) {
   arr->items[arr->n++] = v;
 }
 
-/* putIndex: pads with nulls up to the index. */
+/* putIndex: pads with nulls up to the index (past MAX_SHIFT_INDEX, JavaScript reports the error). */
 static void arr_put(Node *arr, i32 index, Node *v) {
+  if (index > MAX_SHIFT_INDEX) {
+    failed = SHIFT_DECLINED;
+    return;
+  }
   while (arr->n < index && !failed) arr_push(arr, &null_node);
   if (failed) return;
   if (index < arr->n) arr->items[index] = v;
@@ -1060,6 +1077,7 @@ i32 shift_run(u32 input, u32 tape_at, u32 ends_at, u32 program, u32 strings, u32
   epoch++;
   holder.type = N_OBJ;
   holder.first = holder.last = 0;
+  holder.members = 0;
   holder.n = 0;
   holder.cap = -1;
   holder.seen = 0;
