@@ -14,19 +14,10 @@
  * the 16-byte loads of the string loop stay inside memory.
  */
 
-typedef unsigned char u8;
-typedef int i32;
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
 #include <wasm_simd128.h>
 
-#define EXPORT(name) __attribute__((export_name(name)))
+#include "tape.h"
 
-/* Node kinds: the Kind constants of raw_json.ts. */
-enum { K_NULL, K_FALSE, K_TRUE, K_INT, K_NUMBER, K_STRING, K_ESCAPED, K_ARRAY, K_OBJECT };
-
-#define REC 4
 #define MAX_DEPTH 256
 #define PAD 16
 #define DECLINED (-1)

@@ -13,16 +13,7 @@
  * booleans) makes the run decline (SHIFT_DECLINED), and JavaScript starts over.
  */
 
-typedef unsigned char u8;
-typedef int i32;
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-#define EXPORT(name) __attribute__((export_name(name)))
-
-/* Node kinds: the Kind constants of raw_json.ts. */
-enum { K_NULL, K_FALSE, K_TRUE, K_INT, K_NUMBER, K_STRING, K_ESCAPED, K_ARRAY, K_OBJECT };
-#define REC 4
+#include "tape.h"
 
 /* Program records: the constants of shift_wasm.ts. */
 enum { T_COMPOSITE = 1, T_LEAF, T_TRANSPOSE_LEAF, T_TRANSPOSE_COMPOSITE, T_AT_LEAF, T_KEYED_LEAF };
@@ -423,8 +414,11 @@ static int tape_key(i32 r, const u8 **p, i32 *len) {
   return 0;
 }
 
-/* Works out the key of output path element e seen from `level`; false when it does not resolve. */
-static int path_key(const i32 *e, i32 level, PathKey *pk) {
+/*
+ * Works out the key of output path element e seen from `level` (key_of does the constant ones);
+ * false when it does not resolve.
+ */
+static int computed_key(const i32 *e, i32 level, PathKey *pk) {
   switch (e[1]) {
     case E_KEY_LOOKUP:
       if (!tape_key(lookup(e[2], level), &pk->p, &pk->len)) return 0;
@@ -439,13 +433,6 @@ static int path_key(const i32 *e, i32 level, PathKey *pk) {
       pk->index = java_index(p, len);
       return pk->index >= 0;
     }
-    case E_KEY:
-      pk->p = strs + e[2];
-      pk->len = e[3];
-      pk->hash = e[4];
-      pk->index = e[5];
-      pk->stable = 1;
-      return 1;
     case E_INDEX:
       pk->index = e[2];
       return 1;
@@ -510,7 +497,7 @@ static int path_key(const i32 *e, i32 level, PathKey *pk) {
   return 1;
 }
 
-/* path_key, with the constant keys most path elements are done here. */
+/* The key of output path element e seen from `level`; false when it does not resolve. */
 static inline int key_of(const i32 *e, i32 level, PathKey *pk) {
   if (e[1] == E_KEY) {
     pk->p = strs + e[2];
@@ -520,7 +507,7 @@ static inline int key_of(const i32 *e, i32 level, PathKey *pk) {
     pk->stable = 1;
     return 1;
   }
-  return path_key(e, level, pk);
+  return computed_key(e, level, pk);
 }
 
 /* Writes `data` at the output path of writer record w, seen from `level` (ShiftWriter.write). */
