@@ -252,6 +252,11 @@ export class ArrayElement extends PathElement {
     return this.#ref;
   }
 
+  /** How many levels up a `[#n]` element counts matches (for the shift compiler). */
+  get hashUp(): number {
+    return this.#hashUp;
+  }
+
   /** Index to read/write at, APPEND for `[]`, or null when it does not resolve to one. */
   evaluate(wp: WalkedPath): number | null {
     switch (this.type) {

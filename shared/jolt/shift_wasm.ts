@@ -45,7 +45,16 @@ const STRATEGY: Record<string, number> = {
 };
 const SRC_INPUT = 0;
 const SRC_KEY = 1;
-const E = { Key: 0, Index: 1, Append: 2, IndexRef: 3, Amp: 4, KeyLookup: 5, IndexLookup: 6 };
+const E = {
+  Key: 0,
+  Index: 1,
+  Append: 2,
+  IndexRef: 3,
+  Amp: 4,
+  KeyLookup: 5,
+  IndexLookup: 6,
+  IndexCount: 7,
+};
 const KEY_REF = 0;
 const KEY_CONST = 1;
 /** Levels shift.c keeps (MAX_LEVELS): deeper specs are left to JavaScript. */
@@ -359,6 +368,11 @@ class Compiler {
           const lookup = this.#lookup(el.transpose!, level);
           this.#ints[o + 1] = E.IndexLookup;
           this.#ints[o + 2] = lookup;
+        } else if (el.type === "hash") {
+          // `[#n]`: how many children matched so far n levels up (the walker's hashCount).
+          if (level - el.hashUp < 0) throw UNSUPPORTED;
+          p[o + 1] = E.IndexCount;
+          p[o + 2] = el.hashUp;
         } else {
           throw UNSUPPORTED;
         }

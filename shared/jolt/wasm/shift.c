@@ -19,7 +19,7 @@
 enum { T_COMPOSITE = 1, T_LEAF, T_TRANSPOSE_LEAF, T_TRANSPOSE_COMPOSITE, T_AT_LEAF, T_KEYED_LEAF };
 enum { S_AVAILABLE, S_AVAILABLE_COMPUTED, S_COMPUTED, S_CONFLICT };
 enum { SRC_INPUT, SRC_KEY };
-enum { E_KEY, E_INDEX, E_APPEND, E_INDEX_REF, E_AMP, E_KEY_LOOKUP, E_INDEX_LOOKUP };
+enum { E_KEY, E_INDEX, E_APPEND, E_INDEX_REF, E_AMP, E_KEY_LOOKUP, E_INDEX_LOOKUP, E_INDEX_COUNT };
 enum { KEY_REF, KEY_CONST };
 
 #define SHIFT_DECLINED (-1)
@@ -93,6 +93,20 @@ static u8 *arena_end;
 static i32 failed;
 static Key K[MAX_LEVELS];
 static i32 R[MAX_LEVELS];
+/*
+ * Per level, how many of its children have matched so far (`[#n]`, the walker's hashCount): a
+ * composite child counts once it is done, a leaf child only when it writes its input (not `$`,
+ * `#`, `@` or `@(…)` leaves). A level's count starts at 0 when its key matches, except that `@`
+ * and `@(…)` levels match as their parent and share its count (HC points at the parent's).
+ */
+static i32 counts[MAX_LEVELS];
+static i32 *HC[MAX_LEVELS];
+
+/* A level whose key just matched: its own count, from 0. */
+static inline void new_count(i32 level) {
+  HC[level] = &counts[level];
+  counts[level] = 0;
+}
 static Node holder;
 static Node null_node = {.type = N_NULL};
 /*
@@ -436,6 +450,9 @@ static int computed_key(const i32 *e, i32 level, PathKey *pk) {
     case E_INDEX:
       pk->index = e[2];
       return 1;
+    case E_INDEX_COUNT:
+      pk->index = *HC[level - e[2]];
+      return 1;
     case E_APPEND:
       return 1;
     case E_INDEX_REF: {
@@ -682,20 +699,25 @@ static Node *leaf_data(i32 source, i32 level, i32 r) {
 
 /* Applies matched child `child` at `level` (#apply): K[level] was set by the caller. */
 static void apply_child(i32 child, i32 r, i32 level) {
+  new_count(level);
   if (prog[child] == T_COMPOSITE) {
     composite(child, r, level);
+    (*HC[level - 1])++;
     return;
   }
-  /* A leaf. */
+  /* A leaf (of the input: it counts). */
   R[level] = r < 0 ? -1 : r;
   i32 n = prog[child + 2];
-  if (n == 0) return;
-  Node *data = leaf_data(prog[child + 1], level, r);
-  if (data) write_all(prog + child + 3, n, level, data);
+  if (n > 0) {
+    Node *data = leaf_data(prog[child + 1], level, r);
+    if (data) write_all(prog + child + 3, n, level, data);
+  }
+  (*HC[level - 1])++;
 }
 
 static void special(i32 s, i32 r, i32 d) {
   i32 level = d + 1;
+  HC[level] = HC[d]; /* `@`, `@(…)`: matched as the parent (`$`, `#` below: a key of their own) */
   switch (prog[s]) {
     case T_TRANSPOSE_LEAF: {
       i32 found = lookup(prog[s + 1], d);
@@ -711,6 +733,7 @@ static void special(i32 s, i32 r, i32 d) {
       if (found == -2) return;
       K[level] = K[d];
       composite(prog[s + 2], found, level);
+      (*HC[d])++;
       return;
     }
     case T_AT_LEAF: {
@@ -722,6 +745,7 @@ static void special(i32 s, i32 r, i32 d) {
     }
     case T_KEYED_LEAF: {
       Key *k = &K[level];
+      new_count(level);
       if (prog[s + 1] == KEY_CONST) {
         k->p = strs + prog[s + 2];
         k->len = prog[s + 3];
@@ -1076,6 +1100,8 @@ i32 shift_run(u32 input, u32 tape_at, u32 ends_at, u32 program, u32 strings, u32
   K[0].stable = K[1].stable = 1;
   K[0].derived = K[1].derived = 0;
   R[0] = 0;
+  new_count(0);
+  new_count(1);
   composite(prog[0], 0, 1);
   if (failed) return failed;
   out_start = out = arena;
