@@ -110,15 +110,17 @@ static inline void new_count(i32 level) {
 static Node holder;
 static Node null_node = {.type = N_NULL};
 /*
- * The container each output path's last element goes into, kept per writer for the rest of the
- * run (as shift_codegen.ts keeps them): valid while `epoch` is the one it was found in. Only
- * paths whose other elements are constants are kept; a container is only ever displaced by
- * becoming the first element of a conflict array, which starts a new epoch.
+ * The container an output path's last element goes into, kept per path prefix for the rest of
+ * the run (as shift_codegen.ts keeps them): valid while `epoch` is the one it was found in, and
+ * for the same `[&n]` indexes. Only prefixes of constants and such indexes are kept (the program
+ * gives those a slot). A container is only ever displaced by becoming the first element of a
+ * conflict array, which starts a new epoch; every run starts one too. 64 bits: it never wraps,
+ * so a slot left from an earlier run can never look current.
  */
 #define CACHE_SLOTS 1024
-static i32 epoch;
+static u64 epoch;
 #define CACHE_INDEXES 4
-static i32 cache_epoch[CACHE_SLOTS];
+static u64 cache_epoch[CACHE_SLOTS];
 static Node *cache_node[CACHE_SLOTS];
 /* The indexes of the path's `[&n]` elements the container was found for. */
 static i32 cache_index[CACHE_SLOTS][CACHE_INDEXES];
