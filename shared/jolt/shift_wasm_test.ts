@@ -10,6 +10,7 @@ import { compile } from "./mod.ts";
 import { wasmShiftRuns } from "./raw_json.ts";
 import { ShiftOp } from "./shift.ts";
 import { synthetic } from "../../bench/jolt/main.ts";
+import { prng } from "./test_support.ts";
 import shiftCases from "./testdata/jolt_shift.json" with { type: "json" };
 
 const encoder = new TextEncoder();
@@ -225,4 +226,110 @@ Deno.test("shift in WebAssembly: a large output grows the module's memory, then 
   const out = inWasm(spec, input);
   strictEqual(out.length > 2 * input.length - 100, true);
   inWasm(spec, '{"rows":[{"id":1}]}');
+});
+
+/** A random shift spec from the forms shift.c covers (and some it does not). */
+function randomSpec(rand: () => number, depth: number): Record<string, unknown> {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const segment = () =>
+    pick([
+      "out",
+      "x",
+      "y",
+      "&",
+      "&1",
+      "&(0,1)",
+      "&(1,1)",
+      "x[&1]",
+      "y[]",
+      "z[#2]",
+      "z[#1]",
+      "@(1,id)",
+      "w[@(1,id)]",
+      "v[1]",
+      "k-&",
+    ]);
+  const path = () => Array.from({ length: 1 + Math.floor(rand() * 3) }, segment).join(".");
+  const spec: Record<string, unknown> = {};
+  const entries = 1 + Math.floor(rand() * 4);
+  for (let i = 0; i < entries; i++) {
+    const key = pick([
+      "id",
+      "name",
+      "a",
+      "b",
+      "0",
+      "*",
+      "tag-*",
+      "a|b",
+      "@",
+      "$",
+      "$1",
+      "#lit",
+      "@(1,id)",
+    ]);
+    const special = key.startsWith("@") || key.startsWith("$") || key.startsWith("#");
+    if (!special && depth < 3 && rand() < 0.45) spec[key] = randomSpec(rand, depth + 1);
+    else if (rand() < 0.15) spec[key] = [path(), path()];
+    else if (rand() < 0.05) spec[key] = null;
+    else spec[key] = path();
+  }
+  return spec;
+}
+
+/** A random document shift.c can finish (no number spellings or escapes to redo). */
+function randomDoc(rand: () => number, depth: number): unknown {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const r = rand();
+  if (depth > 3 || r < 0.4) return pick(["x", "7", "true", "tag-q", 3, 0, -12, true, false, null]);
+  if (r < 0.6) {
+    return Array.from({ length: Math.floor(rand() * 4) }, () => randomDoc(rand, depth + 1));
+  }
+  const out: Record<string, unknown> = {};
+  for (let i = Math.floor(rand() * 5); i > 0; i--) {
+    out[pick(["id", "name", "a", "b", "tag-x", "tag-y", "k"])] = randomDoc(rand, depth + 1);
+  }
+  return out;
+}
+
+Deno.test("shift in WebAssembly: 3000 random specs on random documents, as the parsed path writes them", () => {
+  const rand = prng(2024);
+  let specs = 0;
+  let compared = 0;
+  const before = wasmShiftRuns.done;
+  for (let i = 0; i < 3000; i++) {
+    const spec = randomSpec(rand, 0);
+    let op: ShiftOp;
+    try {
+      op = new ShiftOp(spec);
+    } catch {
+      continue; // a reference the spec cannot have (the generator does not check)
+    }
+    if (!op.inWasm) continue;
+    specs++;
+    const chain = compile([{ operation: "shift", spec }]);
+    for (let d = 0; d < 8; d++) {
+      const text = JSON.stringify(randomDoc(rand, 0));
+      const bytes = encoder.encode(text);
+      let parsed: string;
+      try {
+        parsed = JSON.stringify(chain.apply(JSON.parse(text)) ?? null);
+      } catch {
+        continue; // e.g. an index over the limit: the raw paths must fail too
+      }
+      const raw = op.applyJson(bytes);
+      if (raw === null) continue;
+      compared++;
+      const where = `${JSON.stringify(spec)} on ${text}`;
+      strictEqual(decoder.decode(raw), parsed, where);
+      strictEqual(decoder.decode(op.applyJson(bytes, false)!), parsed, `JavaScript: ${where}`);
+    }
+  }
+  strictEqual(specs > 1000, true, `only ${specs} specs ran in WebAssembly`);
+  strictEqual(
+    wasmShiftRuns.done - before > 7000,
+    true,
+    `only ${wasmShiftRuns.done - before} runs finished there`,
+  );
+  strictEqual(compared > 8000, true, `only ${compared} comparisons`);
 });
