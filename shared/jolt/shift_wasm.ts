@@ -59,6 +59,8 @@ const KEY_REF = 0;
 const KEY_CONST = 1;
 /** Levels shift.c keeps (MAX_LEVELS): deeper specs are left to JavaScript. */
 const MAX_LEVELS = 60;
+/** Steps a lookup path may have (MAX_LOOKUP_STEPS). */
+const MAX_LOOKUP_STEPS = 16;
 /** Writers whose containers shift.c keeps (CACHE_SLOTS). */
 const CACHE_SLOTS = 1024;
 /** `[&n]` indexes a kept container's path may have (CACHE_INDEXES). */
@@ -234,7 +236,7 @@ class Compiler {
     const pe = parts.pe;
     const parentGroups = [...groups.slice(0, level), groups[d]];
     if (pe instanceof TransposeElement) {
-      const lookup = this.#lookup(pe, d);
+      const lookup = this.#lookup(pe, d, groups);
       if (!isLeaf(parts)) {
         const at = this.#reserve(3);
         const fn = this.#composite(node, level, parentGroups);
@@ -268,8 +270,12 @@ class Compiler {
     throw UNSUPPORTED;
   }
 
-  /** A transpose's lookup: [up, steps (-1: none), then per step: step, key or index, length, hash]. */
-  #lookup(pe: TransposeElement, level: number): number {
+  /**
+   * A transpose's lookup, seen from `level`: [up, steps (-1: none), then per step four ints: 0, a
+   * constant key's string and hash; 1, a constant index; or 2, an output path element record
+   * (step, kind, four ints) for a key or index computed from the walked path].
+   */
+  #lookup(pe: TransposeElement, level: number, groups: number[]): number {
     if (level - pe.up < 0) throw UNSUPPORTED;
     if (pe.reader === null) {
       const at = this.#reserve(2);
@@ -279,21 +285,47 @@ class Compiler {
     }
     const path = pe.reader as DotPath;
     const els = path.elements;
+    if (els.length > MAX_LOOKUP_STEPS) throw UNSUPPORTED;
     const at = this.#reserve(2 + 4 * els.length);
     this.#ints[at] = pe.up;
     this.#ints[at + 1] = els.length;
     els.forEach((el, i) => {
       const o = at + 2 + i * 4;
-      if (el instanceof LiteralElement && path.steps[i] === 0) {
+      const step = path.steps[i];
+      let record: number[];
+      if (el instanceof LiteralElement && step === 0) {
         const [s, n] = this.#string(el.key);
-        this.#ints.splice(o, 4, 0, s, n, keyHash(el.key));
-      } else if (el instanceof ArrayElement && el.type === "explicit" && path.steps[i] === 1) {
-        this.#ints.splice(o, 4, 1, el.index, 0, 0);
+        record = [0, s, n, keyHash(el.key)];
+      } else if (el instanceof ArrayElement && el.type === "explicit" && step === 1) {
+        record = [1, el.index, 0, 0];
+      } else if (el instanceof ArrayElement && el.type === "ref" && step === 1) {
+        const ref = this.#ref(el.ref!, level, groups);
+        const e = this.#reserve(ELEM);
+        [1, E.IndexRef, ref.up, ref.group].forEach((v, k) => this.#ints[e + k] = v);
+        record = [2, e, 0, 0];
+      } else if (el instanceof AmpElement && step === 0) {
+        const [tokens, count] = this.#ampTokens(el, level, groups);
+        const e = this.#reserve(ELEM);
+        [0, E.Amp, tokens, count].forEach((v, k) => this.#ints[e + k] = v);
+        record = [2, e, 0, 0];
       } else {
         throw UNSUPPORTED;
       }
+      record.forEach((v, k) => this.#ints[o + k] = v);
     });
     return at;
+  }
+
+  /** The tokens of an `&` key ([kind, a, b] each): where they start, and how many. */
+  #ampTokens(el: AmpElement, level: number, groups: number[]): [number, number] {
+    const tokens = el.tokens.map((t) => {
+      if (typeof t === "string") return [KEY_CONST, ...this.#string(t)];
+      const ref = this.#ref(t, level, groups);
+      return [KEY_REF, ref.up, ref.group];
+    });
+    const at = this.#reserve(3 * tokens.length);
+    tokens.forEach((tok, j) => tok.forEach((v, k) => this.#ints[at + j * 3 + k] = v));
+    return [at, tokens.length];
   }
 
   /** A reference seen from `level`, checked as shift_codegen.ts checks it. */
@@ -365,7 +397,7 @@ class Compiler {
           p[o + 2] = ref.up;
           p[o + 3] = ref.group;
         } else if (el.type === "transpose") {
-          const lookup = this.#lookup(el.transpose!, level);
+          const lookup = this.#lookup(el.transpose!, level, groups);
           this.#ints[o + 1] = E.IndexLookup;
           this.#ints[o + 2] = lookup;
         } else if (el.type === "hash") {
@@ -378,19 +410,13 @@ class Compiler {
         }
       } else if (el instanceof AmpElement) {
         if (steps[i] !== 0) throw UNSUPPORTED;
-        const tokens = el.tokens.map((t) => {
-          if (typeof t === "string") return [KEY_CONST, ...this.#string(t)];
-          const ref = this.#ref(t, level, groups);
-          return [KEY_REF, ref.up, ref.group];
-        });
-        const t = this.#reserve(3 * tokens.length);
-        tokens.forEach((tok, j) => tok.forEach((v, k) => this.#ints[t + j * 3 + k] = v));
+        const [tokens, count] = this.#ampTokens(el, level, groups);
         p[o + 1] = E.Amp;
-        p[o + 2] = t;
-        p[o + 3] = tokens.length;
+        p[o + 2] = tokens;
+        p[o + 3] = count;
       } else if (el instanceof TransposeElement) {
         if (steps[i] !== 0) throw UNSUPPORTED;
-        const lookup = this.#lookup(el, level);
+        const lookup = this.#lookup(el, level, groups);
         this.#ints[o + 1] = E.KeyLookup;
         this.#ints[o + 2] = lookup;
       } else {

@@ -42,19 +42,10 @@ Deno.test("shift in WebAssembly: the JOLT fixtures it covers, and those left to 
     if (new ShiftOp(c.spec).inWasm) covered++;
     else left.push(c.name);
   }
-  // Lookups with computed keys, `&` on the left and stars with more than one `*` are
-  // JavaScript's (the comparisons run in raw_json_test.ts).
-  strictEqual(covered >= 53, true, `only ${covered} covered`);
-  deepStrictEqual(left.sort(), [
-    "filterParallelArrays",
-    "lhsAmpMatch",
-    "mergeParallelArrays1_and-transpose",
-    "mergeParallelArrays3_and-filter",
-    "pollaxman_218_duplicate_speclines_bug",
-    "transposeLHS2",
-    "transposeLHS3",
-    "wildcards",
-  ]);
+  // `&` on the left and stars with more than one `*` are JavaScript's (the comparisons run in
+  // raw_json_test.ts).
+  strictEqual(covered >= 59, true, `only ${covered} covered`);
+  deepStrictEqual(left.sort(), ["lhsAmpMatch", "wildcards"]);
 });
 
 Deno.test("shift in WebAssembly: the benchmark's 20-rule shift runs there", () => {
@@ -161,6 +152,29 @@ Deno.test("shift in WebAssembly: [#n] counts the matches n levels up, as the wal
   );
 });
 
+Deno.test("shift in WebAssembly: lookups whose paths use the walked keys", () => {
+  // A parallel array read at the current index, and a table read at the current key.
+  strictEqual(
+    inWasm(
+      { items: { "*": { name: "names.@(3,ids[&1])" } } },
+      '{"ids":["a","b"],"items":[{"name":"x"},{"name":"y"},{"name":"z"}]}',
+    ),
+    '{"names":{"a":"x","b":"y"}}',
+  );
+  strictEqual(
+    inWasm(
+      { refs: { "*": { "@(2,lookup.&)": "resolved.&" } } },
+      '{"lookup":{"a":1,"b":{"deep":true}},"refs":{"a":"x","b":"y","c":"z"}}',
+    ),
+    '{"resolved":{"a":1,"b":{"deep":true}}}',
+  );
+  // An index that does not resolve finds nothing (and writes nothing).
+  inWasm(
+    { items: { "*": { "*": { "@(4,ids[&1])": "found[]" } } } },
+    '{"ids":["a"],"items":{"k":{"v":"s"}}}',
+  );
+});
+
 Deno.test("shift in WebAssembly: output keys and indexes read from the data", () => {
   const spec = { "*": { "@": "byId.@(1,id)", "name": "names[@(1,i)]" } };
   strictEqual(
@@ -248,6 +262,10 @@ function randomSpec(rand: () => number, depth: number): Record<string, unknown> 
       "w[@(1,id)]",
       "v[1]",
       "k-&",
+      "@(1,&)",
+      "@(2,&1)",
+      "u[@(1,a[&1])]",
+      "@(2,a.&)",
     ]);
   const path = () => Array.from({ length: 1 + Math.floor(rand() * 3) }, segment).join(".");
   const spec: Record<string, unknown> = {};
@@ -267,9 +285,13 @@ function randomSpec(rand: () => number, depth: number): Record<string, unknown> 
       "$1",
       "#lit",
       "@(1,id)",
+      "@(1,&)",
+      "@(2,b[&1])",
     ]);
     const special = key.startsWith("@") || key.startsWith("$") || key.startsWith("#");
-    if (!special && depth < 3 && rand() < 0.45) spec[key] = randomSpec(rand, depth + 1);
+    // `@(…)` keys may also hold a spec (the walk goes on in the data they find).
+    const composite = !special || (key.startsWith("@(") && rand() < 0.3);
+    if (composite && depth < 3 && rand() < 0.45) spec[key] = randomSpec(rand, depth + 1);
     else if (rand() < 0.15) spec[key] = [path(), path()];
     else if (rand() < 0.05) spec[key] = null;
     else spec[key] = path();
@@ -325,11 +347,11 @@ Deno.test("shift in WebAssembly: 3000 random specs on random documents, as the p
       strictEqual(decoder.decode(op.applyJson(bytes, false)!), parsed, `JavaScript: ${where}`);
     }
   }
-  strictEqual(specs > 1000, true, `only ${specs} specs ran in WebAssembly`);
+  strictEqual(specs > 800, true, `only ${specs} specs ran in WebAssembly`);
   strictEqual(
-    wasmShiftRuns.done - before > 7000,
+    wasmShiftRuns.done - before > 5000,
     true,
     `only ${wasmShiftRuns.done - before} runs finished there`,
   );
-  strictEqual(compared > 8000, true, `only ${compared} comparisons`);
+  strictEqual(compared > 6000, true, `only ${compared} comparisons`);
 });

@@ -36,6 +36,8 @@ enum { KEY_REF, KEY_CONST };
 #define MAX_MEMBERS 512
 /* MAX_SHIFT_INDEX of shift_write.ts. */
 #define MAX_SHIFT_INDEX 1000000
+/* Steps a lookup path may have (MAX_LOOKUP_STEPS of shift_wasm.ts). */
+#define MAX_LOOKUP_STEPS 16
 
 /* A level's matched key: its text, its array index (I, or -2) and its one `*` capture (G). */
 typedef struct {
@@ -670,24 +672,38 @@ static i32 element(i32 r, i32 i) {
   return e;
 }
 
-/* A transpose's lookup from `level` (#lookup and #reader): a record, -1 for null, -2 for none. */
+/*
+ * A transpose's lookup from `level` (#lookup and #reader): a record, -1 for null, -2 for none.
+ * Keys computed from the walked path are worked out first; an index among them that does not
+ * resolve makes the lookup find nothing.
+ */
 static i32 lookup(i32 l, i32 level) {
   i32 cur = R[level - prog[l]];
   i32 steps = prog[l + 1];
   if (steps < 0) return cur;
+  PathKey keys[MAX_LOOKUP_STEPS];
+  for (i32 i = 0; i < steps; i++) {
+    const i32 *s = prog + l + 2 + i * 4;
+    if (s[0] != 2) continue;
+    const i32 *e = prog + s[1];
+    if (!computed_key(e, level, &keys[i])) return -2;
+  }
   for (i32 i = 0; i < steps; i++) {
     const i32 *s = prog + l + 2 + i * 4;
     int last = i == steps - 1;
+    int map_step = s[0] == 0 || (s[0] == 2 && prog[s[1]] == 0);
     if (cur < 0) return -2;
-    if (s[0] == 0) {
+    if (map_step) {
       if (kind(cur) != K_OBJECT) return -2;
-      i32 m = member(cur, cur + 1, strs + s[1], s[2], s[3]);
+      i32 m = s[0] == 0 ? member(cur, cur + 1, strs + s[1], s[2], s[3])
+                        : member(cur, cur + 1, keys[i].p, keys[i].len, keys[i].hash);
       if (last) return m >= 0 ? m : -2;
       cur = m >= 0 ? m : -1;
     } else {
+      i32 index = s[0] == 1 ? s[1] : keys[i].index;
       if (kind(cur) != K_ARRAY) return -2;
-      if (s[1] >= count(cur)) return last ? -2 : -1;
-      cur = element(cur, s[1]);
+      if (index >= count(cur)) return last ? -2 : -1;
+      cur = element(cur, index);
     }
   }
   return cur;
