@@ -364,15 +364,26 @@ class Compiler {
 
   /**
    * An output path: [elements, then per element: step, kind and four ints (a key's string, its
-   * hash and array index; an index; a reference; `&` tokens), then a cache slot].
+   * hash and array index; an index; a reference; `&` tokens), then a cache slot, the number of
+   * `[&n]` elements before the last and their positions].
    */
   #writer(writer: ShiftWriter, level: number, groups: number[]): number {
     const els = writer.path.elements;
     const steps = writer.path.steps;
     if (els.length >= MAX_LEVELS) throw UNSUPPORTED;
-    const at = this.#reserve(2 + ELEM * els.length);
+    const at = this.#reserve(1 + ELEM * els.length + 2 + CACHE_INDEXES);
     this.#ints[at] = els.length;
-    this.#ints[at + 1 + ELEM * els.length] = this.#cacheSlot(els.slice(0, -1));
+    // The cache slot, then where the prefix's `[&n]` indexes are (what finds a kept container).
+    const tail = at + 1 + ELEM * els.length;
+    const slot = this.#cacheSlot(els.slice(0, -1));
+    this.#ints[tail] = slot;
+    if (slot >= 0) {
+      const positions = els.slice(0, -1).flatMap((el, i) =>
+        el instanceof ArrayElement && el.type === "ref" ? [i] : []
+      );
+      this.#ints[tail + 1] = positions.length;
+      positions.forEach((i, j) => this.#ints[tail + 2 + j] = i);
+    }
     els.forEach((el, i) => {
       const o = at + 1 + i * ELEM;
       const p = this.#ints;

@@ -549,11 +549,12 @@ static void write_path(i32 w, i32 level, Node *data) {
   i32 indexes[CACHE_INDEXES];
   i32 dynamic = 0;
   if (slot >= 0) {
-    for (i32 i = 0; i < n - 1; i++) {
-      const i32 *e = el + i * ELEM;
-      if (e[1] != E_INDEX_REF) continue;
-      if (!key_of(e, level, &keys[i])) return;
-      indexes[dynamic++] = keys[i].index;
+    dynamic = el[n * ELEM + 1];
+    const i32 *positions = el + n * ELEM + 2;
+    for (i32 j = 0; j < dynamic; j++) {
+      i32 i = positions[j];
+      if (!computed_key(el + i * ELEM, level, &keys[i])) return;
+      indexes[j] = keys[i].index;
     }
     if (cache_epoch[slot] == epoch) {
       i32 j = 0;
