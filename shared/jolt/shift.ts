@@ -26,7 +26,7 @@ import {
   process,
   type Strategy,
 } from "./strategy.ts";
-import { ShiftOutput, ShiftWriter } from "./shift_write.ts";
+import { ShiftOutput, ShiftWriter, startShiftRun } from "./shift_write.ts";
 import { JsonWriter, type RawDoc, scanJson, ScanScratch, shiftInWasm } from "./raw_json.ts";
 import { compileWasmShift, type WasmShiftProgram } from "./shift_wasm.ts";
 import {
@@ -114,6 +114,7 @@ export class ShiftOp {
 
   /** The shift of a scanned document: values, with tape positions for input leaves (shift_raw.ts). */
   applyTape(doc: RawDoc): unknown {
+    startShiftRun();
     const program = this.#tapeProgram;
     if (program !== null) {
       const holder: JsonMap = {};
@@ -125,6 +126,7 @@ export class ShiftOp {
 
   /** applyTape with the walker (shift_raw.ts), also for specs the compiler does not cover. */
   walkTape(doc: RawDoc): unknown {
+    startShiftRun();
     const out = new ShiftOutput(null, doc);
     const wp = this.#wp;
     wp.reset();
@@ -143,6 +145,7 @@ export class ShiftOp {
    * when a later operation will edit the result in place, so that it knows what it may edit.
    */
   apply(input: unknown, own: Ownership | null): unknown {
+    startShiftRun();
     const out = new ShiftOutput(own);
     const wp = this.#wp;
     wp.reset();

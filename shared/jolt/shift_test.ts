@@ -522,3 +522,30 @@ Deno.test("shift: an output index taken from the data is bounded (MAX_SHIFT_INDE
     );
   }
 });
+
+Deno.test("shift: the nulls padded into output arrays are bounded per run, across arrays", () => {
+  const spec = { "*": { "*": "out.&1[&]" } };
+  const chain = compile([{ operation: "shift", spec }]);
+  const body = (arrays: number) =>
+    JSON.stringify(
+      Object.fromEntries(Array.from({ length: arrays }, (_, i) => [`a${i}`, { "02000": i }])),
+    );
+  // 400 arrays of 2001: 800,000 nulls, within the budget (and a later run starts afresh).
+  for (let run = 0; run < 2; run++) {
+    const out = chain.apply(JSON.parse(body(400))) as { out: Record<string, unknown[]> };
+    assertJson([Object.keys(out.out).length, out.out.a399.length, out.out.a399[2000]], [
+      400,
+      2001,
+      399,
+    ]);
+  }
+  // 600 of them: 1,200,000 nulls, over it, on every path.
+  const bytes = new TextEncoder().encode(body(600));
+  assertThrows(
+    () => chain.apply(JSON.parse(body(600))),
+    JoltTransformError,
+    /more than 1000000 nulls/,
+  );
+  assertThrows(() => chain.applyJson(bytes), Error, /more than 1000000 nulls/);
+  assertThrows(() => new ShiftOp(spec).applyJson(bytes, false), Error, /more than 1000000 nulls/);
+});

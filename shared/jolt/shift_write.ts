@@ -133,20 +133,37 @@ function put(tree: Container, step: number, key: string | number, v: unknown): v
 }
 
 /**
- * The largest array index a shift writes at. An index can come from the data (`[&1]` over a key
- * such as "02000000000", `[@(1,i)]`), and the nulls before it are real: without a bound a
- * ten-byte body could make the transform fill gigabytes.
+ * The largest array index a shift writes at, and the most nulls one shift run may pad arrays
+ * with. An index can come from the data (`[&1]` over a key such as "02000000000", `[@(1,i)]`),
+ * and the nulls before it are real: without a bound a ten-byte body could make the transform
+ * fill gigabytes, and without the total a few hundred such keys could.
  */
 export const MAX_SHIFT_INDEX = 1_000_000;
 
-/** Writes at an array index, padding with nulls (what JOLT does), within MAX_SHIFT_INDEX. */
+/** Nulls the current shift run may still pad with (runs are synchronous: one at a time). */
+let paddingLeft = MAX_SHIFT_INDEX;
+
+/** Starts a shift run's padding budget. */
+export function startShiftRun(): void {
+  paddingLeft = MAX_SHIFT_INDEX;
+}
+
+/** Writes at an array index, padding with nulls (what JOLT does), within the limits above. */
 export function putIndex(list: unknown[], index: number, value: unknown): void {
   if (index > MAX_SHIFT_INDEX) {
     throw new TransformIssue(
       `shift output index ${index} is over the limit of ${MAX_SHIFT_INDEX} (the nulls before it would all be written)`,
     );
   }
-  while (list.length < index) list.push(null);
+  if (index > list.length) {
+    paddingLeft -= index - list.length;
+    if (paddingLeft < 0) {
+      throw new TransformIssue(
+        `shift output arrays would be padded with more than ${MAX_SHIFT_INDEX} nulls`,
+      );
+    }
+    while (list.length < index) list.push(null);
+  }
   list[index] = value;
 }
 

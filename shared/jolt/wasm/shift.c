@@ -34,8 +34,9 @@ enum { KEY_REF, KEY_CONST };
  * thousands of them would cost quadratic time; JavaScript objects have hash tables for that.
  */
 #define MAX_MEMBERS 512
-/* MAX_SHIFT_INDEX of shift_write.ts. */
+/* MAX_SHIFT_INDEX of shift_write.ts: the largest index, and the most nulls a run pads with. */
 #define MAX_SHIFT_INDEX 1000000
+static i32 padding_left;
 /* Steps a lookup path may have (MAX_LOOKUP_STEPS of shift_wasm.ts). */
 #define MAX_LOOKUP_STEPS 16
 
@@ -347,6 +348,13 @@ static void arr_put(Node *arr, i32 index, Node *v) {
   if (index > MAX_SHIFT_INDEX) {
     failed = SHIFT_DECLINED;
     return;
+  }
+  if (index > arr->n) {
+    padding_left -= index - arr->n;
+    if (padding_left < 0) {
+      failed = SHIFT_DECLINED;
+      return;
+    }
   }
   while (arr->n < index && !failed) arr_push(arr, &null_node);
   if (failed) return;
@@ -1104,6 +1112,7 @@ i32 shift_run(u32 input, u32 tape_at, u32 ends_at, u32 program, u32 strings, u32
   arena = (u8 *)((scratch + 7) & ~7u);
   arena_end = (u8 *)memory_top();
   failed = 0;
+  padding_left = MAX_SHIFT_INDEX;
   epoch++;
   holder.type = N_OBJ;
   holder.first = holder.last = 0;
