@@ -2,15 +2,16 @@
  * A lone shift run over the scanner's tape (scan.c) and written as JSON, all in WebAssembly:
  * the output tree lives in an arena that is reset per document, so a transform allocates nothing
  * on the JavaScript heap. shift_wasm.ts compiles a spec into the program this walks; specs and
- * documents it does not cover are left to the generated JavaScript (shift_codegen.ts), which is
- * the reference: every shift test compares the two byte for byte.
+ * documents it does not cover are left to JavaScript (generated code, or the walker). The parsed
+ * path is the reference: every shift test compares this, the JavaScript and it byte for byte.
  *
  * The walk and the writes follow shift_codegen.ts step by step (same order, same levels, same
- * K/G/I/R per level), and the writer follows writeOutput (shift_raw.ts), including the order
- * JavaScript gives an object's keys: array-index keys first, ascending, then the others in
- * insertion order. Anything the JavaScript would do with a value it has to convert (numbers
- * respelled, escaped strings, non-ASCII keys, scalars matched as keys other than strings and
- * booleans) makes the run decline (SHIFT_DECLINED), and JavaScript starts over.
+ * K/G/I/R per level), `[#n]` counts as the walker's hashCount does, and the writer follows
+ * writeOutput (shift_raw.ts), including the order JavaScript gives an object's keys: array-index
+ * keys first, ascending, then the others in insertion order. Anything JavaScript would do with a
+ * value it has to convert (numbers respelled, escaped strings, non-ASCII keys, scalars matched as
+ * keys other than strings and booleans), and past the limits below, makes the run decline
+ * (SHIFT_DECLINED): JavaScript then starts over on the same scan.
  */
 
 #include "tape.h"
