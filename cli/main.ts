@@ -3,10 +3,14 @@
  * Everything it does is documented in docs/cli.md.
  */
 import { processEnv } from "./env.ts";
+import { PROBE_ARGUMENT, runKeychainProbe } from "./keychain_probe.ts";
 import { processSinks } from "./output.ts";
 import { runCli } from "./program.ts";
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args[0] === PROBE_ARGUMENT) {
+  // gwcli started by itself to check the keychain from a second process (keychain_probe.ts).
+  Deno.exit(await runKeychainProbe(Deno.args.slice(1)));
+} else if (import.meta.main) {
   const color = Deno.stdout.isTerminal() && !Deno.env.get("NO_COLOR");
   const code = await runCli(Deno.args, { env: processEnv, sinks: processSinks, color });
   Deno.exit(code);

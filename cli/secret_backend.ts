@@ -13,6 +13,11 @@ export interface SecretBackend {
   read(): Promise<string | null>;
   /** Stores the secret, replacing any. */
   write(value: string): Promise<void>;
+  /**
+   * Checks that a later process will read `value` back (the keychain probes from a second
+   * process); rejects when it would not. Absent when every write is durable (a file).
+   */
+  verifyElsewhere?(value: string): Promise<void>;
   /** Removes the secret; true when there was one. */
   remove(): Promise<boolean>;
 }

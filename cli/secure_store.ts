@@ -185,6 +185,7 @@ export class SecureStore {
     if (keychain) {
       try {
         await keychain.write(text);
+        await this.#verifyKept(keychain, text);
         await this.#file.remove();
         return keychain.description;
       } catch (err) {
@@ -196,6 +197,27 @@ export class SecureStore {
     }
     await this.#file.write(text);
     return this.#file.description;
+  }
+
+  /**
+   * Checks that the next gwcli process will read what was just written to the keychain. In auto
+   * mode a failure removes the entry and says so: the caller then writes the age file.
+   */
+  async #verifyKept(keychain: SecretBackend, text: string): Promise<void> {
+    if (!keychain.verifyElsewhere) return;
+    try {
+      await keychain.verifyElsewhere(text);
+    } catch (err) {
+      await keychain.remove().catch(() => false);
+      if (this.#mode !== "keychain") {
+        this.#options.out.notice(
+          `the OS keychain does not keep the token for later gwcli runs (${
+            (err as Error).message
+          }); using the age-encrypted file instead`,
+        );
+      }
+      throw err;
+    }
   }
 
   /** The stored credentials (after migrating a legacy file), or null when none. */

@@ -7,7 +7,7 @@ import type { SecretBackend } from "./secret_backend.ts";
 import { SecureStore, type StoredCredentials } from "./secure_store.ts";
 
 /** An in-memory keychain; `failWrites` makes it behave like a locked or missing platform store. */
-function fakeKeychain(options: { failWrites?: boolean } = {}) {
+function fakeKeychain(options: { failWrites?: boolean; notKeptElsewhere?: boolean } = {}) {
   const state = { value: null as string | null, opened: 0 };
   const backend: SecretBackend = {
     kind: "keychain",
@@ -23,6 +23,11 @@ function fakeKeychain(options: { failWrites?: boolean } = {}) {
       state.value = null;
       return Promise.resolve(had);
     },
+    // Like a per-session kernel keyring: this process reads the value back, the next one does not.
+    verifyElsewhere: () =>
+      options.notKeptElsewhere
+        ? Promise.reject(new Error("a second gwcli process does not see the value"))
+        : Promise.resolve(),
   };
   return { state, open: () => (state.opened++, Promise.resolve(backend)) };
 }
@@ -189,6 +194,35 @@ Deno.test("secure store: stored text that is not gwcli's is an auth error", asyn
   const t = await setup({}, k.open);
   try {
     await assert.rejects(() => t.store().load(), /holds no gwcli credentials/);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+Deno.test("secure store: a keychain write that a second process cannot read falls back to the age file with a note", async () => {
+  const k = fakeKeychain({ notKeptElsewhere: true });
+  const t = await setup({}, k.open);
+  try {
+    const where = await t.store().save(CREDS);
+    assert.match(where, /age-encrypted file/);
+    assert.equal(k.state.value, null, "the unkept keychain entry is removed");
+    assert.ok(await exists(t.paths.credentials));
+    assert.match(t.err.join(""), /the OS keychain does not keep the token for later gwcli runs/);
+    assert.deepEqual((await t.store().load())?.credentials, CREDS);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+Deno.test("secure store (keychain mode): a write a second process cannot read is an error", async () => {
+  const k = fakeKeychain({ notKeptElsewhere: true });
+  const t = await setup({ GWCLI_SECURE_STORE: "keychain" }, k.open);
+  try {
+    await assert.rejects(
+      () => t.store().save(CREDS),
+      (e: unknown) => e instanceof CliError && /second gwcli process/.test(e.message),
+    );
+    assert.ok(!(await exists(t.paths.credentials)));
   } finally {
     await t.cleanup();
   }

@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { makeUser, withCloud } from "./cloud_harness.ts";
 import { expectExit, type GwcliHome, withGwcliHome } from "./gwcli_support.ts";
-import { requirePeer, runCommand } from "./support/mod.ts";
+import { requirePeer, runCommand, startSecretService } from "./support/mod.ts";
 
 const hasAge = requirePeer("gwcli age-file tests", "age", "age") &&
   requirePeer("gwcli age-file tests", "age-keygen", "age");
@@ -178,26 +178,100 @@ Deno.test("gwcli secure store: an unreadable legacy file stays (warning), logout
   });
 });
 
+const linux = Deno.build.os === "linux";
+const hasKeyctl = linux && requirePeer("gwcli headless keychain test", "keyctl", "keyutils");
+const hasSecretService = linux &&
+  requirePeer("gwcli Secret Service test", "dbus-daemon", "dbus") &&
+  requirePeer("gwcli Secret Service test", "gnome-keyring-daemon", "gnome-keyring") &&
+  requirePeer("gwcli Secret Service test", "secret-tool", "libsecret-tools");
+
+/** A headless gwcli run: no D-Bus, and a kernel session keyring of its own (a new SSH login). */
+const NEW_SESSION = ["keyctl", "session", "-"];
+
 Deno.test({
   name:
-    "gwcli secure store: auto mode falls back to the age file when the OS keychain is unavailable",
-  // With a cleared environment (no DBUS_SESSION_BUS_ADDRESS) Linux has no Secret Service, so the
-  // real @napi-rs/keyring fails and gwcli must fall back; elsewhere this would touch a real keychain.
-  ignore: Deno.build.os !== "linux",
+    "gwcli secure store: headless Linux (no Secret Service) stores the token in the age file, which the next process reads",
+  // The keyring module's default falls back to the kernel keyring, which accepts the write and
+  // gives it back to the same process: gwcli said "stored" and the next login session had no
+  // token. The kernel keyring is never used; the age file is, with a note.
+  ignore: !hasKeyctl,
   fn: async () => {
     await withCloud(async (cloud) => {
       const ada = await makeUser(cloud, "ada@example.com");
       await withGwcliHome(async (home) => {
         await Deno.mkdir(home.dir, { recursive: true });
         await Deno.writeTextFile(`${home.dir}/auth.json`, ada.userToken);
-        const r = expectExit(
-          await home.run(["verify", "-v"], { env: { GWCLI_SECURE_STORE: "auto" } }),
+        const env = { GWCLI_SECURE_STORE: "auto" };
+        const first = expectExit(
+          await home.run(["verify", "-v"], { env, prefix: NEW_SESSION }),
           0,
+          "the first verify",
         );
-        assertMatch(r.stderr, /\* OS keychain .*(unavailable|failed)/);
-        assertMatch(r.stderr, /moved the token of the legacy .* to the age-encrypted file/);
-        assertMatch(r.stdout, /Stored in: +age-encrypted file .*credentials\.age/);
-        assert(await exists(`${home.dir}/credentials.age`));
+        assertMatch(first.stderr, /\* OS keychain .*(unavailable|failed)/);
+        assertMatch(first.stderr, /moved the token of the legacy .* to the age-encrypted file/);
+        assertMatch(first.stdout, /Stored in: +age-encrypted file .*credentials\.age/);
+
+        const next = expectExit(
+          await home.run(["verify"], { env, prefix: NEW_SESSION }),
+          0,
+          "a verify in the next login session",
+        );
+        assertMatch(next.stdout, /^The token is valid\./);
+        assertMatch(next.stdout, /Stored in: +age-encrypted file .*credentials\.age/);
+        const keys = await runCommand("keyctl", ["show", "@u"]);
+        assert(!/gwcli/.test(keys.stdout), `no gwcli key in the kernel keyring:\n${keys.stdout}`);
+      }, { GATEWAY_API_URL: cloud.url });
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "gwcli secure store: with a Secret Service (D-Bus + gnome-keyring) the token is in the keychain for the next process",
+  ignore: !hasSecretService,
+  fn: async () => {
+    await withCloud(async (cloud) => {
+      const ada = await makeUser(cloud, "ada@example.com");
+      await withGwcliHome(async (home) => {
+        const secrets = await startSecretService(home.home, home.home);
+        try {
+          await Deno.mkdir(home.dir, { recursive: true });
+          await Deno.writeTextFile(`${home.dir}/auth.json`, ada.userToken);
+          const env = { GWCLI_SECURE_STORE: "auto", ...secrets.env };
+          const first = expectExit(await home.run(["verify"], { env }), 0, "the first verify");
+          assertMatch(first.stderr, /moved the token of the legacy .* to the OS keychain/);
+          assert(
+            !(await exists(`${home.dir}/credentials.age`)),
+            "no age file next to the keychain",
+          );
+
+          const next = expectExit(await home.run(["verify"], { env }), 0, "the next verify");
+          assertMatch(next.stdout, /^The token is valid\./);
+          assertMatch(next.stdout, /Stored in: +OS keychain/);
+
+          // The Secret Service itself holds it (read with libsecret's own client).
+          const lookup = await runCommand("secret-tool", [
+            "lookup",
+            "service",
+            "gwcli",
+            "username",
+            "user-token",
+          ], { env: { ...home.env, ...secrets.env } });
+          assertEquals(lookup.code, 0, lookup.stderr);
+          assertEquals(JSON.parse(lookup.stdout).access_token, ada.userToken);
+
+          expectExit(await home.run(["logout"], { env }), 0, "logout");
+          const gone = await runCommand("secret-tool", [
+            "lookup",
+            "service",
+            "gwcli",
+            "username",
+            "user-token",
+          ], { env: { ...home.env, ...secrets.env } });
+          assertEquals(gone.stdout, "");
+        } finally {
+          await secrets.stop();
+        }
       }, { GATEWAY_API_URL: cloud.url });
     });
   },

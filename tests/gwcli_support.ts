@@ -35,6 +35,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Text written to stdin (then closed); stdin is empty otherwise. */
   stdin?: string;
+  /** A command that runs gwcli, e.g. `["keyctl", "session", "-"]` (a new kernel session keyring). */
+  prefix?: string[];
 }
 
 /** A gwcli process still running. */
@@ -89,9 +91,10 @@ export async function makeGwcliHome(env: Record<string, string> = {}): Promise<G
     ...env,
   };
   const taskArgs = await gwcliTaskArgs();
-  const command = (args: string[], options: RunOptions) =>
-    new Deno.Command(Deno.execPath(), {
-      args: [...taskArgs, ...args],
+  const command = (args: string[], options: RunOptions) => {
+    const [program, ...prefixArgs] = [...(options.prefix ?? []), Deno.execPath()];
+    return new Deno.Command(program, {
+      args: [...prefixArgs, ...taskArgs, ...args],
       cwd: REPO_ROOT,
       clearEnv: true,
       env: { ...baseEnv, ...options.env },
@@ -99,6 +102,7 @@ export async function makeGwcliHome(env: Record<string, string> = {}): Promise<G
       stdout: "piped",
       stderr: "piped",
     });
+  };
   const feed = async (child: Deno.ChildProcess, stdin: string | undefined) => {
     if (stdin === undefined) return;
     const writer = child.stdin.getWriter();

@@ -17,3 +17,4 @@ export { peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
 export { removeDir, tempDir } from "./temp.ts";
 export { canConnect, waitFor } from "./wait.ts";
 export { REPO_ROOT } from "./paths.ts";
+export { type SecretService, startSecretService } from "./secret_service.ts";
