@@ -2,10 +2,9 @@
  * Atomicity of local storage writes against a crash: a gateway process killed with SIGKILL while
  * it streams a body to disk leaves no visible object (a new object stays absent, a replaced one
  * keeps its old content and content type); a gateway started afterwards on the same root sees
- * nothing of the interrupted write and can store the object normally.
+ * nothing of the interrupted write, removes its temporary files, and can store the object normally.
  */
 import { assertEquals } from "./assert.ts";
-import { startTestGateway } from "./harness.ts";
 import { listFiles, partialUpload, rawRequest, storageConfig, until } from "./storage_support.ts";
 import { freePort, startGateway } from "./support/mod.ts";
 
@@ -74,10 +73,11 @@ Deno.test("storage crash: SIGKILL mid-write leaves no partial object; old versio
     assertEquals(visible, ["crash/old.txt"], `files after the kill: ${left.join(", ")}`);
     assertEquals(left.filter((f) => f.endsWith(".tmp")).length, 2, left.join(", "));
 
-    // A new gateway on the same root: the interrupted writes are invisible.
-    const gw = await startTestGateway(
-      storageConfig(`root = "${root}"\nread_pattern = "{path}"\nwrite_pattern = "{path}"`),
-    );
+    // A new gateway process on the same root: the interrupted writes are invisible, and their
+    // temporary files are removed at start.
+    const port = freePort();
+    const next = await startGateway({ configText: childConfig(port, freePort(), root) });
+    const gw = { url: `http://127.0.0.1:${port}`, dataPort: port, stop: () => next.stop() };
     try {
       const missing = await fetch(`${gw.url}/files/crash/new.bin`);
       assertEquals(missing.status, 404);
@@ -90,6 +90,11 @@ Deno.test("storage crash: SIGKILL mid-write leaves no partial object; old versio
       const temp = left.find((f) => f.endsWith(".tmp"))!;
       const direct = await rawRequest(gw.dataPort, "GET", `/files/${temp}`);
       assertEquals(direct.status, 400);
+      await until(
+        async () => (await listFiles(root)).every((f) => !f.endsWith(".tmp")),
+        "the stale temporary files to be removed",
+      );
+      assertEquals(await listFiles(root), ["crash/.old.txt.meta.json", "crash/old.txt"]);
       // The name is free: POST stores it (no stale 409).
       const again = await fetch(`${gw.url}/files/crash/new.bin`, {
         method: "POST",

@@ -7,12 +7,14 @@ import type { Backend, BuildContext } from "../../pipeline/types.ts";
 import { StorageBackend } from "./backend.ts";
 import { LocalStore } from "./local_store.ts";
 import { type EnvLookup, processEnv, storageSettings } from "./options.ts";
+import { sweepOnce } from "./stale_temporaries.ts";
 import type { ObjectStore } from "./store.ts";
 
 export { DEFAULT_CONTENT_TYPE, StorageBackend } from "./backend.ts";
 export { LocalStore } from "./local_store.ts";
 export { type StorageSettings, storageSettings } from "./options.ts";
 export { pathProblem } from "./path_rules.ts";
+export { isTemporaryName, sweepOnce, sweepStaleTemporaries } from "./stale_temporaries.ts";
 export { parseTemplate, resolveTemplate } from "./template.ts";
 export type { ObjectInfo, ObjectStore, WriteResult } from "./store.ts";
 
@@ -38,6 +40,7 @@ export async function createStorageBackend(
   const logger = ctx.logger.child({ backend: config.name });
   if (!ctx.validateOnly) {
     logger.debug("storage backend ready", { store: store.description });
+    if (store instanceof LocalStore) sweepOnce(store.root, logger);
   }
   return new StorageBackend(config, settings, store, logger);
 }

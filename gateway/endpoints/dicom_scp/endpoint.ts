@@ -45,6 +45,7 @@ import { releasesBodies } from "./recycle.ts";
 import { comment, failureStatus } from "./status_map.ts";
 import type { TempFileSpool } from "./spool.ts";
 import { InstanceStore } from "./storage.ts";
+import { sweepOnce } from "../../backends/storage/mod.ts";
 
 /** Options of a dicom_scp endpoint (validated by the config schema). */
 export interface ScpOptions {
@@ -119,6 +120,8 @@ export class DicomScpEndpoint {
   attach(deps: ExecutorDeps, tracker: Tracker): void {
     this.#deps = deps;
     this.#tracker = tracker;
+    // Temporary files of C-STOREs cut off by an earlier crash are removed once per process.
+    if (this.#store) sweepOnce(this.#store.dir, deps.logger);
   }
 
   /** Serve one association. */
