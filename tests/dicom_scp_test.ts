@@ -124,6 +124,7 @@ Deno.test({
       patientPrefix: "SCP",
     });
     const [extra] = await generateInstances(`${dir}/extra`, { patientPrefix: "STORED" });
+    const [blocked] = await generateInstances(`${dir}/blocked`, { patientPrefix: "BLOCKED" });
     const storePort = freePort();
     const qr = await startDcmqrscp(seeded.map((i) => i.path), {
       known: [{ aet: "GATEWAY_SCU", port: storePort }],
@@ -308,6 +309,27 @@ Deno.test({
             String(qr.port),
           ]);
           assertEquals([...new Set(dumped(found, "0020,000d"))], [extra.studyUid], out(found));
+        },
+      );
+      await t.step(
+        "storescu: a failed write to storage_dir is Out Of Resources, and the log says so",
+        async () => {
+          // A file where the study folder must go: the rename into it fails.
+          await Deno.writeTextFile(`${gw.dir}/received/${blocked.studyUid}`, "in the way");
+          const r = await dcmtk("storescu", [
+            "-v",
+            "-aet",
+            "STORESCU",
+            "-aec",
+            "GWSCP",
+            ...host,
+            blocked.path,
+          ]);
+          assertMatch(out(r), /Received Store Response \(Refused: OutOfResources\)/);
+          const line = gw.logs.map((l) => JSON.parse(l)).find((l) =>
+            l.msg === "dimse" && l.operation === "C-STORE" && l.status !== "0x0000"
+          );
+          assertEquals(line?.status, "0xa700", gw.logs.join("\n"));
         },
       );
       await t.step("disabled services are refused (echo-only endpoint)", async () => {

@@ -160,11 +160,12 @@ export class DicomScpEndpoint {
       echo: (req, reply) =>
         guard(
           this.#operation("C-ECHO", peer, {}, Body.empty(), req.getMessageId(), running)
-            .then(({ status, error }) => {
+            .then(({ status, error, report }) => {
               const res = lib.responses.CEchoResponse.fromRequest(req);
               res.setStatus(status);
               if (error) res.setErrorComment(comment(error));
               reply(res);
+              report(status);
             }),
         ),
       find: (req, reply) => guard(this.#find(conn, req, reply, peer, running)),
@@ -185,7 +186,12 @@ export class DicomScpEndpoint {
     };
   }
 
-  /** Run one operation through the pipeline; failures become a status. */
+  /**
+   * Run one operation through the pipeline; failures become a status. The caller sends the final
+   * response and then calls `report` with the status it sent (which may differ from the
+   * pipeline's: a failed write to storage_dir is Out Of Resources), so the log line and the
+   * metrics say what the peer received.
+   */
   async #operation(
     op: string,
     peer: Peer,
@@ -194,7 +200,7 @@ export class DicomScpEndpoint {
     messageId: number,
     running: Map<number, AbortController>,
     after?: (res: ResponseEnvelope, signal: AbortSignal) => Promise<number>,
-  ): Promise<{ status: number; error?: string; res?: ResponseEnvelope; cancelled: boolean }> {
+  ): Promise<OperationOutcome> {
     const deps = this.#deps!;
     const controller = new AbortController();
     running.set(messageId, controller);
@@ -212,7 +218,7 @@ export class DicomScpEndpoint {
       body,
       controller.signal,
     );
-    let outcome: { status: number; error?: string; res?: ResponseEnvelope; cancelled: boolean };
+    let outcome: Omit<OperationOutcome, "report">;
     try {
       const res = await runPipeline(this.pipeline, env, deps);
       if (res.status >= 400) {
@@ -246,23 +252,28 @@ export class DicomScpEndpoint {
       running.delete(messageId);
       this.#tracker?.release();
     }
-    const seconds = (performance.now() - started) / 1000;
-    deps.metrics.requestFinished(
-      this.pipeline.name,
-      statusKind(outcome.status) === "failure" ? 502 : 200,
-      seconds,
-    );
-    if (deps.logger.enabled("info")) {
-      deps.logger.info("dimse", {
-        request_id: env.id,
-        endpoint: this.config.name,
-        operation: op,
-        calling_aet: peer.callingAet,
-        status: `0x${outcome.status.toString(16).padStart(4, "0")}`,
-        duration_ms: Math.round(seconds * 100000) / 100,
-      });
-    }
-    return outcome;
+    let reported = false;
+    const report = (sent: number) => {
+      if (reported) return;
+      reported = true;
+      const seconds = (performance.now() - started) / 1000;
+      deps.metrics.requestFinished(
+        this.pipeline.name,
+        statusKind(sent) === "failure" ? 502 : 200,
+        seconds,
+      );
+      if (deps.logger.enabled("info")) {
+        deps.logger.info("dimse", {
+          request_id: env.id,
+          endpoint: this.config.name,
+          operation: op,
+          calling_aet: peer.callingAet,
+          status: `0x${sent.toString(16).padStart(4, "0")}`,
+          duration_ms: Math.round(seconds * 100000) / 100,
+        });
+      }
+    };
+    return { ...outcome, report };
   }
 
   async #find(
@@ -306,12 +317,10 @@ export class DicomScpEndpoint {
           ? STATUS.cancel
           : parseStatus(res.headers.get("x-dicom-status")) ?? STATUS.success;
       },
-    ).catch((err: Error) => ({
-      status: STATUS.unableToProcess,
-      error: err.message,
-      cancelled: false,
-    }));
-    respond(out.cancelled ? STATUS.cancel : out.status, undefined, out.error);
+    );
+    const status = out.cancelled ? STATUS.cancel : out.status;
+    respond(status, undefined, out.error);
+    out.report(status);
   }
 
   async #get(
@@ -343,12 +352,9 @@ export class DicomScpEndpoint {
         });
         return finalStatus(counts, signal.aborted);
       },
-    ).catch((err: Error) => ({
-      status: STATUS.unableToProcess,
-      error: err.message,
-      cancelled: false,
-    }));
+    );
     respond(out.status, counts, out.error);
+    out.report(out.status);
   }
 
   async #move(
@@ -401,12 +407,9 @@ export class DicomScpEndpoint {
         );
         return finalStatus(counts, signal.aborted);
       },
-    ).catch((err: Error) => ({
-      status: STATUS.unableToProcess,
-      error: err.message,
-      cancelled: false,
-    }));
+    );
     respond(out.status, counts, out.error);
+    out.report(out.status);
   }
 
   async #storeInstance(
@@ -449,16 +452,29 @@ export class DicomScpEndpoint {
     // The pipeline and the write are done: the bytes may take the next instance (recycle.ts).
     recycle?.();
     const res = lib.responses.CStoreResponse.fromRequest(req);
+    const status = written ? STATUS.outOfResources : out.status;
+    res.setStatus(status);
     if (written) {
       this.#deps!.logger.error("storing a received instance failed", { error: written.message });
-      res.setStatus(STATUS.outOfResources);
       res.setErrorComment(comment(`cannot write to storage_dir: ${written.message}`));
-    } else {
-      res.setStatus(out.status);
-      if (out.error) res.setErrorComment(comment(out.error));
+    } else if (out.error) {
+      res.setErrorComment(comment(out.error));
     }
     reply(res);
+    out.report(status);
   }
+}
+
+/** What one operation's pipeline run came to. */
+interface OperationOutcome {
+  /** The status the pipeline's outcome maps to. */
+  status: number;
+  /** Why it failed (sent as the Error Comment). */
+  error?: string;
+  res?: ResponseEnvelope;
+  cancelled: boolean;
+  /** Logs the operation and counts it in the metrics with the status the peer was sent. */
+  report(sent: number): void;
 }
 
 /** The response setters C-GET and C-MOVE responses share. */
