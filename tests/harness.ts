@@ -5,6 +5,7 @@ import { Gateway } from "../gateway/runtime/mod.ts";
 import { freePort as freeTcpPort } from "./support/mod.ts";
 
 export { freePort as freeTcpPort } from "./support/mod.ts";
+import { testManagementToken, withManagementToken } from "./support/mod.ts";
 
 /** An `echo` pipeline under `/echo` (config TOML, without listeners). */
 export const ECHO_PIPELINE = `
@@ -28,6 +29,10 @@ export interface TestGateway {
   url: string;
   /** Base URL of the management API. */
   mgmt: string;
+  /** The management API's bearer token. */
+  mgmtToken: string;
+  /** `fetch` of a management path (`/admin/info`) with the token and a JSON content type. */
+  mgmtFetch(path: string, init?: RequestInit): Promise<Response>;
   dataPort: number;
   mgmtPort: number;
   dir: string;
@@ -74,12 +79,22 @@ export async function startTestGateway(
   await Deno.writeTextFile(configFile, head(body));
   const logs: string[] = [];
   const logger = new Logger({ level: "info", format: "json", sink: (l) => logs.push(l) });
-  const gateway = new Gateway({ configFile, logger, metrics: createMetrics(), drainSeconds: 2 });
+  const mgmtToken = testManagementToken();
+  const gateway = new Gateway({
+    configFile,
+    logger,
+    metrics: createMetrics(),
+    drainSeconds: 2,
+    env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : Deno.env.get(name),
+  });
   await gateway.start();
   return {
     gateway,
     url: `${opts.tls ? "https" : "http"}://127.0.0.1:${dataPort}`,
     mgmt: `http://127.0.0.1:${mgmtPort}`,
+    mgmtToken,
+    mgmtFetch: (path, init) =>
+      fetch(`http://127.0.0.1:${mgmtPort}${path}`, withManagementToken(mgmtToken, init)),
     dataPort,
     mgmtPort,
     dir,

@@ -170,7 +170,8 @@ export class CloudIntegration implements CloudControl {
       throw new GatewayError(
         401,
         "invalid_user_token",
-        "send the user token as `Authorization: Bearer <token>` (gwcli login)",
+        'send the user token in the body: {"user_token": "<token>"} (from `gwcli login`; ' +
+          "`Authorization` carries the management token)",
       );
     }
     const code = gatewayCodeOf(body, settings);
@@ -500,7 +501,7 @@ function gatewayCodeOf(body: unknown, settings: CloudSettings): string {
     throw new GatewayError(
       400,
       "bad_request",
-      'the body must be a JSON object: {"gateway_code"?: string}',
+      'the body must be a JSON object: {"user_token": string, "gateway_code"?: string}',
     );
   }
   const code = (body as Record<string, unknown>).gateway_code;

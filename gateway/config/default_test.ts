@@ -17,7 +17,13 @@ Deno.test("loadDefaultConfig: echo under /echo on 0.0.0.0:8080, management on 12
   assert.deepEqual(c.pipelines, {
     echo: { name: "echo", endpoints: ["echo"], middleware: [], backends: ["echo"] },
   });
-  assert.deepEqual(c.management, { enabled: true, bind: "127.0.0.1", port: 9090, prefix: "admin" });
+  assert.deepEqual(c.management, {
+    enabled: true,
+    bind: "127.0.0.1",
+    port: 9090,
+    prefix: "admin",
+    allowed_hosts: [],
+  });
 });
 
 Deno.test("DEFAULT_CONFIG_TEXT: valid on its own, as the cloud would check it", () => {

@@ -11,6 +11,7 @@ import { GatewayError } from "../errors.ts";
 import { CLOUD_OPERATIONS, cloudHandler } from "./cloud.ts";
 import type { GatewayControl } from "./control.ts";
 import { allRoutes } from "./dimse_routes.ts";
+import { type GuardSettings, managementGuard } from "./guard.ts";
 import { instanceInfo } from "./info.ts";
 import { type ManagementEnv, requestContext } from "./request_context.ts";
 import { errorResponse, fail } from "./responses.ts";
@@ -25,8 +26,15 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 /** The management app type. */
 export type ManagementApp = Hono<ManagementEnv>;
 
-/** Build the management API over the running gateway. */
-export function createManagementApp(control: GatewayControl, logger: Logger): ManagementApp {
+/**
+ * Build the management API over the running gateway; `guard` holds the bearer token and the
+ * accepted host names (see guard.ts for what is refused before any route).
+ */
+export function createManagementApp(
+  control: GatewayControl,
+  logger: Logger,
+  guard: GuardSettings,
+): ManagementApp {
   const currentPrefix = (): string | null => {
     try {
       return normalizePrefix(control.config().management.prefix);
@@ -49,6 +57,7 @@ export function createManagementApp(control: GatewayControl, logger: Logger): Ma
       throw err instanceof Error ? err : new Error(String(err));
     }
   });
+  app.use(managementGuard(guard));
   app.use(bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) =>

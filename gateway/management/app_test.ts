@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseExposition, sampleValue } from "../observability/testing.ts";
 import { createManagementApp, MAX_BODY_BYTES, METRICS_CONTENT_TYPE } from "./mod.ts";
-import { fakeControl, memoryLogger } from "./testing.ts";
+import { authed, fakeControl, memoryLogger, TEST_GUARD } from "./testing.ts";
 
 const BASE = "http://127.0.0.1:9090";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -9,8 +9,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 function setup() {
   const { control, state } = fakeControl();
   const { logger, lines } = memoryLogger();
-  const app = createManagementApp(control, logger);
-  const call = (path: string, init?: RequestInit) => app.fetch(new Request(BASE + path, init));
+  const app = createManagementApp(control, logger, TEST_GUARD);
+  const call = (path: string, init?: RequestInit) => app.fetch(authed(BASE + path, init));
   return { app, control, state, lines, call };
 }
 
@@ -185,11 +185,13 @@ Deno.test("access log: one line per request, without headers", async () => {
   const { call, lines } = setup();
   await call("/admin/token", {
     method: "POST",
-    headers: { Authorization: "Bearer very-secret-value", "X-Request-Id": "log-1" },
+    headers: { "X-Request-Id": "log-1" },
     body: JSON.stringify({ machine_token: "very-secret-value" }),
   });
+  await call("/admin/info", { headers: { Authorization: "Bearer very-secret-value" } });
   const access = lines.filter((l) => l.msg === "management request");
-  assert.equal(access.length, 1);
+  assert.equal(access.length, 2);
+  assert.equal(access[1].status, 401, "a wrong token is logged as such, without the token");
   assert.equal(access[0].level, "info");
   assert.equal(access[0].method, "POST");
   assert.equal(access[0].path, "/admin/token");

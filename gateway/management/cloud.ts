@@ -2,8 +2,8 @@
  * The cloud operations of the management API (docs/management-api.md, "Cloud operations"):
  *
  * - `POST /{prefix}/token`: a machine-token payload, checked and verified with the cloud, stored.
- * - `POST /{prefix}/authorize`: a user token (`Authorization: Bearer`) exchanged with the cloud
- *   for a machine token, which is stored.
+ * - `POST /{prefix}/authorize`: a user token (`{"user_token": ...}` in the body) exchanged with
+ *   the cloud for a machine token, which is stored.
  * - `POST /{prefix}/update`: the local configuration files uploaded to the cloud.
  *
  * All three are refused with 403 `cloud_disabled` while `[cloud] enabled` is not true (SPEC,
@@ -65,10 +65,15 @@ const RUN: Record<
         c,
         400,
         "bad_request",
-        'body: not JSON; send {"gateway_code"?: string} or nothing',
+        'body: not JSON; send {"user_token": string, "gateway_code"?: string}',
       );
     }
-    return await cloud.authorize(c.req.header("authorization"), body);
+    // `Authorization` carries the management token; the user's cloud token comes in the body.
+    const userToken = (body as { user_token?: unknown } | undefined)?.user_token;
+    return await cloud.authorize(
+      typeof userToken === "string" ? `Bearer ${userToken}` : undefined,
+      body,
+    );
   },
   update: async (cloud) => await cloud.uploadConfig(),
 };

@@ -3,7 +3,7 @@ import type { CloudControl, CloudInfo, TokenStored } from "../cloud/mod.ts";
 import { initialSyncStatus } from "../cloud/mod.ts";
 import { GatewayError } from "../errors.ts";
 import { CLOUD_DISABLED_MESSAGE, createManagementApp } from "./mod.ts";
-import { fakeControl, memoryLogger } from "./testing.ts";
+import { authed, fakeControl, memoryLogger, TEST_GUARD } from "./testing.ts";
 
 const OPS = ["authorize", "token", "update"];
 
@@ -61,10 +61,10 @@ function setup(enabled = false) {
     state.config = { ...state.config, cloud: { enabled: true, url: "https://cloud.example" } };
   }
   const { logger, lines } = memoryLogger();
-  const app = createManagementApp(control, logger);
+  const app = createManagementApp(control, logger, TEST_GUARD);
   const send = (path: string, body?: string, headers: Record<string, string> = {}) =>
     app.fetch(
-      new Request("http://127.0.0.1:9090" + path, {
+      authed("http://127.0.0.1:9090" + path, {
         method: path === "/admin/info" ? "GET" : "POST",
         headers: { "content-type": "application/json", ...headers },
         body,
@@ -117,16 +117,16 @@ Deno.test("POST /token without a JSON body is 400 invalid_machine_token (the int
   assert.deepEqual(calls, []);
 });
 
-Deno.test("POST /authorize passes the Authorization header and the optional body", async () => {
+Deno.test("POST /authorize takes the user token from the body (Authorization is the management token)", async () => {
   const { send, post, calls } = setup(true);
-  const bearer = { authorization: "Bearer user-jwt" };
-  assert.equal((await post("/admin/authorize", { gateway_code: "edge-2" }, bearer)).status, 200);
-  assert.equal((await send("/admin/authorize", undefined, bearer)).status, 200);
+  const body = { user_token: "user-jwt", gateway_code: "edge-2" };
+  assert.equal((await post("/admin/authorize", body)).status, 200);
+  assert.equal((await send("/admin/authorize", undefined)).status, 200);
   assert.deepEqual(calls, [
-    { op: "authorize", args: ["Bearer user-jwt", { gateway_code: "edge-2" }] },
-    { op: "authorize", args: ["Bearer user-jwt", undefined] },
+    { op: "authorize", args: ["Bearer user-jwt", body] },
+    { op: "authorize", args: [undefined, undefined] },
   ]);
-  const bad = await send("/admin/authorize", "{", bearer);
+  const bad = await send("/admin/authorize", "{");
   assert.equal(bad.status, 400);
   assert.equal((await bad.json()).error.code, "bad_request");
 });
@@ -149,8 +149,9 @@ Deno.test("errors of the integration keep their status and code, and are logged 
   ];
   for (const [op, err] of cases) {
     fail(err);
-    const res = await post(`/admin/${op}`, { machine_token: "tok-secret" }, {
-      authorization: "Bearer user-secret",
+    const res = await post(`/admin/${op}`, {
+      machine_token: "tok-secret",
+      user_token: "user-secret",
     });
     assert.equal(res.status, err.status, op);
     const body = await res.json();

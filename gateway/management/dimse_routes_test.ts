@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import type { EndpointConfig } from "../../shared/gateway_config/types.ts";
 import { createManagementApp, dimseRoutes } from "./mod.ts";
-import { fakeControl, memoryLogger, TEST_ROUTES, testConfig } from "./testing.ts";
+import {
+  authed,
+  fakeControl,
+  memoryLogger,
+  TEST_GUARD,
+  TEST_ROUTES,
+  testConfig,
+} from "./testing.ts";
 
 function scp(name: string, options: Record<string, unknown>): EndpointConfig {
   return {
@@ -89,8 +96,8 @@ Deno.test("dicom_scp endpoints of pipelines become dimse:// routes with their po
 Deno.test("GET /admin/routes: HTTP routes first, then DIMSE listeners, each endpoint once", async () => {
   const { control, state } = fakeControl();
   state.config = configWithListeners();
-  const app = createManagementApp(control, memoryLogger().logger);
-  const res = await app.fetch(new Request("http://127.0.0.1:9090/admin/routes"));
+  const app = createManagementApp(control, memoryLogger().logger, TEST_GUARD);
+  const res = await app.fetch(authed("http://127.0.0.1:9090/admin/routes"));
   assert.equal(res.status, 200);
   const { routes } = await res.json();
   assert.deepEqual(routes.slice(0, TEST_ROUTES.length), TEST_ROUTES);
@@ -101,7 +108,7 @@ Deno.test("GET /admin/routes: HTTP routes first, then DIMSE listeners, each endp
   // A runtime that already reports a DIMSE route keeps its entry; no duplicate is added.
   const original = control.routes;
   control.routes = () => [...original(), { ...routes[2], pipeline: "from_runtime" }];
-  const again = await (await app.fetch(new Request("http://127.0.0.1:9090/admin/routes"))).json();
+  const again = await (await app.fetch(authed("http://127.0.0.1:9090/admin/routes"))).json();
   assert.deepEqual(
     again.routes.map((r: { endpoint: string; pipeline: string }) => [r.endpoint, r.pipeline]),
     [["fhir_in", "fhir_proxy"], ["modalities", "from_runtime"], ["local", "loopback"]],

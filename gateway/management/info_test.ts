@@ -1,11 +1,18 @@
 import assert from "node:assert/strict";
 import { createManagementApp, type InstanceInfo } from "./mod.ts";
-import { fakeControl, memoryLogger, TEST_PIPELINES, TEST_ROUTES } from "./testing.ts";
+import {
+  authed,
+  fakeControl,
+  memoryLogger,
+  TEST_GUARD,
+  TEST_PIPELINES,
+  TEST_ROUTES,
+} from "./testing.ts";
 
 function setup() {
   const { control, state } = fakeControl();
-  const app = createManagementApp(control, memoryLogger().logger);
-  const call = (path: string) => app.fetch(new Request("http://127.0.0.1:9090" + path));
+  const app = createManagementApp(control, memoryLogger().logger, TEST_GUARD);
+  const call = (path: string) => app.fetch(authed("http://127.0.0.1:9090" + path));
   return { control, state, call };
 }
 

@@ -14,5 +14,13 @@ export type {
   RouteInfo,
 } from "./control.ts";
 export { dimseRoutes } from "./dimse_routes.ts";
+export { type GuardSettings, hostAllowed, sameToken } from "./guard.ts";
+export {
+  GENERATED_TOKEN_FILE,
+  MANAGEMENT_TOKEN_ENV,
+  type ManagementToken,
+  MIN_TOKEN_LENGTH,
+  resolveManagementToken,
+} from "./token.ts";
 export { type InstanceInfo, instanceInfo, type ListenerInfo } from "./info.ts";
 export { normalizePrefix } from "./routing.ts";

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { createManagementApp, type ReloadOutcome } from "./mod.ts";
-import { fakeControl, memoryLogger, testConfig } from "./testing.ts";
+import { authed, fakeControl, memoryLogger, TEST_GUARD, testConfig } from "./testing.ts";
 
 function setup() {
   const { control, state } = fakeControl();
-  const app = createManagementApp(control, memoryLogger().logger);
+  const app = createManagementApp(control, memoryLogger().logger, TEST_GUARD);
   const call = (path: string, method = "GET") =>
-    app.fetch(new Request("http://127.0.0.1:9090" + path, { method }));
+    app.fetch(authed("http://127.0.0.1:9090" + path, { method }));
   return { control, state, call };
 }
 

@@ -122,3 +122,20 @@ export function memoryLogger(level: "info" | "debug" = "debug"): {
   const logger = new Logger({ level, format: "json", sink: (l) => lines.push(JSON.parse(l)) });
   return { logger, lines };
 }
+
+/** The bearer token of the test guard. */
+export const TEST_TOKEN = "test-management-token-0123456789abcdef";
+
+/** Guard settings with {@link TEST_TOKEN} and no extra host names. */
+export const TEST_GUARD = { token: () => TEST_TOKEN, allowedHosts: () => [] as string[] };
+
+/** A request to the app with the test token (and a JSON type for body-carrying methods). */
+export function authed(url: string, init: RequestInit = {}): Request {
+  const headers = new Headers(init.headers);
+  if (!headers.has("authorization")) headers.set("authorization", `Bearer ${TEST_TOKEN}`);
+  const method = (init.method ?? "GET").toUpperCase();
+  if (method !== "GET" && method !== "HEAD" && !headers.has("content-type")) {
+    headers.set("content-type", "application/json");
+  }
+  return new Request(url, { ...init, headers });
+}

@@ -40,7 +40,15 @@ import type {
   ReloadOutcome,
   RouteInfo,
 } from "../management/control.ts";
-import { createManagementApp } from "../management/mod.ts";
+import {
+  createManagementApp,
+  type ManagementToken,
+  normalizePrefix,
+  resolveManagementToken,
+} from "../management/mod.ts";
+import { removeIfExists, writeFileAtomic } from "../../shared/files.ts";
+import { discoveryPath, type ManagementDiscovery } from "../../shared/management_discovery.ts";
+import { isLoopbackAddress } from "../../shared/gateway_config/mod.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
@@ -60,6 +68,8 @@ export interface GatewayOptions {
   drainSeconds?: number;
   /** Cloud (issue 7): environment, clock and timings of the cloud integration (tests). */
   cloud?: Omit<CloudIntegrationOptions, "logger" | "metrics">;
+  /** Environment lookup for `GATEWAY_MANAGEMENT_TOKEN` (default: the process environment). */
+  env?: (name: string) => string | undefined;
 }
 
 /** A configuration that failed to load or build. */
@@ -77,6 +87,8 @@ export class ConfigError extends Error {
 interface ManagementListener {
   key: string;
   server: Deno.HttpServer<Deno.NetAddr>;
+  /** The discovery file written for local tools (removed on shutdown), if any. */
+  discovery?: string;
 }
 
 /** The gateway process state; implements what the management API needs. */
@@ -94,6 +106,10 @@ export class Gateway implements GatewayControl {
   #h3Listeners = new Map<string, Http3Listener>();
   #altSvc = new Map<string, string>();
   #management: ManagementListener | undefined;
+  /** The management API's bearer token and accepted host names (read on start and reload). */
+  #managementToken: ManagementToken | undefined;
+  #allowedHosts: readonly string[] = [];
+  readonly #env: (name: string) => string | undefined;
   #watcher: { close(): void } | undefined;
   #ready = false;
   #reloading: Promise<ReloadOutcome> | undefined;
@@ -104,6 +120,7 @@ export class Gateway implements GatewayControl {
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
     this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
+    this.#env = opts.env ?? ((name) => Deno.env.get(name));
     // DICOM (issue 4): new associations go to the current generation's endpoint.
     this.#dimse = new DimseListeners((key) => this.#current?.dimse.get(key), opts.logger);
     this.#cloud = new CloudIntegration({
@@ -334,6 +351,7 @@ export class Gateway implements GatewayControl {
       this.#logger.warn("drain timed out; closing remaining connections");
     }
     await this.#management?.server.shutdown();
+    if (this.#management?.discovery) await removeIfExists(this.#management.discovery);
     await this.#dimse.close(); // DICOM (issue 4)
     await this.#current?.close();
     this.#logger.info("gateway stopped");
@@ -487,24 +505,85 @@ export class Gateway implements GatewayControl {
     }
   }
 
+  /**
+   * Starts, moves or stops the management listener. The token is read again on every reload (a
+   * rotated `token_file` takes effect); a token that cannot be read fails the start, and on a
+   * reload keeps the previous one.
+   */
   async #syncManagement(config: GatewayConfig): Promise<void> {
     const m = config.management;
-    const key = m.enabled ? `${m.bind}:${m.port}` : "";
+    const baseDir = this.#baseDir();
+    try {
+      this.#managementToken = await resolveManagementToken({
+        env: this.#env,
+        tokenFile: m.token_file ? resolve(baseDir, m.token_file) : undefined,
+        stateDir: resolve(baseDir, config.cloud.state_dir ?? "state"),
+      });
+    } catch (err) {
+      if (!this.#managementToken) throw err;
+      this.#logger.error("management token unchanged", { error: (err as Error).message });
+    }
+    this.#allowedHosts = m.allowed_hosts ?? [];
+    const tls = m.tls_cert_path && m.tls_key_path
+      ? {
+        cert: await Deno.readTextFile(resolve(baseDir, m.tls_cert_path)),
+        key: await Deno.readTextFile(resolve(baseDir, m.tls_key_path)),
+      }
+      : undefined;
+    const key = m.enabled ? `${m.bind}:${m.port}:${m.tls_cert_path}:${m.tls_key_path}` : "";
     if (this.#management?.key === key) return;
     const old = this.#management;
     this.#management = undefined;
+    if (old?.discovery) await removeIfExists(old.discovery);
     if (m.enabled) {
       // The same address cannot be bound twice without reusePort: close first in that case.
       if (old && old.server.addr.port === m.port) await old.server.shutdown();
-      const app = createManagementApp(this, this.#logger.child({ component: "management" }));
+      const app = createManagementApp(this, this.#logger.child({ component: "management" }), {
+        token: () => this.#managementToken!.token,
+        allowedHosts: () => this.#allowedHosts,
+      });
       const server = Deno.serve({
         hostname: m.bind,
         port: m.port,
+        ...tls,
         onListen: () => {},
       }, app.fetch) as Deno.HttpServer<Deno.NetAddr>;
       this.#management = { key, server };
+      this.#management.discovery = await this.#writeDiscovery(m, server.addr.port, !!tls);
     }
     if (old && old.server.addr.port !== m.port) await old.server.shutdown();
+  }
+
+  /**
+   * Tells local tools (gwcli) where the API and its token file are; skipped when the token comes
+   * from the environment (there is no file to name) or there is no home directory.
+   */
+  async #writeDiscovery(
+    m: GatewayConfig["management"],
+    port: number,
+    tls: boolean,
+  ): Promise<string | undefined> {
+    const file = this.#managementToken?.file;
+    const path = discoveryPath(port, this.#env);
+    if (!file || !path) return undefined;
+    const host = isLoopbackAddress(m.bind) || m.bind === "0.0.0.0" || m.bind === "::"
+      ? "127.0.0.1"
+      : m.bind.includes(":")
+      ? `[${m.bind}]`
+      : m.bind;
+    const record: ManagementDiscovery = {
+      url: `${tls ? "https" : "http"}://${host}:${port}`,
+      prefix: normalizePrefix(m.prefix) || "admin",
+      token_file: file,
+      pid: Deno.pid,
+    };
+    try {
+      await writeFileAtomic(path, JSON.stringify(record, null, 2) + "\n", { mode: 0o600 });
+      return path;
+    } catch (err) {
+      this.#logger.debug("no management discovery file", { error: (err as Error).message });
+      return undefined;
+    }
   }
 
   #watch(config: GatewayConfig): void {

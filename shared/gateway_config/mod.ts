@@ -12,6 +12,7 @@ export {
   type ValidationResult,
 } from "./validate.ts";
 export { validateConfigText } from "./text.ts";
+export { isLoopbackAddress } from "./validate.ts";
 export { writeConfigToml, type WriteOptions } from "./writer.ts";
 export { scanToml, type StringKind, type StringSpan, type TomlScan } from "./scan.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";

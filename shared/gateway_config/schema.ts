@@ -372,6 +372,32 @@ export const MANAGEMENT: TableSpec = {
     "Path prefix of the management routes, one segment (surrounding slashes are dropped).",
     { default: "admin", example: "ops" },
   ),
+  token_file: field(
+    "string",
+    text(),
+    "File holding the bearer token every management route except `/healthz` and `/readyz` requires " +
+      "(relative to the main config file's directory). `GATEWAY_MANAGEMENT_TOKEN` overrides it; " +
+      "without either, a token is generated at first start into `<state_dir>/management-token` (0600).",
+    { example: "/etc/gateway/management-token" },
+  ),
+  allowed_hosts: field(
+    "array of strings",
+    names(),
+    "Host names (besides IP addresses and `localhost`) that requests may carry in `Host`; " +
+      "any other name is refused (DNS rebinding).",
+    { default: [], example: ["gateway-1.hospital.internal"] },
+  ),
+  tls_cert_path: field(
+    "string",
+    text(),
+    "PEM certificate chain; with `tls_key_path` the management API speaks HTTPS. Required when " +
+      "`bind` is not a loopback address.",
+    { requiredWhen: "`tls_key_path` is set, or `bind` is not loopback", example: "certs/mgmt.pem" },
+  ),
+  tls_key_path: field("string", text(), "PEM private key of `tls_cert_path`.", {
+    requiredWhen: "`tls_cert_path` is set",
+    example: "certs/mgmt-key.pem",
+  }),
 };
 
 /** `[logging]`. */

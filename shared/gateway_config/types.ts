@@ -140,6 +140,12 @@ export interface ManagementConfig {
   bind: string;
   port: number;
   prefix: string;
+  /** File of the bearer token (resolved against the main config file's directory). */
+  token_file?: string;
+  /** Host names accepted in `Host` besides IP literals and `localhost`. */
+  allowed_hosts?: string[];
+  tls_cert_path?: string;
+  tls_key_path?: string;
 }
 
 /** `[logging]`. */

@@ -105,6 +105,7 @@ export function validateConfig(
         '(e.g. url = "https://cloud.example.com")',
     );
   }
+  checkManagementExposure(sink, config.management);
   if (top.pipelines_path !== undefined) config.pipelines_path = top.pipelines_path as string;
   if (doc.dicom !== undefined) config.dicom = dicom(sink, doc.dicom);
   checkReferences(sink, config);
@@ -311,4 +312,34 @@ function proxy(sink: ProblemSink, raw: unknown): { content_limits: ContentLimits
   checkTable(sink, table, PROXY, "proxy", ["content_limits"]);
   const limits = checkTable(sink, table.content_limits, CONTENT_LIMITS, "proxy.content_limits");
   return { content_limits: limits as unknown as ContentLimits };
+}
+
+/** True for an address that only this host can reach. */
+export function isLoopbackAddress(bind: string): boolean {
+  const bare = bind.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * The management API controls the gateway: off the loopback interface it must speak TLS (its
+ * bearer token would otherwise cross the network in clear), and certificate and key go together.
+ */
+function checkManagementExposure(sink: ProblemSink, m: ManagementConfig): void {
+  const hasCert = m.tls_cert_path !== undefined;
+  if (hasCert !== (m.tls_key_path !== undefined)) {
+    const missing = hasCert ? "tls_key_path" : "tls_cert_path";
+    sink.report(
+      `management.${missing}`,
+      `missing \`${missing}\`: set both tls_cert_path and tls_key_path, or neither`,
+    );
+    return;
+  }
+  if (m.enabled !== false && typeof m.bind === "string" && !isLoopbackAddress(m.bind) && !hasCert) {
+    sink.report(
+      "management.bind",
+      `the management API may bind ${JSON.stringify(m.bind)} (not loopback) only with TLS: ` +
+        "set tls_cert_path and tls_key_path in [management], or bind it to 127.0.0.1 and reach " +
+        "it through an SSH tunnel or a TLS-terminating proxy on the same host",
+    );
+  }
 }

@@ -87,7 +87,13 @@ backends = ["up"]
         max_form_fields: 1000,
       },
     },
-    management: { enabled: true, bind: "127.0.0.1", port: 9090, prefix: "admin" },
+    management: {
+      enabled: true,
+      bind: "127.0.0.1",
+      port: 9090,
+      prefix: "admin",
+      allowed_hosts: [],
+    },
     logging: { level: "info", format: "json" },
     source_files: [],
   });
@@ -211,7 +217,16 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     max_multipart_files: 20,
     max_form_fields: 500,
   });
-  assert.deepEqual(c.management, { enabled: true, bind: "127.0.0.1", port: 9091, prefix: "ops" });
+  assert.deepEqual(c.management, {
+    enabled: true,
+    bind: "127.0.0.1",
+    port: 9091,
+    prefix: "ops",
+    token_file: "/etc/gateway/management-token",
+    allowed_hosts: ["gateway-1.hospital.internal"],
+    tls_cert_path: "certs/mgmt.pem",
+    tls_key_path: "certs/mgmt-key.pem",
+  });
   assert.deepEqual(c.logging, { level: "debug", format: "text" });
 });
 
@@ -754,4 +769,25 @@ Deno.test("validateConfig: [cloud] needs url when enabled; gateway_code and stat
     state_dir: "state",
     status_interval_secs: 60,
   });
+});
+
+Deno.test("validateConfig: the management API off loopback needs TLS; cert and key go together", () => {
+  const problems = (text: string) =>
+    validateConfigText(text, "gateway.toml").problems.map((p) => `${p.path}: ${p.message}`);
+  assert.match(
+    problems('[management]\nbind = "0.0.0.0"\n').join("\n"),
+    /management\.bind: the management API may bind "0\.0\.0\.0" \(not loopback\) only with TLS/,
+  );
+  assert.match(
+    problems('[management]\nbind = "10.1.2.3"\ntls_cert_path = "c.pem"\n').join("\n"),
+    /management\.tls_key_path: missing `tls_key_path`/,
+  );
+  assert.deepEqual(
+    problems('[management]\nbind = "0.0.0.0"\ntls_cert_path = "c.pem"\ntls_key_path = "k.pem"\n'),
+    [],
+  );
+  for (const bind of ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"]) {
+    assert.deepEqual(problems(`[management]\nbind = "${bind}"\n`), [], bind);
+  }
+  assert.deepEqual(problems('[management]\nenabled = false\nbind = "0.0.0.0"\n'), []);
 });

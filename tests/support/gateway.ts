@@ -38,6 +38,10 @@ export interface GatewayProcess {
   mgmtUrl: string;
   /** Route prefix of the management API from the config (default `admin`). */
   mgmtPrefix: string;
+  /** The management API's bearer token (`GATEWAY_MANAGEMENT_TOKEN` of the process). */
+  mgmtToken: string;
+  /** `fetch` of a management path (`/admin/info`) with the token and a JSON content type. */
+  mgmtFetch(path: string, init?: RequestInit): Promise<Response>;
   /** Base URL of the data-plane listener on `networkPort`. */
   dataUrl(networkPort: number): string;
   /** The last output of the process (stderr, then stdout). */
@@ -83,6 +87,7 @@ export async function answers200(url: string): Promise<boolean> {
 export async function startGateway(options: GatewayOptions): Promise<GatewayProcess> {
   const { url: mgmtUrl, prefix: mgmtPrefix } = managementAddress(options.configText);
   const dir = await tempDir("gw-gateway-");
+  const mgmtToken = options.env?.GATEWAY_MANAGEMENT_TOKEN ?? testManagementToken();
   const configPath = `${dir}/gateway.toml`;
   await Deno.writeTextFile(configPath, options.configText);
   const entry = options.entry ?? "gateway/main.ts";
@@ -101,7 +106,13 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     ],
     {
       cwd: REPO_ROOT,
-      env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1", ...GATEWAY_ENV, ...options.env },
+      env: {
+        DENO_NO_UPDATE_CHECK: "1",
+        NO_COLOR: "1",
+        ...GATEWAY_ENV,
+        GATEWAY_MANAGEMENT_TOKEN: mgmtToken,
+        ...options.env,
+      },
       afterStop: () => removeDir(dir),
     },
   );
@@ -119,6 +130,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     configPath,
     mgmtUrl,
     mgmtPrefix,
+    mgmtToken,
+    mgmtFetch: (path, init) => fetch(`${mgmtUrl}${path}`, withManagementToken(mgmtToken, init)),
     dataUrl: (networkPort: number) => `http://127.0.0.1:${networkPort}`,
     output: process.output,
     stop: process.stop,
@@ -126,4 +139,20 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
       await process.stop();
     },
   };
+}
+
+/** A fresh management token for a test gateway. */
+export function testManagementToken(): string {
+  return `test-${crypto.randomUUID()}-${crypto.randomUUID()}`;
+}
+
+/** `init` with `Authorization: Bearer <token>` and, for a body-carrying method, a JSON type. */
+export function withManagementToken(token: string, init: RequestInit = {}): RequestInit {
+  const headers = new Headers(init.headers);
+  if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+  const method = (init.method ?? "GET").toUpperCase();
+  if (method !== "GET" && method !== "HEAD" && !headers.has("content-type")) {
+    headers.set("content-type", "application/json");
+  }
+  return { ...init, headers };
 }

@@ -2,7 +2,13 @@
 
 export { curl } from "./curl.ts";
 export { type DicomScuPipeline, dicomScuPipelineToml } from "./dicom_toml.ts";
-export { type GatewayOptions, type GatewayProcess, startGateway } from "./gateway.ts";
+export {
+  type GatewayOptions,
+  type GatewayProcess,
+  startGateway,
+  testManagementToken,
+  withManagementToken,
+} from "./gateway.ts";
 export { type NginxOptions, type NginxProcess, startNginx } from "./nginx.ts";
 export { findBinary, hasPeer, isCi, requirePeer } from "./peers.ts";
 export { freePort } from "./ports.ts";

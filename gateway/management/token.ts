@@ -1,0 +1,83 @@
+/**
+ * The management API's bearer token: from `GATEWAY_MANAGEMENT_TOKEN`, from `[management]
+ * token_file`, or generated at first start into `<state_dir>/management-token` (0600) and reused
+ * on later starts. A token shorter than {@link MIN_TOKEN_LENGTH} characters is refused: the
+ * token is the only thing between a local process (or a browser page, were the Origin check to
+ * fail) and the control of the gateway.
+ */
+import { Buffer } from "node:buffer";
+import { writeFileAtomic } from "../../shared/files.ts";
+
+/** Environment variable that sets the token (it wins over `token_file`). */
+export const MANAGEMENT_TOKEN_ENV = "GATEWAY_MANAGEMENT_TOKEN";
+/** Name of the generated token file in the state directory. */
+export const GENERATED_TOKEN_FILE = "management-token";
+/** Shortest token accepted. */
+export const MIN_TOKEN_LENGTH = 32;
+
+/** The token and where it came from. */
+export interface ManagementToken {
+  token: string;
+  /** `environment`, `token_file` or `generated`. */
+  source: "environment" | "token_file" | "generated";
+  /** The file holding it (absent for the environment). */
+  file?: string;
+}
+
+/** Where to look. */
+export interface TokenInputs {
+  env: (name: string) => string | undefined;
+  /** `[management] token_file`, already resolved to an absolute path. */
+  tokenFile?: string;
+  /** The gateway's state directory (absolute). */
+  stateDir: string;
+}
+
+function checked(token: string, where: string): string {
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new Error(
+      `${where}: the management token must be at least ${MIN_TOKEN_LENGTH} characters ` +
+        "(generate one with `openssl rand -base64 32`)",
+    );
+  }
+  if (/\s/.test(token)) throw new Error(`${where}: the management token must not contain spaces`);
+  return token;
+}
+
+/** Reads or creates the token. Errors name the variable or file at fault. */
+export async function resolveManagementToken(inputs: TokenInputs): Promise<ManagementToken> {
+  const fromEnv = inputs.env(MANAGEMENT_TOKEN_ENV)?.trim();
+  if (fromEnv) return { token: checked(fromEnv, MANAGEMENT_TOKEN_ENV), source: "environment" };
+  if (inputs.tokenFile) {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(inputs.tokenFile);
+    } catch (err) {
+      throw new Error(
+        `[management] token_file ${inputs.tokenFile}: cannot read it (${(err as Error).message})`,
+      );
+    }
+    return {
+      token: checked(text.trim(), `[management] token_file ${inputs.tokenFile}`),
+      source: "token_file",
+      file: inputs.tokenFile,
+    };
+  }
+  const file = `${inputs.stateDir}/${GENERATED_TOKEN_FILE}`;
+  try {
+    const text = (await Deno.readTextFile(file)).trim();
+    return { token: checked(text, file), source: "generated", file };
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  try {
+    await writeFileAtomic(file, `${token}\n`, { mode: 0o600 });
+  } catch (err) {
+    throw new Error(
+      `cannot write the generated management token to ${file} (${(err as Error).message}); ` +
+        `set [cloud] state_dir to a writable directory, or set ${MANAGEMENT_TOKEN_ENV}`,
+    );
+  }
+  return { token, source: "generated", file };
+}
