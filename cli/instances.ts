@@ -19,6 +19,10 @@ export interface Instance {
   port: number;
   /** Management path prefix, without slashes (`admin`). */
   prefix: string;
+  /** File holding the management token (`gateway:add --token-file`); absent: discovered. */
+  token_file?: string;
+  /** The management API speaks HTTPS (`gateway:add --https`). */
+  https?: boolean;
 }
 
 /** What `gateway:add` registers. */
@@ -27,6 +31,8 @@ export interface NewInstance {
   port: number;
   label?: string;
   prefix: string;
+  token_file?: string;
+  https?: boolean;
 }
 
 /** How a command picks instances: by id, by label, or by ip and port. */
@@ -113,8 +119,8 @@ export function hostPort(ip: string, port: number): string {
 }
 
 /** Base URL of an instance's management listener: `http://ip:port`. */
-export function instanceOrigin(instance: Pick<Instance, "ip" | "port">): string {
-  return `http://${hostPort(instance.ip, instance.port)}`;
+export function instanceOrigin(instance: Pick<Instance, "ip" | "port" | "https">): string {
+  return `${instance.https ? "https" : "http"}://${hostPort(instance.ip, instance.port)}`;
 }
 
 /** URL of a management route under the instance's prefix: `http://ip:port/<prefix>/<route>`. */
@@ -146,6 +152,8 @@ function checkInstance(value: unknown, path: string): Instance {
     ip: o.ip as string,
     port: o.port as number,
     prefix: o.prefix as string,
+    ...(typeof o.token_file === "string" ? { token_file: o.token_file } : {}),
+    ...(o.https === true ? { https: true } : {}),
   };
 }
 
@@ -206,6 +214,8 @@ export function addInstance(
     ip: input.ip,
     port: input.port,
     prefix: input.prefix,
+    ...(input.token_file ? { token_file: input.token_file } : {}),
+    ...(input.https ? { https: true } : {}),
   };
   return { instances: [...list, added], added };
 }

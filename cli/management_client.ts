@@ -3,7 +3,9 @@
  * and `update` under the prefix, `POST /api/reload` outside it. Errors arrive as
  * `{"error":{"code","message","request_id"}}`.
  */
+import { type Env, processEnv } from "./env.ts";
 import { CliError } from "./errors.ts";
+import { managementTokenFor, tokenHint } from "./management_token.ts";
 import { type HttpClient, type HttpResponse, jsonObject } from "./http.ts";
 import {
   describeInstance,
@@ -28,10 +30,13 @@ export class ManagementError extends CliError {
 export class ManagementClient {
   readonly instance: Instance;
   #http: HttpClient;
+  #env: Env;
+  #token: Promise<string | undefined> | undefined;
 
-  constructor(http: HttpClient, instance: Instance) {
+  constructor(http: HttpClient, instance: Instance, env: Env = processEnv) {
     this.#http = http;
     this.instance = instance;
+    this.#env = env;
   }
 
   /** The peer name in messages. */
@@ -41,8 +46,12 @@ export class ManagementClient {
 
   /** Sends a request to `url`; a connection failure gets the port-mismatch hint. */
   async send(method: string, url: string, json?: unknown): Promise<HttpResponse> {
+    const token = await (this.#token ??= managementTokenFor(this.instance, this.#env));
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    // The gateway takes body-carrying methods only as JSON (an empty object when there is none).
+    const body = json === undefined && method !== "GET" && method !== "HEAD" ? {} : json;
     try {
-      return await this.#http.send({ method, url, json, peer: this.peer });
+      return await this.#http.send({ method, url, json: body, headers, peer: this.peer });
     } catch (err) {
       if (err instanceof CliError && /connection refused/.test(err.message)) {
         throw new CliError(err.message, {
@@ -105,6 +114,8 @@ export class ManagementClient {
     const notFound = res.status === 404 && b?.code === "not_found"
       ? `Is '${this.instance.prefix}' the gateway's management prefix? ` +
         "Check [management] prefix in its configuration."
+      : res.status === 401
+      ? tokenHint(this.instance)
       : undefined;
     return new ManagementError(
       `${this.peer} answered ${what} with ${res.status}: ${detail}`,

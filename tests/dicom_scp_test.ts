@@ -18,6 +18,7 @@ import {
   requirePeer,
   runCommand,
   tempDir,
+  withManagementToken,
 } from "./support/mod.ts";
 
 const HAS_DCMTK = requirePeer("DCMTK", "findscu", "dcmtk");
@@ -358,7 +359,7 @@ Deno.test({
       });
       await t.step("reload: a new local_aet takes effect on the same listener", async () => {
         await gw.writeConfig(toml.replace('local_aet = "GWSCP"', 'local_aet = "GWSCP2"'));
-        const res = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
+        const res = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
         assertEquals(res.status, 200, await res.text());
         const old = await dcmtk("echoscu", ["-aet", "ECHOSCU", "-aec", "GWSCP", ...host]);
         assert(old.code !== 0, out(old));
@@ -368,7 +369,7 @@ Deno.test({
       await t.step("reload: a moved port starts the new listener and closes the old", async () => {
         const moved = freePort();
         await gw.writeConfig(toml.replace(`port = ${port}\n`, `port = ${moved}\n`));
-        const res = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
+        const res = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
         assertEquals(res.status, 200, await res.text());
         const r = await dcmtk("echoscu", [
           "-aet",

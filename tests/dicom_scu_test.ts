@@ -9,7 +9,14 @@ import { type DicomPeer, startDcmqrscp, startOrthanc } from "../fixtures/dicom/p
 import { boundaryOf, decodeMultipart, parseP10 } from "../gateway/dicom/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
-import { freePort, removeDir, requirePeer, tempDir, waitFor } from "./support/mod.ts";
+import {
+  freePort,
+  removeDir,
+  requirePeer,
+  tempDir,
+  waitFor,
+  withManagementToken,
+} from "./support/mod.ts";
 
 function gatewayToml(peer: DicomPeer, mode: "get" | "move", storePort: number): string {
   return `
@@ -241,7 +248,7 @@ Deno.test({
       await exercise(t, gw, seeded, extra);
       await t.step("C-MOVE through a move-mode backend", async () => {
         await gw.writeConfig(gatewayToml(orthanc, "move", storePort));
-        const r = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
+        const r = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
         await r.body?.cancel();
         const s = seeded[1];
         const res = await fetch(`${gw.url}/pacs/studies/${s.studyUid}`);

@@ -48,7 +48,7 @@ Deno.test("POST /admin/authorize: an RS256 user token from the device login gets
     try {
       const userToken = await deviceLoginToken(cloud, u);
       const res = await gw.admin("POST", "/admin/authorize", {
-        headers: { authorization: `Bearer ${userToken}` },
+        userToken: userToken,
       });
       assertEquals(res.status, 200, JSON.stringify(res.json));
       assertEquals(Object.keys(res.json).sort(), [
@@ -70,7 +70,7 @@ Deno.test("POST /admin/authorize: an RS256 user token from the device login gets
       // An explicit code must match the configured one.
       const other = await gw.admin("POST", "/admin/authorize", {
         body: { gateway_code: "edge-other" },
-        headers: { authorization: `Bearer ${userToken}` },
+        userToken: userToken,
       });
       assertEquals([other.status, other.json.error.code], [400, "bad_request"]);
       assertMatch(other.json.error.message, /gateway_code: this gateway is `edge-berlin-1`/);
@@ -88,12 +88,12 @@ Deno.test("POST /admin/authorize: the body's gateway_code, when none is configur
     try {
       const res = await gw.admin("POST", "/admin/authorize", {
         body: { gateway_code: "edge-named" },
-        headers: { authorization: `Bearer ${u.userToken}` },
+        userToken: u.userToken,
       });
       assertEquals([res.status, res.json.gateway_code], [200, "edge-named"]);
       const bad = await gw.admin("POST", "/admin/authorize", {
         body: { gateway_code: "../x" },
-        headers: { authorization: `Bearer ${u.userToken}` },
+        userToken: u.userToken,
       });
       assertEquals([bad.status, bad.json.error.code], [400, "bad_request"]);
     } finally {
@@ -109,15 +109,15 @@ Deno.test("POST /admin/authorize: missing, malformed, expired and foreign user t
     const other = await startTestCloud();
     try {
       const foreign = (await makeUser(other, "eve@example.com")).userToken;
-      const cases: [Record<string, string>, RegExp][] = [
-        [{}, /Authorization: Bearer/],
-        [{ authorization: "Basic abc" }, /Authorization: Bearer/],
-        [{ authorization: "Bearer not-a-jwt" }, /not a JWT/],
-        [{ authorization: `Bearer ${u.apiToken}` }, /not a JWT/],
-        [{ authorization: `Bearer ${foreign}` }, /a key the cloud service does not publish/],
+      const cases: [string | undefined, RegExp][] = [
+        [undefined, /"user_token"/],
+        ["", /"user_token"/],
+        ["not-a-jwt", /not a JWT/],
+        [u.apiToken, /not a JWT/],
+        [foreign, /a key the cloud service does not publish/],
       ];
-      for (const [headers, message] of cases) {
-        const res = await gw.admin("POST", "/admin/authorize", { headers });
+      for (const [userToken, message] of cases) {
+        const res = await gw.admin("POST", "/admin/authorize", { userToken, body: {} });
         assertEquals(
           [res.status, res.json.error.code],
           [401, "invalid_user_token"],
@@ -127,7 +127,7 @@ Deno.test("POST /admin/authorize: missing, malformed, expired and foreign user t
       }
       cloud.clock.advance(25 * 3600 * 1000);
       const expired = await gw.admin("POST", "/admin/authorize", {
-        headers: { authorization: `Bearer ${u.userToken}` },
+        userToken: u.userToken,
       });
       assertEquals(expired.status, 401);
       assertMatch(expired.json.error.message, /user token: expired/);
@@ -158,7 +158,7 @@ Deno.test("POST /admin/authorize: HS256 user tokens need GATEWAY_JWT_SECRET and 
     const without = await startCloudGateway(cloud);
     try {
       const res = await without.admin("POST", "/admin/authorize", {
-        headers: { authorization: `Bearer ${good}` },
+        userToken: good,
       });
       assertEquals([res.status, res.json.error.code], [401, "invalid_user_token"]);
       assertMatch(res.json.error.message, /HS256, which needs GATEWAY_JWT_SECRET/);
@@ -169,12 +169,12 @@ Deno.test("POST /admin/authorize: HS256 user tokens need GATEWAY_JWT_SECRET and 
     const gw = await startCloudGateway(cloud, { env: { GATEWAY_JWT_SECRET: secret } });
     try {
       const wrong = await gw.admin("POST", "/admin/authorize", {
-        headers: { authorization: `Bearer ${await hs256("another-secret-another-secret-12345")}` },
+        userToken: await hs256("another-secret-another-secret-12345"),
       });
       assertEquals([wrong.status, wrong.json.error.code], [401, "invalid_user_token"]);
       assertMatch(wrong.json.error.message, /signature does not verify/);
       const machineUse = await gw.admin("POST", "/admin/authorize", {
-        headers: { authorization: `Bearer ${await hs256(secret, { token_use: "machine" })}` },
+        userToken: await hs256(secret, { token_use: "machine" }),
       });
       assertMatch(machineUse.json.error.message, /not a user token/);
       assertEquals(await gatewaysOf(cloud, u), [], "refused before the cloud is asked");
@@ -182,7 +182,7 @@ Deno.test("POST /admin/authorize: HS256 user tokens need GATEWAY_JWT_SECRET and 
       // Valid for the gateway: it goes on to the cloud, which accepts RS256 user tokens and API
       // tokens only, and says so.
       const forwarded = await gw.admin("POST", "/admin/authorize", {
-        headers: { authorization: `Bearer ${good}` },
+        userToken: good,
       });
       assertEquals([forwarded.status, forwarded.json.error.code], [401, "invalid_user_token"]);
       assertMatch(forwarded.json.error.message, /^the cloud service refused the user token: /);
@@ -214,7 +214,7 @@ Deno.test("POST /admin/update: 409 without a token; then the local files land in
 
       const authorized = await gw.admin("POST", "/admin/authorize", {
         body: { gateway_code: "edge-up" },
-        headers: { authorization: `Bearer ${u.userToken}` },
+        userToken: u.userToken,
       });
       assertEquals(authorized.status, 200);
       const res = await gw.admin("POST", "/admin/update");
@@ -248,7 +248,7 @@ Deno.test("the issuer is pinned to [cloud] url: a cloud whose base URL differs i
     const gw = await startCloudGateway(cloud);
     try {
       const user = await gw.admin("POST", "/admin/authorize", {
-        headers: { authorization: `Bearer ${u.userToken}` },
+        userToken: u.userToken,
       });
       assertEquals([user.status, user.json.error.code], [401, "invalid_user_token"]);
       assertMatch(

@@ -14,7 +14,13 @@ import {
   startCloudGateway,
   waitForCloud,
 } from "./gateway_cloud_support.ts";
-import { REPO_ROOT, requirePeer, runCommand } from "./support/mod.ts";
+import {
+  REPO_ROOT,
+  requirePeer,
+  runCommand,
+  TEST_MANAGEMENT_TOKEN,
+  withManagementToken,
+} from "./support/mod.ts";
 import { EncryptionKeyError, TOKEN_FILE_NAME } from "../gateway/cloud/mod.ts";
 
 const HAS_AGE = requirePeer("age-encrypted token store", "age", "age");
@@ -195,6 +201,7 @@ Deno.test({
         cwd: REPO_ROOT,
         env: {
           NO_COLOR: "1",
+          GATEWAY_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN,
           GATEWAY_MACHINE_TOKEN: JSON.stringify(payload),
           GATEWAY_ENCRYPTION_KEY: base64(await Deno.readTextFile(key.file)),
         },
@@ -211,7 +218,10 @@ Deno.test({
         let cloudInfo;
         while (Date.now() < deadline) {
           try {
-            const res = await fetch(`http://127.0.0.1:${mgmtPort}/admin/info`);
+            const res = await fetch(
+              `http://127.0.0.1:${mgmtPort}/admin/info`,
+              withManagementToken(),
+            );
             cloudInfo = (await res.json()).cloud;
             if (cloudInfo.verified) break;
           } catch {

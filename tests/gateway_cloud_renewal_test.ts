@@ -4,6 +4,7 @@
  * error of a revoked or expired token, after which the gateway stops calling the cloud until a
  * new token arrives.
  */
+import { withManagementToken } from "./support/mod.ts";
 import { generateX25519Identity } from "age-encryption";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
@@ -14,7 +15,7 @@ import { parseExposition, sampleValue } from "../gateway/observability/testing.t
 const DAY = 86_400_000;
 
 async function counter(mgmt: string, name: string, outcome: string): Promise<number> {
-  const m = parseExposition(await (await fetch(`${mgmt}/metrics`)).text());
+  const m = parseExposition(await (await fetch(`${mgmt}/metrics`, withManagementToken())).text());
   return sampleValue(m, name, { outcome }) ?? NaN;
 }
 
@@ -116,7 +117,9 @@ Deno.test("a revoked token: authorization error logged, calls stop, a new token 
       const before = await callsMade(gw.mgmt);
       await new Promise((r) => setTimeout(r, 2500));
       assertEquals(await callsMade(gw.mgmt), before, "no calls while unauthorized");
-      const m = parseExposition(await (await fetch(`${gw.mgmt}/metrics`)).text());
+      const m = parseExposition(
+        await (await fetch(`${gw.mgmt}/metrics`, withManagementToken())).text(),
+      );
       assertEquals(sampleValue(m, "gateway_cloud_authorized"), 0);
       const update = await gw.admin("POST", "/admin/update");
       assertEquals([update.status, update.json.error.code], [409, "not_authorized"]);

@@ -8,7 +8,13 @@ import { Logger } from "../shared/log.ts";
 import { createMetrics } from "../gateway/observability/metrics.ts";
 import { Gateway } from "../gateway/runtime/mod.ts";
 import { call, type TestCloud, type TestUser } from "./cloud_harness.ts";
-import { freePort, runCommand, waitFor } from "./support/mod.ts";
+import {
+  freePort,
+  runCommand,
+  testManagementToken,
+  waitFor,
+  withManagementToken,
+} from "./support/mod.ts";
 
 /** An echo pipeline under `/echo` (local config). */
 export const LOCAL_ECHO = `
@@ -33,12 +39,15 @@ export interface CloudGateway {
   stateDir: string;
   url: string;
   mgmt: string;
+  /** The management API's bearer token. */
+  mgmtToken: string;
   logs: string[];
   /** POST/GET a management route; answers status and JSON. */
   admin(
     method: string,
     path: string,
-    opts?: { body?: unknown; headers?: Record<string, string> },
+    /** `userToken` goes into the JSON body as `user_token` (POST /admin/authorize). */
+    opts?: { body?: unknown; headers?: Record<string, string>; userToken?: string },
     // deno-lint-ignore no-explicit-any
   ): Promise<{ status: number; json: any }>;
   // deno-lint-ignore no-explicit-any
@@ -95,11 +104,13 @@ level = "debug"
   const logs: string[] = [];
   const logger = new Logger({ level: "debug", format: "json", sink: (l) => logs.push(l) });
   const env = opts.env ?? {};
+  const mgmtToken = testManagementToken();
   const gateway = new Gateway({
     configFile,
     logger,
     metrics: createMetrics(),
     drainSeconds: 1,
+    env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : env[name],
     cloud: {
       env: (name) => env[name],
       clock: cloud.clock,
@@ -117,11 +128,14 @@ level = "debug"
   const admin: CloudGateway["admin"] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     let body: string | undefined;
-    if (o.body !== undefined) {
-      body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
-      headers["content-type"] ??= "application/json";
-    }
-    const res = await fetch(`${mgmt}${path}`, { method, headers, body });
+    const json = o.userToken === undefined
+      ? o.body
+      : { ...(o.body as Record<string, unknown> | undefined), user_token: o.userToken };
+    if (json !== undefined) body = typeof json === "string" ? json : JSON.stringify(json);
+    const res = await fetch(
+      `${mgmt}${path}`,
+      withManagementToken({ method, headers, body }, mgmtToken),
+    );
     const t = await res.text();
     return { status: res.status, json: t ? JSON.parse(t) : undefined };
   };
@@ -132,6 +146,7 @@ level = "debug"
     stateDir,
     url: `http://127.0.0.1:${dataPort}`,
     mgmt,
+    mgmtToken,
     logs,
     admin,
     info: async () => (await admin("GET", "/admin/info")).json,

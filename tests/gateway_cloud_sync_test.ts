@@ -5,6 +5,7 @@
  * pulled configuration runs again after a restart; disabling the cloud by reload stops the sync
  * and drops the pulled pipelines; the sync's metrics.
  */
+import { withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import {
@@ -18,7 +19,7 @@ import { MANAGED_CONFIG_NAME, SYNC_STATE_NAME } from "../gateway/cloud/mod.ts";
 import { parseExposition, sampleValue } from "../gateway/observability/testing.ts";
 
 async function metrics(mgmt: string) {
-  return parseExposition(await (await fetch(`${mgmt}/metrics`)).text());
+  return parseExposition(await (await fetch(`${mgmt}/metrics`, withManagementToken())).text());
 }
 
 Deno.test("sync: a cloud pipeline is pulled, applied, reported, and runs again after a restart", async () => {

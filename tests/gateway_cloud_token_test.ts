@@ -231,7 +231,7 @@ Deno.test("cloud operations are 403 cloud_disabled on a real gateway with [cloud
       for (const op of ["token", "authorize", "update"]) {
         const res = await gw.admin("POST", `/admin/${op}`, {
           body: payload,
-          headers: { authorization: `Bearer ${u.userToken}` },
+          userToken: u.userToken,
         });
         assertEquals([res.status, res.json.error.code], [403, "cloud_disabled"], op);
       }

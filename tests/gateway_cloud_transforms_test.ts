@@ -4,6 +4,7 @@
  * downloaded before the pipeline is built (at start); a transform changed in the cloud is
  * downloaded again and later requests use it.
  */
+import { withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import {
@@ -49,7 +50,9 @@ Deno.test("transforms by id: downloaded by the sync, again at start when missing
       assertEquals((await postJson(`${second.url}/jolt/p`, { name: "Bob" })).data, {
         patient: { name: "Bob" },
       });
-      const m = parseExposition(await (await fetch(`${second.mgmt}/metrics`)).text());
+      const m = parseExposition(
+        await (await fetch(`${second.mgmt}/metrics`, withManagementToken())).text(),
+      );
       assertEquals(
         sampleValue(m, "gateway_cloud_transform_downloads_total", { outcome: "ok" }),
         1,

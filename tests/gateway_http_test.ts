@@ -1,4 +1,5 @@
 /** End-to-end tests of the HTTP data plane: routing, backends, errors, limits, content types. */
+import { withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
 
@@ -320,7 +321,8 @@ retries = 1
       assertEquals(res.status, 200);
       assertEquals(await res.text(), "b");
     }
-    const pipelines = await (await fetch(`${gw.mgmt}/admin/pipelines`)).json();
+    const pipelines = await (await fetch(`${gw.mgmt}/admin/pipelines`, withManagementToken()))
+      .json();
     const targets = pipelines.pipelines[0].backends[0].targets;
     assertEquals(targets.find((t: { name: string }) => t.name === "a").healthy, false);
     // Bring a back on its port: after the cool-down it takes traffic again.
@@ -427,7 +429,8 @@ backends = ["main", "copy"]
 
     await gw.writeConfig(config(false, "http://127.0.0.1:9"));
     assertEquals(
-      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      (await (await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }))).json())
+        .ok,
       true,
     );
     const ok = await fetch(`${gw.url}/api/x`, { method: "POST", body: "p" });
@@ -436,7 +439,8 @@ backends = ["main", "copy"]
 
     await gw.writeConfig(config(true, "http://127.0.0.1:9"));
     assertEquals(
-      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      (await (await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }))).json())
+        .ok,
       true,
     );
     const failed = await fetch(`${gw.url}/api/x`, { method: "POST", body: "p" });

@@ -1,7 +1,13 @@
 /** The gateway executable: --validate-config, the embedded default, SIGTERM drain. */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startUpstream } from "./harness.ts";
-import { freePort, runCommand, startGateway } from "./support/mod.ts";
+import {
+  freePort,
+  runCommand,
+  startGateway,
+  TEST_MANAGEMENT_TOKEN,
+  withManagementToken,
+} from "./support/mod.ts";
 
 const ENTRY = ["run", "-A", "--unstable-net", "--unstable-no-legacy-abort", "gateway/main.ts"];
 
@@ -105,6 +111,7 @@ Deno.test("no --config: the embedded default serves echo under /echo on :8080", 
   }
   const child = new Deno.Command(Deno.execPath(), {
     args: ENTRY,
+    env: { GATEWAY_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN },
     stdout: "null",
     stderr: "piped",
   }).spawn();
@@ -118,7 +125,8 @@ Deno.test("no --config: the embedded default serves echo under /echo on :8080", 
     const body = await res.json();
     assertEquals(body.path, "/x");
     assertEquals(body.query, { a: "1" });
-    const info = await (await fetch("http://127.0.0.1:9090/admin/info")).json();
+    const info = await (await fetch("http://127.0.0.1:9090/admin/info", withManagementToken()))
+      .json();
     assertEquals(info.config_file, null);
   } finally {
     child.kill("SIGTERM");

@@ -1,4 +1,5 @@
 /** Hot reload: API reloads, watched files, invalid configs kept out, a reload storm under load. */
+import { withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
 
@@ -19,7 +20,7 @@ Deno.test("POST /api/reload swaps a valid config and rejects an invalid one", as
   try {
     assertEquals(await fetch(`${gw.url}/one`).then((r) => r.body?.cancel()), undefined);
     await gw.writeConfig(echoAt("/two"));
-    const ok = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
+    const ok = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
     const outcome = await ok.json();
     assertEquals(ok.status, 200);
     assertEquals(outcome.ok, true);
@@ -31,7 +32,7 @@ Deno.test("POST /api/reload swaps a valid config and rejects an invalid one", as
     assertEquals(old.status, 404);
 
     await gw.writeConfig(echoAt("/three") + '\n[backends.bad]\nservice = "nope"\n');
-    const bad = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
+    const bad = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
     const badOutcome = await bad.json();
     assertEquals(bad.status, 422);
     assertEquals(badOutcome.ok, false);
@@ -73,7 +74,8 @@ Deno.test("a listener change starts the new port before closing the old one", as
       gw.configFile,
       text.replace(`port = ${gw.dataPort}`, `port = ${newPort}`),
     );
-    const outcome = await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json();
+    const outcome =
+      await (await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }))).json();
     assertEquals(outcome.ok, true);
     const res = await fetch(`http://127.0.0.1:${newPort}/e`);
     assertEquals(res.status, 200);
@@ -117,7 +119,7 @@ Deno.test("reload storm: 20 reloads (valid and invalid) under continuous load, z
           ? echoAt("/load", `p${i}`) + '\n[pipelines.broken]\nendpoints = ["missing"]\n'
           : echoAt("/load", `p${i}`),
       );
-      const res = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
+      const res = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
       outcomes.push((await res.json()).ok);
       await new Promise((r) => setTimeout(r, 25));
     }

@@ -9,7 +9,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import { expectExit, type GwcliHome, seedLogin, withGwcliHome } from "./gwcli_support.ts";
-import { freePort, startGateway } from "./support/mod.ts";
+import { freePort, startGateway, TEST_MANAGEMENT_TOKEN } from "./support/mod.ts";
 
 function gatewayConfig(mgmtPort: number, cloud: string): string {
   return `
@@ -52,7 +52,10 @@ Deno.test("gwcli gateway:authorize and gateway:update: cloud + gateway end to en
       ),
     });
     await withGwcliHome(async (home) => {
-      await run(home, ["gateway:add", "-p", String(mgmtPort), "-l", "edge"]);
+      // The operator points gwcli at the gateway's token file once, at registration.
+      const tokenFile = `${home.home}/management-token`;
+      await Deno.writeTextFile(tokenFile, `${TEST_MANAGEMENT_TOKEN}\n`, { mode: 0o600 });
+      await run(home, ["gateway:add", "-p", String(mgmtPort), "-l", "edge", "-t", tokenFile]);
       const notLoggedIn = await run(home, ["gateway:authorize", "-l", "edge", "-y"], 3);
       assertMatch(notLoggedIn.stderr, /not logged in/);
 
@@ -137,6 +140,6 @@ Deno.test("gwcli gateway:authorize refuses a gateway whose cloud integration is 
       );
       const registry = JSON.parse(await Deno.readTextFile(`${home.dir}/instances.json`));
       assertEquals(registry.instances[0].gateway_id, null);
-    }, { GATEWAY_API_URL: cloud.url });
+    }, { GATEWAY_API_URL: cloud.url, GWCLI_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN });
   });
 });

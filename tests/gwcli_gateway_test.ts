@@ -55,8 +55,19 @@ async function run(home: GwcliHome, args: string[], code = 0) {
 Deno.test("gwcli against a running gateway: add, list, info, pipelines, routes, reload, update, remove", async () => {
   const dataPort = freePort();
   const mgmtPort = freePort();
-  await using gateway = await startGateway({ configText: gatewayConfig(dataPort, mgmtPort) });
   await withGwcliHome(async (home) => {
+    // The gateway generates its management token and, for tools of the same user on this host,
+    // writes where it is; gwcli finds it with no extra step.
+    await using gateway = await startGateway({
+      configText: gatewayConfig(dataPort, mgmtPort),
+      env: { HOME: home.home, GATEWAY_MANAGEMENT_TOKEN: "" },
+    });
+    const tokenFile = `${gateway.dir}/state/management-token`;
+    assertEquals((await Deno.stat(tokenFile)).mode! & 0o777, 0o600);
+    const discovery = `${home.home}/.local/state/healthcare-gateway/management/${mgmtPort}.json`;
+    assertEquals((await Deno.stat(discovery)).mode! & 0o777, 0o600);
+    assertEquals(JSON.parse(await Deno.readTextFile(discovery)).token_file, tokenFile);
+    assert(!(await Deno.readTextFile(discovery)).includes(gateway.mgmtToken), "no token in it");
     const added = await run(home, [
       "gateway:add",
       "-p",
@@ -98,7 +109,7 @@ Deno.test("gwcli against a running gateway: add, list, info, pipelines, routes, 
     assertMatch(routes, /│ \/echo +│ \* +│ echo_in +│ http +│ echo +│ main +│/);
     assertMatch(routes, /│ \/fhir +│ \* +│ fhir_in +│ fhir +│ fhir +│ main +│/);
     const json = (await run(home, ["gateway:routes", "-l", "local", "--json"])).stdout;
-    const direct = await (await fetch(`${gateway.mgmtUrl}/ops/routes`)).json();
+    const direct = await (await gateway.mgmtFetch("/ops/routes")).json();
     assertEquals(JSON.parse(json), direct, "--json prints the management API's body");
 
     const reloaded = await run(home, ["gateway:reload", "-l", "local", "-v"]);

@@ -94,7 +94,7 @@ export async function startTestGateway(
     mgmt: `http://127.0.0.1:${mgmtPort}`,
     mgmtToken,
     mgmtFetch: (path, init) =>
-      fetch(`http://127.0.0.1:${mgmtPort}${path}`, withManagementToken(mgmtToken, init)),
+      fetch(`http://127.0.0.1:${mgmtPort}${path}`, withManagementToken(init, mgmtToken)),
     dataPort,
     mgmtPort,
     dir,

@@ -4,6 +4,7 @@
  * peers that stop streams or abandon uploads, a peer that sends garbage, GOAWAY and drain on
  * reload and shutdown, reconnection, and 502 when nothing answers.
  */
+import { withManagementToken } from "./support/mod.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3.ts";
 import { H3, Http3Client } from "../gateway/http3/mod.ts";
@@ -296,7 +297,9 @@ Deno.test({
       await new Promise((r) => setTimeout(r, 100));
       const cert2 = await makeH3Cert(s.gw.dir, "h3b");
       await s.gw.writeConfig(config(s.h3Port, cert2, s.upstream.port));
-      const reload = await (await fetch(`${s.gw.mgmt}/api/reload`, { method: "POST" })).json();
+      const reload =
+        await (await fetch(`${s.gw.mgmt}/api/reload`, withManagementToken({ method: "POST" })))
+          .json();
       equal(reload.ok, true);
       // The old connection got GOAWAY: no new requests on it, the one in flight completes.
       const res = await slow;

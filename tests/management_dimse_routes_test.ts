@@ -6,7 +6,7 @@
 import { DCMTK_ENV } from "../fixtures/dicom/peers.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
-import { freePort, requirePeer, runCommand } from "./support/mod.ts";
+import { freePort, requirePeer, runCommand, withManagementToken } from "./support/mod.ts";
 
 interface Route {
   path: string;
@@ -49,7 +49,7 @@ backends = ["echo"]
 }
 
 async function routes(mgmt: string): Promise<Route[]> {
-  const res = await fetch(`${mgmt}/admin/routes`);
+  const res = await fetch(`${mgmt}/admin/routes`, withManagementToken());
   assertEquals(res.status, 200);
   return ((await res.json()) as { routes: Route[] }).routes;
 }
@@ -102,7 +102,7 @@ Deno.test({
 
       const second = freePort();
       await gw.writeConfig(toml(second, true));
-      const reload = await fetch(`${gw.mgmt}/api/reload`, { method: "POST" });
+      const reload = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
       assertEquals(reload.status, 200, await reload.clone().text());
       await reload.body?.cancel();
       const moved = (await routes(gw.mgmt)).find((r) => r.endpoint === "modalities");

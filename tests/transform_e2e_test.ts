@@ -1,4 +1,5 @@
 /** Transforms through the gateway: request, response, both, failures, metadata routing, live edits. */
+import { withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
 
@@ -110,7 +111,8 @@ Deno.test("apply = right transforms the response; both transforms each way", asy
     await Deno.writeTextFile(`${gw.dir}/transforms/both.json`, both);
     await gw.writeConfig(proxy(up.url, mw(`spec_path = "both.json"\napply = "both"`)));
     assertEquals(
-      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      (await (await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }))).json())
+        .ok,
       true,
     );
     const res2 = await fetch(`${gw.url}/api/p`, {
@@ -151,7 +153,8 @@ Deno.test("fail_on_error: true fails the request naming the transform; false pas
       proxy(up.url, mw(`spec_path = "broken.json"\ninput = "envelope"\nfail_on_error = false`)),
     );
     assertEquals(
-      (await (await fetch(`${gw.mgmt}/api/reload`, { method: "POST" })).json()).ok,
+      (await (await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }))).json())
+        .ok,
       true,
     );
     const ok = await fetch(`${gw.url}/api/p`, {

@@ -97,7 +97,7 @@ interface ReloadProblem {
 /** Registers the management API commands. */
 export function registerGatewayApiCommands(program: Command, ctx: CliContext): void {
   const client = async (options: InstanceOptions) =>
-    new ManagementClient(ctx.http, (await selectInstance(ctx, options)).instance);
+    new ManagementClient(ctx.http, (await selectInstance(ctx, options)).instance, ctx.env);
 
   onAction(
     addInstanceOptions(defineCommand(program, "gateway:info", "Show an instance's information")),
@@ -186,7 +186,7 @@ export function registerGatewayApiCommands(program: Command, ctx: CliContext): v
 /** Registers `gateway:update`. */
 export function registerUpdate(program: Command, ctx: CliContext): void {
   const client = async (options: InstanceOptions) =>
-    new ManagementClient(ctx.http, (await selectInstance(ctx, options)).instance);
+    new ManagementClient(ctx.http, (await selectInstance(ctx, options)).instance, ctx.env);
 
   onAction(
     addInstanceOptions(

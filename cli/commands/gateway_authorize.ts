@@ -123,7 +123,7 @@ export function registerAuthorize(program: Command, ctx: CliContext): void {
     async (options: AuthorizeOptions) => {
       const session = await requireSession(ctx);
       const { instance } = await selectInstance(ctx, options);
-      const client = new ManagementClient(ctx.http, instance);
+      const client = new ManagementClient(ctx.http, instance, ctx.env);
       const cloud = cloudOf(await client.info());
       if (!cloud.enabled) {
         throw new CliError(

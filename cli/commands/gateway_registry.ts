@@ -1,4 +1,5 @@
 /** `gateway:add`, `gateway:list`, `gateway:remove`: the local registry of gateway instances. */
+import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import type { CliContext } from "../context.ts";
 import { usageError } from "../errors.ts";
@@ -47,9 +48,24 @@ export function registerRegistryCommands(program: Command, ctx: CliContext): voi
         normalizePrefix,
         DEFAULT_PREFIX,
       )
+      .option(
+        "-t, --token-file <FILE>",
+        "file holding the gateway's management token (default: found on this host)",
+      )
+      .option("--https", "the management API speaks HTTPS")
       .addOption(new Option("-k, --key <KEY>", "deprecated and ignored").hideHelp()),
     ctx,
-    async (o: { ip: string; port: number; label?: string; pathPrefix: string; key?: string }) => {
+    async (
+      o: {
+        ip: string;
+        port: number;
+        label?: string;
+        pathPrefix: string;
+        tokenFile?: string;
+        https?: boolean;
+        key?: string;
+      },
+    ) => {
       if (o.key !== undefined) {
         ctx.out.warn("-k/--key is deprecated and ignored: instances no longer have keys");
       }
@@ -58,6 +74,8 @@ export function registerRegistryCommands(program: Command, ctx: CliContext): voi
         port: o.port,
         label: o.label,
         prefix: o.pathPrefix,
+        token_file: o.tokenFile ? resolve(o.tokenFile) : undefined,
+        https: o.https,
       });
       await ctx.saveInstances(instances);
       ctx.out.print(`Registered instance ${describeInstance(added)}: ${managementBase(added)}`);

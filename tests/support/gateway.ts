@@ -87,7 +87,8 @@ export async function answers200(url: string): Promise<boolean> {
 export async function startGateway(options: GatewayOptions): Promise<GatewayProcess> {
   const { url: mgmtUrl, prefix: mgmtPrefix } = managementAddress(options.configText);
   const dir = await tempDir("gw-gateway-");
-  const mgmtToken = options.env?.GATEWAY_MANAGEMENT_TOKEN ?? testManagementToken();
+  // An empty GATEWAY_MANAGEMENT_TOKEN lets the gateway generate its own (read back below).
+  let mgmtToken = options.env?.GATEWAY_MANAGEMENT_TOKEN ?? testManagementToken();
   const configPath = `${dir}/gateway.toml`;
   await Deno.writeTextFile(configPath, options.configText);
   const entry = options.entry ?? "gateway/main.ts";
@@ -123,6 +124,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     timeoutMs: options.readyTimeoutMs ?? 60_000,
     intervalMs: 100,
   });
+  if (mgmtToken === "") {
+    mgmtToken = (await Deno.readTextFile(`${dir}/state/management-token`).catch(() => "")).trim();
+  }
   return {
     process: process.child,
     pid: process.child.pid,
@@ -131,7 +135,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     mgmtUrl,
     mgmtPrefix,
     mgmtToken,
-    mgmtFetch: (path, init) => fetch(`${mgmtUrl}${path}`, withManagementToken(mgmtToken, init)),
+    mgmtFetch: (path, init) => fetch(`${mgmtUrl}${path}`, withManagementToken(init, mgmtToken)),
     dataUrl: (networkPort: number) => `http://127.0.0.1:${networkPort}`,
     output: process.output,
     stop: process.stop,
@@ -141,13 +145,19 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   };
 }
 
-/** A fresh management token for a test gateway. */
+/** The management token of the test gateways this test process starts (random per process). */
+export const TEST_MANAGEMENT_TOKEN = `test-${crypto.randomUUID()}-${crypto.randomUUID()}`;
+
+/** A management token for a test gateway: {@link TEST_MANAGEMENT_TOKEN}. */
 export function testManagementToken(): string {
-  return `test-${crypto.randomUUID()}-${crypto.randomUUID()}`;
+  return TEST_MANAGEMENT_TOKEN;
 }
 
 /** `init` with `Authorization: Bearer <token>` and, for a body-carrying method, a JSON type. */
-export function withManagementToken(token: string, init: RequestInit = {}): RequestInit {
+export function withManagementToken(
+  init: RequestInit = {},
+  token: string = TEST_MANAGEMENT_TOKEN,
+): RequestInit {
   const headers = new Headers(init.headers);
   if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
   const method = (init.method ?? "GET").toUpperCase();

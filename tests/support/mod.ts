@@ -6,6 +6,7 @@ export {
   type GatewayOptions,
   type GatewayProcess,
   startGateway,
+  TEST_MANAGEMENT_TOKEN,
   testManagementToken,
   withManagementToken,
 } from "./gateway.ts";
