@@ -12,6 +12,7 @@ Environment:
   GATEWAY_API_URL       cloud service URL when config.json sets no api-url (default http://localhost:8000)
   GWCLI_HOME            data directory instead of ~/.gwcli
   GWCLI_SECURE_STORE    auto (keychain, else age file), keychain or file
+  GWCLI_MANAGEMENT_TOKEN  the gateway management token (else --token-file or discovery)
   GWCLI_ENCRYPTION_KEY  age identity (AGE-SECRET-KEY-1...) of the encrypted token file
   GWCLI_RELEASE_URL     base URL of gateway releases (gateway:install)
   BROWSER, GWCLI_NO_BROWSER  which browser login opens, or none

@@ -289,3 +289,47 @@ Deno.test("GATEWAY_MACHINE_TOKEN while the cloud is down: kept, retried with bac
     await Deno.remove(first.dir, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("cloud pin: a token of another team for the same gateway code is refused; an explicit reset lets a new team in", async () => {
+  await withCloud(async (cloud) => {
+    const ada = await makeUser(cloud, "ada@example.com", "Radiology");
+    const eve = await makeUser(cloud, "eve@example.com", "Intruders");
+    const gw = await startCloudGateway(cloud);
+    try {
+      const mine = await machineToken(cloud, ada, "edge-pin");
+      assertEquals((await gw.admin("POST", "/admin/token", { body: mine })).status, 200);
+      const pin = JSON.parse(await Deno.readTextFile(`${gw.stateDir}/cloud-pin.json`));
+      assertEquals([pin.issuer, pin.gateway_id], [cloud.url, mine.gateway_id]);
+      assertEquals((await Deno.stat(`${gw.stateDir}/cloud-pin.json`)).mode! & 0o777, 0o600);
+
+      // Codes are unique only within a team: another team gets a valid token for the same code.
+      const theirs = await machineToken(cloud, eve, "edge-pin");
+      assertEquals(theirs.gateway_code, "edge-pin");
+      const refused = await gw.admin("POST", "/admin/token", { body: theirs });
+      assertEquals([refused.status, refused.json.error.code], [403, "cloud_pin_mismatch"]);
+      assertMatch(refused.json.error.message, /pinned to gateway .* of team/);
+      const viaUser = await gw.admin("POST", "/admin/authorize", {
+        userToken: eve.userToken,
+        body: { gateway_code: "edge-pin" },
+      });
+      assertEquals([viaUser.status, viaUser.json.error.code], [403, "cloud_pin_mismatch"]);
+      const info = await gw.info();
+      assertEquals(info.cloud.gateway_id, mine.gateway_id, "the first team's token is still held");
+
+      // The pin survives a restart of the gateway's cloud integration (it is in the state dir).
+      await gw.gateway.reload("api");
+      const again = await gw.admin("POST", "/admin/token", { body: theirs });
+      assertEquals(again.status, 403);
+
+      const reset = await gw.admin("POST", "/admin/cloud-pin/reset");
+      assertEquals(reset.status, 200);
+      assertEquals([reset.json.reset, reset.json.previous.gateway_id], [true, mine.gateway_id]);
+      assert(gw.logs.some((l) => l.includes("cloud pin reset by the operator")));
+      assertEquals((await gw.admin("POST", "/admin/token", { body: theirs })).status, 200);
+      const moved = JSON.parse(await Deno.readTextFile(`${gw.stateDir}/cloud-pin.json`));
+      assertEquals(moved.gateway_id, theirs.gateway_id);
+    } finally {
+      await gw.stop();
+    }
+  });
+});

@@ -26,9 +26,10 @@ import {
 import { CloudSync, type SyncHost } from "./sync.ts";
 import { initialSyncStatus, type SyncStatus } from "./sync_status.ts";
 import { checkPayloadLocally, verifyWithCloud } from "./token_checks.ts";
+import { identityOf, readPin, removePin, writePin } from "./pin.ts";
 import { type HeldToken, MachineTokenStore } from "./token_store.ts";
 import { CloudTransformSource, TransformFetcher } from "./transforms.ts";
-import type { CloudControl, CloudInfo, ConfigUploaded, TokenStored } from "./types.ts";
+import type { CloudControl, CloudInfo, ConfigUploaded, PinReset, TokenStored } from "./types.ts";
 
 /** Name of the variable holding a machine-token payload to use at start (SPEC, Auth. 4). */
 export const MACHINE_TOKEN_ENV = "GATEWAY_MACHINE_TOKEN";
@@ -146,7 +147,9 @@ export class CloudIntegration implements CloudControl {
     const { settings, conn } = await this.#active();
     const check = checkPayloadLocally(body, settings, this.#clock.now());
     if (!check.ok) {
-      const [status, code] = check.foreign
+      const [status, code] = check.pinned
+        ? [403, "cloud_pin_mismatch"]
+        : check.foreign
         ? [401, "machine_token_rejected"]
         : [400, "invalid_machine_token"];
       throw new GatewayError(status, code, check.problems.join("; "));
@@ -197,6 +200,9 @@ export class CloudIntegration implements CloudControl {
       throw cloudFailure(err, "authorizing the gateway");
     }
     const check = checkPayloadLocally(answer, settings, this.#clock.now());
+    if (!check.ok && check.pinned) {
+      throw new GatewayError(403, "cloud_pin_mismatch", check.problems.join("; "));
+    }
     if (!check.ok) {
       throw new GatewayError(
         502,
@@ -308,6 +314,7 @@ export class CloudIntegration implements CloudControl {
     const previous = this.#settings;
     if (!identityChanged(previous, next)) {
       const timing = previous!.statusIntervalMs !== next.statusIntervalMs;
+      next.pin = previous!.pin;
       this.#settings = next;
       if (timing && this.#sync) await this.#restartSync();
       return;
@@ -342,6 +349,15 @@ export class CloudIntegration implements CloudControl {
       ),
     };
     this.#files = new ManagedConfigFiles(next.stateDir);
+    try {
+      next.pin = await readPin(next.stateDir);
+    } catch (err) {
+      // Never a silent reset: a damaged pin matches no token until the operator fixes it.
+      this.#logger.error("cloud pin unreadable: every machine token is refused", {
+        error: (err as Error).message,
+      });
+      next.pin = { issuer: "<unreadable>", team_id: "", gateway_id: "", pinned_at: "" };
+    }
     if (!this.#key) {
       this.#logger.warn(
         `${ENCRYPTION_KEY_ENV} is not set: a machine token is held in memory only ` +
@@ -356,6 +372,7 @@ export class CloudIntegration implements CloudControl {
         ? { payload: kept.payload, source: kept.source }
         : undefined);
     if (chosen) {
+      await this.#pinIfUnpinned(next, chosen.payload);
       const held = await this.#store.set(chosen.payload, chosen.source, false);
       this.#logger.info(
         "machine token loaded; it is verified with the cloud service on first contact",
@@ -430,6 +447,7 @@ export class CloudIntegration implements CloudControl {
     let held!: HeldToken;
     await this.#exclusive(async () => {
       await this.#stopSync();
+      if (this.#settings) await this.#pinIfUnpinned(this.#settings, payload);
       held = await this.#store.set(payload, source, true);
       this.#metrics.token(Date.parse(payload.expires_at));
       this.#status.state = "stopped";
@@ -450,6 +468,45 @@ export class CloudIntegration implements CloudControl {
       expires_at: payload.expires_at,
       persisted: held.persisted,
     };
+  }
+
+  /** Pins the gateway to `payload`'s issuer, team and gateway id when it is not pinned yet. */
+  async #pinIfUnpinned(settings: CloudSettings, payload: MachineTokenPayload): Promise<void> {
+    if (settings.pin) return;
+    try {
+      settings.pin = await writePin(settings.stateDir, payload, this.#clock.now());
+    } catch (err) {
+      this.#logger.error("cannot write the cloud pin; it holds for this process only", {
+        error: (err as Error).message,
+      });
+      const now = new Date(this.#clock.now()).toISOString();
+      const id = identityOf(payload);
+      settings.pin = id ? { ...id, pinned_at: now } : undefined;
+    }
+    if (settings.pin) {
+      this.#logger.info("gateway pinned to its cloud identity", {
+        issuer: settings.pin.issuer,
+        team_id: settings.pin.team_id,
+        gateway_id: settings.pin.gateway_id,
+      });
+    }
+  }
+
+  /** `POST /{prefix}/cloud-pin/reset`: the operator moves the gateway to another team or cloud. */
+  async resetPin(): Promise<PinReset> {
+    const { settings } = await this.#active();
+    const previous = settings.pin ?? null;
+    await removePin(settings.stateDir);
+    settings.pin = undefined;
+    this.#logger.warn(
+      "cloud pin reset by the operator: the next machine token accepted pins again",
+      {
+        previous_issuer: previous?.issuer ?? null,
+        previous_team_id: previous?.team_id ?? null,
+        previous_gateway_id: previous?.gateway_id ?? null,
+      },
+    );
+    return { reset: previous !== null, previous };
   }
 
   /** The cloud refused the held token: drop it; calls stop until a new token arrives. */

@@ -1,4 +1,5 @@
 /** The `[cloud]` table of a running configuration, resolved: URL normalized, defaults applied. */
+import type { CloudPin } from "./pin.ts";
 import { resolve } from "node:path";
 import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
 import { GATEWAY_CODE_PATTERN } from "../../shared/tokens.ts";
@@ -18,6 +19,8 @@ export interface CloudSettings {
   /** Absolute state directory. */
   stateDir: string;
   statusIntervalMs: number;
+  /** The identity tokens must match (pin.ts); set by the integration from the state directory. */
+  pin?: CloudPin;
 }
 
 /** The cloud's issuer form of a URL: `new URL(url).href` without trailing slashes. */

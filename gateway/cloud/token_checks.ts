@@ -10,6 +10,7 @@ import {
   type MachineTokenPayload,
 } from "../../shared/tokens.ts";
 import { type CloudClient, CloudHttpError } from "./client.ts";
+import { pinMismatch } from "./pin.ts";
 import { TokenRejectedError, type TokenVerifier } from "./jwt.ts";
 import type { CloudSettings } from "./settings.ts";
 
@@ -19,7 +20,7 @@ import type { CloudSettings } from "./settings.ts";
  */
 export type LocalCheck =
   | { ok: true; payload: MachineTokenPayload }
-  | { ok: false; problems: string[]; foreign?: boolean };
+  | { ok: false; problems: string[]; foreign?: boolean; pinned?: boolean };
 
 /** Shape, expiry, issuer and gateway code, without a network call. */
 export function checkPayloadLocally(
@@ -50,6 +51,9 @@ export function checkPayloadLocally(
       ],
     };
   }
+  // Codes are unique only within a team: the pinned team, gateway id and issuer decide.
+  const mismatch = settings.pin && pinMismatch(settings.pin, p);
+  if (mismatch) return { ok: false, pinned: true, problems: [mismatch] };
   return check;
 }
 

@@ -47,6 +47,13 @@ export interface CloudInfo {
 }
 
 /** The cloud operations of the management API. Failures throw GatewayError (status, code). */
+/** Answer of `POST /{prefix}/cloud-pin/reset`. */
+export interface PinReset {
+  reset: boolean;
+  /** The pin that was removed, or null when there was none. */
+  previous: { issuer: string; team_id: string; gateway_id: string; pinned_at: string } | null;
+}
+
 export interface CloudControl {
   /** Validates, verifies with the cloud and stores a machine-token payload. */
   storeToken(body: unknown): Promise<TokenStored>;
@@ -54,6 +61,8 @@ export interface CloudControl {
   authorize(authorization: string | undefined, body: unknown): Promise<TokenStored>;
   /** Uploads the local configuration files to the cloud. */
   uploadConfig(): Promise<ConfigUploaded>;
+  /** Removes the cloud pin (an operator's explicit, logged action); answers what it was. */
+  resetPin(): Promise<PinReset>;
   /** The state for `GET /{prefix}/info`. */
   info(): CloudInfo;
 }

@@ -5,6 +5,8 @@
  * - `POST /{prefix}/authorize`: a user token (`{"user_token": ...}` in the body) exchanged with
  *   the cloud for a machine token, which is stored.
  * - `POST /{prefix}/update`: the local configuration files uploaded to the cloud.
+ * - `POST /{prefix}/cloud-pin/reset`: forget the team, gateway id and issuer the gateway is pinned
+ *   to (gateway/cloud/pin.ts), so that a token of another team or cloud can be accepted.
  *
  * All three are refused with 403 `cloud_disabled` while `[cloud] enabled` is not true (SPEC,
  * Errors). The work is the cloud integration's (gateway/cloud); this module maps HTTP to it.
@@ -18,10 +20,15 @@ import type { ManagementEnv } from "./request_context.ts";
 import { fail } from "./responses.ts";
 
 /** The cloud operations under the prefix. */
-export type CloudOperation = "authorize" | "token" | "update";
+export type CloudOperation = "authorize" | "token" | "update" | "cloud-pin/reset";
 
 /** Every cloud operation, in route order. */
-export const CLOUD_OPERATIONS: readonly CloudOperation[] = ["authorize", "token", "update"];
+export const CLOUD_OPERATIONS: readonly CloudOperation[] = [
+  "authorize",
+  "token",
+  "update",
+  "cloud-pin/reset",
+];
 
 /** The message of the 403 `cloud_disabled` answer, with the fix. */
 export const CLOUD_DISABLED_MESSAGE =
@@ -76,6 +83,7 @@ const RUN: Record<
     );
   },
   update: async (cloud) => await cloud.uploadConfig(),
+  "cloud-pin/reset": async (cloud) => await cloud.resetPin(),
 };
 
 /** Handler of one cloud operation: 403 while the cloud is disabled, else the operation. */

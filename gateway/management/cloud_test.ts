@@ -40,6 +40,7 @@ function recordingCloud() {
   const cloud: CloudControl = {
     storeToken: (body) => answer("storeToken", [body], STORED),
     authorize: (authorization, body) => answer("authorize", [authorization, body], STORED),
+    resetPin: () => answer("resetPin", [], { reset: true, previous: null }),
     uploadConfig: () =>
       answer("uploadConfig", [], {
         uploaded_bytes: 12,
