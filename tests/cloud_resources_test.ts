@@ -334,3 +334,43 @@ Deno.test("resources: unique names, references, in_use on delete, If-Match, pagi
     );
   }, LIMITS);
 });
+
+Deno.test("resources: a literal credential in a secret field is refused; an environment reference is stored", async () => {
+  await withCloud(async (cloud) => {
+    const { apiToken: t } = await makeUser(cloud, "ada@example.com");
+    const svc = (await post(cloud, t, "services", {
+      name: "archive",
+      endpoint_types: ["http"],
+      backend_types: ["storage"],
+    })).json;
+    const options = {
+      root: "s3://archive/in",
+      region: "eu-central-1",
+      read_pattern: "{path}",
+      access_key_id: "${S3_KEY_ID}",
+    };
+    const literal = await post(cloud, t, "backends", {
+      name: "s3",
+      service_id: svc.id,
+      type: "storage",
+      options: { ...options, secret_access_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" },
+    });
+    assertEquals(literal.status, 422);
+    assertEquals(literal.json.error.fields.map((f: { field: string }) => f.field), [
+      "options.secret_access_key",
+    ]);
+    assertMatch(literal.json.error.fields[0].message, /credential cannot be stored in the cloud/);
+    assert(!JSON.stringify(literal.json).includes("wJalrXUtnFEMI"), "the value is not echoed");
+    const listed = await call(cloud, "GET", "/api/backends", { token: t });
+    assert(!listed.text.includes("wJalrXUtnFEMI"), "nothing was stored");
+
+    const reference = await post(cloud, t, "backends", {
+      name: "s3",
+      service_id: svc.id,
+      type: "storage",
+      options: { ...options, secret_access_key: "${S3_SECRET}" },
+    });
+    assertEquals(reference.status, 201, reference.text);
+    assertEquals(reference.json.options.secret_access_key, "${S3_SECRET}");
+  });
+});

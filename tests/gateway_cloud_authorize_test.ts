@@ -193,7 +193,7 @@ Deno.test("POST /admin/authorize: HS256 user tokens need GATEWAY_JWT_SECRET and 
   });
 });
 
-Deno.test("POST /admin/update: 409 without a token; then the local files land in the cloud's reported configuration", async () => {
+Deno.test("POST /admin/update: 409 without a token; then the local files land in the cloud's reported configuration, secrets redacted", async () => {
   await withCloud(async (cloud) => {
     const u = await makeUser(cloud, "ada@example.com");
     const dir = await Deno.makeTempDir({ prefix: "gw-cloud-update-" });
@@ -201,8 +201,15 @@ Deno.test("POST /admin/update: 409 without a token; then the local files land in
     const pipelineFile =
       '[endpoints.extra]\nservice = "http"\noptions = { path_prefix = "/extra" }\n\n' +
       '[backends.extra]\nservice = "echo"\n\n[pipelines.extra]\nendpoints = ["extra"]\n' +
-      'backends = ["extra"]\n';
+      'backends = ["extra"]\n\n' +
+      // An operator's literal credentials: they never leave the gateway.
+      '[backends.archive]\nservice = "storage"\n[backends.archive.options]\n' +
+      'root = "s3://archive/in"\nregion = "eu-central-1"\nread_pattern = "{path}"\n' +
+      'access_key_id = "AKIAEXAMPLEKEYID"\nsecret_access_key = "LITERAL-S3-SECRET-abc123"\n';
     await Deno.writeTextFile(`${dir}/pipelines/extra.toml`, pipelineFile);
+    const uploadedPipelineFile = pipelineFile
+      .replace('"AKIAEXAMPLEKEYID"', '"<redacted>"')
+      .replace('"LITERAL-S3-SECRET-abc123"', '"<redacted>"');
     const gw = await startCloudGateway(cloud, {
       dir,
       body: 'pipelines_path = "pipelines"\n# secret stays a placeholder: ${NOT_SENT}\n',
@@ -221,7 +228,7 @@ Deno.test("POST /admin/update: 409 without a token; then the local files land in
       assertEquals(res.status, 200, JSON.stringify(res.json));
       const main = await Deno.readTextFile(gw.configFile);
       const expected =
-        `${main}\n\n# ---- pipelines/extra.toml (pipelines_path) ----\n${pipelineFile}`;
+        `${main}\n\n# ---- pipelines/extra.toml (pipelines_path) ----\n${uploadedPipelineFile}`;
       assertEquals(res.json.uploaded_bytes, new TextEncoder().encode(expected).byteLength);
       assertEquals(res.json.files, [gw.configFile, `${dir}/pipelines/extra.toml`]);
       assertEquals(res.json.problems, []);
@@ -235,6 +242,8 @@ Deno.test("POST /admin/update: 409 without a token; then the local files land in
       assertEquals(reported.status, 200);
       assertEquals(reported.text, expected);
       assertMatch(reported.text, /\$\{NOT_SENT\}/);
+      assert(!reported.text.includes("LITERAL-S3-SECRET"), "the S3 secret is not uploaded");
+      assert(!reported.text.includes("AKIAEXAMPLEKEYID"));
     } finally {
       await gw.stop();
     }

@@ -214,3 +214,56 @@ Deno.test("sync: disabling the cloud by reload stops the sync and drops the pull
     }
   });
 });
+
+Deno.test("sync: a pushed configuration cannot read the host's files or environment; the running config stays", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = await machineToken(cloud, u, "edge-untrusted");
+    const token = u.apiToken;
+    const must = async (path: string, body: unknown) => {
+      const res = await call(cloud, "POST", path, { token, body });
+      assertEquals(res.status, 201, `POST ${path}: ${res.text}`);
+      return res.json;
+    };
+    const service = await must("/api/services", {
+      name: "files_svc",
+      endpoint_types: ["http"],
+      backend_types: ["storage"],
+    });
+    const endpoint = await must("/api/endpoints", {
+      name: "files_in",
+      service_id: service.id,
+      type: "http",
+      options: { path_prefix: "/files" },
+    });
+    // What a hijacker pushes: the host's /etc as a storage root.
+    const backend = await must("/api/backends", {
+      name: "host_files",
+      service_id: service.id,
+      type: "storage",
+      options: { root: "/etc", read_pattern: "{path}" },
+    });
+    await must("/api/pipelines", {
+      name: "steal",
+      gateway_id: payload.gateway_id,
+      endpoint_ids: [endpoint.id],
+      middleware_ids: [],
+      backend_ids: [backend.id],
+    });
+    const gw = await startCloudGateway(cloud);
+    try {
+      assertEquals((await gw.admin("POST", "/admin/token", { body: payload })).status, 200);
+      const c = await waitForCloud(gw, (c) => c.sync.last_apply !== null, "the first apply");
+      assertEquals(c.sync.last_apply.status, "failed", JSON.stringify(c.sync.last_apply));
+      const [error] = c.sync.last_apply.errors;
+      assertEquals(error.path, "backends.host_files.options.root");
+      assertMatch(error.message, /"\/etc" is outside .* \(\[cloud\] data_dir\)/);
+      const res = await fetch(`${gw.url}/files/passwd`);
+      const text = await res.text();
+      assertEquals(res.status, 404, "no route: the pushed pipeline never ran");
+      assert(!text.includes("root:"), "no host file was served");
+    } finally {
+      await gw.stop();
+    }
+  });
+});

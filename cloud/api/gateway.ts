@@ -9,7 +9,7 @@ import { z } from "zod";
 import { issueMachineToken } from "../auth/mod.ts";
 import { iso } from "../clock.ts";
 import type { Services } from "../services.ts";
-import { validateConfigText } from "../../shared/gateway_config/mod.ts";
+import { redactSecrets, validateConfigText } from "../../shared/gateway_config/mod.ts";
 import { GATEWAY_CODE_PATTERN, type MachineAbility } from "../../shared/tokens.ts";
 import { K, MAX_REPORTED_CONFIG_BYTES, type StatusReport } from "../store/mod.ts";
 import { transformText, type VersionedConfig } from "../resources/mod.ts";
@@ -501,13 +501,22 @@ export function mountGateway(reg: Registry, s: Services): void {
     ability("config:upload"),
     async (c) => {
       const m = machineOf(c);
-      const text = await uploadedText(c);
+      const uploaded = await uploadedText(c);
+      // Credentials are never stored: a literal one (an old or a careless gateway) is redacted.
+      const text = redactSecrets(uploaded);
       const result = validateConfigText(text, "reported.toml");
       const problems = result.problems.map((p) => ({
         path: p.path,
         ...(p.line ? { line: p.line } : {}),
         message: p.message,
       }));
+      if (text !== uploaded) {
+        problems.unshift({
+          path: "",
+          message: "literal credentials were replaced by <redacted> and not stored: " +
+            "write environment references such as ${S3_SECRET} in the gateway's files",
+        });
+      }
       const meta = await s.store.gatewayState.storeReportedConfig(
         m.teamId,
         m.gatewayId,

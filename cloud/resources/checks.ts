@@ -3,7 +3,11 @@
  * networks, middleware options) and of the rules across records that the schema cannot see
  * (service types, transform references, JOLT specs). Each problem names the field of the record.
  */
-import { MIDDLEWARE_OPTION_SCHEMAS, validateConfig } from "../../shared/gateway_config/mod.ts";
+import {
+  literalSecretPaths,
+  MIDDLEWARE_OPTION_SCHEMAS,
+  validateConfig,
+} from "../../shared/gateway_config/mod.ts";
 import { compile, JoltSpecError } from "../../shared/jolt/mod.ts";
 import type {
   BackendRecord,
@@ -26,9 +30,20 @@ function schemaProblems(
   prefix: string,
   rename: (rest: string) => string = (r) => r,
 ): FieldProblem[] {
-  return validateConfig(raw).problems
-    .filter((p) => p.path === prefix || p.path.startsWith(`${prefix}.`))
+  const under = (path: string) => path === prefix || path.startsWith(`${prefix}.`);
+  const problems = validateConfig(raw).problems
+    .filter((p) => under(p.path))
     .map((p) => ({ field: rename(p.path.slice(prefix.length + 1)), message: p.message }));
+  // The cloud never stores a credential: only a reference the gateway expands from its own
+  // environment (which the gateway's [cloud] allowed_env must list).
+  for (const path of literalSecretPaths(raw).filter(under)) {
+    problems.push({
+      field: rename(path.slice(prefix.length + 1)),
+      message: "a credential cannot be stored in the cloud: write an environment reference such " +
+        "as `${S3_SECRET}` and list the variable in the gateway's [cloud] allowed_env",
+    });
+  }
+  return problems;
 }
 
 /** Problems of an endpoint's type and options. */

@@ -5,6 +5,7 @@
  * that starts serving, {@link CloudIntegration.run} once listeners are up, and
  * {@link CloudIntegration.stop} on shutdown.
  */
+import { redactSecrets } from "../../shared/gateway_config/mod.ts";
 import { relative } from "node:path";
 import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -598,8 +599,9 @@ function cloudFailure(err: unknown, what: string): GatewayError {
 }
 
 /** The text uploaded by `/update`: the main file, then each `pipelines_path` file, as written. */
+/** The local files as one text, every literal secret replaced by `<redacted>` (never uploaded). */
 async function localConfigText(files: string[]): Promise<string> {
-  const texts = await Promise.all(files.map((f) => Deno.readTextFile(f)));
+  const texts = (await Promise.all(files.map((f) => Deno.readTextFile(f)))).map(redactSecrets);
   if (texts.length === 1) return texts[0];
   const base = files[0].slice(0, files[0].lastIndexOf("/"));
   return texts.map((t, i) =>

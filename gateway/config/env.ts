@@ -19,8 +19,16 @@ export interface SubstitutionResult {
 const REFERENCE = /\$(\$)?\{([^}\n]*)(\})?/g;
 const INNER = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
 
-/** Substitutes every `${...}` in the string values of `text` read from `file`. */
-export function substituteEnv(text: string, file: string, env: EnvLookup): SubstitutionResult {
+/**
+ * Substitutes every `${...}` in the string values of `text` read from `file`. `refuse` names the
+ * variables this file may not read (a configuration pushed from the cloud), with the message.
+ */
+export function substituteEnv(
+  text: string,
+  file: string,
+  env: EnvLookup,
+  refuse?: (name: string) => string | undefined,
+): SubstitutionResult {
   const problems: ConfigProblem[] = [];
   const lines = lineStarts(text);
   let out = "";
@@ -30,7 +38,7 @@ export function substituteEnv(text: string, file: string, env: EnvLookup): Subst
     if (!content.includes("${")) continue;
     const report = (offset: number, message: string) =>
       problems.push({ file, line: lineOf(lines, span.start + offset), path: span.path, message });
-    out += text.slice(copied, span.start) + substituteSpan(content, span, env, report);
+    out += text.slice(copied, span.start) + substituteSpan(content, span, env, report, refuse);
     copied = span.end;
   }
   return { text: out + text.slice(copied), problems };
@@ -41,6 +49,7 @@ function substituteSpan(
   span: StringSpan,
   env: EnvLookup,
   report: (offset: number, message: string) => void,
+  refuse?: (name: string) => string | undefined,
 ): string {
   return content.replace(REFERENCE, (whole, escaped, inner: string, closed, offset: number) => {
     if (escaped) return whole.slice(1);
@@ -54,6 +63,11 @@ function substituteSpan(
       return whole;
     }
     const [, name, fallback] = match;
+    const refused = refuse?.(name);
+    if (refused) {
+      report(offset, refused);
+      return whole;
+    }
     const value = env(name);
     if (fallback !== undefined && (value === undefined || value === "")) return fallback;
     if (value === undefined) {

@@ -3,6 +3,7 @@
  * `pipelines_path`, validation, and resolving paths against the main file's directory.
  * Never throws: everything that goes wrong is a ConfigProblem.
  */
+import { pathProblems, type PushedPolicy, pushedPolicy, refusedVariable } from "./pushed_policy.ts";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import {
   type ConfigProblem,
@@ -118,8 +119,12 @@ export async function loadConfigText(
     }
   }
 
+  // The managed file comes from the cloud: untrusted, limited by the local file's [cloud] table.
+  const policy = pushedPolicy(main.raw, baseDir);
   for (const file of options.managedFiles ?? []) {
-    result.problems.push(...await mergeFile(merged, file, name, env, MANAGED_FILE_SECTIONS, true));
+    result.problems.push(
+      ...await mergeFile(merged, file, name, env, MANAGED_FILE_SECTIONS, { policy, baseDir }),
+    );
   }
 
   const validated = validateConfig(merged.raw, merged.positions, name);
@@ -141,8 +146,13 @@ interface Prepared {
 }
 
 /** Substitutes the environment into one file's text and parses it. */
-function prepare(text: string, file: string, env: EnvLookup): Prepared {
-  const substituted = substituteEnv(text, file, env);
+function prepare(
+  text: string,
+  file: string,
+  env: EnvLookup,
+  refuse?: (name: string) => string | undefined,
+): Prepared {
+  const substituted = substituteEnv(text, file, env, refuse);
   const parsed = parseConfigText(substituted.text, file);
   return { ...parsed, problems: [...substituted.problems, ...parsed.problems] };
 }
@@ -167,8 +177,10 @@ async function mergeFile(
   mainFile: string,
   env: EnvLookup,
   sections: readonly string[] = PIPELINE_FILE_SECTIONS,
-  optional = false,
+  pushed?: { policy: PushedPolicy; baseDir: string },
 ): Promise<ConfigProblem[]> {
+  // A pushed (managed) file may be missing; a pipelines file that was listed may not.
+  const optional = pushed !== undefined;
   const name = displayName(file);
   let text: string;
   try {
@@ -181,9 +193,19 @@ async function mergeFile(
       message: `cannot read config file: ${(err as Error).message}`,
     }];
   }
-  const part = prepare(text, name, env);
+  const part = prepare(
+    text,
+    name,
+    env,
+    pushed && ((variable) => refusedVariable(pushed.policy, variable)),
+  );
   if (!part.raw) return part.problems;
   const sink = new ProblemSink(part.positions, name);
+  if (pushed) {
+    for (const [path, message] of pathProblems(part.raw, pushed.policy, pushed.baseDir)) {
+      sink.report(path, message);
+    }
+  }
   for (const [section, value] of Object.entries(part.raw)) {
     if (!sections.includes(section)) {
       const hint = didYouMean(section, [...sections]) ||

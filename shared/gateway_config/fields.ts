@@ -25,6 +25,17 @@ export interface FieldSpec {
   defaultDoc?: string;
   /** A value for the reference's example column. */
   example?: unknown;
+  /**
+   * The value names a file or directory on the gateway host: `config` relative to the main config
+   * file's directory, `transforms` relative to `transforms_path`. A configuration pushed from the
+   * cloud may only name paths inside `[cloud] data_dir` (gateway/cloud/pushed_config.ts).
+   */
+  path?: "config" | "transforms";
+  /**
+   * The value is a credential: it is never uploaded (the gateway sends `${VAR}` or `<redacted>`
+   * instead) and the cloud refuses to store it literally.
+   */
+  secret?: boolean;
 }
 
 /** The keys of one table, in the order the writer and the docs list them. */

@@ -13,6 +13,8 @@ export {
 } from "./validate.ts";
 export { validateConfigText } from "./text.ts";
 export { isLoopbackAddress } from "./validate.ts";
+export { type FieldVisit, visitFields } from "./field_walk.ts";
+export { isSecretReference, literalSecretPaths, REDACTED, redactSecrets } from "./secrets.ts";
 export { writeConfigToml, type WriteOptions } from "./writer.ts";
 export { scanToml, type StringKind, type StringSpan, type TomlScan } from "./scan.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";

@@ -92,6 +92,18 @@ export const CLOUD: TableSpec = {
       example: "/var/lib/gateway",
     },
   ),
+  allowed_env: field(
+    "array of strings",
+    names(),
+    "Environment variables a configuration pushed from the cloud may reference as `${NAME}`; any other reference in it is refused (the local file may use every variable).",
+    { default: [], example: ["HAPI_URL", "S3_REGION"] },
+  ),
+  data_dir: field(
+    "string",
+    text(),
+    "The only directory a configuration pushed from the cloud may name (storage roots, DICOM storage_dir, certificates); relative to the main config file's directory.",
+    { default: "data", example: "/var/lib/gateway/data" },
+  ),
   status_interval_secs: field(
     "integer",
     int(1, 3600),
@@ -118,11 +130,13 @@ export const NETWORK: TableSpec = {
     text(),
     "PEM certificate chain; with `tls_key_path` the listener speaks TLS (ALPN h2, http/1.1).",
     {
+      path: "config",
       requiredWhen: "`tls_key_path` is set",
       example: "certs/gateway.pem",
     },
   ),
   tls_key_path: field("string", text(), "PEM private key of `tls_cert_path`.", {
+    path: "config",
     requiredWhen: "`tls_cert_path` is set",
     example: "certs/gateway-key.pem",
   }),
@@ -139,11 +153,13 @@ export const HTTP3_LISTENER: TableSpec = {
     example: 8443,
   }),
   cert_path: field("string", text(), "PEM certificate chain for TLS 1.3.", {
+    path: "config",
     required: true,
     defaultDoc: "the network's `tls_cert_path`",
     example: "certs/gateway.pem",
   }),
   key_path: field("string", text(), "PEM private key of `cert_path`.", {
+    path: "config",
     required: true,
     defaultDoc: "the network's `tls_key_path`",
     example: "certs/gateway-key.pem",
@@ -378,7 +394,7 @@ export const MANAGEMENT: TableSpec = {
     "File holding the bearer token every management route except `/healthz` and `/readyz` requires " +
       "(relative to the main config file's directory). `GATEWAY_MANAGEMENT_TOKEN` overrides it; " +
       "without either, a token is generated at first start into `<state_dir>/management-token` (0600).",
-    { example: "/etc/gateway/management-token" },
+    { path: "config", example: "/etc/gateway/management-token" },
   ),
   allowed_hosts: field(
     "array of strings",
@@ -392,9 +408,14 @@ export const MANAGEMENT: TableSpec = {
     text(),
     "PEM certificate chain; with `tls_key_path` the management API speaks HTTPS. Required when " +
       "`bind` is not a loopback address.",
-    { requiredWhen: "`tls_key_path` is set, or `bind` is not loopback", example: "certs/mgmt.pem" },
+    {
+      path: "config",
+      requiredWhen: "`tls_key_path` is set, or `bind` is not loopback",
+      example: "certs/mgmt.pem",
+    },
   ),
   tls_key_path: field("string", text(), "PEM private key of `tls_cert_path`.", {
+    path: "config",
     requiredWhen: "`tls_cert_path` is set",
     example: "certs/mgmt-key.pem",
   }),

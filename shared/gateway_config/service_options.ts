@@ -89,7 +89,7 @@ export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
         "string",
         pem("PRIVATE KEY"),
         "Ed25519 private key (PKCS#8 PEM): built packages get a `manifest.jws`.",
-        { example: "${JMIX_SIGNING_KEY}" },
+        { secret: true, example: "${JMIX_SIGNING_KEY}" },
       ),
       signing_key_id: field("string", text(), "`kid` of the signature.", { example: "gw-2025" }),
       verify_keys: field(
@@ -117,7 +117,7 @@ export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
         "string",
         pem("PRIVATE KEY"),
         "X25519 private key (PKCS#8 PEM): encrypted uploads are decrypted to be checked and indexed.",
-        { example: "${JMIX_DECRYPTION_KEY}" },
+        { secret: true, example: "${JMIX_DECRYPTION_KEY}" },
       ),
     },
     rules: (o) =>
@@ -173,6 +173,7 @@ export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
         example: true,
       }),
       storage_dir: field("string", text(), "Directory where received instances are kept.", {
+        path: "config",
         example: "data/dicom",
       }),
       allowed_calling_aets: field(
@@ -258,6 +259,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         example: "/v1",
       }),
       ca_cert_path: field("string", text(), "PEM CA certificate, for self-signed servers.", {
+        path: "config",
         example: "certs/ca.pem",
       }),
       timeout_secs: field("integer", int(1), "Request timeout in seconds.", {
@@ -311,12 +313,15 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         },
       ),
       ca_cert_path: field("string", text(), "PEM CA certificate of the PACS (with `use_tls`).", {
+        path: "config",
         example: "certs/pacs-ca.pem",
       }),
       cert_path: field("string", text(), "PEM client certificate (with `use_tls`).", {
+        path: "config",
         example: "certs/scu.pem",
       }),
       key_path: field("string", text(), "PEM client key (with `use_tls`).", {
+        path: "config",
         example: "certs/scu-key.pem",
       }),
       association_idle_secs: field(
@@ -359,6 +364,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         ),
         "Local directory (relative to the config file's directory) or `s3://<bucket>/<prefix>`.",
         {
+          path: "config",
           required: true,
           example: "s3://archive/incoming",
         },
@@ -393,6 +399,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         },
       ),
       access_key_id: field("string", text(), "S3 access key id (else AWS_ACCESS_KEY_ID).", {
+        secret: true,
         example: "${S3_KEY_ID}",
       }),
       secret_access_key: field(
@@ -400,6 +407,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         text(),
         "S3 secret key (else AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN if set).",
         {
+          secret: true,
           example: "${S3_SECRET}",
         },
       ),
@@ -441,6 +449,7 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
 
 const transformFields = (kind: "data" | "metadata"): TableSpec => ({
   spec_path: field("string", text(), "JOLT spec file, relative to `transforms_path`.", {
+    path: "transforms",
     required: true,
     example: "patient.json",
   }),

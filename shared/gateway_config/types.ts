@@ -165,6 +165,10 @@ export interface CloudConfig {
   state_dir?: string;
   /** Seconds between status reports to the cloud. */
   status_interval_secs?: number;
+  /** Variables a configuration pushed from the cloud may reference. */
+  allowed_env?: string[];
+  /** The only directory a pushed configuration may name. */
+  data_dir?: string;
 }
 
 /** `[dicom.peers.<AET>]`: a remote DICOM application entity (a C-MOVE destination). */
