@@ -117,3 +117,50 @@ Deno.test("paths: array keys", () => {
   assertThrows(() => parseKey("[x]"), SpecIssue);
   assertThrows(() => parseKey("[1][2]"), SpecIssue);
 });
+
+/** The reference: Java's `^lit(.+?)lit(.+?)…$`, where `.` excludes line terminators. */
+function referenceMatch(pattern: string, key: string): string[] | null {
+  const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const re = new RegExp(
+    "^" + pattern.split("*").map(esc).join("([^\\n\\r\\u0085\\u2028\\u2029]+?)") + "$",
+  );
+  const m = re.exec(key);
+  return m ? m.slice(1) : null;
+}
+
+Deno.test("StarMany: the same captures as the reluctant regex on every small key", () => {
+  const alphabet = ["a", "b", "-", "\n"];
+  const patterns = ["*-*-*", "a*a*a*", "*a*b*", "**-*", "*-*-*-*", "a*-*b*-"];
+  let compared = 0;
+  const keys: string[] = [""];
+  for (let len = 1; len <= 7; len++) {
+    const prev = keys.filter((k) => k.length === len - 1);
+    for (const k of prev) for (const c of alphabet) keys.push(k + c);
+  }
+  for (const pattern of patterns) {
+    const star = new StarMany(pattern);
+    for (const key of keys) {
+      const expected = referenceMatch(pattern, key);
+      const got = star.match(key);
+      strictEqual(
+        JSON.stringify(got?.groups ?? null),
+        JSON.stringify(expected),
+        `${pattern} ${JSON.stringify(key)}`,
+      );
+      strictEqual(star.stringMatch(key), expected !== null);
+      compared++;
+    }
+  }
+  strictEqual(compared > 20_000, true);
+});
+
+Deno.test("StarMany: 30 stars against a long key that almost matches finishes at once (no backtracking blow-up)", () => {
+  // Exponential for a backtracking matcher: every split of the a's is tried before failing.
+  const pattern = "*a".repeat(30) + "*b";
+  const star = new StarMany(pattern);
+  const started = performance.now();
+  strictEqual(star.stringMatch("a".repeat(2_000)), false);
+  strictEqual(star.match("a".repeat(2_000) + "xb") !== null, true);
+  // A generous bound: the old matcher did not finish in minutes; this one takes milliseconds.
+  strictEqual(performance.now() - started < 2_000, true);
+});
