@@ -40,6 +40,8 @@ Deno.test("cloud TOML: the documented example set loads in the gateway's config 
         url: cloud.url,
         state_dir: `${dir}/state`,
         status_interval_secs: 60,
+        allowed_env: [],
+        data_dir: "data",
       });
       assertEquals(config.pipelines.fhir_ingest.endpoints, ["fhir_in"]);
       assertEquals(config.pipelines.fhir_ingest.middleware, ["to_fhir"]);

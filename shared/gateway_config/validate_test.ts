@@ -62,7 +62,13 @@ backends = ["up"]
 `);
   assert.deepEqual(config, {
     transforms_path: "transforms",
-    cloud: { enabled: false, state_dir: "state", status_interval_secs: 60 },
+    cloud: {
+      enabled: false,
+      state_dir: "state",
+      status_interval_secs: 60,
+      allowed_env: [],
+      data_dir: "data",
+    },
     network: { default: { name: "default", bind: "0.0.0.0", port: 8080 } },
     endpoints: {
       api: { name: "api", service: "http", options: { path_prefix: "/api" }, networks: [] },
@@ -112,6 +118,8 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     gateway_code: "edge-berlin-1",
     state_dir: "/var/lib/gateway",
     status_interval_secs: 30,
+    allowed_env: ["HAPI_URL"],
+    data_dir: "/var/lib/gateway/data",
   });
   assert.deepEqual(c.network, {
     public: {
@@ -768,6 +776,8 @@ Deno.test("validateConfig: [cloud] needs url when enabled; gateway_code and stat
     enabled: false,
     state_dir: "state",
     status_interval_secs: 60,
+    allowed_env: [],
+    data_dir: "data",
   });
 });
 
