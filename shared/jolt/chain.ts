@@ -3,6 +3,7 @@
  * and applied in order.
  */
 
+import { specSizeProblem, startRun } from "./limits.ts";
 import { JoltSpecError, JoltTransformError, SpecIssue, TransformIssue } from "./errors.ts";
 import { describe, has, isMap, Ownership } from "./json.ts";
 import { ShiftOp } from "./shift.ts";
@@ -114,6 +115,9 @@ function build(name: OperationName, spec: unknown, editedLater: () => boolean): 
 
 /** Compiles a chain spec (already parsed JSON); throws JoltSpecError when it is invalid. */
 export function compile(specJson: unknown): CompiledSpec {
+  // Measured iteratively before any recursive compiler sees it (a 10,000-level spec).
+  const tooLarge = specSizeProblem(specJson);
+  if (tooLarge) throw new JoltSpecError(-1, [], tooLarge, undefined, "spec_too_large");
   if (!Array.isArray(specJson)) {
     throw new JoltSpecError(-1, [], `a chain spec must be a JSON array, got ${describe(specJson)}`);
   }
@@ -181,10 +185,12 @@ class Chain implements CompiledSpec {
   }
 
   applyJson(bytes: Uint8Array): Uint8Array | null {
+    startRun();
     return this.#rawShift ? this.#rawShift.applyJson(bytes) : null;
   }
 
   apply(input: unknown, context?: Record<string, unknown>): unknown {
+    startRun();
     const own = new Ownership();
     let value: unknown = input === undefined ? null : input;
     for (let i = 0; i < this.#ops.length; i++) {

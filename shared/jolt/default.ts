@@ -17,6 +17,7 @@ import {
   setKey,
 } from "./json.ts";
 import { javaSplitLiteral, parseJavaInt } from "./java.ts";
+import { chargeOutput, MAX_ARRAY_INDEX, padTo, valueCount } from "./limits.ts";
 
 /** Thrown when an array spec key is not an index (the top-level array spec then does not exist). */
 class NotAnIndex extends SpecIssue {}
@@ -39,6 +40,8 @@ interface Key {
   readonly literal: unknown;
   /** Largest literal child index, or -1. */
   readonly maxIndex: number;
+  /** Values in `literal` (charged to the run's output budget at each copy). */
+  readonly literalSize: number;
 }
 
 const OP_RANK: Record<KeyOp, number> = { literal: 0, or: 1, star: 2 };
@@ -55,6 +58,10 @@ function compareKeys(a: Key, b: Key): number {
 function indexOf(s: string): number {
   const n = parseJavaInt(s);
   if (n === null || n < 0) throw new NotAnIndex(`array default keys must be indexes, got "${s}"`);
+  // The nulls before the index would all be written (a 90-byte spec made 500 MB).
+  if (n > MAX_ARRAY_INDEX) {
+    specFail(`array default index ${n} is over the limit of ${MAX_ARRAY_INDEX}`);
+  }
   return n;
 }
 
@@ -98,6 +105,7 @@ function buildKey(jsonKey: string, spec: unknown, inArray: boolean, path: readon
       children,
       literal: children ? null : deepFreeze(deepCopy(spec)),
       maxIndex,
+      literalSize: children ? 0 : valueCount(spec),
     };
   });
 }
@@ -145,9 +153,7 @@ export class DefaultOp {
 
 /** Applies `key`'s children to `defaultee`, a container we own. */
 function applyChildren(key: Key, defaultee: JsonMap | unknown[], own: Ownership): void {
-  if (key.arrayOutput && Array.isArray(defaultee)) {
-    while (defaultee.length <= key.maxIndex) defaultee.push(null);
-  }
+  if (key.arrayOutput && Array.isArray(defaultee)) padTo(defaultee, key.maxIndex + 1, "default");
   for (const child of key.children!) applyChild(child, defaultee, own);
 }
 
@@ -177,7 +183,10 @@ function applyAt(key: Key, container: JsonMap | unknown[], at: string | number, 
   const isList = Array.isArray(container);
   let value = isList ? container[at as number] : getOwn(container, at as string);
   if (key.children === null) {
-    if (value === null || value === undefined) put(container, at, copyLiteral(key.literal, own));
+    if (value === null || value === undefined) {
+      chargeOutput(key.literalSize);
+      put(container, at, copyLiteral(key.literal, own));
+    }
     return;
   }
   if (value === null || value === undefined) {
@@ -193,7 +202,7 @@ function applyAt(key: Key, container: JsonMap | unknown[], at: string | number, 
 
 function put(container: JsonMap | unknown[], at: string | number, v: unknown): void {
   if (Array.isArray(container)) {
-    while (container.length < (at as number)) container.push(null);
+    padTo(container, at as number, "default");
     container[at as number] = v;
   } else {
     setKey(container, at as string, v);

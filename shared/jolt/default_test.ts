@@ -150,3 +150,51 @@ Deno.test("default spec errors", () => {
   );
   assertJson(err.path, ["a", "b*"]);
 });
+
+Deno.test("default: array indexes, padding and copied literals are bounded (no 500 MB from a 90-byte spec)", () => {
+  // The spec that made the cloud answer 500 MB: one index far out.
+  assertThrows(
+    () => compile([{ operation: "default", spec: { "items[]": { "99999999": 0 } } }]),
+    JoltSpecError,
+    /array default index 99999999 is over the limit of 1000000/,
+  );
+  // Indexes within the limit, but padded under `*` for every array of the input: the run's
+  // budget stops it.
+  const pad = compile([{ operation: "default", spec: { "*[]": { "99999": 0 } } }]);
+  const arrays = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, []]));
+  assertJson((pad.apply(arrays(1)) as { a0: unknown[] }).a0.length, 100_000);
+  assertJson(Object.keys(pad.apply(arrays(9)) as object).length, 9);
+  assertThrows(
+    () => pad.apply(arrays(11)),
+    JoltTransformError,
+    /more than 1000000 nulls \(array padding\) and copied spec values/,
+  );
+  // A large literal copied for every key of the input.
+  const literal = Array.from({ length: 1000 }, (_, i) => i);
+  const copy = compile([{ operation: "default", spec: { "*": { list: literal } } }]);
+  const input = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, {}]));
+  assertJson(Object.keys(copy.apply(input(100)) as object).length, 100);
+  assertThrows(() => copy.apply(input(2000)), JoltTransformError, /more than 1000000/);
+});
+
+Deno.test("compile: specs nested too deep or too large are refused with code spec_too_large", () => {
+  let deep: unknown = "out";
+  for (let i = 0; i < 10_000; i++) deep = { a: deep };
+  const err = assertThrows(
+    () => compile([{ operation: "shift", spec: deep }]),
+    JoltSpecError,
+    /nested deeper than 128 levels/,
+  );
+  assertJson(err.code, "spec_too_large");
+  const wide = Object.fromEntries(Array.from({ length: 250_000 }, (_, i) => [`k${i}`, "x"]));
+  assertJson(
+    assertThrows(() => compile([{ operation: "shift", spec: wide }]), JoltSpecError).code,
+    "spec_too_large",
+  );
+  assertJson(
+    assertThrows(() => compile([{ operation: "nope" }]), JoltSpecError).code,
+    "invalid_spec",
+  );
+});

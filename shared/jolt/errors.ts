@@ -8,8 +8,16 @@ export class JoltSpecError extends Error {
   readonly path: readonly string[];
   /** What is wrong, without the location. */
   readonly reason: string;
+  /** Stable code: `spec_too_large` for a spec over the size or depth limits, else `invalid_spec`. */
+  readonly code: "invalid_spec" | "spec_too_large";
 
-  constructor(operationIndex: number, path: readonly string[], reason: string, operation?: string) {
+  constructor(
+    operationIndex: number,
+    path: readonly string[],
+    reason: string,
+    operation?: string,
+    code: "invalid_spec" | "spec_too_large" = "invalid_spec",
+  ) {
     const where = operationIndex < 0
       ? "JOLT spec"
       : `JOLT spec operation ${operationIndex}${operation ? ` (${operation})` : ""}`;
@@ -19,6 +27,7 @@ export class JoltSpecError extends Error {
     this.operationIndex = operationIndex;
     this.path = path;
     this.reason = reason;
+    this.code = code;
   }
 }
 

@@ -9,6 +9,7 @@
  * suffix means "only if the key exists".
  */
 
+import { MAX_ARRAY_INDEX, padTo } from "./limits.ts";
 import { atPath, specFail } from "./errors.ts";
 import {
   ABSENT,
@@ -204,6 +205,9 @@ class ModComposite extends ModNode {
           if (pe.type !== "explicit") {
             specFail(`only explicit array indexes like [2] are supported, got "${alt}"`, childPath);
           }
+          if (pe.index > MAX_ARRAY_INDEX) {
+            specFail(`array index ${pe.index} is over the limit of ${MAX_ARRAY_INDEX}`, childPath);
+          }
           if (!child.checkValue) maxIndex = Math.max(maxIndex, pe.index);
           const key = String(pe.index);
           literals.set(key, child);
@@ -267,7 +271,7 @@ class ModComposite extends ModNode {
     if (Array.isArray(input)) {
       const origSize = input.length;
       if (this.#type.kind === "list") {
-        while (input.length <= this.#type.maxIndex) input.push(null);
+        padTo(input, this.#type.maxIndex + 1, "modify");
       }
       m = new Matched(m.key, null, origSize);
     }

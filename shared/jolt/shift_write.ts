@@ -4,8 +4,8 @@
  * into an array (`[first, second]`), and further values are appended.
  */
 
+import { checkIndex, MAX_ARRAY_INDEX, padTo, startRun } from "./limits.ts";
 import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "./json.ts";
-import { TransformIssue } from "./errors.ts";
 import { DotPath } from "./paths.ts";
 import { Kind, type RawDoc } from "./raw_json.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
@@ -133,37 +133,21 @@ function put(tree: Container, step: number, key: string | number, v: unknown): v
 }
 
 /**
- * The largest array index a shift writes at, and the most nulls one shift run may pad arrays
- * with. An index can come from the data (`[&1]` over a key such as "02000000000", `[@(1,i)]`),
- * and the nulls before it are real: without a bound a ten-byte body could make the transform
- * fill gigabytes, and without the total a few hundred such keys could.
+ * The largest array index a shift writes at. An index can come from the data (`[&1]` over a key
+ * such as "02000000000", `[@(1,i)]`), and the nulls before it are real: without a bound a ten-byte
+ * body could make the transform fill gigabytes (limits.ts also bounds the run's total padding).
  */
-export const MAX_SHIFT_INDEX = 1_000_000;
+export const MAX_SHIFT_INDEX = MAX_ARRAY_INDEX;
 
-/** Nulls the current shift run may still pad with (runs are synchronous: one at a time). */
-let paddingLeft = MAX_SHIFT_INDEX;
-
-/** Starts a shift run's padding budget. */
+/** Starts a shift run's output budget (a chain run starts it too). */
 export function startShiftRun(): void {
-  paddingLeft = MAX_SHIFT_INDEX;
+  startRun();
 }
 
-/** Writes at an array index, padding with nulls (what JOLT does), within the limits above. */
+/** Writes at an array index, padding with nulls (what JOLT does), within the run's limits. */
 export function putIndex(list: unknown[], index: number, value: unknown): void {
-  if (index > MAX_SHIFT_INDEX) {
-    throw new TransformIssue(
-      `shift output index ${index} is over the limit of ${MAX_SHIFT_INDEX} (the nulls before it would all be written)`,
-    );
-  }
-  if (index > list.length) {
-    paddingLeft -= index - list.length;
-    if (paddingLeft < 0) {
-      throw new TransformIssue(
-        `shift output arrays would be padded with more than ${MAX_SHIFT_INDEX} nulls`,
-      );
-    }
-    while (list.length < index) list.push(null);
-  }
+  checkIndex(index, "shift output");
+  padTo(list, index, "shift output");
   list[index] = value;
 }
 

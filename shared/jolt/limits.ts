@@ -1,0 +1,88 @@
+/**
+ * Bounds on the work and output of one transform run and on the specs themselves, so that no spec
+ * and no body can make a transform fill memory or hold the event loop:
+ *
+ * - an array index written (from the spec, as in `default`'s `"items[]": {"99999999": 0}`, or from
+ *   the data, as in shift's `[&1]`) is at most {@link MAX_ARRAY_INDEX}: the nulls before it are real;
+ * - the nulls one run pads arrays with, and the values it copies out of the spec (a `default`
+ *   literal applied under `*` to every element), together stay under {@link MAX_RUN_OUTPUT};
+ * - a spec is at most {@link MAX_SPEC_DEPTH} levels deep and {@link MAX_SPEC_NODES} values large.
+ *
+ * Runs are synchronous, so one budget per process suffices: {@link startRun} resets it.
+ */
+import { TransformIssue } from "./errors.ts";
+
+/** Largest array index a transform writes at. */
+export const MAX_ARRAY_INDEX = 1_000_000;
+/** Padding nulls plus copied spec values one run may produce. */
+export const MAX_RUN_OUTPUT = 1_000_000;
+/** Deepest spec accepted (nested objects and arrays). */
+export const MAX_SPEC_DEPTH = 128;
+/** Most values (keys, scalars, containers) in one spec. */
+export const MAX_SPEC_NODES = 200_000;
+
+let outputLeft = MAX_RUN_OUTPUT;
+
+/** Starts a run's output budget. */
+export function startRun(): void {
+  outputLeft = MAX_RUN_OUTPUT;
+}
+
+/** Charges `n` produced values to the run; throws when the budget is spent. */
+export function chargeOutput(n: number): void {
+  outputLeft -= n;
+  if (outputLeft < 0) {
+    throw new TransformIssue(
+      `the transform would write more than ${MAX_RUN_OUTPUT} nulls (array padding) and copied spec values`,
+    );
+  }
+}
+
+/** Refuses an index over {@link MAX_ARRAY_INDEX}; `what` names where it came from. */
+export function checkIndex(index: number, what: string): void {
+  if (index > MAX_ARRAY_INDEX) {
+    throw new TransformIssue(
+      `${what} index ${index} is over the limit of ${MAX_ARRAY_INDEX} (the nulls before it would all be written)`,
+    );
+  }
+}
+
+/** Pads `list` with nulls up to `length` elements, within the run's budget. */
+export function padTo(list: unknown[], length: number, what: string): void {
+  if (list.length >= length) return;
+  checkIndex(length - 1, what);
+  chargeOutput(length - list.length);
+  while (list.length < length) list.push(null);
+}
+
+/** Number of values in `v` (1 for a scalar), counting at most `cap` + 1. */
+export function valueCount(v: unknown, cap = Number.MAX_SAFE_INTEGER): number {
+  let count = 0;
+  const stack: unknown[] = [v];
+  while (stack.length > 0 && count <= cap) {
+    const x = stack.pop();
+    count++;
+    if (Array.isArray(x)) { for (const e of x) stack.push(e); }
+    else if (x !== null && typeof x === "object") {
+      for (const e of Object.values(x)) stack.push(e);
+    }
+  }
+  return count;
+}
+
+/**
+ * Why `spec` is too deep or too large, or undefined. Iterative: a spec nested 100,000 levels
+ * is measured without recursion (and refused before any recursive compiler sees it).
+ */
+export function specSizeProblem(spec: unknown): string | undefined {
+  let nodes = 0;
+  const stack: [unknown, number][] = [[spec, 1]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    if (++nodes > MAX_SPEC_NODES) return `the spec has more than ${MAX_SPEC_NODES} values`;
+    if (x === null || typeof x !== "object") continue;
+    if (depth > MAX_SPEC_DEPTH) return `the spec is nested deeper than ${MAX_SPEC_DEPTH} levels`;
+    for (const e of Array.isArray(x) ? x : Object.values(x)) stack.push([e, depth + 1]);
+  }
+  return undefined;
+}
