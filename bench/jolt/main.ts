@@ -7,18 +7,14 @@
  *
  * Rows marked "bytes in, bytes out" measure what the gateway does with a body: from the JSON
  * bytes to the output bytes, either on the raw JSON path a lone shift takes (applyJson: no parse,
- * no stringify; in WebAssembly when it covers the spec, with a row for the generated JavaScript
- * beside it) or through JSON.parse, apply, JSON.stringify and UTF-8 encoding.
+ * no stringify) or through JSON.parse, apply, JSON.stringify and UTF-8 encoding.
  *
- * The "scan" rows time the raw JSON path's first step alone, bytes to tape, with the WebAssembly
- * scanner the gateway uses and with the JavaScript one that stands in for it, on the synthetic
+ * The "scan" rows time the raw JSON path's first step alone, bytes to tape, on the synthetic
  * document and on a ~120 KB FHIR bundle.
  */
 
 import { compile, type CompiledSpec, parseSpec } from "../../shared/jolt/mod.ts";
-import { scanJson, scanJsonInJs, ScanScratch } from "../../shared/jolt/raw_json.ts";
-import { ShiftOp } from "../../shared/jolt/shift.ts";
-import { wasmScanner } from "../../shared/jolt/wasm/mod.ts";
+import { scanJson, ScanScratch } from "../../shared/jolt/raw_json.ts";
 
 const FIXTURES = new URL("../../fixtures/transforms/", import.meta.url);
 const BATCH_MS = 25;
@@ -80,7 +76,7 @@ async function fixtureRows(): Promise<Row[]> {
     const compiled = parseSpec(specText);
     rows.push(row(name, "compiled once", measure(() => compiled.apply(input))));
     rows.push(row(name, "parse+compile per call", measure(() => parseSpec(specText).apply(input))));
-    rows.push(...bytesRows(name, compiled, input, JSON.parse(specText)));
+    rows.push(...bytesRows(name, compiled, input));
   }
   return rows;
 }
@@ -143,14 +139,8 @@ export function synthetic(): { input: unknown; spec: unknown[] } {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The spec of a lone shift, else null. */
-function loneShift(spec: unknown): ShiftOp | null {
-  if (!Array.isArray(spec) || spec.length !== 1 || spec[0]?.operation !== "shift") return null;
-  return new ShiftOp(spec[0].spec);
-}
-
 /** The "bytes in, bytes out" rows of one spec and input (see the module doc). */
-function bytesRows(name: string, compiled: CompiledSpec, input: unknown, spec: unknown): Row[] {
+function bytesRows(name: string, compiled: CompiledSpec, input: unknown): Row[] {
   const bytes = encoder.encode(JSON.stringify(input));
   const rows = [
     row(
@@ -163,18 +153,6 @@ function bytesRows(name: string, compiled: CompiledSpec, input: unknown, spec: u
   ];
   if (compiled.applyJson(bytes) !== null) {
     rows.push(row(name, "bytes in, bytes out: raw JSON", measure(() => compiled.applyJson(bytes))));
-    // The raw path runs in WebAssembly when it covers the spec: the generated JavaScript it
-    // stands in for, for comparison.
-    const shift = loneShift(spec);
-    if (shift?.inWasm) {
-      rows.push(
-        row(
-          name,
-          "bytes in, bytes out: raw JSON, generated JavaScript",
-          measure(() => shift.applyJson(bytes, false)),
-        ),
-      );
-    }
   }
   return rows;
 }
@@ -204,7 +182,6 @@ export function fhirBundle(count: number): unknown {
 
 /** Scan rows (see the module doc), and MB/s lines for them. */
 function scanRows(documents: [string, unknown][]): { rows: Row[]; rates: string[] } {
-  if (wasmScanner() === null) throw new Error("the WebAssembly scanner did not load");
   const rows: Row[] = [];
   const rates: string[] = [];
   const scratch = new ScanScratch();
@@ -212,10 +189,7 @@ function scanRows(documents: [string, unknown][]): { rows: Row[]; rates: string[
     const bytes = encoder.encode(JSON.stringify(value));
     const label = `scan, ${name} (${bytes.length} B)`;
     for (
-      const [mode, scan] of [
-        ["WebAssembly scanner", scanJson],
-        ["JavaScript scanner", scanJsonInJs],
-      ] as const
+      const [mode, scan] of [["scanner", scanJson]] as const
     ) {
       const r = row(label, mode, measure(() => scan(bytes, scratch)));
       rows.push(r);
@@ -256,7 +230,7 @@ if (import.meta.main) {
   rows.push(
     row(synth.name, "parse+compile per call", measure(() => parseSpec(specText).apply(input))),
   );
-  rows.push(...bytesRows(synth.name, compiled, input, spec));
+  rows.push(...bytesRows(synth.name, compiled, input));
   const scans = scanRows([["synthetic", input], ["FHIR bundle", fhirBundle(260)]]);
   rows.push(...scans.rows);
   printTable(rows);

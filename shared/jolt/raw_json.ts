@@ -13,8 +13,6 @@
  */
 
 import { setKey } from "./json.ts";
-import { DECLINED, WASM_SCAN_MAX, type WasmScanner, wasmScanner } from "./wasm/mod.ts";
-import type { WasmShiftProgram } from "./shift_wasm.ts";
 
 /** Node kinds on the tape. */
 export const Kind = {
@@ -118,6 +116,14 @@ export class RawDoc {
   memberFrom(r: number, from: number, key: string, hash: number): number {
     const tape = this.tape;
     const end = tape[r * REC + 3];
+    // A large object is searched through an index of its keys: a spec with many literal keys
+    // over an object with many members would otherwise cost their product.
+    if (tape[r * REC + 2] > SMALL_OBJECT) {
+      if (from < end && tape[from * REC + 3] === hash && this.#keyIs(from, key, hash)) {
+        return from + 1;
+      }
+      return this.indexedMember(r, key);
+    }
     for (let k = from; k < end; k = tape[(k + 1) * REC + 3]) {
       if (tape[k * REC + 3] === hash && this.#keyIs(k, key, hash)) return k + 1;
     }
@@ -125,6 +131,29 @@ export class RawDoc {
       if (tape[k * REC + 3] === hash && this.#keyIs(k, key, hash)) return k + 1;
     }
     return -1;
+  }
+
+  /** Index of the objects searched by {@link indexedMember}: key text -> value record. */
+  #index: Map<number, Map<string, number>> | undefined;
+
+  /**
+   * The value record of member `key` of object `r`, or -1, through an index of the object's keys
+   * built on first use (a scanned document has no duplicate keys).
+   */
+  indexedMember(r: number, key: string): number {
+    const indexes = this.#index ??= new Map();
+    let index = indexes.get(r);
+    if (index === undefined) {
+      index = new Map();
+      const tape = this.tape;
+      let k = r + 1;
+      for (let count = tape[r * REC + 2]; count > 0; count--) {
+        index.set(this.key(k), k + 1);
+        k = tape[(k + 1) * REC + 3];
+      }
+      indexes.set(r, index);
+    }
+    return index.get(key) ?? -1;
   }
 
   /** The record of element `i` of array `r` (which has more than `i` elements). */
@@ -494,7 +523,17 @@ export class ScanScratch {
   marks = new Int32Array(MAX_DEPTH + 1);
   /** Per open object: one bit per key hash seen (`hash >>> 27`), see scanJsonInJs. */
   seen = new Int32Array(MAX_DEPTH + 1);
+  /** Per open object: its members so far. */
+  members = new Int32Array(MAX_DEPTH + 1);
+  /** Per open object past {@link SMALL_OBJECT} members: the key texts seen, for duplicates. */
+  keySets: (Set<string> | undefined)[] = [];
 }
+
+/**
+ * Members up to which an object's keys are compared pairwise (filtered by a 32-bit hash mask);
+ * past it a set of key texts takes over, so an object with 100,000 keys costs linear time.
+ */
+export const SMALL_OBJECT = 32;
 
 /** 1 for the bytes that stand for themselves inside a JSON string: not `"`, `\`, controls, non-ASCII. */
 const STRING_BYTE = new Uint8Array(256);
@@ -503,117 +542,18 @@ for (let c = 0x20; c < 0x80; c++) if (c !== 0x22 && c !== 0x5c) STRING_BYTE[c] =
 /**
  * Scans UTF-8 JSON into a tape. Returns null when the document is not valid JSON or must take
  * the parsed path (see the module doc); the caller then parses it normally. With `scratch`, the
- * tape lives in (and is valid until the next scan into) those buffers.
- *
- * The WebAssembly build of the scanner (wasm/scan.c) runs when it can; it writes the same tape
- * as {@link scanJsonInJs}, which takes over for what it leaves (keys with escapes).
+ * tape lives in (and is valid until the next scan into) those buffers. Linear in the bytes: no
+ * step looks back over more than {@link SMALL_OBJECT} earlier keys.
  */
 export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
-  const wasm = b.length <= WASM_SCAN_MAX ? wasmScanner() : null;
-  if (wasm !== null) {
-    const records = wasm.scan(b);
-    if (records >= 0) return wasmDoc(b, scratch, wasm, records);
-    if (records === DECLINED) return null;
-  }
   return scanJsonInJs(b, scratch);
 }
 
-/**
- * A shift program (shift_wasm.ts) run on `b` inside WebAssembly, scan included: its output (see
- * JsonWriter.result), or the scanned document when JavaScript must do the shift (the module
- * declined, or only the JavaScript scanner could scan), or null as {@link scanJson} gives null.
- */
-export function shiftInWasm(
-  b: Uint8Array,
-  program: WasmShiftProgram,
-  scratch: ScanScratch,
-): Uint8Array | RawDoc | null {
-  const wasm = b.length <= WASM_SCAN_MAX ? wasmScanner() : null;
-  if (wasm === null) return scanJsonInJs(b, scratch);
-  const records = wasm.scan(b);
-  if (records === DECLINED) return null;
-  if (records < 0) return scanJsonInJs(b, scratch);
-  const doubted = wasm.doubtedNumbers();
-  if (doubted.length > 0) {
-    // Settled in the module's own tape, which the shift reads (wasmDoc settles its copy again).
-    settleNumbers(b, wasm.tape(records * REC), wasm.ends(records), doubted, records, wasm);
-  }
-  const output = wasm.shift(program.ints, program.strings);
-  if (output !== null) {
-    wasmShiftRuns.done++;
-    return resultCopy(output);
-  }
-  wasmShiftRuns.declined++;
-  return wasmDoc(b, scratch, wasm, records);
-}
-
-/** How many shiftInWasm runs the module finished, and how many it handed to JavaScript. */
-export const wasmShiftRuns = { done: 0, declined: 0 };
-
-/** The document the WebAssembly scanner just scanned, copied into `scratch`. */
-function wasmDoc(b: Uint8Array, scratch: ScanScratch, wasm: WasmScanner, records: number): RawDoc {
-  if (records * REC > scratch.tape.length) {
-    let size = scratch.tape.length;
-    while (size < records * REC) size *= 2;
-    scratch.tape = new Int32Array(size);
-    scratch.ends = new Int32Array(size / REC);
-  }
-  const tape = scratch.tape;
-  tape.set(wasm.tape(records * REC));
-  scratch.ends.set(wasm.ends(records));
-  const keys = scratch.keys;
-  keys.length = 0;
-  // Keys that are not ASCII: their text, which RawDoc.key reads from here.
-  for (const k of wasm.keyRecords()) {
-    keys[k] = DECODER.decode(b.subarray(tape[k * REC + 1], tape[k * REC + 2]));
-  }
-  const doubted = wasm.doubtedNumbers();
-  if (doubted.length > 0) settleNumbers(b, tape, scratch.ends, doubted, records, wasm);
-  return new RawDoc(b, tape, keys, scratch.ends);
-}
-
-/**
- * Numbers the WebAssembly scan could not judge by their digits: those JavaScript writes back as
- * spelled become Kind.Int (and the scanner remembers their spelling); the others stay
- * Kind.Number, and the containers around them are no longer copied as one range (the scan left
- * their ends as if every doubted number were kept).
- */
-function settleNumbers(
-  b: Uint8Array,
-  tape: Int32Array,
-  ends: Int32Array,
-  doubted: Int32Array,
-  records: number,
-  wasm: WasmScanner,
-): void {
-  const respelledAt: number[] = [];
-  // Remembering a number writes the module's own table: memory does not grow, the view holds.
-  for (const r of doubted) {
-    const start = tape[r * REC + 1];
-    const end = tape[r * REC + 2];
-    if (respelled(b, start, end) === null) {
-      tape[r * REC] = INT;
-      wasm.rememberNumber(start, end);
-    } else {
-      respelledAt.push(r);
-    }
-  }
-  if (respelledAt.length === 0) return;
-  // Containers holding one of them: a container c spans the records after it up to next(c).
-  for (let c = 0; c < records; c++) {
-    const kind = tape[c * REC];
-    if ((kind !== ARRAY && kind !== OBJECT) || ends[c] < 0) continue;
-    const end = tape[c * REC + 3];
-    if (end === c + 1) continue;
-    // The first respelled number after c, by binary search: inside when before end.
-    let lo = 0, hi = respelledAt.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (respelledAt[mid] <= c) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < respelledAt.length && respelledAt[lo] < end) ends[c] = -1;
-  }
+/** The text of key record `k` during a scan: its bytes, or the decoded text of an escaped key. */
+function keyText(b: Uint8Array, tape: Int32Array, keys: (string | undefined)[], k: number): string {
+  return tape[k * REC] === STRING
+    ? DECODER.decode(b.subarray(tape[k * REC + 1], tape[k * REC + 2]))
+    : keys[k]!;
 }
 
 /** The JavaScript scanner: {@link scanJson} without WebAssembly. */
@@ -686,19 +626,34 @@ export function scanJsonInJs(b: Uint8Array, scratch = new ScanScratch()): RawDoc
       tape[o + 1] = start;
       tape[o + 2] = i;
       tape[o + 3] = hash;
-      // A repeated key: JSON.parse keeps the last value at the first key's place. Only a key
-      // whose hash bit the object has seen already is compared with the others.
-      const bit = 1 << (hash >>> 27);
-      if ((seen[depth - 1] & bit) !== 0) {
-        const top = stack[depth - 1];
-        for (let k = top + 1; k < rec; k = tape[(k + 1) * REC + 3]) {
-          if (tape[k * REC + 3] === hash) {
-            const doc = new RawDoc(b, tape, keys, ends);
-            if (doc.key(k) === doc.key(rec)) return null;
+      // A repeated key: JSON.parse keeps the last value at the first key's place, so the tape
+      // cannot stand for the document. A small object compares a key with the earlier ones
+      // whose hash bit it has seen; a large one keeps the texts in a set (linear, and immune to
+      // keys crafted to share a hash).
+      const members = ++scratch.members[depth - 1];
+      if (members > SMALL_OBJECT) {
+        let set = scratch.keySets[depth - 1];
+        if (set === undefined) {
+          set = scratch.keySets[depth - 1] = new Set();
+          const top = stack[depth - 1];
+          for (let k = top + 1; k < rec; k = tape[(k + 1) * REC + 3]) {
+            set.add(keyText(b, tape, keys, k));
           }
         }
+        const text = keyText(b, tape, keys, rec);
+        if (set.has(text)) return null;
+        set.add(text);
+      } else {
+        const bit = 1 << (hash >>> 27);
+        if ((seen[depth - 1] & bit) !== 0) {
+          const top = stack[depth - 1];
+          const text = keyText(b, tape, keys, rec);
+          for (let k = top + 1; k < rec; k = tape[(k + 1) * REC + 3]) {
+            if (tape[k * REC + 3] === hash && keyText(b, tape, keys, k) === text) return null;
+          }
+        }
+        seen[depth - 1] |= bit;
       }
-      seen[depth - 1] |= bit;
       rec++;
       i++;
       if (i < n && isWhitespace(b[i])) {
@@ -741,6 +696,8 @@ export function scanJsonInJs(b: Uint8Array, scratch = new ScanScratch()): RawDoc
       if (depth >= MAX_DEPTH) return null;
       marks[depth] = irregular;
       seen[depth] = 0;
+      scratch.members[depth] = 0;
+      scratch.keySets[depth] = undefined;
       stack[depth++] = rec;
       tape[o] = c === 0x7b ? OBJECT : ARRAY;
       tape[o + 1] = i;

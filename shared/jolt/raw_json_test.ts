@@ -10,7 +10,6 @@ import { JsonWriter, keyHash, Kind, type RawDoc, scanJson, scanJsonInJs } from "
 import { ShiftOp } from "./shift.ts";
 import { writeOutput } from "./shift_raw.ts";
 import { looseText, mutated, prng, randomValue } from "./test_support.ts";
-import { wasmScanner } from "./wasm/mod.ts";
 import shiftCases from "./testdata/jolt_shift.json" with { type: "json" };
 
 const encoder = new TextEncoder();
@@ -18,16 +17,10 @@ const decoder = new TextDecoder();
 
 type Scanner = (bytes: Uint8Array) => RawDoc | null;
 
-/**
- * The two scanners: every scanner test runs on both. scanJson runs the WebAssembly build, which
- * must be there (it is part of the sources); scanJsonInJs is what takes over when it is not.
- */
+/** The scanner, through its public entry and directly (the same code since WebAssembly went). */
 const SCANNERS: [string, Scanner][] = [
-  ["WebAssembly", (bytes) => {
-    if (wasmScanner() === null) throw new Error("the WebAssembly scanner did not load");
-    return scanJson(bytes);
-  }],
-  ["JavaScript", (bytes) => scanJsonInJs(bytes)],
+  ["scanJson", (bytes) => scanJson(bytes)],
+  ["scanJsonInJs", (bytes) => scanJsonInJs(bytes)],
 ];
 
 /** What the raw path writes for a whole document. */
@@ -46,14 +39,13 @@ function canonical(bytes: Uint8Array): string {
 
 /**
  * Shift on bytes and shift on the parsed value, as the transform middleware would run them; the
- * bytes path is also run in JavaScript when it ran in WebAssembly (shift_wasm.ts), and with the
- * walker (shift_raw.ts): all must agree.
+ * bytes path is also run on a fresh ShiftOp, and with the walker (shift_raw.ts): all must agree.
  */
 function bothPaths(spec: unknown, bytes: Uint8Array): { raw: string | null; parsed: string } {
   const compiled = compile([{ operation: "shift", spec }]);
   const raw = compiled.applyJson(bytes);
   const parsed = JSON.stringify(compiled.apply(JSON.parse(decoder.decode(bytes))) ?? null);
-  const inJs = new ShiftOp(spec).applyJson(bytes, false);
+  const inJs = new ShiftOp(spec).applyJson(bytes);
   strictEqual(
     inJs && decoder.decode(inJs),
     raw && decoder.decode(raw),
@@ -464,4 +456,37 @@ Deno.test("JsonWriter results: small ones share the writer's buffer without over
   w.text('"z"');
   strictEqual(decoder.decode(w.result()), '"z"');
   strictEqual(decoder.decode(results[results.length - 1].bytes), results[results.length - 1].text);
+});
+
+Deno.test("raw JSON: duplicate keys are found in large objects too (escaped spellings included)", () => {
+  const members = Array.from({ length: 200 }, (_, i) => `"k${i}":${i}`);
+  const plain = encoder.encode(`{${members.join(",")}}`);
+  strictEqual(scanJson(plain) !== null, true);
+  for (const dup of [`"k7":0`, `"k\\u0037":0`, `"k199":0`]) {
+    strictEqual(scanJson(encoder.encode(`{${[...members, dup].join(",")}}`)), null, dup);
+  }
+  // Nested objects keep their own key sets.
+  const nested = `{"a":{${members.join(",")}},"b":{${members.join(",")}}}`;
+  strictEqual(scanJson(encoder.encode(nested)) !== null, true);
+});
+
+Deno.test("raw JSON: the shift on bytes is linear in the number of keys (100,000 keys)", () => {
+  const chain = compile([{ operation: "shift", spec: { "*": "out.&", zzz: "z" } }]);
+  const body = (n: number) =>
+    encoder.encode(
+      JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))),
+    );
+  const time = (bytes: Uint8Array) => {
+    const started = performance.now();
+    strictEqual(chain.applyJson(bytes) !== null, true);
+    return performance.now() - started;
+  };
+  const small = body(10_000);
+  const large = body(100_000);
+  time(small);
+  time(large); // warm up
+  const ratio = Math.min(time(large), time(large)) /
+    Math.max(0.5, Math.min(time(small), time(small)));
+  // Ten times the keys: about ten times the time. The quadratic scan took about 100 times.
+  strictEqual(ratio < 40, true, `100k keys took ${ratio.toFixed(1)} times 10k keys`);
 });

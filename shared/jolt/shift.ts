@@ -27,8 +27,7 @@ import {
   type Strategy,
 } from "./strategy.ts";
 import { ShiftOutput, ShiftWriter, startShiftRun } from "./shift_write.ts";
-import { JsonWriter, type RawDoc, scanJson, ScanScratch, shiftInWasm } from "./raw_json.ts";
-import { compileWasmShift, type WasmShiftProgram } from "./shift_wasm.ts";
+import { JsonWriter, type RawDoc, scanJson, ScanScratch } from "./raw_json.ts";
 import {
   ABSENT_REF,
   lookupRaw,
@@ -54,23 +53,10 @@ export class ShiftOp {
   #scratch: ScanScratch | undefined;
   /** The spec compiled to JavaScript for tapes, null when the walker runs it; undefined: not yet. */
   #program: TapeProgram | null | undefined;
-  /** The spec compiled for shift.c, null when it does not cover it; undefined: not yet. */
-  #wasm: WasmShiftProgram | null | undefined;
 
   constructor(spec: unknown) {
     if (!isMap(spec)) specFail(`shift expects a spec object, got ${describe(spec)}`, []);
     this.#root = new ShiftComposite("root", spec, [], [1]);
-  }
-
-  /** The program shift.c runs (compiled on first use), or null when it does not cover the spec. */
-  get #wasmProgram(): WasmShiftProgram | null {
-    if (this.#wasm === undefined) this.#wasm = compileWasmShift(this.#root);
-    return this.#wasm;
-  }
-
-  /** True when the raw JSON path runs in WebAssembly (shift_wasm.ts) for this spec. */
-  get inWasm(): boolean {
-    return this.#wasmProgram !== null;
   }
 
   /** The raw JSON path's program (compiled on first use), or null for the walker. */
@@ -90,17 +76,9 @@ export class ShiftOp {
    * Null when the input is not valid JSON or must be parsed (raw_json.ts says when): the caller
    * then takes the parsed path.
    */
-  applyJson(bytes: Uint8Array, inWasm = true): Uint8Array | null {
+  applyJson(bytes: Uint8Array): Uint8Array | null {
     const scratch = this.#scratch ??= new ScanScratch();
-    let doc: RawDoc | null;
-    const wasm = inWasm ? this.#wasmProgram : null;
-    if (wasm !== null) {
-      const done = shiftInWasm(bytes, wasm, scratch);
-      if (done instanceof Uint8Array) return done;
-      doc = done;
-    } else {
-      doc = scanJson(bytes, scratch);
-    }
+    const doc = scanJson(bytes, scratch);
     // Buffers a large body grew are not kept for the small ones that usually follow.
     if (scratch.oversized) this.#scratch = undefined;
     if (doc === null) return null;

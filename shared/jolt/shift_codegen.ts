@@ -31,7 +31,7 @@ import {
 } from "./path_elements.ts";
 import type { DotPath } from "./paths.ts";
 import type { Ref } from "./references.ts";
-import { keyHash, Kind, type RawDoc } from "./raw_json.ts";
+import { keyHash, Kind, type RawDoc, SMALL_OBJECT } from "./raw_json.ts";
 import type { CompositeParts, LeafParts, ShiftNode } from "./shift_parts.ts";
 import { Source } from "./shift_parts.ts";
 import { putIndex, type ShiftWriter } from "./shift_write.ts";
@@ -454,8 +454,12 @@ ${lines.join("\n")}
       same = `doc.keyIs(k, ${js(key)})`;
     }
     const hash = keyHash(key);
+    // A large object goes through the document's index of its keys (RawDoc.indexedMember).
     this.#functions.push(`function ${name}(r, from) {
 const end = tape[r * 4 + 3]; let s = 0;
+if (tape[r * 4 + 2] > ${SMALL_OBJECT}) { let k = from; if (k < end && tape[k * 4 + 3] === ${hash} && (${same})) return k + 1; return doc.indexedMember(r, ${
+      js(key)
+    }); }
 for (let k = from; k < end; k = tape[(k + 1) * 4 + 3]) if (tape[k * 4 + 3] === ${hash} && (${same})) return k + 1;
 for (let k = r + 1; k < from; k = tape[(k + 1) * 4 + 3]) if (tape[k * 4 + 3] === ${hash} && (${same})) return k + 1;
 return -1;

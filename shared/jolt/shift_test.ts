@@ -516,7 +516,7 @@ Deno.test("shift: an output index taken from the data is bounded (MAX_SHIFT_INDE
     const bytes = new TextEncoder().encode(body);
     assertThrows(() => chain.applyJson(bytes), Error, /over the limit of 1000000/);
     assertThrows(
-      () => new ShiftOp(spec).applyJson(bytes, false),
+      () => new ShiftOp(spec).applyJson(bytes),
       Error,
       /over the limit of 1000000/,
     );
@@ -547,5 +547,5 @@ Deno.test("shift: the nulls padded into output arrays are bounded per run, acros
     /more than 1000000 nulls/,
   );
   assertThrows(() => chain.applyJson(bytes), Error, /more than 1000000 nulls/);
-  assertThrows(() => new ShiftOp(spec).applyJson(bytes, false), Error, /more than 1000000 nulls/);
+  assertThrows(() => new ShiftOp(spec).applyJson(bytes), Error, /more than 1000000 nulls/);
 });
