@@ -5,24 +5,49 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details?: unknown;
+  /**
+   * What went wrong inside, for the log only (an exception's message and stack): never in the
+   * response, which carries `message`.
+   */
+  readonly internal?: string;
 
-  constructor(status: number, code: string, message: string, details?: unknown) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    details?: unknown,
+    internal?: string,
+  ) {
     super(message);
     this.name = "GatewayError";
     this.status = status;
     this.code = code;
     this.details = details;
+    this.internal = internal;
   }
 }
 
-/** Turn anything thrown into a GatewayError (unknown errors become 500 `internal_error`). */
+/** What the client reads for a failure of ours whose detail is only in the log. */
+export const INTERNAL_MESSAGE =
+  "internal error; the gateway log has the details under this request id";
+
+/** The detail of an unexpected exception for the log: its message and the top of its stack. */
+export function internalDetail(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const frames = err.stack?.split("\n").slice(1, 6).map((l) => l.trim()).join(" | ");
+  return frames ? `${err.name}: ${err.message} (${frames})` : `${err.name}: ${err.message}`;
+}
+
+/**
+ * Turn anything thrown into a GatewayError. Unknown errors become 500 `internal_error` with a
+ * generic message: their own text (a stack overflow, a library's internals) goes to the log only.
+ */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   // A limit error raised inside a stream reaches us wrapped by fetch or the stream machinery.
   const cause = (err as { cause?: unknown })?.cause;
   if (cause instanceof GatewayError) return cause;
-  const message = err instanceof Error ? err.message : String(err);
-  return new GatewayError(500, "internal_error", message);
+  return new GatewayError(500, "internal_error", INTERNAL_MESSAGE, undefined, internalDetail(err));
 }
 
 /** The JSON error body every HTTP error response carries. */

@@ -2,25 +2,38 @@
  * CSV codec (text/csv): an array of row objects keyed by the header row, and back.
  *
  * Formula injection (OWASP "CSV Injection"): a spreadsheet runs a cell that starts with `=`, `+`,
- * `-` or `@` as a formula, and tab or carriage return can hide such a prefix. On decoding, every
- * header name and every value that starts with one of these six characters gets a single quote
- * `'` in front (`=1+2` becomes `'=1+2`, `-5` becomes `'-5`), so the data cannot carry a live
- * formula to whatever consumes it downstream. Encoding writes the data as it is (values already
- * escaped on the way in stay escaped; nothing is unescaped).
+ * `-` or `@` as a formula, also after leading spaces (` =1+2`), and tab, carriage return or line
+ * feed can hide such a prefix. Every header name and value that starts like that gets a single
+ * quote `'` in front (`=1+2` becomes `'=1+2`, ` @SUM(A1)` becomes `' @SUM(A1)`, `-5` becomes `'-5`):
+ * on decoding, so the data cannot carry a live formula to whatever consumes it downstream, and on
+ * encoding for string cells (numbers stay numbers), so data from JSON or XML cannot either. A
+ * value escaped once starts with `'` and is never escaped again.
  */
 import { Buffer } from "node:buffer";
 import { parse } from "csv-parse/sync";
 import { GatewayError } from "../errors.ts";
 import { decodeText, isUtf8Charset } from "./media_type.ts";
 
-/** First characters that make a cell a formula for a spreadsheet: = + - @ TAB CR. */
+/** Characters that start a formula for a spreadsheet: = + - @ and the hiding TAB, CR, LF. */
 const FORMULA_START = new Uint8Array(128);
-for (const c of "=+-@\t\r") FORMULA_START[c.charCodeAt(0)] = 1;
+for (const c of "=+-@\t\r\n") FORMULA_START[c.charCodeAt(0)] = 1;
+
+/** True for a space a spreadsheet skips before a formula: U+0020, no-break space, ideographic. */
+function isLeadingSpace(c: number): boolean {
+  return c === 0x20 || c === 0xa0 || c === 0x3000;
+}
+
+/** True when `value` starts like a formula, leading spaces skipped (see the top of this file). */
+export function startsLikeFormula(value: string): boolean {
+  let i = 0;
+  while (i < value.length && isLeadingSpace(value.charCodeAt(i))) i++;
+  const c = value.charCodeAt(i);
+  return c < 128 && FORMULA_START[c] === 1;
+}
 
 /** Prefix a cell with `'` when it starts like a formula (see the top of this file). */
 export function escapeCsvCell(value: string): string {
-  const c = value.charCodeAt(0);
-  return c < 128 && FORMULA_START[c] === 1 ? "'" + value : value;
+  return startsLikeFormula(value) ? "'" + value : value;
 }
 
 /**
@@ -78,8 +91,7 @@ export function decodeCsv(
     const row = rows[r];
     for (const key in row) {
       const value = row[key];
-      const c = value.charCodeAt(0);
-      if (c < 128 && FORMULA_START[c] === 1) row[key] = "'" + value;
+      if (startsLikeFormula(value)) row[key] = "'" + value;
     }
   }
   return rows;
@@ -88,7 +100,7 @@ export function decodeCsv(
 /** A field quoted per RFC 4180 when it holds a comma, a double quote, CR or LF. */
 function csvField(value: unknown): string {
   if (value === null || value === undefined) return "";
-  const s = typeof value === "string" ? value : String(value);
+  const s = typeof value === "string" ? escapeCsvCell(value) : String(value);
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 44 || c === 34 || c === 10 || c === 13) return `"${s.replaceAll('"', '""')}"`;

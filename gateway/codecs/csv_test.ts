@@ -132,6 +132,15 @@ Deno.test("csv: formula injection is escaped with a leading quote in values and 
   equal(escapeCsvCell(""), "");
   equal(escapeCsvCell("a=1"), "a=1");
   equal(escapeCsvCell("é"), "é");
+  // Leading spaces do not hide a formula from a spreadsheet; nor does a line feed.
+  equal(escapeCsvCell(" =1+1"), "' =1+1");
+  equal(escapeCsvCell("  @SUM(A1)"), "'  @SUM(A1)");
+  equal(escapeCsvCell("\u00a0+1"), "'\u00a0+1");
+  equal(escapeCsvCell("\nx"), "'\nx");
+  equal(escapeCsvCell(" a"), " a");
+  equal(escapeCsvCell("   "), "   ");
+  deepEqual(await decodeBody(utf8('a\n" =1+1"\n'), "text/csv", limits()), [{ a: "' =1+1" }]);
+  equal(encodeCsv([{ a: " -2+3" }]), "a\r\n' -2+3\r\n");
 });
 
 Deno.test("csv: charset parameter and unknown charset", async () => {
@@ -174,7 +183,9 @@ Deno.test("encodeData: CSV header is the union of keys; cells are quoted per RFC
   );
   equal(out.contentType, "text/csv");
   // Encoding writes values as they are: escaped cells stay escaped, nothing new is added.
-  equal(encodeCsv([{ f: "'=1+2", g: "-5" }]), "f,g\r\n'=1+2,-5\r\n");
+  // Escaped once on the way in, never again; a string that starts like a formula is escaped on
+  // the way out too, a number is not.
+  equal(encodeCsv([{ f: "'=1+2", g: "-5", h: -5 }]), "f,g,h\r\n'=1+2,'-5,-5\r\n");
   equal(encodeCsv([]), "");
   equal(encodeCsv([{}]), "");
   // Inherited names are not read from rows that lack them.

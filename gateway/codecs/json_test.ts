@@ -75,3 +75,32 @@ Deno.test("json: unknown charset is 415 unsupported_charset", async () => {
     "x-unknown-7",
   );
 });
+
+Deno.test("json: nesting deeper than max_json_depth is 400 nesting_too_deep, found before parsing", async () => {
+  const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+  deepEqual(await decodeBody(utf8(deep(128)), "application/json", limits()), JSON.parse(deep(128)));
+  await expectError(
+    () => decodeBody(utf8(deep(129)), "application/json", limits()),
+    400,
+    "nesting_too_deep",
+    "JSON nesting depth exceeds max_json_depth of 128",
+  );
+  // What used to end in "Maximum call stack size exceeded".
+  await expectError(
+    () => decodeBody(utf8(deep(100_000)), null, limits()),
+    400,
+    "nesting_too_deep",
+  );
+  await expectError(
+    () =>
+      decodeBody(utf8('{"a":{"b":{"c":1}}}'), "application/json", limits({ max_json_depth: 2 })),
+    400,
+    "nesting_too_deep",
+  );
+  // Brackets inside strings do not count, escaped quotes included.
+  const inString = JSON.stringify({ s: '[[[[{{{{\\"[[[[' });
+  deepEqual(
+    await decodeBody(utf8(inString), "application/json", limits({ max_json_depth: 1 })),
+    JSON.parse(inString),
+  );
+});

@@ -81,13 +81,13 @@ export async function decodeBody(
   limits: ContentLimits,
 ): Promise<unknown> {
   const mt = parseMediaType(contentType);
-  if (mt === null) return decodeJson(bytes, undefined);
+  if (mt === null) return decodeJson(bytes, undefined, limits.max_json_depth);
   const charset = mt.params.charset;
   switch (formatOfType(mt.type)) {
     case "json":
-      return decodeJson(bytes, charset);
+      return decodeJson(bytes, charset, limits.max_json_depth);
     case "xml":
-      return decodeXml(bytes, charset, limits.max_xml_depth);
+      return decodeXml(bytes, charset, limits.max_xml_depth, limits.max_xml_attributes);
     case "csv":
       return decodeCsv(bytes, charset, limits.max_csv_rows);
     case "form":

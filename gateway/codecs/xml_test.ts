@@ -1,4 +1,4 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok as ok_ } from "node:assert/strict";
 import { decodeBody, encodeData } from "./mod.ts";
 import { decodeXmlEntities, encodeXml, scanXml, xmlCharset } from "./xml.ts";
 import { expectError, limits, utf8 } from "./test_helpers.ts";
@@ -364,4 +364,41 @@ Deno.test("encodeData: data without an XML shape falls back to JSON", () => {
     equal(out.contentType, "application/json");
     deepEqual(JSON.parse(new TextDecoder().decode(out.bytes)), data);
   }
+});
+
+Deno.test("xml: more than max_xml_attributes on one element is 413; 200,000 attributes are refused at once", async () => {
+  const element = (n: number) =>
+    `<r ${Array.from({ length: n }, (_, i) => `a${i}="${i}"`).join(" ")}/>`;
+  const ok = await decodeBody(utf8(element(256)), "application/xml", limits());
+  equal(Object.keys((ok as { r: object }).r).length, 256);
+  await expectError(
+    () => decodeBody(utf8(element(257)), "application/xml", limits()),
+    413,
+    "too_many_xml_attributes",
+    "more than max_xml_attributes (256)",
+  );
+  const started = performance.now();
+  await expectError(
+    () => decodeBody(utf8(element(200_000)), "application/xml", limits()),
+    413,
+    "too_many_xml_attributes",
+  );
+  // The scan stops at the limit; it used to spend seconds on the whole tag.
+  ok_(performance.now() - started < 1_000);
+});
+
+Deno.test("scanXml: linear in the attributes (no search to the end of the document per value)", () => {
+  const element = (n: number) =>
+    `<r ${Array.from({ length: n }, (_, i) => `a${i}="${i}"`).join(" ")}/>`;
+  const time = (n: number) => {
+    const text = element(n);
+    const started = performance.now();
+    scanXml(text, 100, n);
+    return performance.now() - started;
+  };
+  time(20_000);
+  const ratio = Math.min(time(200_000), time(200_000)) /
+    Math.max(0.5, Math.min(time(20_000), time(20_000)));
+  // Ten times the attributes: about ten times the time; the quadratic scan took about 100 times.
+  ok_(ratio < 40, `200k attributes took ${ratio.toFixed(1)} times 20k`);
 });

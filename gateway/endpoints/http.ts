@@ -62,7 +62,7 @@ export class HttpEndpointService implements HttpEndpoint {
         request_id: ex.requestId,
         pipeline: this.pipeline.name,
         code: g.code,
-        error: g.message,
+        error: g.internal ?? g.message,
       });
     }
     // An unread request body must not keep the connection busy.

@@ -6,7 +6,7 @@
 import type { PipelineConfig } from "../../shared/gateway_config/types.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError, internalDetail } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { abortAfter } from "./deadlines.ts";
 import type { Backend, Middleware } from "./types.ts";
@@ -78,7 +78,9 @@ function middlewareError(mw: Middleware, err: unknown): GatewayError {
   return new GatewayError(
     500,
     "middleware_failed",
-    `middleware ${mw.name} failed: ${(err as Error)?.message ?? String(err)}`,
+    `middleware ${mw.name} failed; the gateway log has the details under this request id`,
+    undefined,
+    internalDetail(err),
   );
 }
 

@@ -356,6 +356,14 @@ export const CONTENT_LIMITS: TableSpec = {
     default: DEFAULT_CONTENT_LIMITS.max_form_fields,
     example: 500,
   }),
+  max_json_depth: field("integer", int(1, 10_000), "Deepest JSON nesting accepted.", {
+    default: DEFAULT_CONTENT_LIMITS.max_json_depth,
+    example: 64,
+  }),
+  max_xml_attributes: field("integer", int(1), "Most attributes of one XML element.", {
+    default: DEFAULT_CONTENT_LIMITS.max_xml_attributes,
+    example: 64,
+  }),
 };
 
 /** `[proxy]`: holds only `content_limits`. */

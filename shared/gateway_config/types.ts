@@ -37,6 +37,10 @@ export interface ContentLimits {
   max_xml_depth: number;
   max_multipart_files: number;
   max_form_fields: number;
+  /** Deepest JSON nesting accepted (400 `nesting_too_deep`). */
+  max_json_depth: number;
+  /** Most attributes of one XML element (413 `too_many_xml_attributes`). */
+  max_xml_attributes: number;
 }
 
 /** Defaults of `[proxy.content_limits]` (SPEC reference values). */
@@ -46,6 +50,8 @@ export const DEFAULT_CONTENT_LIMITS: ContentLimits = {
   max_xml_depth: 100,
   max_multipart_files: 10,
   max_form_fields: 1_000,
+  max_json_depth: 128,
+  max_xml_attributes: 256,
 };
 
 /** `[network.<name>.http3]`: an HTTP/3 (QUIC) listener serving the same endpoints. */

@@ -91,6 +91,8 @@ backends = ["up"]
         max_xml_depth: 100,
         max_multipart_files: 10,
         max_form_fields: 1000,
+        max_json_depth: 128,
+        max_xml_attributes: 256,
       },
     },
     management: {
@@ -224,6 +226,8 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     max_xml_depth: 64,
     max_multipart_files: 20,
     max_form_fields: 500,
+    max_json_depth: 64,
+    max_xml_attributes: 64,
   });
   assert.deepEqual(c.management, {
     enabled: true,

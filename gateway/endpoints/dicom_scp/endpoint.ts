@@ -245,7 +245,7 @@ export class DicomScpEndpoint {
           endpoint: this.config.name,
           operation: op,
           code: g.code,
-          error: g.message,
+          error: g.internal ?? g.message,
         });
       }
     } finally {

@@ -112,7 +112,7 @@ export class JmixEndpointService extends HttpEndpointService {
         request_id: ex.requestId,
         pipeline: this.pipeline.name,
         code: g.code,
-        error: g.message,
+        error: g.internal ?? g.message,
       });
     }
     ex.request.body?.cancel().catch(() => {});
