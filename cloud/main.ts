@@ -53,8 +53,11 @@ export async function main(args: string[]): Promise<number> {
   try {
     const s = await createServices(options, kv, shutdown.signal);
     if (parsed.command === "keys:rotate") {
-      const kid = await s.keys.rotate();
-      console.log(`active signing key: ${kid}`);
+      const next = await s.keys.rotate();
+      console.log(
+        `published signing key ${next.kid}; it signs from ${next.activates_at} ` +
+          "(old keys stay published until their tokens expire)",
+      );
       return 0;
     }
     const password = parsed.user.passwordStdin

@@ -44,6 +44,11 @@ export interface CloudOptions {
   clock: Clock;
   /** Where log lines go. */
   logger: Logger;
+  /**
+   * Base64 of the 32-byte key that encrypts the signing keys at rest (`CLOUD_KEY_ENCRYPTION_KEY`);
+   * required unless the base URL is loopback (development mode, see auth/key_encryption.ts).
+   */
+  keyEncryptionKey?: string;
 }
 
 /** Options that callers may set; the rest get defaults. */
@@ -70,6 +75,7 @@ export function resolveOptions(input: CloudOptionsInput = {}): CloudOptions {
     rateLimits: { ...DEFAULT_RATE_LIMITS, ...input.rateLimits },
     clock: input.clock ?? systemClock,
     logger: input.logger ?? silentLogger,
+    keyEncryptionKey: input.keyEncryptionKey,
   };
 }
 
@@ -110,7 +116,9 @@ Commands:
   serve (default)   run the service
   user:create       create a user (and their team): --email, --name, --team;
                     the password comes from CLOUD_USER_PASSWORD or, with --password-stdin, stdin
-  keys:rotate       make a new token signing key the active one (old keys stay published)
+  keys:rotate       publish a new token signing key; it signs from 15 minutes later, when every
+                    verifier's cached key set has it (old keys stay published until their tokens
+                    expire)
 
 Flags (environment variable in brackets):
   --port N          TCP port, default 8000 [CLOUD_PORT]
@@ -122,6 +130,10 @@ Flags (environment variable in brackets):
   --trust-proxy     client address from X-Forwarded-For [CLOUD_TRUST_PROXY=true]
   --token-rate N    requests per minute allowed per token, default 600 [CLOUD_TOKEN_RATE]
   --log-level L     error|warn|info|debug, default info [CLOUD_LOG_LEVEL]
+
+Secrets (environment only):
+  CLOUD_KEY_ENCRYPTION_KEY  base64 of 32 bytes (openssl rand -base64 32) that encrypts the
+                    token signing keys in KV; required unless --base-url is loopback
 
 Tests only: CLOUD_TEST_PBKDF2_ITERATIONS lowers the PBKDF2 iteration count of new password
 hashes (OWASP's 600000 otherwise); never set it in production.`;
@@ -192,6 +204,7 @@ export function parseCommandLine(
       ? undefined
       : { ...DEFAULT_RATE_LIMITS, perToken: { limit: tokenRate, windowSeconds: 60 } },
     logger: new Logger({ level: level as "info", format: "json" }),
+    keyEncryptionKey: env("CLOUD_KEY_ENCRYPTION_KEY"),
   };
   for (const key of Object.keys(options) as (keyof CloudOptionsInput)[]) {
     if (options[key] === undefined) delete options[key];

@@ -1,10 +1,11 @@
 /** The service objects every route uses, built once per running service. */
 import { KeyRing } from "./auth/keys.ts";
+import { resolveKeyEncryptionKey } from "./auth/key_encryption.ts";
 import { Tokens } from "./auth/jwt.ts";
 import { RateLimiter } from "./api/rate_limit.ts";
 import type { CloudOptions } from "./options.ts";
 import { ResourceService } from "./resources/mod.ts";
-import { Store } from "./store/mod.ts";
+import { restrictKvFiles, Store } from "./store/mod.ts";
 import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/tokens.ts";
 
 /** Shared state of one running service. */
@@ -27,8 +28,15 @@ export async function createServices(
 ): Promise<Services> {
   const store = new Store(kv, options.clock);
   const longest = Math.max(MACHINE_TOKEN_LIFETIME_MS, options.userTokenTtlSeconds * 1000);
-  const keys = new KeyRing(store.signingKeys, options.clock, longest);
+  const sealKey = await resolveKeyEncryptionKey({
+    envKey: options.keyEncryptionKey,
+    baseUrl: options.baseUrl,
+    dataDir: options.dataDir,
+    warn: (message) => options.logger.warn(message),
+  });
+  const keys = new KeyRing(store.signingKeys, options.clock, longest, sealKey);
   await keys.init();
+  await restrictKvFiles(options);
   return {
     options,
     store,

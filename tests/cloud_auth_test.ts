@@ -1,8 +1,21 @@
 /** Identity and tokens: passwords, user JWTs against the published JWKS, key rotation, API tokens, teams. */
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
-import { call, makeUser, withCloud } from "./cloud_harness.ts";
-import { hashPassword, needsRehash, verifyPassword } from "../cloud/auth/mod.ts";
+import {
+  call,
+  makeUser,
+  startTestCloud,
+  TEST_KEY_ENCRYPTION_KEY,
+  withCloud,
+} from "./cloud_harness.ts";
+import { withEnv } from "./support/mod.ts";
+import {
+  DEV_KEY_FILE,
+  hashPassword,
+  needsRehash,
+  PUBLISH_LEAD_MS,
+  verifyPassword,
+} from "../cloud/auth/mod.ts";
 import { main } from "../cloud/main.ts";
 import { USER_TOKEN_AUDIENCE } from "../shared/tokens.ts";
 
@@ -68,11 +81,22 @@ Deno.test("signing keys: rotation keeps old tokens valid, publishes both kids, p
     const u = await makeUser(cloud, "ada@example.com");
     const oldKid = decodeProtectedHeader(u.userToken).kid!;
     // `cloud keys:rotate` against the same KV file, as an operator would run it beside the service.
-    assertEquals(await main(["keys:rotate", "--data-dir", cloud.dir]), 0);
+    const rotated = await withEnv(
+      { CLOUD_KEY_ENCRYPTION_KEY: TEST_KEY_ENCRYPTION_KEY },
+      () => main(["keys:rotate", "--data-dir", cloud.dir]),
+    );
+    assertEquals(rotated, 0);
     cloud.clock.advance(61_000); // past the key cache of the running service
+    // Published before it signs: verifiers that cache the key set learn the kid first.
+    const published = (await call(cloud, "GET", "/.well-known/jwks.json")).json.keys
+      .map((k: { kid: string }) => k.kid);
+    assertEquals(published.length, 2);
+    const newKid = published.find((k: string) => k !== oldKid);
+    const early = await s.jwt.issueUserToken(u.user, u.team, 3600);
+    assertEquals(decodeProtectedHeader(early.token).kid, oldKid, "the old key still signs");
+    cloud.clock.advance(PUBLISH_LEAD_MS);
     const { token: fresh } = await s.jwt.issueUserToken(u.user, u.team, 3600);
-    const newKid = decodeProtectedHeader(fresh).kid!;
-    assert(newKid !== oldKid, "a new key signs after rotation");
+    assertEquals(decodeProtectedHeader(fresh).kid, newKid, "the new key signs after the lead");
     const jwks = (await call(cloud, "GET", "/.well-known/jwks.json")).json;
     assertEquals(jwks.keys.map((k: { kid: string }) => k.kid).sort(), [oldKid, newKid].sort());
     for (const k of jwks.keys) {
@@ -87,7 +111,7 @@ Deno.test("signing keys: rotation keeps old tokens valid, publishes both kids, p
       });
       assertEquals((await call(cloud, "GET", "/api/me", { token })).status, 200);
     }
-    await s.keys.rotate();
+    await s.keys.rotate(cloud.clock.now());
     const third = decodeProtectedHeader((await s.jwt.issueUserToken(u.user, u.team, 60)).token)
       .kid!;
     assertEquals((await s.keys.jwks()).keys.length, 3);
@@ -251,6 +275,119 @@ Deno.test("cloud user:create: makes a user and a team from the environment", asy
     }
   } finally {
     Deno.env.delete("CLOUD_USER_PASSWORD");
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Every string in the cloud's KV database file, as a backup would hold them. */
+async function kvText(dir: string): Promise<string> {
+  let text = "";
+  for (const f of ["cloud.sqlite", "cloud.sqlite-wal"]) {
+    text += await Deno.readFile(`${dir}/${f}`).then(
+      (b) => new TextDecoder("latin1").decode(b),
+      () => "",
+    );
+  }
+  return text;
+}
+
+Deno.test("signing keys at rest: encrypted in KV, files 0600 and directory 0700; the wrong key or none refuses to start", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cloud-keys-" });
+  try {
+    const cloud = await startTestCloud({ dataDir: dir, baseUrl: "https://cloud.example.com" });
+    let privateD: string;
+    try {
+      // The private exponent, as the running service holds it in memory.
+      const records = await cloud.server.services.store.signingKeys.all();
+      assertEquals(records.length, 1);
+      assertEquals(records[0].private_jwk, undefined, "no plain private JWK is stored");
+      assertEquals(records[0].private_sealed?.alg, "A256GCM");
+      const jwk = await cloud.server.services.keys.jwks();
+      assertEquals((jwk.keys[0] as unknown as Record<string, unknown>).d, undefined);
+      privateD = JSON.stringify(records[0]);
+      const u = await makeUser(cloud, "ada@example.com");
+      assertEquals((await call(cloud, "GET", "/api/me", { token: u.userToken })).status, 200);
+    } finally {
+      await cloud.stop();
+    }
+    const text = await kvText(dir);
+    assert(!/"d"\s*:\s*"/.test(text), "no JWK private exponent in the database file");
+    assert(text.includes("private_sealed") || text.length > 0);
+    assert(privateD.length > 0);
+    assertEquals((await Deno.stat(dir)).mode! & 0o777, 0o700);
+    for (const f of ["cloud.sqlite", "cloud.sqlite-wal", "cloud.sqlite-shm"]) {
+      const st = await Deno.stat(`${dir}/${f}`).catch(() => null);
+      if (st) assertEquals(st.mode! & 0o777, 0o600, f);
+    }
+
+    // Outside development mode there is no start without the key, and none with another key.
+    await assertRejects(
+      () =>
+        startTestCloud({
+          dataDir: dir,
+          baseUrl: "https://cloud.example.com",
+          keyEncryptionKey: "",
+        }),
+      /CLOUD_KEY_ENCRYPTION_KEY is not set/,
+    );
+    const other = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+    await assertRejects(
+      () =>
+        startTestCloud({
+          dataDir: dir,
+          baseUrl: "https://cloud.example.com",
+          keyEncryptionKey: other,
+        }),
+      /is not the key it was stored with/,
+    );
+    await assertRejects(
+      () =>
+        startTestCloud({
+          dataDir: dir,
+          baseUrl: "https://cloud.example.com",
+          keyEncryptionKey: "c2hvcnQ=",
+        }),
+      /must be the base64 of 32 bytes/,
+    );
+    // The same key starts it again.
+    const again = await startTestCloud({ dataDir: dir, baseUrl: "https://cloud.example.com" });
+    await again.stop();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("signing keys at rest: development mode (loopback base URL) generates a key file 0600; an old plain key is encrypted at start", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cloud-dev-" });
+  try {
+    const dev = await startTestCloud({ dataDir: dir, keyEncryptionKey: "" });
+    await dev.stop();
+    assertEquals((await Deno.stat(`${dir}/${DEV_KEY_FILE}`)).mode! & 0o777, 0o600);
+
+    // A record as an older release stored it: the private JWK in plain text.
+    const kv = await Deno.openKv(`${dir}/cloud.sqlite`);
+    const { generateKeyPair, exportJWK } = await import("jose");
+    const pair = await generateKeyPair("RS256", { extractable: true });
+    await kv.set(["signing_keys", "legacy-kid"], {
+      kid: "legacy-kid",
+      alg: "RS256",
+      public_jwk: await exportJWK(pair.publicKey),
+      private_jwk: await exportJWK(pair.privateKey),
+      created_at: new Date().toISOString(),
+      retired_at: new Date().toISOString(),
+      remove_after: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    kv.close();
+    const again = await startTestCloud({ dataDir: dir, keyEncryptionKey: "" });
+    try {
+      const legacy = (await again.server.services.store.signingKeys.all())
+        .find((k) => k.kid === "legacy-kid");
+      assertEquals(legacy?.private_jwk, undefined, "migrated: the plain JWK is gone");
+      assertEquals(legacy?.private_sealed?.alg, "A256GCM");
+    } finally {
+      await again.stop();
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -36,6 +36,7 @@ export async function startTestCloud(options: CloudOptionsInput = {}): Promise<T
     dataDir: dir,
     passwordIterations: 1000,
     clock,
+    keyEncryptionKey: TEST_KEY_ENCRYPTION_KEY,
     ...options,
   });
   return {
@@ -50,6 +51,11 @@ export async function startTestCloud(options: CloudOptionsInput = {}): Promise<T
     },
   };
 }
+
+/** The signing-key encryption key of the test services (random per test process). */
+export const TEST_KEY_ENCRYPTION_KEY = btoa(
+  String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))),
+);
 
 /** Runs `fn` with a fresh service and stops it afterwards. */
 export async function withCloud(

@@ -155,6 +155,34 @@ Deno.test("cloud service: bad bearer tokens are throttled per IP", async () => {
   }, { rateLimits: { authFailuresPerIp: { limit: 2, windowSeconds: 60 } } as never });
 });
 
+Deno.test("cloud service: a failing credential is locked out, not the valid tokens of the same address", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const bad = "gwc_" + "y".repeat(43);
+    for (let i = 0; i < 2; i++) {
+      assertEquals((await call(cloud, "GET", "/api/me", { token: bad })).status, 401);
+    }
+    // The same bad credential again: locked out.
+    assertEquals((await call(cloud, "GET", "/api/me", { token: bad })).status, 429);
+    // Spraying other bad tokens from the address: past its budget they get 429 too.
+    const spray = await Promise.all(
+      Array.from(
+        { length: 6 },
+        (_, i) => call(cloud, "GET", "/api/me", { token: "gwc_" + String(i).repeat(43) }),
+      ),
+    );
+    assertEquals(spray.at(-1)!.status, 429);
+    // A colleague behind the same address with a valid token is not locked out.
+    assertEquals((await call(cloud, "GET", "/api/me", { token: u.apiToken })).status, 200);
+    assertEquals((await call(cloud, "GET", "/api/me", { token: u.userToken })).status, 200);
+  }, {
+    rateLimits: {
+      authFailuresPerIp: { limit: 5, windowSeconds: 60 },
+      authFailuresPerCredential: { limit: 2, windowSeconds: 60 },
+    } as never,
+  });
+});
+
 Deno.test("rate limiter: GCRA allows the burst, then one request per interval", () => {
   const clock = new ManualClock();
   const limiter = new RateLimiter(clock);

@@ -68,6 +68,17 @@ Deno.test("web UI: session cookie flags, CSRF required on every form, cross-site
     });
     assertEquals(cross.status, 403);
     await cross.body?.cancel();
+    // A sandboxed iframe or a data: page sends `Origin: null`: refused even with a valid CSRF
+    // token, on device approval as on every form.
+    for (const path of ["/device/approve", "/tokens"]) {
+      const opaque = await fetch(`${cloud.url}${path}`, {
+        method: "POST",
+        headers: { ...FORM, cookie, origin: "null" },
+        body: new URLSearchParams({ _csrf: csrf, name: "x", user_code: "BCDF-GHJK" }),
+      });
+      assertEquals(opaque.status, 403, `${path} with Origin: null`);
+      assertMatch(await opaque.text(), /cross-origin form posts are refused/);
+    }
     const sameSite = await fetch(`${cloud.url}/tokens`, {
       method: "POST",
       headers: { ...FORM, cookie, "sec-fetch-site": "cross-site" },

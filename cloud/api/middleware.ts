@@ -53,30 +53,39 @@ export function spend(c: Context<AppEnv>, key: string, budget: Budget): void {
 }
 
 /**
- * Requires `Authorization: Bearer` with one of `kinds`; sets `principal`. Failures count against
- * the caller's IP (guessing is throttled); successes against the token's own budget.
+ * Requires `Authorization: Bearer` with one of `kinds`; sets `principal`. A failing credential
+ * is locked out on its own (the same bad token again gets 429); failures also count against the
+ * caller's IP, past whose budget bad tokens get 429 while valid ones still pass, so that nobody
+ * behind a shared address is locked out by someone else's guessing. Successes count against the
+ * token's own budget.
  */
 export function requireBearer(...kinds: BearerKind[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const s = c.get("services");
-    const ip = clientIp(c);
-    const ipKey = `auth-fail:${ip}`;
-    const blocked = s.limiter.peek(ipKey, s.options.rateLimits.authFailuresPerIp);
-    if (!blocked.allowed) throw tooManyRequests(blocked.retryAfterSeconds);
+    const limits = s.options.rateLimits;
     const token = bearerToken(c.req.header("authorization"));
     if (!token) throw unauthorized("send Authorization: Bearer <token>");
+    const credentialKey = `auth-fail-credential:${await digest(token)}`;
+    const credential = s.limiter.peek(credentialKey, limits.authFailuresPerCredential);
+    if (!credential.allowed) throw tooManyRequests(credential.retryAfterSeconds);
+    const ipKey = `auth-fail:${clientIp(c)}`;
+    /** Counts a failure; the answer is 429 once the address is over its budget, else 401. */
+    const failed = (message: string): never => {
+      s.limiter.take(credentialKey, limits.authFailuresPerCredential);
+      const ip = s.limiter.take(ipKey, limits.authFailuresPerIp);
+      if (!ip.allowed) throw tooManyRequests(ip.retryAfterSeconds);
+      throw unauthorized(message);
+    };
     const kind = bearerKind(token);
     if (!kind || !kinds.includes(kind)) {
-      s.limiter.take(ipKey, s.options.rateLimits.authFailuresPerIp);
-      throw unauthorized(`this route takes ${kinds.map(describe).join(" or ")}`);
+      failed(`this route takes ${kinds.map(describe).join(" or ")}`);
     }
     let principal;
     try {
       principal = await authenticate(s, token);
     } catch (err) {
       if (!(err instanceof TokenError)) throw err;
-      s.limiter.take(ipKey, s.options.rateLimits.authFailuresPerIp);
-      throw unauthorized(err.message);
+      return failed(err.message);
     }
     const budgetKey = principal.kind === "machine"
       ? `machine:${principal.gatewayId}`
@@ -87,6 +96,12 @@ export function requireBearer(...kinds: BearerKind[]): MiddlewareHandler<AppEnv>
     c.set("principal", principal);
     await next();
   };
+}
+
+/** Hex SHA-256 of a presented token: the limiter never holds token text. */
+async function digest(token: string): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function describe(kind: BearerKind): string {

@@ -20,8 +20,14 @@ export interface RateLimits {
   deviceCodePerIp: Budget;
   /** Device-flow token polls from one IP address. */
   devicePollPerIp: Budget;
-  /** Requests with a bad bearer token from one IP address (guessing). */
+  /**
+   * Requests with a bad bearer token from one IP address (spraying). Past it, bad tokens from
+   * that address get 429 instead of 401; valid tokens still pass (a shared NAT address must not
+   * lock everyone out).
+   */
   authFailuresPerIp: Budget;
+  /** Failures of one credential (the same bad token again): past it, that credential gets 429. */
+  authFailuresPerCredential: Budget;
 }
 
 /** Defaults: generous for tools, tight for guessing. */
@@ -31,6 +37,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   deviceCodePerIp: { limit: 30, windowSeconds: 60 },
   devicePollPerIp: { limit: 120, windowSeconds: 60 },
   authFailuresPerIp: { limit: 30, windowSeconds: 60 },
+  authFailuresPerCredential: { limit: 5, windowSeconds: 60 },
 };
 
 /** The answer of {@link RateLimiter.take}. */

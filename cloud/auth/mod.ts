@@ -1,6 +1,16 @@
 /** Authentication: passwords, signing keys, JWTs, bearer tokens, device login, token issuing. */
 export { dummyHash, hashPassword, needsRehash, verifyPassword } from "./password.ts";
-export { KeyRing, type PublicJwk } from "./keys.ts";
+export { KeyRing, type PublicJwk, PUBLISH_LEAD_MS } from "./keys.ts";
+export {
+  DEV_KEY_FILE,
+  KEY_ENCRYPTION_ENV,
+  keyEncryptionKey,
+  MISSING_KEY_MESSAGE,
+  openSecret,
+  resolveKeyEncryptionKey,
+  type SealedSecret,
+  sealSecret,
+} from "./key_encryption.ts";
 export { type MachineTokenJwtClaims, TokenError, Tokens, type UserTokenClaims } from "./jwt.ts";
 export {
   API_TOKEN_PREFIX,

@@ -11,11 +11,33 @@ export interface KvLocation {
 /** Name of the local KV file inside the data directory. */
 export const KV_FILE = "cloud.sqlite";
 
-/** Opens the KV database, creating the data directory when needed. */
+/**
+ * Opens the KV database, creating the data directory when needed. The directory is made 0700
+ * and the database files (with SQLite's `-wal` and `-shm`) 0600: they hold users, password
+ * hashes and the (encrypted) signing keys, and are nobody else's to read.
+ */
 export async function openKv(location: KvLocation): Promise<Deno.Kv> {
   if (location.kvUrl) return await Deno.openKv(location.kvUrl);
-  await Deno.mkdir(location.dataDir, { recursive: true });
-  return await Deno.openKv(join(location.dataDir, KV_FILE));
+  await Deno.mkdir(location.dataDir, { recursive: true, mode: 0o700 });
+  const file = join(location.dataDir, KV_FILE);
+  // Created 0600 before SQLite opens it, so it is never readable by others, even briefly.
+  await Deno.writeFile(file, new Uint8Array(), { append: true, mode: 0o600 });
+  const kv = await Deno.openKv(file);
+  await restrictKvFiles(location);
+  return kv;
+}
+
+/**
+ * Makes the data directory 0700 and the database files 0600 (again: SQLite creates its `-wal`
+ * and `-shm` files with the process umask when it first writes). Call after the first write.
+ */
+export async function restrictKvFiles(location: KvLocation): Promise<void> {
+  if (location.kvUrl || Deno.build.os === "windows") return;
+  const file = join(location.dataDir, KV_FILE);
+  await Deno.chmod(location.dataDir, 0o700);
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    await Deno.chmod(f, 0o600).catch(() => {});
+  }
 }
 
 /** One page of a list and the cursor of the next (absent on the last page). */

@@ -37,7 +37,7 @@ export {
 } from "./identity.ts";
 export { base64Url, constantTimeEqual, randomBase64Url, sha256Hex, uuidv7 } from "./ids.ts";
 export { K, RESOURCE_KINDS, type ResourceKind } from "./keys.ts";
-export { BadCursorError, KV_FILE, listPage, openKv, type Page } from "./kv.ts";
+export { BadCursorError, KV_FILE, listPage, openKv, type Page, restrictKvFiles } from "./kv.ts";
 export type * from "./records.ts";
 export {
   type BaseRecord,

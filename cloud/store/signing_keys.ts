@@ -1,4 +1,5 @@
 /** Token signing keys (RSA, RS256), kept in KV so every instance signs and verifies alike. */
+import type { SealedSecret } from "../auth/key_encryption.ts";
 import { K } from "./keys.ts";
 
 /** A stored signing key. */
@@ -6,8 +7,13 @@ export interface SigningKeyRecord {
   kid: string;
   alg: "RS256";
   public_jwk: JsonWebKey;
-  private_jwk: JsonWebKey;
+  /** The private JWK, AES-GCM encrypted (auth/key_encryption.ts). */
+  private_sealed?: SealedSecret;
+  /** A plain private JWK of an older release: encrypted and removed at start. */
+  private_jwk?: JsonWebKey;
   created_at: string;
+  /** A published key that starts signing at this time (null or absent: active or retired). */
+  activates_at?: string | null;
   /** When it stopped being the active key (null while active). */
   retired_at: string | null;
   /** When it is no longer published (every token it signed has expired by then). */
@@ -51,6 +57,11 @@ export class SigningKeyStore {
       .set(K.activeSigningKey(), record.kid);
     if (previous) op.set(K.signingKey(previous.kid), previous);
     return (await op.commit()).ok;
+  }
+
+  /** Stores a key record as it is (a new pending key, a migrated record). */
+  async put(record: SigningKeyRecord): Promise<void> {
+    await this.#kv.set(K.signingKey(record.kid), record);
   }
 
   /** Removes a key that is no longer published. */

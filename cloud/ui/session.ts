@@ -96,14 +96,20 @@ export function preSessionCsrf(c: Context<AppEnv>, s: Services): string {
   return token;
 }
 
-/** Refuses requests whose Origin (or Referer) is not this service, and cross-site fetches. */
+/**
+ * Refuses POSTs whose Origin (or Referer) is not this service, and cross-site fetches. `Origin:
+ * null` is refused too: it is what a sandboxed iframe, a `data:` or `file:` page or a
+ * cross-origin redirect sends, never a form of this service (which browsers send with its origin),
+ * and a page that can make the browser send it must not approve a device login with a stolen
+ * CSRF token.
+ */
 export function sameOrigin(s: Services): MiddlewareHandler<AppEnv> {
   const origin = new URL(s.options.baseUrl).origin;
   return async (c, next) => {
     if (c.req.method === "POST") {
       const site = c.req.header("sec-fetch-site");
       const from = c.req.header("origin") ?? refererOrigin(c.req.header("referer"));
-      if (site === "cross-site" || (from !== undefined && from !== origin && from !== "null")) {
+      if (site === "cross-site" || (from !== undefined && from !== origin)) {
         return c.text("cross-origin form posts are refused", 403);
       }
     }

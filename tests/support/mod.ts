@@ -25,3 +25,4 @@ export { removeDir, tempDir } from "./temp.ts";
 export { canConnect, waitFor } from "./wait.ts";
 export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";
+export { withEnv } from "./env.ts";

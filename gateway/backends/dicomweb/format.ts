@@ -3,6 +3,7 @@
  * query (path by level, matching keys as `tag=value`, empty keys as `includefield`), a C-GET or
  * C-MOVE identifier a WADO-RS retrieval path, a C-STORE body a STOW-RS multipart/related upload.
  */
+import { GatewayError } from "../../errors.ts";
 import {
   type DicomJson,
   encodeMultipart,
@@ -67,11 +68,29 @@ export function wadoPath(identifier: DicomJson): string {
   const study = jsonString(identifier, "0020000D");
   const series = jsonString(identifier, "0020000E");
   const instance = jsonString(identifier, "00080018");
-  if (!study) throw new Error("a DICOMweb retrieval needs StudyInstanceUID");
+  if (!study) {
+    throw new GatewayError(
+      400,
+      "invalid_dicom_request",
+      "a DICOMweb retrieval needs StudyInstanceUID",
+    );
+  }
   if (level === "STUDY" || level === "PATIENT") return `/studies/${study}`;
-  if (!series) throw new Error("a series retrieval needs SeriesInstanceUID");
+  if (!series) {
+    throw new GatewayError(
+      400,
+      "invalid_dicom_request",
+      "a series retrieval needs SeriesInstanceUID",
+    );
+  }
   if (level === "SERIES") return `/studies/${study}/series/${series}`;
-  if (!instance) throw new Error("an instance retrieval needs SOPInstanceUID");
+  if (!instance) {
+    throw new GatewayError(
+      400,
+      "invalid_dicom_request",
+      "an instance retrieval needs SOPInstanceUID",
+    );
+  }
   return `/studies/${study}/series/${series}/instances/${instance}`;
 }
 

@@ -24,7 +24,7 @@ import {
 import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/types.ts";
 import { type DicomJson, parseStatus, STATUS, statusKind, writeP10 } from "../../dicom/mod.ts";
 import { Body, type ResponseEnvelope } from "../../envelope.ts";
-import { toGatewayError } from "../../errors.ts";
+import { GatewayError, toGatewayError } from "../../errors.ts";
 import { type BuiltPipeline, type ExecutorDeps, runPipeline } from "../../pipeline/mod.ts";
 import {
   dimseEnvelope,
@@ -305,7 +305,13 @@ export class DicomScpEndpoint {
       async (res, signal) => {
         const data = await res.body.data();
         const matches = Array.isArray(data) ? data : isDicomJson(data) ? [data] : undefined;
-        if (!matches) throw new Error("the pipeline answered no DICOM JSON matches");
+        if (!matches) {
+          throw new GatewayError(
+            502,
+            "invalid_pipeline_answer",
+            "the pipeline answered no DICOM JSON matches",
+          );
+        }
         let sent = 0;
         for (const m of matches as DicomJson[]) {
           if (signal.aborted) return STATUS.cancel;

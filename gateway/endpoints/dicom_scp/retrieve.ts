@@ -2,6 +2,7 @@
  * The C-STORE sub-operations of a C-GET (on the caller's own association) and of a C-MOVE (on a new
  * association to the destination AE), with a pending response carrying the counts after each.
  */
+import { GatewayError } from "../../errors.ts";
 import {
   type DimseConnection,
   lib,
@@ -37,13 +38,23 @@ export async function responseInstances(res: ResponseEnvelope): Promise<P10File[
   if (bytes.length === 0) return [];
   if (type.toLowerCase().startsWith("multipart/")) {
     const boundary = boundaryOf(type);
-    if (!boundary) throw new Error("multipart response without a boundary");
+    if (!boundary) {
+      throw new GatewayError(
+        502,
+        "invalid_pipeline_answer",
+        "multipart response without a boundary",
+      );
+    }
     return decodeMultipart(bytes, boundary).filter((p) => isP10(p.body)).map((p) =>
       parseP10(p.body)
     );
   }
   if (isP10(bytes)) return [parseP10(bytes)];
-  throw new Error(`the pipeline answered ${type || "no content type"}, not DICOM instances`);
+  throw new GatewayError(
+    502,
+    "invalid_pipeline_answer",
+    `the pipeline answered ${type || "no content type"}, not DICOM instances`,
+  );
 }
 
 /** The final status for counts: success, warning (some failed) or failure (all failed). */

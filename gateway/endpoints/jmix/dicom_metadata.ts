@@ -1,4 +1,5 @@
 /** JMIX `payload/metadata.json` from DICOM Part 10 files (header tags only; pixel data unread). */
+import { GatewayError } from "../../errors.ts";
 import type { JmixMetadata, JmixSeries, JmixStudy } from "../../../shared/jmix/mod.ts";
 import { type DicomJson, jsonString, parseP10, readDataset, toDicomJson } from "../../dicom/mod.ts";
 
@@ -36,7 +37,7 @@ function value(header: DicomJson, tag: string): string | null {
 
 /** Metadata of the instances: patient of the first one, studies and series with counts. */
 export function metadataOf(headers: DicomJson[]): JmixMetadata {
-  if (headers.length === 0) throw new Error("no DICOM instance");
+  if (headers.length === 0) throw new GatewayError(422, "invalid_dicom", "no DICOM instance");
   const first = headers[0];
   const studies = new Map<string, JmixStudy>();
   const series = new Map<string, JmixSeries>();
@@ -44,7 +45,11 @@ export function metadataOf(headers: DicomJson[]): JmixMetadata {
     const studyUid = value(h, TAGS.studyUid);
     const seriesUid = value(h, TAGS.seriesUid);
     if (!studyUid || !seriesUid) {
-      throw new Error("an instance lacks StudyInstanceUID or SeriesInstanceUID");
+      throw new GatewayError(
+        422,
+        "invalid_dicom",
+        "an instance lacks StudyInstanceUID or SeriesInstanceUID",
+      );
     }
     let study = studies.get(studyUid);
     if (!study) {
