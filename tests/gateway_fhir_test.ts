@@ -1,5 +1,5 @@
 /** The fhir endpoint and backend: OperationOutcome errors, 415, `_format`, response validation. */
-import { assertEquals, assertMatch } from "./assert.ts";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
 
 function fhirConfig(baseUrl: string): string {
@@ -103,6 +103,39 @@ Deno.test("fhir backend: a non-FHIR response content type is 502 invalid_fhir_re
     const res = await fetch(`${gw.url}/fhir/Patient/1`);
     assertEquals(res.status, 502);
     assertEquals((await res.json()).issue[0].details.text, "invalid_fhir_response");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("fhir: the request log names the resource type, not the id (an MRN), unless log_identifiers", async () => {
+  const up = startUpstream(() =>
+    Response.json({ resourceType: "Patient", id: "x" }, {
+      headers: { "content-type": "application/fhir+json" },
+    })
+  );
+  const gw = await startTestGateway(fhirConfig(up.url + "/r4"));
+  try {
+    const res = await fetch(`${gw.url}/fhir/Patient/MRN-0048151623?_format=json`);
+    await res.body?.cancel();
+    assertEquals(res.status, 200);
+    const line = gw.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "request");
+    assertEquals(line?.path, "/fhir/Patient/{id}");
+    assert(!gw.logs.join("\n").includes("MRN-0048151623"), "the id is in no log line");
+
+    // Opted in, for debugging: the whole path.
+    const text = await Deno.readTextFile(gw.configFile);
+    await Deno.writeTextFile(
+      gw.configFile,
+      text.replace("[logging]\n", "[logging]\nlog_identifiers = true\n"),
+    );
+    const reload = await gw.mgmtFetch("/api/reload", { method: "POST" });
+    assertEquals(reload.status, 200, await reload.text());
+    const again = await fetch(`${gw.url}/fhir/Patient/MRN-0048151623`);
+    await again.body?.cancel();
+    const last = gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request").at(-1);
+    assertEquals(last?.path, "/fhir/Patient/MRN-0048151623");
   } finally {
     await gw.stop();
     await up.stop();

@@ -44,6 +44,7 @@ export const DICOMWEB_ROUTES: { name: string; pattern: RegExp; methods: string[]
 
 /** The DICOMweb endpoint. */
 export class DicomwebEndpointService extends HttpEndpointService {
+  protected override readonly pathShape = "dicomweb";
   override readonly methods = ["GET", "HEAD", "POST"];
   readonly #primary: string | undefined;
 

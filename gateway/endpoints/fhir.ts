@@ -76,6 +76,7 @@ export function operationOutcome(err: GatewayError, requestId: string): Record<s
 
 /** The FHIR endpoint. */
 export class FhirEndpointService extends HttpEndpointService {
+  protected override readonly pathShape = "fhir";
   constructor(config: EndpointConfig, pipeline: BuiltPipeline, limits: ContentLimits) {
     super(config, pipeline, limits);
   }

@@ -3,6 +3,7 @@
  * pipeline's ResponseEnvelope becomes the HTTP response. Headers (multi-value), query and body are
  * preserved; the body streams unless a middleware reads it.
  */
+import { loggedPath, type PathShape } from "./logged_path.ts";
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
 import { Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
@@ -32,6 +33,14 @@ export class HttpEndpointService implements HttpEndpoint {
     this.prefix = normalizePrefix(String(config.options.path_prefix ?? "/"));
     this.pipeline = pipeline;
     this.limits = limits;
+  }
+
+  /** How the path below the prefix is shaped, for {@link loggedPath}. */
+  protected readonly pathShape: PathShape = "opaque";
+
+  /** The request path for the info log, identifiers replaced. */
+  loggedPath(pathname: string): string {
+    return loggedPath(pathname, this.prefix, this.pathShape);
   }
 
   /** Serve one request through the pipeline. */

@@ -27,6 +27,8 @@ export interface HttpEndpoint {
   readonly methods: string[];
   /** Serve one request; never throws (errors become the endpoint's error format). */
   handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response>;
+  /** The request path as the info log writes it, identifiers replaced (logged_path.ts). */
+  loggedPath(pathname: string): string;
 }
 
 /** The parts of a request URL the endpoints use. */

@@ -641,7 +641,10 @@ export class Gateway implements GatewayControl {
         this.#logger.info("request", {
           request_id: requestId,
           method: request.method,
-          path: url.pathname,
+          // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
+          path: rt.config.logging.log_identifiers
+            ? url.pathname
+            : endpoint.loggedPath(url.pathname),
           pipeline,
           backend: ex.backend,
           status: response.status,

@@ -444,6 +444,12 @@ export const LOGGING: TableSpec = {
     default: "json",
     example: "text",
   }),
+  log_identifiers: field(
+    "boolean",
+    z.boolean(),
+    "Write request paths whole in the request log. Off: FHIR ids, DICOM UIDs and the path below other endpoints' prefixes are replaced by placeholders (patient identifiers stay out of the log).",
+    { default: false, example: true },
+  ),
 };
 
 /** `[dicom.peers.<AET>]` (DICOM, issue 4): a remote AE, e.g. a C-MOVE destination. */

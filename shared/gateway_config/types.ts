@@ -158,6 +158,8 @@ export interface ManagementConfig {
 export interface LoggingConfig {
   level: LogLevel;
   format: "json" | "text";
+  /** Log request paths whole (ids included); default false. */
+  log_identifiers?: boolean;
 }
 
 /** `[cloud]`. */

@@ -102,7 +102,7 @@ backends = ["up"]
       prefix: "admin",
       allowed_hosts: [],
     },
-    logging: { level: "info", format: "json" },
+    logging: { level: "info", format: "json", log_identifiers: false },
     source_files: [],
   });
 });
@@ -239,7 +239,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     tls_cert_path: "certs/mgmt.pem",
     tls_key_path: "certs/mgmt-key.pem",
   });
-  assert.deepEqual(c.logging, { level: "debug", format: "text" });
+  assert.deepEqual(c.logging, { level: "debug", format: "text", log_identifiers: true });
 });
 
 const ECHO_PIPELINE = `
@@ -365,7 +365,7 @@ tiemout_secs = 5
 `),
     [
       p(2, "networks", "unknown key `networks`; did you mean `network`?"),
-      p(4, "logging.colour", "unknown key `colour`; allowed: level, format"),
+      p(4, "logging.colour", "unknown key `colour`; allowed: level, format, log_identifiers"),
       p(7, "backends.x.tiemout_secs", "unknown key `tiemout_secs`; did you mean `timeout_secs`?"),
     ],
   );
