@@ -45,6 +45,10 @@ export class Body {
   #sha256: string | undefined;
   #limitStream: boolean;
   #streamError: unknown = undefined;
+  /** The error of a body over `max_body_size` (413 for requests, 502 for upstream answers). */
+  #overLimit: (limit: number) => GatewayError = tooLarge;
+  /** The backend whose answer this is (limitAsUpstream), for a timeout while reading it. */
+  #upstream: string | undefined;
 
   /**
    * `limitStream` false lets a forwarded stream pass whatever its size (responses); the limits
@@ -65,9 +69,26 @@ export class Body {
     this.#declaredLength = source instanceof Uint8Array ? source.byteLength : declaredLength;
   }
 
+  /**
+   * Marks this as an upstream's answer: over `max_body_size` it is a 502
+   * `upstream_response_too_large` naming `backend`, whether it is buffered or forwarded (a
+   * stream of unknown length is cut where it passes the limit).
+   */
+  limitAsUpstream(backend: string, limit: number): void {
+    this.#limitStream = true;
+    this.#upstream = backend;
+    this.#limits = { ...this.#limits, max_body_size: limit };
+    this.#overLimit = (max) =>
+      new GatewayError(
+        502,
+        "upstream_response_too_large",
+        `backend ${backend} answered more than its limit of ${max} bytes`,
+      );
+  }
+
   /** An empty body. */
-  static empty(): Body {
-    return new Body(null, null);
+  static empty(limits: ContentLimits = DEFAULT_CONTENT_LIMITS): Body {
+    return new Body(null, null, limits);
   }
 
   /** A body holding normalized data, serialized as JSON when forwarded. */
@@ -91,6 +112,11 @@ export class Body {
   /** True when a middleware replaced the data. */
   get dataChanged(): boolean {
     return this.#dirty;
+  }
+
+  /** True while the body is an unread stream (bytes still to come from its source). */
+  get streaming(): boolean {
+    return this.#stream !== null && !this.#taken;
   }
 
   /** True when there is nothing to read. */
@@ -124,7 +150,19 @@ export class Body {
     if (!this.#stream) return (this.#bytes = new Uint8Array(0));
     if (this.#taken) throw new Error("body stream was already forwarded");
     this.#taken = true;
-    this.#bytes = await readLimited(this.#stream, this.#limits.max_body_size);
+    try {
+      this.#bytes = await readLimited(this.#stream, this.#limits.max_body_size, this.#overLimit);
+    } catch (err) {
+      // The backend's deadline covers its whole answer: cut while it was read, it is a 504.
+      if (this.#upstream && (err as Error)?.name === "TimeoutError") {
+        throw new GatewayError(
+          504,
+          "backend_timeout",
+          `backend ${this.#upstream} did not finish its answer within its timeout_secs`,
+        );
+      }
+      throw err;
+    }
     this.#stream = null;
     return this.#bytes;
   }
@@ -219,7 +257,7 @@ export class Body {
       return stream;
     }
     return stream.pipeThrough(
-      limitStream(this.#limits.max_body_size, (err) => this.#streamError = err),
+      limitStream(this.#limits.max_body_size, (err) => this.#streamError = err, this.#overLimit),
     );
   }
 
@@ -272,6 +310,7 @@ export function tooLarge(limit: number): GatewayError {
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
   limit: number,
+  overLimit: (limit: number) => GatewayError = tooLarge,
 ): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -283,7 +322,7 @@ export async function readLimited(
       total += value.byteLength;
       if (total > limit) {
         await reader.cancel().catch(() => {});
-        throw tooLarge(limit);
+        throw overLimit(limit);
       }
       chunks.push(value);
     }
@@ -304,13 +343,14 @@ export async function readLimited(
 export function limitStream(
   limit: number,
   onExceeded?: (err: unknown) => void,
+  overLimit: (limit: number) => GatewayError = tooLarge,
 ): TransformStream<Uint8Array, Uint8Array> {
   let total = 0;
   return new TransformStream({
     transform(chunk, controller) {
       total += chunk.byteLength;
       if (total > limit) {
-        const err = tooLarge(limit);
+        const err = overLimit(limit);
         onExceeded?.(err);
         controller.error(err);
       } else controller.enqueue(chunk);

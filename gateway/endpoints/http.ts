@@ -93,7 +93,8 @@ export class HttpEndpointService implements HttpEndpoint {
     }
     const body = request.body
       ? new Body(request.body, request.headers.get("content-type"), this.limits, declared)
-      : Body.empty();
+      // The endpoint's limits also bound what the backend answers (executor.ts).
+      : Body.empty(this.limits);
     const path = relativePath(url.pathname, this.prefix);
     return new RequestEnvelope({
       id: ex.requestId,

@@ -150,6 +150,7 @@ async function callBackend(
 ): Promise<ResponseEnvelope> {
   const start = performance.now();
   const call = new CallSignal(req, backend.config.timeout_secs * 1000);
+  let streaming = false;
   try {
     const res = await backend.invoke(req, {
       get signal() {
@@ -157,6 +158,27 @@ async function callBackend(
       },
       logger: deps.logger,
     });
+    // A remote answer over the limit is refused when its length says so, else cut where it
+    // passes. Echo and storage answers are local (a stored object may be large by design).
+    const service = backend.config.service;
+    if (service !== "echo" && service !== "storage") {
+      const limit = backend.config.max_response_size ?? req.body.limits.max_body_size;
+      const length = res.body.knownLength;
+      if (length !== null && length > limit) {
+        await cancelBody(res.body);
+        throw new GatewayError(
+          502,
+          "upstream_response_too_large",
+          `backend ${backend.name} answered ${length} bytes, over its limit of ${limit} bytes ` +
+            "(max_response_size, else max_body_size)",
+        );
+      }
+      res.body.limitAsUpstream(backend.name, limit);
+    }
+    // The timeout bounds the whole exchange: while the answer's body is still streaming, the
+    // deadline stays armed and cuts it (the client then sees the connection end mid-body).
+    // Aborting a finished exchange does nothing, so the deadline simply expires.
+    streaming = !res.body.isEmpty && res.body.knownLength !== 0 && res.body.streaming;
     deps.metrics.backendCall(pipeline.name, backend.name, "ok", (performance.now() - start) / 1000);
     return res;
   } catch (err) {
@@ -164,8 +186,14 @@ async function callBackend(
     deps.metrics.backendCall(pipeline.name, backend.name, code, (performance.now() - start) / 1000);
     throw err;
   } finally {
-    call.done();
+    if (!streaming) call.done();
   }
+}
+
+/** Cancels a body's stream if it has one (an answer that is refused). */
+async function cancelBody(body: ResponseEnvelope["body"]): Promise<void> {
+  const source = body.forwardable();
+  if (source instanceof ReadableStream) await source.cancel().catch(() => {});
 }
 
 /**

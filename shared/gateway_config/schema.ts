@@ -217,10 +217,21 @@ export const BACKEND: TableSpec = {
       example: true,
     },
   ),
-  timeout_secs: field("number", positive(), "Whole-call timeout in seconds.", {
-    default: 30,
-    example: 5,
-  }),
+  timeout_secs: field(
+    "number",
+    positive(),
+    "Whole-call timeout in seconds: until the answer's last byte, not only its headers.",
+    {
+      default: 30,
+      example: 5,
+    },
+  ),
+  max_response_size: field(
+    "integer",
+    int(1),
+    "Largest answer accepted from this backend, in bytes (502 `upstream_response_too_large`, or the stream cut where it passes). Not for `echo` and `storage`, whose answers are local.",
+    { defaultDoc: "`[proxy.content_limits] max_body_size`", example: 2_147_483_648 },
+  ),
   retries: field("integer", int(0), "Retries of idempotent requests after a connection error.", {
     default: 1,
     example: 2,

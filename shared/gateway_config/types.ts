@@ -108,8 +108,10 @@ export interface BackendConfig {
   targets: string[];
   /** Tee backends only: when true, a failure of this backend fails the request. */
   required: boolean;
-  /** Whole-call timeout in seconds. */
+  /** Whole-call timeout in seconds (until the answer's last byte). */
   timeout_secs: number;
+  /** Largest answer accepted, bytes; default `max_body_size` (not for echo and storage). */
+  max_response_size?: number;
   /** Retries of idempotent requests after a connection error (not after a response). */
   retries: number;
   load_balancing: LoadBalancing;
