@@ -6,6 +6,7 @@ import type { AppEnv, Registry } from "./api/mod.ts";
 import { type CloudOptionsInput, resolveOptions } from "./options.ts";
 import { createServices, type Services } from "./services.ts";
 import { openKv } from "./store/mod.ts";
+import { DEFAULT_GUARD, guardedServe } from "../shared/net/mod.ts";
 
 /** A running service. */
 export interface CloudServer {
@@ -25,11 +26,12 @@ export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudSe
   let handler:
     | ((req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response>)
     | undefined;
-  const server = Deno.serve(
+  // Behind the slow-client guard (shared/net): header and idle timeouts, a per-address cap.
+  const server = guardedServe(
     {
       port: input.port ?? 8000,
       hostname: input.hostname ?? "0.0.0.0",
-      onListen: () => {},
+      guard: DEFAULT_GUARD,
     },
     (req, info) =>
       handler ? handler(req, info) : new Response(

@@ -151,7 +151,15 @@ export class Body {
     if (this.#taken) throw new Error("body stream was already forwarded");
     this.#taken = true;
     try {
-      this.#bytes = await readLimited(this.#stream, this.#limits.max_body_size, this.#overLimit);
+      // A client's body must arrive within body_timeout_secs (an upstream's is bounded by the
+      // backend's timeout_secs instead).
+      const deadline = this.#upstream ? undefined : (this.#limits.body_timeout_secs ?? 60) * 1000;
+      this.#bytes = await readLimited(
+        this.#stream,
+        this.#limits.max_body_size,
+        this.#overLimit,
+        deadline,
+      );
     } catch (err) {
       // The backend's deadline covers its whole answer: cut while it was read, it is a 504.
       if (this.#upstream && (err as Error)?.name === "TimeoutError") {
@@ -306,18 +314,36 @@ export function tooLarge(limit: number): GatewayError {
   );
 }
 
+/** The 408 of a request body that did not arrive in time. */
+function bodyTimeout(ms: number): GatewayError {
+  return new GatewayError(
+    408,
+    "request_body_timeout",
+    `the request body did not arrive within body_timeout_secs (${ms / 1000} s)`,
+  );
+}
+
 /** Read a stream into one buffer, failing with 413 as soon as it passes `limit` bytes. */
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
   limit: number,
   overLimit: (limit: number) => GatewayError = tooLarge,
+  deadlineMs?: number,
 ): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = stream.getReader();
+  let timedOut = false;
+  const timer = deadlineMs === undefined ? undefined : setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, deadlineMs);
   try {
     while (true) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.read().catch((err) => {
+        throw timedOut ? bodyTimeout(deadlineMs!) : err;
+      });
+      if (timedOut) throw bodyTimeout(deadlineMs!);
       if (done) break;
       total += value.byteLength;
       if (total > limit) {
@@ -327,6 +353,7 @@ export async function readLimited(
       chunks.push(value);
     }
   } finally {
+    clearTimeout(timer);
     reader.releaseLock();
   }
   if (chunks.length === 1) return chunks[0];

@@ -55,6 +55,8 @@ export async function startTestGateway(
     logLevel?: string;
     /** Serve `network.main` over TLS with this certificate. */
     tls?: { certPath: string; keyPath: string };
+    /** Extra keys of `[network.main]` (e.g. the connection guard's timeouts). */
+    network?: string;
     dir?: string;
   } = {},
 ): Promise<TestGateway> {
@@ -67,7 +69,7 @@ export async function startTestGateway(
   // Top-level keys of `b` (e.g. transforms_path) must come before any table: the body goes first.
   const head = (b: string) =>
     b.replaceAll("{DIR}", dir) +
-    `\n[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n${tls}\n` +
+    `\n[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n${tls}${opts.network ?? ""}\n` +
     `[management]\nbind = "127.0.0.1"\nport = ${mgmtPort}\n\n` +
     `[logging]\nlevel = "${opts.logLevel ?? "info"}"\n`;
   for (const [name, text] of Object.entries(opts.files ?? {})) {

@@ -3,6 +3,7 @@
  * HTTP/2 with prior knowledge (h2c); TLS listeners negotiate h2 or http/1.1 with ALPN.
  */
 import type { NetworkConfig } from "../../shared/gateway_config/types.ts";
+import { DEFAULT_GUARD, guardedServe, type GuardOptions } from "../../shared/net/mod.ts";
 
 /** Handles one request that arrived on a network. */
 export type NetworkHandler = (
@@ -11,12 +12,28 @@ export type NetworkHandler = (
   tls: boolean,
 ) => Response | Promise<Response>;
 
+/** What the runtime needs of a running server: its address, and a graceful stop. */
+export interface ListenerServer {
+  readonly addr: Deno.NetAddr;
+  shutdown(): Promise<void>;
+}
+
 /** A running listener and what identifies its socket settings. */
 export interface HttpListener {
   readonly key: string;
   readonly network: string;
-  readonly server: Deno.HttpServer<Deno.NetAddr>;
+  readonly server: ListenerServer;
   readonly port: number;
+}
+
+/** The slow-client guard of a network (shared/net): its limits, or undefined when it is off. */
+export function guardOf(net: NetworkConfig): GuardOptions | undefined {
+  if (net.connection_guard === false) return undefined;
+  return {
+    headerTimeoutMs: (net.header_timeout_secs ?? DEFAULT_GUARD.headerTimeoutMs / 1000) * 1000,
+    idleTimeoutMs: (net.idle_timeout_secs ?? DEFAULT_GUARD.idleTimeoutMs / 1000) * 1000,
+    maxConnectionsPerIp: net.max_connections_per_ip ?? DEFAULT_GUARD.maxConnectionsPerIp,
+  };
 }
 
 /** Certificate material of a TLS network, read from its files. */
@@ -39,7 +56,14 @@ export async function readTls(net: NetworkConfig): Promise<TlsMaterial | undefin
  * A certificate rotation therefore starts a new listener on reload.
  */
 export function listenerKey(net: NetworkConfig, tls: TlsMaterial | undefined): string {
-  return JSON.stringify([net.name, net.bind, net.port, tls?.cert ?? "", tls?.key ?? ""]);
+  return JSON.stringify([
+    net.name,
+    net.bind,
+    net.port,
+    tls?.cert ?? "",
+    tls?.key ?? "",
+    guardOf(net) ?? null,
+  ]);
 }
 
 /**
@@ -64,6 +88,16 @@ export function serveNetwork(
   onError: (err: unknown) => Response,
 ): HttpListener {
   const secure = tls !== undefined;
+  const guard = guardOf(net);
+  if (guard) {
+    // Deno.serve has no header or idle timeouts and no connection cap: the guard in front
+    // provides them (shared/net/guarded_listener.ts).
+    const server = guardedServe(
+      { hostname: net.bind, port: net.port, reusePort: true, tls, guard, onError },
+      (req, info) => handler(req, info, secure),
+    );
+    return { key: listenerKey(net, tls), network: net.name, server, port: server.addr.port };
+  }
   const options = {
     hostname: net.bind,
     port: net.port,

@@ -8,6 +8,7 @@ import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/
 import { Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
 import {
+  abortAfter,
   type BuiltPipeline,
   type ExecutorDeps,
   normalizePrefix,
@@ -129,14 +130,34 @@ export class HttpEndpointService implements HttpEndpoint {
     const length = env.body.knownLength;
     if (length === null || length === 0 || length > PREFETCH_BYTES || env.body.dataChanged) return;
     let bytes: Uint8Array;
+    // A client trickling its body gets body_timeout_secs (one coarse shared timer, no per-request
+    // setTimeout on this hot path).
+    const seconds = this.limits.body_timeout_secs ?? 60;
+    const deadline = new AbortController();
+    const cancel = abortAfter(deadline, seconds * 1000);
     try {
-      bytes = new Uint8Array(await request.arrayBuffer());
+      bytes = await Promise.race([
+        request.arrayBuffer().then((b) => new Uint8Array(b)),
+        new Promise<never>((_, reject) =>
+          deadline.signal.addEventListener("abort", () =>
+            reject(
+              new GatewayError(
+                408,
+                "request_body_timeout",
+                `the request body did not arrive within body_timeout_secs (${seconds} s)`,
+              ),
+            ))
+        ),
+      ]);
     } catch (err) {
+      if (err instanceof GatewayError) throw err;
       throw new GatewayError(
         400,
         "request_body_failed",
         `the request body could not be read: ${(err as Error).message}`,
       );
+    } finally {
+      cancel();
     }
     env.body = new Body(bytes, env.body.contentType, this.limits);
   }

@@ -49,6 +49,7 @@ import {
 import { removeIfExists, writeFileAtomic } from "../../shared/files.ts";
 import { discoveryPath, type ManagementDiscovery } from "../../shared/management_discovery.ts";
 import { isLoopbackAddress } from "../../shared/gateway_config/mod.ts";
+import { DEFAULT_GUARD, guardedServe, type GuardedServer } from "../../shared/net/mod.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
@@ -86,7 +87,7 @@ export class ConfigError extends Error {
 
 interface ManagementListener {
   key: string;
-  server: Deno.HttpServer<Deno.NetAddr>;
+  server: GuardedServer;
   /** The discovery file written for local tools (removed on shutdown), if any. */
   discovery?: string;
 }
@@ -542,12 +543,11 @@ export class Gateway implements GatewayControl {
         token: () => this.#managementToken!.token,
         allowedHosts: () => this.#allowedHosts,
       });
-      const server = Deno.serve({
-        hostname: m.bind,
-        port: m.port,
-        ...tls,
-        onListen: () => {},
-      }, app.fetch) as Deno.HttpServer<Deno.NetAddr>;
+      // Behind the slow-client guard like the data plane (shared/net), with its defaults.
+      const server = guardedServe(
+        { hostname: m.bind, port: m.port, tls, guard: DEFAULT_GUARD },
+        (req, info) => app.fetch(req, info),
+      );
       this.#management = { key, server };
       this.#management.discovery = await this.#writeDiscovery(m, server.addr.port, !!tls);
     }

@@ -140,6 +140,30 @@ export const NETWORK: TableSpec = {
     requiredWhen: "`tls_cert_path` is set",
     example: "certs/gateway-key.pem",
   }),
+  connection_guard: field(
+    "boolean",
+    z.boolean(),
+    "Guard the listener against slow and greedy clients (the three keys below). Turn it off only behind a proxy that enforces its own timeouts.",
+    { default: true, example: false },
+  ),
+  header_timeout_secs: field(
+    "number",
+    positive(),
+    "Seconds a new connection has to send its first request head (TLS: its first bytes).",
+    { default: 10, example: 5 },
+  ),
+  idle_timeout_secs: field(
+    "number",
+    positive(),
+    "Seconds without a byte in either direction before a connection is closed (keep longer than the slowest backend's timeout_secs).",
+    { default: 120, example: 300 },
+  ),
+  max_connections_per_ip: field(
+    "integer",
+    int(1),
+    "Open connections allowed from one client address; more are closed at once.",
+    { default: 256, example: 1000 },
+  ),
 };
 
 /** `[network.<name>.http3]`. */
@@ -375,6 +399,12 @@ export const CONTENT_LIMITS: TableSpec = {
     default: DEFAULT_CONTENT_LIMITS.max_xml_attributes,
     example: 64,
   }),
+  body_timeout_secs: field(
+    "number",
+    positive(),
+    "Seconds a client's body may take to arrive when the gateway reads it (a middleware or an endpoint that needs the data); 408 `request_body_timeout`. A body forwarded as a stream is bounded by the backend's `timeout_secs`.",
+    { default: DEFAULT_CONTENT_LIMITS.body_timeout_secs, example: 30 },
+  ),
 };
 
 /** `[proxy]`: holds only `content_limits`. */

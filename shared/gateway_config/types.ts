@@ -41,6 +41,8 @@ export interface ContentLimits {
   max_json_depth: number;
   /** Most attributes of one XML element (413 `too_many_xml_attributes`). */
   max_xml_attributes: number;
+  /** Seconds a client's body may take to arrive when the gateway reads it (408). */
+  body_timeout_secs?: number;
 }
 
 /** Defaults of `[proxy.content_limits]` (SPEC reference values). */
@@ -52,6 +54,7 @@ export const DEFAULT_CONTENT_LIMITS: ContentLimits = {
   max_form_fields: 1_000,
   max_json_depth: 128,
   max_xml_attributes: 256,
+  body_timeout_secs: 60,
 };
 
 /** `[network.<name>.http3]`: an HTTP/3 (QUIC) listener serving the same endpoints. */
@@ -64,6 +67,11 @@ export interface Http3ListenerConfig {
 
 /** `[network.<name>]`: one HTTP listener (HTTP/1.1, h2c, and HTTP/2 over TLS when a cert is set). */
 export interface NetworkConfig {
+  /** The slow-client guard (shared/net); default on. */
+  connection_guard?: boolean;
+  header_timeout_secs?: number;
+  idle_timeout_secs?: number;
+  max_connections_per_ip?: number;
   name: string;
   bind: string;
   port: number;

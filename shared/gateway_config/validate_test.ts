@@ -93,6 +93,7 @@ backends = ["up"]
         max_form_fields: 1000,
         max_json_depth: 128,
         max_xml_attributes: 256,
+        body_timeout_secs: 60,
       },
     },
     management: {
@@ -130,6 +131,10 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
       port: 8443,
       tls_cert_path: "certs/gateway.pem",
       tls_key_path: "certs/gateway-key.pem",
+      connection_guard: true,
+      header_timeout_secs: 5,
+      idle_timeout_secs: 300,
+      max_connections_per_ip: 1000,
       http3: {
         bind: "0.0.0.0",
         port: 8443,
@@ -137,7 +142,15 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
         key_path: "certs/gateway-key.pem",
       },
     },
-    internal: { name: "internal", bind: "127.0.0.1", port: 8080 },
+    internal: {
+      name: "internal",
+      bind: "127.0.0.1",
+      port: 8080,
+      connection_guard: false,
+      header_timeout_secs: 10,
+      idle_timeout_secs: 120,
+      max_connections_per_ip: 256,
+    },
   });
   assert.deepEqual(c.endpoints.dimse_in, {
     name: "dimse_in",
@@ -228,6 +241,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     max_form_fields: 500,
     max_json_depth: 64,
     max_xml_attributes: 64,
+    body_timeout_secs: 30,
   });
   assert.deepEqual(c.management, {
     enabled: true,
@@ -339,6 +353,10 @@ key_path = "qk.pem"
     name: "edge",
     bind: "0.0.0.0",
     port: 8080,
+    connection_guard: true,
+    header_timeout_secs: 10,
+    idle_timeout_secs: 120,
+    max_connections_per_ip: 256,
     http3: { bind: "0.0.0.0", port: 4433, cert_path: "q.pem", key_path: "qk.pem" },
   });
 });

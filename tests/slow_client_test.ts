@@ -1,0 +1,155 @@
+/**
+ * The connection guard of a data-plane listener (shared/net/guarded_listener.ts) against slow
+ * and greedy clients, over raw TCP: slow request heads, connections past the per-address cap and
+ * idle keep-alive connections are closed; ordinary requests, keep-alive reuse and the client's
+ * real address (X-Forwarded-For upstream) still work.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
+
+const GUARD = "header_timeout_secs = 1\nidle_timeout_secs = 1.5\nmax_connections_per_ip = 60\n";
+const enc = new TextEncoder();
+
+/** Milliseconds until the server closes `conn` (a read returns end of stream or fails). */
+async function closedAfter(conn: Deno.Conn, started: number, limitMs: number): Promise<number> {
+  const buf = new Uint8Array(4096);
+  const deadline = setTimeout(() => conn.close(), limitMs);
+  try {
+    while (true) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+    }
+  } catch {
+    // reset or closed by the deadline
+  } finally {
+    clearTimeout(deadline);
+  }
+  return performance.now() - started;
+}
+
+Deno.test("connection guard: 50 slow request heads are closed after header_timeout_secs", async () => {
+  const gw = await startTestGateway(ECHO_PIPELINE, { network: GUARD });
+  try {
+    const started = performance.now();
+    const conns = await Promise.all(
+      Array.from({ length: 50 }, () => Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort })),
+    );
+    let stop = false;
+    // Slowloris: a header line every 300 ms, never the blank line.
+    const drip = (async () => {
+      for (const c of conns) {
+        await c.write(enc.encode("GET /echo HTTP/1.1\r\nHost: x\r\n")).catch(() => {});
+      }
+      for (let i = 0; !stop && i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 300));
+        for (const c of conns) await c.write(enc.encode(`X-${i}: y\r\n`)).catch(() => {});
+      }
+    })();
+    const times = await Promise.all(conns.map((c) => closedAfter(c, started, 8_000)));
+    stop = true;
+    await drip;
+    for (const t of times) assert(t < 3_000, `a slow head was kept ${t.toFixed(0)} ms`);
+    // The listener still serves.
+    const res = await fetch(`${gw.url}/echo/ok`);
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+  } finally {
+    await gw.stop();
+  }
+});
+
+Deno.test("connection guard: the per-address cap, idle keep-alive connections, and normal traffic", async () => {
+  const gw = await startTestGateway(ECHO_PIPELINE, {
+    network: "header_timeout_secs = 5\nidle_timeout_secs = 1\nmax_connections_per_ip = 5\n",
+  });
+  try {
+    const held = await Promise.all(
+      Array.from({ length: 5 }, () => Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort })),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const started = performance.now();
+    const extra = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+    assert(await closedAfter(extra, started, 3_000) < 1_000, "the sixth connection is refused");
+    for (const c of held) c.close();
+
+    // A keep-alive connection: two requests on it, then silence until the idle timeout.
+    await new Promise((r) => setTimeout(r, 100));
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+    const buf = new Uint8Array(65536);
+    for (let i = 0; i < 2; i++) {
+      await conn.write(enc.encode("GET /echo/k HTTP/1.1\r\nHost: x\r\n\r\n"));
+      const n = await conn.read(buf);
+      assertMatch(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 200/);
+    }
+    const idleStart = performance.now();
+    const idle = await closedAfter(conn, idleStart, 5_000);
+    assert(idle > 700 && idle < 3_500, `closed after ${idle.toFixed(0)} ms of silence`);
+  } finally {
+    await gw.stop();
+  }
+});
+
+Deno.test("connection guard: the upstream sees the client's real address (X-Forwarded-For)", async () => {
+  const up = startUpstream((req) => Response.json({ xff: req.headers.get("x-forwarded-for") }));
+  const gw = await startTestGateway(
+    `
+[endpoints.api]
+service = "http"
+[endpoints.api.options]
+path_prefix = "/api"
+[backends.up]
+service = "http"
+[backends.up.options]
+base_url = "${up.url}"
+[pipelines.api]
+endpoints = ["api"]
+backends = ["up"]
+`,
+    { network: GUARD },
+  );
+  try {
+    const res = await fetch(`${gw.url}/api/x`);
+    assertEquals((await res.json()).xff, "127.0.0.1");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("body timeout: a client that trickles a body the gateway must read gets 408 request_body_timeout", async () => {
+  const gw = await startTestGateway(
+    ECHO_PIPELINE + "\n[proxy.content_limits]\nbody_timeout_secs = 1\n",
+    {
+      network: "idle_timeout_secs = 30\n",
+    },
+  );
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+    await conn.write(
+      enc.encode(
+        "POST /echo/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+          "Content-Length: 1000\r\n\r\n{",
+      ),
+    );
+    const started = performance.now();
+    // One byte every 200 ms: never idle, never done.
+    let stop = false;
+    const drip = (async () => {
+      for (let i = 0; !stop && i < 30; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        await conn.write(enc.encode(" ")).catch(() => {});
+      }
+    })();
+    const buf = new Uint8Array(4096);
+    const n = await conn.read(buf);
+    stop = true;
+    const text = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+    assertMatch(text, /^HTTP\/1\.1 408/);
+    assertMatch(text, /request_body_timeout/);
+    assert(performance.now() - started < 3_000);
+    await drip;
+    conn.close();
+  } finally {
+    await gw.stop();
+  }
+});
