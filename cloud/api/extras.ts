@@ -6,7 +6,8 @@ import { listAudit, type ResourceKind } from "../store/mod.ts";
 import { shareCreate, transformPreview } from "../resources/mod.ts";
 import type { Services } from "../services.ts";
 import { readJson } from "./body.ts";
-import { notFound } from "./errors.ts";
+import { ApiError, notFound } from "./errors.ts";
+import { specSizeProblem } from "../../shared/jolt/mod.ts";
 import { EXAMPLE_IDS } from "./examples.ts";
 import { configEtag } from "./gateway.ts";
 import { requireBearer, userOf } from "./middleware.ts";
@@ -237,6 +238,15 @@ export function mountExtras(reg: Registry, s: Services): void {
       },
       responses: {
         200: { description: "The output", example: { output: { b: 1 } } },
+        400: {
+          description: "The spec is nested deeper than 128 levels or has more than 200,000 values",
+          example: {
+            error: {
+              code: "spec_too_large",
+              message: "spec: the spec is nested deeper than 128 levels",
+            },
+          },
+        },
         422: {
           description: "Invalid spec, or the transform failed on this input",
           example: {
@@ -253,6 +263,9 @@ export function mountExtras(reg: Registry, s: Services): void {
     async (c) => {
       userOf(c);
       const body = await readJson(c, transformPreview, 256 * 1024);
+      // Too deep or too large to compile at all: a 400 with its own stable code.
+      const tooLarge = specSizeProblem(body.spec);
+      if (tooLarge) throw new ApiError(400, "spec_too_large", `spec: ${tooLarge}`);
       return c.json(s.resources.preview(body.spec, body.input));
     },
   );

@@ -12,4 +12,11 @@
 
 export { compile, type CompiledSpec, type OperationName, parseSpec } from "./chain.ts";
 export { JoltSpecError, JoltTransformError } from "./errors.ts";
+export {
+  MAX_ARRAY_INDEX,
+  MAX_RUN_OUTPUT,
+  MAX_SPEC_DEPTH,
+  MAX_SPEC_NODES,
+  specSizeProblem,
+} from "./limits.ts";
 export { FUNCTIONS, JOLT_FUNCTIONS } from "./functions.ts";
