@@ -250,24 +250,16 @@ Deno.test({
           assertMatch(next.stdout, /Stored in: +OS keychain/);
 
           // The Secret Service itself holds it (read with libsecret's own client).
-          const lookup = await runCommand("secret-tool", [
-            "lookup",
-            "service",
-            "gwcli",
-            "username",
-            "user-token",
-          ], { env: { ...home.env, ...secrets.env } });
+          const secretTool = () =>
+            runCommand("secret-tool", ["lookup", "service", "gwcli", "username", "user-token"], {
+              env: { ...home.env, ...secrets.env },
+            });
+          const lookup = await secretTool();
           assertEquals(lookup.code, 0, lookup.stderr);
           assertEquals(JSON.parse(lookup.stdout).access_token, ada.userToken);
 
           expectExit(await home.run(["logout"], { env }), 0, "logout");
-          const gone = await runCommand("secret-tool", [
-            "lookup",
-            "service",
-            "gwcli",
-            "username",
-            "user-token",
-          ], { env: { ...home.env, ...secrets.env } });
+          const gone = await secretTool();
           assertEquals(gone.stdout, "");
         } finally {
           await secrets.stop();
