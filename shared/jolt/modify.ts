@@ -132,7 +132,9 @@ class ModLeaf extends ModNode {
         atPath(
           [...path, String(i)],
           () =>
-            typeof r === "string" ? Evaluator.parse(r) : new Evaluator(null, [new LiteralArg(r)]),
+            typeof r === "string"
+              ? Evaluator.parse(r, true)
+              : new Evaluator(null, [new LiteralArg(r)]),
         )
       );
     } else {

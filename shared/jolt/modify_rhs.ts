@@ -106,10 +106,18 @@ export class Evaluator {
     this.#args = args;
   }
 
-  /** Parses a string right-hand side: a literal, `@…`, `^…` or `=fn(…)`. */
-  static parse(rhs: string): Evaluator {
+  /**
+   * Parses a string right-hand side: a literal, `@…`, `^…` or `=fn(…)`. An unknown function is a
+   * spec error, except as one entry of a list (`inList`), where JOLT moves on to the next entry:
+   * it then never yields a value.
+   */
+  static parse(rhs: string, inList = false): Evaluator {
     if (!rhs.startsWith("=")) return new Evaluator(null, [buildArg(rhs, false)]);
-    if (!rhs.includes("(") && !rhs.endsWith(")")) return new Evaluator(fnNamed(rhs.slice(1)), []);
+    const name = !rhs.includes("(") && !rhs.endsWith(")")
+      ? rhs.slice(1)
+      : parseFunctionArgs(rhs.slice(1))[0];
+    if (inList && lookupFunction(name) === undefined) return NOTHING;
+    if (!rhs.includes("(") && !rhs.endsWith(")")) return new Evaluator(fnNamed(name), []);
     const parts = parseFunctionArgs(rhs.slice(1));
     const fn = fnNamed(parts[0]);
     return new Evaluator(fn, parts.slice(1).map((a) => buildArg(a, true)));
@@ -138,6 +146,11 @@ export class Evaluator {
     }
   }
 }
+
+/** An entry that never yields a value (an unknown function in a list). */
+const NOTHING = new Evaluator(() => {
+  throw new Error("unknown function");
+}, []);
 
 function fnNamed(name: string): JoltFunction {
   const fn = lookupFunction(name);

@@ -228,9 +228,18 @@ Deno.test("modify spec errors", () => {
     assertThrows(() => compile([{ operation: "modify-overwrite-beta", spec }]), JoltSpecError);
   }
   const err = assertThrows(
-    () => compile([{ operation: "modify-default-beta", spec: { a: { b: ["x", "=nope"] } } }]),
+    () => compile([{ operation: "modify-default-beta", spec: { a: { b: "=nope" } } }]),
     JoltSpecError,
     /unknown function "nope"/,
   );
-  assertJson(err.path, ["a", "b", "1"]);
+  assertJson(err.path, ["a", "b"]);
+});
+
+Deno.test("modify: in a list, an unknown function is skipped and the next entry applies (as JOLT does)", () => {
+  const chain = compile([
+    { operation: "modify-default-beta", spec: { a: { b: ["=nope", "=toUpper(@(1,c))", "x"] } } },
+  ]);
+  assertJson(chain.apply({ a: { c: "low" } }), { a: { c: "low", b: "LOW" } });
+  const fallback = compile([{ operation: "modify-default-beta", spec: { b: ["=nope(1)", "x"] } }]);
+  assertJson(fallback.apply({}), { b: "x" });
 });
