@@ -68,6 +68,8 @@ export interface CloudGatewayOptions {
   enabled?: boolean;
   /** Seconds between status reports (default 1). */
   statusIntervalSecs?: number;
+  /** `[cloud] url` (default: the test cloud's URL). */
+  cloudUrl?: string;
 }
 
 /** Starts a gateway whose `[cloud]` points at `cloud`. */
@@ -83,7 +85,7 @@ export async function startCloudGateway(
   const text = `transforms_path = "transforms"\n${opts.body ?? LOCAL_ECHO}
 [cloud]
 enabled = ${opts.enabled ?? true}
-url = "${cloud.url}"
+url = "${opts.cloudUrl ?? cloud.url}"
 state_dir = "state"
 status_interval_secs = ${opts.statusIntervalSecs ?? 1}
 ${opts.cloudKeys ?? ""}

@@ -79,7 +79,7 @@ Deno.test("GATEWAY_MACHINE_TOKEN: expired, malformed or foreign tokens are refus
       [
         "foreign",
         JSON.stringify(foreign),
-        /machine_token: issued by .*, not by the configured cloud service/,
+        /machine_token: issued by .*, not by the configured cloud service .*set \[cloud\] url to it and reload/,
       ],
     ];
     for (const [name, value, message] of cases) {
@@ -328,6 +328,29 @@ Deno.test("cloud pin: a token of another team for the same gateway code is refus
       assertEquals((await gw.admin("POST", "/admin/token", { body: theirs })).status, 200);
       const moved = JSON.parse(await Deno.readTextFile(`${gw.stateDir}/cloud-pin.json`));
       assertEquals(moved.gateway_id, theirs.gateway_id);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+Deno.test("GATEWAY_MACHINE_TOKEN refused for a misspelt [cloud] url is accepted once a reload fixes the url", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = await machineToken(cloud, u, "edge-env");
+    const wrong = cloud.url.replace("127.0.0.1", "localhost");
+    const gw = await startCloudGateway(cloud, {
+      cloudUrl: wrong,
+      env: { GATEWAY_MACHINE_TOKEN: JSON.stringify(payload) },
+    });
+    try {
+      assertEquals((await gw.info()).cloud.authorized, false, "refused: another issuer spelling");
+      assert(gw.logs.some((l) => l.includes("checked again when the configuration reloads")));
+      const text = await Deno.readTextFile(gw.configFile);
+      await Deno.writeTextFile(gw.configFile, text.replace(wrong, cloud.url));
+      assertEquals((await gw.admin("POST", "/api/reload")).status, 200);
+      const c = await waitForCloud(gw, (c) => c.authorized && c.verified, "the token accepted");
+      assertEquals([c.token_source, c.gateway_id], ["environment", payload.gateway_id]);
     } finally {
       await gw.stop();
     }

@@ -417,15 +417,17 @@ export class CloudIntegration implements CloudControl {
     }
     let env: MachineTokenPayload | undefined;
     if (this.#envToken !== undefined) {
-      const text = this.#envToken;
-      this.#envToken = undefined;
-      const check = checkPayloadLocally(text, settings, now);
-      if (check.ok) env = check.payload;
-      else {
+      const check = checkPayloadLocally(this.#envToken, settings, now);
+      if (check.ok) {
+        // Used once: later reloads keep the token it became (renewals replace it).
+        this.#envToken = undefined;
+        env = check.payload;
+      } else {
+        // Kept: a reload that fixes the configuration (say [cloud] url) checks it again.
         this.#logger.error(
           `${MACHINE_TOKEN_ENV} is refused: ${
             check.problems.join("; ")
-          }. The gateway runs without it`,
+          }. The gateway runs without it; it is checked again when the configuration reloads`,
           { problems: check.problems },
         );
       }

@@ -47,7 +47,9 @@ export function checkPayloadLocally(
       foreign: true,
       problems: [
         `machine_token: issued by ${JSON.stringify(iss ?? null)}, not by the configured cloud ` +
-        `service ${settings.url} ([cloud] url)`,
+        `service ${settings.url} ([cloud] url). The two must be the same URL, spelled the same ` +
+        `way (localhost and 127.0.0.1 differ): if ${JSON.stringify(iss ?? null)} is your cloud ` +
+        "service, set [cloud] url to it and reload; else get a token from " + `${settings.url}`,
       ],
     };
   }
