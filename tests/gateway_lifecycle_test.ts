@@ -1,8 +1,11 @@
 /** The gateway executable: --validate-config, the embedded default, SIGTERM drain. */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { startUpstream } from "./harness.ts";
+import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
+import { makeSelfSignedCert } from "./certs.ts";
 import {
+  curl,
   freePort,
+  requirePeer,
   runCommand,
   startGateway,
   TEST_MANAGEMENT_TOKEN,
@@ -134,4 +137,33 @@ Deno.test("no --config: the embedded default serves echo under /echo on :8080", 
     await child.stderr.cancel();
     assertEquals(status.code, 0);
   }
+});
+
+Deno.test({
+  name: "relative TLS paths resolve against the config file's directory, not the working directory",
+  ignore: !requirePeer("curl", "curl", "curl") || !requirePeer("openssl", "openssl", "openssl"),
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "gw-relative-tls-" });
+    await Deno.mkdir(`${dir}/certs`);
+    const cert = await makeSelfSignedCert(`${dir}/certs`);
+    const gw = await startTestGateway(ECHO_PIPELINE, {
+      dir,
+      network: 'tls_cert_path = "certs/server.crt"\ntls_key_path = "certs/server.key"\n',
+    });
+    try {
+      assert(Deno.cwd() !== dir, "the test runs from another directory");
+      // curl trusts the self-signed certificate as a CA (Deno's client refuses it as a leaf).
+      const r = await curl([
+        "--cacert",
+        cert.certPath,
+        "-w",
+        "\n%{http_code}",
+        `https://localhost:${gw.dataPort}/echo/x`,
+      ]);
+      assertEquals(r.code, 0, r.stderr);
+      assertMatch(r.stdout, /\n200$/);
+    } finally {
+      await gw.stop();
+    }
+  },
 });

@@ -17,6 +17,7 @@ import {
   ProblemSink,
   sortProblems,
   validateConfig,
+  visitFields,
 } from "../../shared/gateway_config/mod.ts";
 import { type EnvLookup, substituteEnv } from "./env.ts";
 
@@ -133,10 +134,25 @@ export async function loadConfigText(
     const config = validated.config;
     config.transforms_path = resolve(baseDir, config.transforms_path);
     if (config.cloud.state_dir) config.cloud.state_dir = resolve(baseDir, config.cloud.state_dir);
+    resolvePaths(config, baseDir);
     config.source_files = [...result.files];
     result.config = config;
   }
   return result;
+}
+
+/**
+ * Every file path of the configuration (the keys the schema marks `path: "config"`: TLS and
+ * HTTP/3 certificates, DICOM `storage_dir`, storage roots, CA files, the management token file)
+ * resolved against the main config file's directory, in this one place, so that no module reads
+ * a relative path against the process's working directory. `s3://` roots are not paths.
+ */
+function resolvePaths(config: GatewayConfig, baseDir: string): void {
+  visitFields(config as unknown as Record<string, unknown>, (f) => {
+    if (f.spec.path !== "config" || typeof f.value !== "string" || f.value === "") return;
+    if (f.value.startsWith("s3://")) return;
+    f.holder[f.key] = resolve(baseDir, f.value);
+  });
 }
 
 interface Prepared {
