@@ -141,3 +141,38 @@ Deno.test("fhir: the request log names the resource type, not the id (an MRN), u
     await up.stop();
   }
 });
+
+Deno.test("fhir: a malformed JSON create is 400 OperationOutcome invalid_json; the server never sees it", async () => {
+  const up = startUpstream(() =>
+    Response.json({ resourceType: "Patient", id: "1" }, {
+      status: 201,
+      headers: { "content-type": "application/fhir+json" },
+    })
+  );
+  const gw = await startTestGateway(fhirConfig(up.url + "/r4"));
+  try {
+    const bad = await fetch(`${gw.url}/fhir/Patient`, {
+      method: "POST",
+      headers: { "content-type": "application/fhir+json" },
+      body: '{"resourceType": "Patient", "name": [',
+    });
+    assertEquals(bad.status, 400);
+    assertEquals(bad.headers.get("content-type"), "application/fhir+json");
+    const outcome = await bad.json();
+    assertEquals(outcome.resourceType, "OperationOutcome");
+    assertEquals(outcome.issue[0].details.coding[0].code, "invalid_json");
+    assertEquals(up.received.length, 0, "nothing was forwarded");
+
+    const good = await fetch(`${gw.url}/fhir/Patient`, {
+      method: "POST",
+      headers: { "content-type": "application/fhir+json" },
+      body: '{"resourceType": "Patient"}',
+    });
+    assertEquals(good.status, 201);
+    await good.body?.cancel();
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[0].body)).resourceType, "Patient");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});

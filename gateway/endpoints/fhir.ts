@@ -81,8 +81,11 @@ export class FhirEndpointService extends HttpEndpointService {
     super(config, pipeline, limits);
   }
 
-  /** `_format` → Accept; 415 for a non-FHIR create/update body. */
-  protected override checkRequest(env: RequestEnvelope): void {
+  /**
+   * `_format` → Accept; 415 for a non-FHIR create/update body; a JSON body that does not parse
+   * is a 400 OperationOutcome here, never forwarded to the FHIR server.
+   */
+  protected override checkRequest(env: RequestEnvelope): void | Promise<void> {
     const format = env.query.get("_format");
     if (format) {
       const accept = FORMAT_ALIASES[format.toLowerCase()];
@@ -112,6 +115,10 @@ export class FhirEndpointService extends HttpEndpointService {
             type ?? "(no content type)"
           }`,
         );
+      }
+      // Parsed (and kept) once: a malformed or too deeply nested body is refused with its code.
+      if (type === "application/fhir+json" || type === "application/json-patch+json") {
+        return env.body.data().then(() => {});
       }
     }
   }

@@ -53,7 +53,8 @@ export class HttpEndpointService implements HttpEndpoint {
       if (length !== null && length > 0 && length <= PREFETCH_BYTES) {
         await this.prefetchSmallBody(env, ex.request);
       }
-      this.checkRequest(env);
+      const checked = this.checkRequest(env);
+      if (checked) await checked;
       const res = await runPipeline(this.pipeline, env, deps);
       ex.backend = res.backend;
       return this.toResponse(res, ex.requestId, env.method);
@@ -163,7 +164,7 @@ export class HttpEndpointService implements HttpEndpoint {
   }
 
   /** Service-specific request checks (the fhir endpoint checks content types). */
-  protected checkRequest(_env: RequestEnvelope): void {}
+  protected checkRequest(_env: RequestEnvelope): void | Promise<void> {}
 
   /** Convert the response envelope to an HTTP response. */
   protected toResponse(res: ResponseEnvelope, requestId: string, method: string): Response {
