@@ -23,11 +23,36 @@ export interface ParsedConfigText {
 
 /** Parses TOML `text` read from `fileName`; never throws. */
 export function parseConfigText(text: string, fileName: string): ParsedConfigText {
-  const positions = keyPositions(text, fileName);
+  const scan = scanToml(text);
+  const positions: KeyPositions = new Map();
+  for (const [path, line] of scan.keys) positions.set(path, { file: fileName, line });
   try {
     return { raw: parse(text) as Record<string, unknown>, positions, problems: [] };
   } catch (err) {
-    return { positions, problems: [syntaxProblem(err, fileName)] };
+    const redefined = err instanceof TomlError && /redefine/.test(err.message);
+    if (!redefined || scan.duplicates.length === 0) {
+      return { positions, problems: [syntaxProblem(err, fileName)] };
+    }
+    // A key or table defined twice: say which, with both lines, and go on with the first
+    // definition so that the file's other problems are reported too.
+    const problems: ConfigProblem[] = scan.duplicates.map((d) => ({
+      file: fileName,
+      line: d.line,
+      path: d.path,
+      message:
+        `\`${d.path}\` is defined twice: on line ${d.firstLine} and on line ${d.line}; keep one`,
+    }));
+    const lines = text.split("\n");
+    // Only a repeated one-line `key = value` can be dropped safely; a repeated [table] cannot.
+    if (scan.duplicates.some((d) => lines[d.line - 1].trimStart().startsWith("["))) {
+      return { positions, problems };
+    }
+    for (const d of scan.duplicates) lines[d.line - 1] = "";
+    try {
+      return { raw: parse(lines.join("\n")) as Record<string, unknown>, positions, problems };
+    } catch {
+      return { positions, problems };
+    }
   }
 }
 

@@ -21,12 +21,20 @@ Deno.test("parseConfigText: raw document and the position of every key", () => {
 });
 
 Deno.test("parseConfigText: a syntax error is one problem with line and column", () => {
-  const parsed = parseConfigText('a = 1\n[b]\nc = "x"\nc = "y"\n', "bad.toml");
+  const parsed = parseConfigText('a = 1\n[b]\nc = "x"\nd = [1, \n', "bad.toml");
   assert.equal(parsed.raw, undefined);
+  assert.equal(parsed.problems.length, 1);
+  assert.ok((parsed.problems[0].line ?? 0) >= 4, JSON.stringify(parsed.problems));
+  assert.match(parsed.problems[0].message, /^TOML syntax error at column \d+: /);
+});
+
+Deno.test("parseConfigText: a key defined twice is a problem naming both lines; the rest is read", () => {
+  const parsed = parseConfigText('a = 1\n[b]\nc = "x"\nc = "y"\n', "dup.toml");
   assert.deepEqual(parsed.problems, [{
-    file: "bad.toml",
+    file: "dup.toml",
     line: 4,
-    path: "",
-    message: "TOML syntax error at column 1: trying to redefine an already defined table or value",
+    path: "b.c",
+    message: "`b.c` is defined twice: on line 3 and on line 4; keep one",
   }]);
+  assert.deepEqual({ ...parsed.raw, b: { ...(parsed.raw!.b as object) } }, { a: 1, b: { c: "x" } });
 });

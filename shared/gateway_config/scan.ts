@@ -23,6 +23,8 @@ export interface TomlScan {
   keys: Map<string, number>;
   /** String values (not keys), in text order. */
   strings: StringSpan[];
+  /** Keys (`a.b = …`) and tables (`[a]`) defined a second time: where, and where first. */
+  duplicates: { path: string; line: number; firstLine: number }[];
 }
 
 const BARE_KEY = /[A-Za-z0-9_-]/;
@@ -43,6 +45,9 @@ class Scanner {
   #line = 1;
   #keys = new Map<string, number>();
   #strings: StringSpan[] = [];
+  /** Paths defined by a `key = value` or a `[table]` header (not by a prefix of one). */
+  #defined = new Map<string, number>();
+  #duplicates: TomlScan["duplicates"] = [];
 
   constructor(text: string) {
     this.#s = text;
@@ -61,7 +66,7 @@ class Scanner {
       if (this.#p === start) this.#p++;
       this.#toLineEnd();
     }
-    return { keys: this.#keys, strings: this.#strings };
+    return { keys: this.#keys, strings: this.#strings, duplicates: this.#duplicates };
   }
 
   #peek(offset = 0): string {
@@ -99,6 +104,13 @@ class Scanner {
     }
   }
 
+  /** Notes that `path` is defined here; a second definition is a duplicate. */
+  #define(path: string, line: number): void {
+    const first = this.#defined.get(path);
+    if (first === undefined) this.#defined.set(path, line);
+    else this.#duplicates.push({ path, line, firstLine: first });
+  }
+
   #recordExact(path: string, line: number): void {
     if (!this.#keys.has(path)) this.#keys.set(path, line);
   }
@@ -112,6 +124,7 @@ class Scanner {
     if (!this.#startsWith(double ? "]]" : "]")) throw new Error("header");
     this.#p += double ? 2 : 1;
     this.#record(key, this.#line);
+    if (!double) this.#define(key.join("."), this.#line);
     return key.join(".");
   }
 
@@ -123,6 +136,7 @@ class Scanner {
     this.#p++;
     const base = table === "" ? [] : table.split(".");
     this.#record([...base, ...key], line);
+    this.#define([...base, ...key].join("."), line);
     this.#value(joinPath(table, key.join(".")));
   }
 

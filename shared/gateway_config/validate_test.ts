@@ -823,3 +823,33 @@ Deno.test("validateConfig: the management API off loopback needs TLS; cert and k
   }
   assert.deepEqual(problems('[management]\nenabled = false\nbind = "0.0.0.0"\n'), []);
 });
+
+Deno.test("validateConfigText: a key defined twice names both lines, and the file's other problems still come", () => {
+  const text = `[backends.a]
+service = "echo"
+retries = 1
+retries = 2
+
+[backends.b]
+service = "nope"
+`;
+  const { config, problems } = validateConfigText(text, "gw.toml");
+  assert.equal(config, undefined);
+  const lines = problems.map((p) => `${p.line}: ${p.path}: ${p.message}`);
+  assert.ok(
+    lines.includes(
+      "4: backends.a.retries: `backends.a.retries` is defined twice: on line 3 and on line 4; keep one",
+    ),
+    lines.join("\n"),
+  );
+  assert.ok(lines.some((l) => l.startsWith("7: backends.b.service:")), lines.join("\n"));
+  // A table defined twice is named too (the rest cannot be read reliably then).
+  const tables = validateConfigText(
+    '[backends.a]\nservice = "echo"\n[backends.a]\nretries = 1\n',
+    "t.toml",
+  );
+  assert.match(
+    tables.problems[0].message,
+    /`backends\.a` is defined twice: on line 1 and on line 3/,
+  );
+});
