@@ -7,6 +7,8 @@ import { startCloud } from "./server.ts";
 import { createServices } from "./services.ts";
 import { createUser, newUser } from "./users.ts";
 import { openKv, StoreError } from "./store/mod.ts";
+import { createApiToken } from "./auth/mod.ts";
+import type { Services } from "./services.ts";
 
 /** Standard input as text (the password of `user:create --password-stdin`). */
 async function readStdin(): Promise<string> {
@@ -60,6 +62,7 @@ export async function main(args: string[]): Promise<number> {
       );
       return 0;
     }
+    if (parsed.command === "token:create") return await tokenCreate(s, parsed.user);
     const password = parsed.user.passwordStdin
       ? (await readStdin()).replace(/\r?\n$/, "")
       : Deno.env.get("CLOUD_USER_PASSWORD");
@@ -94,6 +97,43 @@ export async function main(args: string[]): Promise<number> {
     shutdown.abort();
     kv.close();
   }
+}
+
+/** `token:create`: an API token for a user, created by the operator beside the service. */
+async function tokenCreate(
+  s: Services,
+  flags: { email?: string; name?: string; team?: string; expiresInDays?: number },
+): Promise<number> {
+  if (!flags.email || !flags.name) {
+    console.error("token:create: --email and --name are required");
+    return 2;
+  }
+  const user = await s.store.identity.userByEmail(flags.email);
+  if (!user) {
+    console.error(`token:create: no user ${flags.email}`);
+    return 1;
+  }
+  const teams = await s.store.identity.teamsOf(user.id);
+  const member = flags.team ? teams.find((t) => t.team.name === flags.team) : teams[0];
+  if (!member) {
+    console.error(
+      `token:create: ${flags.email} is not in team ${JSON.stringify(flags.team ?? "")}`,
+    );
+    return 1;
+  }
+  const { token, record } = await createApiToken(s, {
+    userId: user.id,
+    teamId: member.team.id,
+    name: flags.name,
+    expiresInDays: flags.expiresInDays ?? null,
+  }, { type: "system", id: "cloud-cli", label: "cloud token:create" });
+  console.error(
+    `created API token '${record.name}' (${record.id}) for ${user.email} in team ` +
+      `"${member.team.name}"${record.expires_at ? `, expires ${record.expires_at}` : ""}; ` +
+      "it is printed once, on stdout",
+  );
+  console.log(token);
+  return 0;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

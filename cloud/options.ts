@@ -103,10 +103,16 @@ export function normalizeBaseUrl(text: string): string {
 
 /** The command line: which command, the options, and the command's own arguments. */
 export interface ParsedCommandLine {
-  command: "serve" | "user:create" | "keys:rotate" | "help";
+  command: "serve" | "user:create" | "keys:rotate" | "token:create" | "help";
   options: CloudOptionsInput;
-  /** Flags of `user:create`. */
-  user: { email?: string; name?: string; team?: string; passwordStdin: boolean };
+  /** Flags of `user:create` and `token:create`. */
+  user: {
+    email?: string;
+    name?: string;
+    team?: string;
+    passwordStdin: boolean;
+    expiresInDays?: number;
+  };
 }
 
 /** Usage text of the `cloud` executable. */
@@ -116,6 +122,8 @@ Commands:
   serve (default)   run the service
   user:create       create a user (and their team): --email, --name, --team;
                     the password comes from CLOUD_USER_PASSWORD or, with --password-stdin, stdin
+  token:create      create an API token for a user (headless; printed once): --email, --name,
+                    [--team NAME] (default: the user's first team), [--expires-in-days N]
   keys:rotate       publish a new token signing key; it signs from 15 minutes later, when every
                     verifier's cached key set has it (old keys stay published until their tokens
                     expire)
@@ -138,7 +146,7 @@ Secrets (environment only):
 Tests only: CLOUD_TEST_PBKDF2_ITERATIONS lowers the PBKDF2 iteration count of new password
 hashes (OWASP's 600000 otherwise); never set it in production.`;
 
-const COMMANDS = ["serve", "user:create", "keys:rotate", "help"] as const;
+const COMMANDS = ["serve", "user:create", "keys:rotate", "token:create", "help"] as const;
 
 /** Parses `args` (flags, then env) into a command and options; throws with a message on errors. */
 export function parseCommandLine(
@@ -163,6 +171,7 @@ export function parseCommandLine(
       name: { type: "string" },
       team: { type: "string" },
       "password-stdin": { type: "boolean" },
+      "expires-in-days": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -217,8 +226,19 @@ export function parseCommandLine(
       name: values.name,
       team: values.team,
       passwordStdin: values["password-stdin"] ?? false,
+      expiresInDays: values["expires-in-days"] === undefined
+        ? undefined
+        : days(values["expires-in-days"]),
     },
   };
+}
+
+function days(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 3650) {
+    throw new Error(`--expires-in-days must be a whole number from 1 to 3650, got ${text}`);
+  }
+  return n;
 }
 
 function positiveInt(text: string): number {

@@ -1,6 +1,7 @@
 /** Every gwcli command, registered in the order of `gwcli list`. */
 import type { Command } from "commander";
 import type { CliContext } from "../context.ts";
+import { registerApiTokenCommands } from "./api_tokens.ts";
 import { registerAuthCommands } from "./auth.ts";
 import { registerConfigCommands } from "./config.ts";
 import { registerDeprecatedCommands } from "./deprecated.ts";
@@ -16,6 +17,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerGeneralCommands(program, ctx);
   registerLogin(program, ctx);
   registerAuthCommands(program, ctx);
+  registerApiTokenCommands(program, ctx);
   registerConfigCommands(program, ctx);
   registerInstall(program, ctx);
   registerRegistryCommands(program, ctx);
