@@ -156,3 +156,23 @@ Deno.test("an expired token (never renewed): authorization error, no calls", asy
     }
   });
 });
+
+Deno.test("renewal: [cloud] renew_before_days moves the renewal point; info and gwcli show it", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = await machineToken(cloud, u, "edge-renew-soon");
+    const gw = await startCloudGateway(cloud, { cloudKeys: "renew_before_days = 29" });
+    try {
+      assertEquals((await gw.admin("POST", "/admin/token", { body: payload })).status, 200);
+      const running = await waitForCloud(gw, (c) => c.sync.state === "running", "running");
+      const due = Date.parse(payload.expires_at) - 29 * DAY;
+      assertEquals(running.token_renews_at, new Date(due).toISOString());
+      // A day and a bit later, not twenty.
+      cloud.clock.advance(1 * DAY + 60_000);
+      const c = await waitForCloud(gw, (c) => c.token_source === "renewal", "the early renewal");
+      assert(Date.parse(c.token_renews_at) > due, "the next renewal point is the new token's");
+    } finally {
+      await gw.stop();
+    }
+  });
+});

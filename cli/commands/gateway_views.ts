@@ -33,6 +33,7 @@ function cloudRows(info: Json): [string, string][] {
       ].filter((p) => p !== "").join(", ")
       : "none (run gwcli gateway:authorize)";
     rows.push(["Machine token", token]);
+    if (c.authorized && c.token_renews_at) rows.push(["Token renewal", str(c.token_renews_at)]);
   }
   const sync = obj(c.sync);
   if (typeof sync.state === "string") {

@@ -28,6 +28,7 @@ import { CloudSync, type SyncHost } from "./sync.ts";
 import { initialSyncStatus, type SyncStatus } from "./sync_status.ts";
 import { checkPayloadLocally, verifyWithCloud } from "./token_checks.ts";
 import { identityOf, readPin, removePin, writePin } from "./pin.ts";
+import { renewalTime } from "./renewal.ts";
 import { type HeldToken, MachineTokenStore } from "./token_store.ts";
 import { CloudTransformSource, TransformFetcher } from "./transforms.ts";
 import type { CloudControl, CloudInfo, ConfigUploaded, PinReset, TokenStored } from "./types.ts";
@@ -280,6 +281,9 @@ export class CloudIntegration implements CloudControl {
       verified: held?.verified ?? false,
       token_source: held?.source ?? null,
       token_expires_at: held?.payload.expires_at ?? null,
+      token_renews_at: held
+        ? new Date(renewalTime(held.payload, s?.renewBeforeMs)).toISOString()
+        : null,
       persisted: held?.persisted ?? false,
       encryption_key: this.#key !== undefined,
       state_dir: s?.enabled ? s.stateDir : null,

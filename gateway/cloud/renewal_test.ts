@@ -20,3 +20,11 @@ Deno.test("renewalTime: without an iat claim the SPEC's 30-day lifetime is assum
   const noIat = { ...p, machine_token: `${h}.${btoa(JSON.stringify(decoded))}.${s}` };
   assert.equal(renewalTime(noIat), Date.parse(p.expires_at) - 10 * DAY);
 });
+
+Deno.test("renewalTime: renew_before_days sets the point, never before the token was issued", () => {
+  const issued = Date.UTC(2030, 0, 1);
+  const thirty = testPayload({ iatMs: issued, lifeMs: 30 * DAY });
+  assert.equal(renewalTime(thirty, 29 * DAY), issued + 1 * DAY);
+  assert.equal(renewalTime(thirty, 2 * DAY), issued + 28 * DAY);
+  assert.equal(renewalTime(thirty, 40 * DAY), issued, "not before it was issued");
+});

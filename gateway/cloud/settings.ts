@@ -19,6 +19,8 @@ export interface CloudSettings {
   /** Absolute state directory. */
   stateDir: string;
   statusIntervalMs: number;
+  /** Renew this long before expiry (`[cloud] renew_before_days`); default: a third of the life. */
+  renewBeforeMs?: number;
   /** The identity tokens must match (pin.ts); set by the integration from the state directory. */
   pin?: CloudPin;
 }
@@ -52,6 +54,9 @@ export function cloudSettings(config: GatewayConfig, baseDir: string): CloudSett
     codeConfigured: c.gateway_code !== undefined,
     stateDir: resolve(baseDir, c.state_dir ?? "state"),
     statusIntervalMs: (c.status_interval_secs ?? DEFAULT_STATUS_INTERVAL_SECS) * 1000,
+    renewBeforeMs: c.renew_before_days === undefined
+      ? undefined
+      : c.renew_before_days * 24 * 60 * 60 * 1000,
   };
 }
 

@@ -351,7 +351,7 @@ export class CloudSync {
         );
         return;
       }
-      const due = renewalTime(held.payload);
+      const due = renewalTime(held.payload, d.settings.renewBeforeMs);
       if (now < due) {
         await sleep(Math.min(due - now, checkMs), this.#signal);
         continue;

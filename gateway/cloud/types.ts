@@ -38,6 +38,8 @@ export interface CloudInfo {
   verified: boolean;
   token_source: TokenSource | null;
   token_expires_at: string | null;
+  /** When the held token will be renewed (a third of its life before expiry, or renew_before_days). */
+  token_renews_at: string | null;
   /** True when the held token is in the encrypted state file (it survives a restart). */
   persisted: boolean;
   /** True when `GATEWAY_ENCRYPTION_KEY` is set (tokens are persisted). */

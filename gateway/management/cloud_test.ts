@@ -32,6 +32,7 @@ function recordingCloud() {
     verified: true,
     token_source: "management_api",
     token_expires_at: STORED.expires_at,
+    token_renews_at: null,
     persisted: true,
     encryption_key: true,
     state_dir: "/var/lib/gateway",

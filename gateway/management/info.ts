@@ -76,6 +76,7 @@ function disabledCloud(enabled: boolean, url: string | undefined): CloudInfo {
     verified: false,
     token_source: null,
     token_expires_at: null,
+    token_renews_at: null,
     persisted: false,
     encryption_key: false,
     state_dir: null,

@@ -104,6 +104,12 @@ export const CLOUD: TableSpec = {
     "The only directory a configuration pushed from the cloud may name (storage roots, DICOM storage_dir, certificates); relative to the main config file's directory.",
     { default: "data", example: "/var/lib/gateway/data" },
   ),
+  renew_before_days: field(
+    "number",
+    positive(),
+    "Renew the machine token this many days before it expires (to try renewal, set it close to the token's 30-day life).",
+    { defaultDoc: "a third of the token's life (10 days)", example: 29.9 },
+  ),
   status_interval_secs: field(
     "integer",
     int(1, 3600),

@@ -183,6 +183,8 @@ export interface CloudConfig {
   state_dir?: string;
   /** Seconds between status reports to the cloud. */
   status_interval_secs?: number;
+  /** Renew the machine token this many days before it expires (default: a third of its life). */
+  renew_before_days?: number;
   /** Variables a configuration pushed from the cloud may reference. */
   allowed_env?: string[];
   /** The only directory a pushed configuration may name. */
