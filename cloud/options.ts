@@ -131,7 +131,8 @@ Commands:
 Flags (environment variable in brackets):
   --port N          TCP port, default 8000 [CLOUD_PORT]
   --hostname ADDR   address to bind, default 0.0.0.0 [CLOUD_HOSTNAME]
-  --base-url URL    public URL and token issuer, default http://localhost:PORT [CLOUD_BASE_URL]
+  --base-url URL    public URL and token issuer, default http://localhost:PORT
+                    (http://ADDR:PORT for a non-loopback --hostname) [CLOUD_BASE_URL]
   --data-dir DIR    directory of the local KV file, default ./data [CLOUD_DATA_DIR]
   --kv URL          remote KV Connect URL (token in DENO_KV_ACCESS_TOKEN) [CLOUD_KV_URL]
   --no-signup       turn off sign-up in the web UI [CLOUD_SIGNUP=false]

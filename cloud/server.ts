@@ -49,7 +49,7 @@ export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudSe
     const options = resolveOptions({
       ...input,
       port,
-      baseUrl: input.baseUrl ?? `http://${displayHost(input.hostname ?? "0.0.0.0")}:${port}`,
+      baseUrl: input.baseUrl ?? `http://${defaultBaseHost(input.hostname ?? "0.0.0.0")}:${port}`,
     });
     kv = await openKv(options);
     const services = await createServices(options, kv, shutdown.signal);
@@ -82,7 +82,14 @@ export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudSe
   }
 }
 
-function displayHost(hostname: string): string {
-  if (hostname === "0.0.0.0" || hostname === "::") return "localhost";
+/**
+ * The host of the default base URL. A wildcard or loopback bind is `localhost`, the spelling the
+ * docs and the gateway examples use (`[cloud] url = "http://localhost:8000"`), so the token issuer
+ * matches them whichever loopback address the service was bound to.
+ */
+export function defaultBaseHost(hostname: string): string {
+  if (LOCAL_BINDS.has(hostname.toLowerCase()) || hostname.startsWith("127.")) return "localhost";
   return hostname.includes(":") ? `[${hostname}]` : hostname;
 }
+
+const LOCAL_BINDS = new Set(["0.0.0.0", "::", "[::]", "::1", "[::1]", "localhost"]);

@@ -12,7 +12,7 @@ import {
 import { createApiToken } from "../cloud/auth/mod.ts";
 import type { ResourceKind, Team, User } from "../cloud/store/mod.ts";
 import { CREATE_EXAMPLES, EXAMPLE_IDS, EXAMPLE_ORDER } from "../cloud/api/mod.ts";
-import { removeDir } from "./support/mod.ts";
+import { freePort, removeDir } from "./support/mod.ts";
 
 /** A running test service. */
 export interface TestCloud {
@@ -30,9 +30,13 @@ export interface TestCloud {
 export async function startTestCloud(options: CloudOptionsInput = {}): Promise<TestCloud> {
   const dir = await Deno.makeTempDir({ prefix: "cloud-test-" });
   const clock = new ManualClock();
+  // The default base URL of a loopback bind says `localhost`; tests reach the service and pin
+  // its issuer at the address it is bound to, so they name that address explicitly.
+  const port = options.port ?? freePort();
   const server = await startCloud({
-    port: 0,
+    port,
     hostname: "127.0.0.1",
+    baseUrl: `http://127.0.0.1:${port}`,
     dataDir: dir,
     passwordIterations: 1000,
     clock,

@@ -1,6 +1,6 @@
 /** The service skeleton: flags and env, errors, body limits, validation, rate limits, request ids. */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { call, makeUser, withCloud } from "./cloud_harness.ts";
+import { call, makeUser, startTestCloud, withCloud } from "./cloud_harness.ts";
 import { parseCommandLine, resolveOptions } from "../cloud/mod.ts";
 import { RateLimiter } from "../cloud/api/mod.ts";
 import { ManualClock } from "../cloud/mod.ts";
@@ -73,6 +73,25 @@ Deno.test("cloud options: flags win over the environment, the environment over d
     ).passwordIterations,
     1000,
   );
+});
+
+Deno.test("cloud options: without --base-url a loopback or wildcard bind issues tokens as http://localhost:PORT", async () => {
+  // docs/cloud-api.md documents `http://localhost:PORT`; a 127.0.0.1 bind used to say 127.0.0.1.
+  for (const hostname of ["127.0.0.1", "0.0.0.0"]) {
+    const cloud = await startTestCloud({ hostname, port: 0, baseUrl: undefined });
+    try {
+      assertEquals(cloud.baseUrl, `http://localhost:${cloud.server.port}`);
+      const res = await fetch(
+        `http://127.0.0.1:${cloud.server.port}/.well-known/openid-configuration`,
+      );
+      const body = await res.json();
+      assertEquals(body.issuer, `http://localhost:${cloud.server.port}`);
+    } finally {
+      await cloud.stop();
+    }
+  }
+  const docs = await Deno.readTextFile(new URL("../docs/cloud-api.md", import.meta.url));
+  assertMatch(docs, /`--base-url URL` *\| `CLOUD_BASE_URL` *\| `http:\/\/localhost:PORT`/);
 });
 
 Deno.test("cloud service: health, JSON 404 with request id, unknown route", async () => {
