@@ -1,6 +1,7 @@
 /** The fhir endpoint and backend: OperationOutcome errors, 415, `_format`, response validation. */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
+import { requirePeer, startNginx } from "./support/mod.ts";
 
 function fhirConfig(baseUrl: string): string {
   return `
@@ -107,6 +108,58 @@ Deno.test("fhir backend: a non-FHIR response content type is 502 invalid_fhir_re
     await gw.stop();
     await up.stop();
   }
+});
+
+Deno.test({
+  name:
+    "fhir: an nginx error page in front of the FHIR server keeps its status as an OperationOutcome (404 stays 404)",
+  ignore: !requirePeer("nginx", "nginx", "nginx-light"),
+  fn: async () => {
+    const nginx = await startNginx({
+      conf: `
+  server {
+    listen 127.0.0.1:{{port}};
+    location /r4/Patient/ { default_type application/fhir+json; return 200 '{"resourceType":"Patient"}'; }
+    location /r4/Observation/ { return 503; }
+    location /r4/Gone/ {
+      default_type application/fhir+json;
+      return 410 '{"resourceType":"OperationOutcome","issue":[{"severity":"error","code":"deleted"}]}';
+    }
+    location /r4/Html/ { default_type text/html; return 200 '<html>login</html>'; }
+  }`,
+    });
+    const gw = await startTestGateway(fhirConfig(`http://127.0.0.1:${nginx.port}/r4`));
+    try {
+      // nginx's own 404 page (text/html) for a path it does not serve: 404, not 502.
+      const missing = await fetch(`${gw.url}/fhir/Encounter/1`);
+      assertEquals(missing.status, 404);
+      assertEquals(missing.headers.get("content-type"), "application/fhir+json");
+      const oo = await missing.json();
+      assertEquals([oo.resourceType, oo.issue[0].code], ["OperationOutcome", "not-found"]);
+      assertEquals(oo.issue[0].details.text, "backend_error");
+      assertMatch(oo.issue[0].diagnostics, /answered 404 with content type text\/html/);
+
+      const down = await fetch(`${gw.url}/fhir/Observation/1`);
+      assertEquals(down.status, 503);
+      assertEquals((await down.json()).issue[0].code, "transient");
+
+      // The server's own OperationOutcome passes through with its status.
+      const gone = await fetch(`${gw.url}/fhir/Gone/1`);
+      assertEquals(gone.status, 410);
+      assertEquals((await gone.json()).issue[0].code, "deleted");
+
+      // A success that is not FHIR is still refused.
+      const html = await fetch(`${gw.url}/fhir/Html/1`);
+      assertEquals(html.status, 502);
+      assertEquals((await html.json()).issue[0].details.text, "invalid_fhir_response");
+
+      const ok = await fetch(`${gw.url}/fhir/Patient/1`);
+      assertEquals([ok.status, (await ok.json()).resourceType], [200, "Patient"]);
+    } finally {
+      await gw.stop();
+      await nginx.stop();
+    }
+  },
 });
 
 Deno.test("fhir: the request log names the resource type, not the id (an MRN), unless log_identifiers", async () => {

@@ -33,30 +33,30 @@ const FORMAT_ALIASES: Record<string, string> = {
 
 /** FHIR issue-type codes (http://hl7.org/fhir/issue-type) for our HTTP statuses. */
 function issueType(status: number): string {
-  switch (status) {
-    case 400:
-      return "invalid";
-    case 401:
-      return "login";
-    case 403:
-      return "forbidden";
-    case 404:
-      return "not-found";
-    case 405:
-    case 415:
-    case 501:
-      return "not-supported";
-    case 413:
-      return "too-costly";
-    case 504:
-      return "timeout";
-    case 502:
-    case 503:
-      return "transient";
-    default:
-      return "exception";
-  }
+  return ISSUE_TYPES[status] ?? (status >= 500 ? "exception" : "processing");
 }
+
+const ISSUE_TYPES: Record<number, string> = {
+  400: "invalid",
+  401: "login",
+  403: "forbidden",
+  404: "not-found",
+  405: "not-supported",
+  406: "not-supported",
+  408: "timeout",
+  409: "conflict",
+  410: "deleted",
+  412: "conflict",
+  413: "too-costly",
+  415: "not-supported",
+  422: "processing",
+  429: "throttled",
+  431: "too-costly",
+  501: "not-supported",
+  502: "transient",
+  503: "transient",
+  504: "timeout",
+};
 
 /** An `OperationOutcome` resource describing a gateway error. */
 export function operationOutcome(err: GatewayError, requestId: string): Record<string, unknown> {
