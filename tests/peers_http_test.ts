@@ -122,3 +122,76 @@ backends = ["nginx"]
     }
   },
 });
+
+Deno.test({
+  name:
+    "nginx behind balanced targets and a base_url sees the client's Content-Length, never chunked framing",
+  ignore: !requirePeer("nginx", "nginx", "nginx-light"),
+  fn: async () => {
+    const conf = `
+  server {
+    listen 127.0.0.1:{{port}};
+    client_max_body_size 8m;
+    location / {
+      default_type application/json;
+      return 200 '{"te":"$http_transfer_encoding","cl":"$content_length"}';
+    }
+  }`;
+    const a = await startNginx({ conf });
+    const b = await startNginx({ conf });
+    const gw = await startTestGateway(`
+[endpoints.lb]
+service = "http"
+[endpoints.lb.options]
+path_prefix = "/lb"
+[endpoints.one]
+service = "http"
+[endpoints.one.options]
+path_prefix = "/one"
+[targets.a]
+url = "http://127.0.0.1:${a.port}"
+[targets.b]
+url = "http://127.0.0.1:${b.port}"
+[backends.balanced]
+service = "http"
+targets = ["a", "b"]
+[backends.single]
+service = "http"
+[backends.single.options]
+base_url = "http://127.0.0.1:${a.port}"
+[pipelines.lb]
+endpoints = ["lb"]
+backends = ["balanced"]
+[pipelines.one]
+endpoints = ["one"]
+backends = ["single"]
+`);
+    try {
+      // Small bodies are read ahead, large ones stream: both keep their length.
+      for (const size of [1_000, 3 * 1024 * 1024]) {
+        for (const prefix of ["lb", "lb", "one"]) {
+          const body = new Uint8Array(size).fill(120);
+          const res = await fetch(`${gw.url}/${prefix}/upload`, {
+            method: "POST",
+            headers: { "content-type": "application/octet-stream" },
+            body,
+          });
+          assertEquals(res.status, 200);
+          assertEquals(await res.json(), { te: "", cl: String(size) }, `${prefix} ${size}`);
+        }
+      }
+      // A client that sends chunked stays chunked (no length to keep).
+      const stream = new Blob([new Uint8Array(200_000)]).stream();
+      const res = await fetch(`${gw.url}/lb/upload`, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body: stream,
+      });
+      assertEquals((await res.json()).te, "chunked");
+    } finally {
+      await gw.stop();
+      await a.stop();
+      await b.stop();
+    }
+  },
+});

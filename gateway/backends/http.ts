@@ -77,7 +77,15 @@ export class HttpBackend implements Backend {
     if (this.#http1) {
       const raw = await this.#http1.send(new URL(url), {
         method: req.method,
-        headers: forwardedHeaderView(req.readHeaders, req, req.body.contentType),
+        // The client's untouched stream keeps the client's framing: its Content-Length goes on
+        // (the server already holds the body to it), so no upstream or WAF sees chunked
+        // framing the client never sent. Bytes are framed by their own length.
+        headers: forwardedHeaderView(
+          req.readHeaders,
+          req,
+          req.body.contentType,
+          body instanceof ReadableStream ? req.body.knownLength : null,
+        ),
         body: hasBody ? body : null,
         signal,
       });

@@ -44,12 +44,14 @@ export function upstreamHeaders(
 /**
  * The upstream request fields as a `forEach` view over the client's headers: hop-by-hop fields,
  * Host and Content-Length skipped, X-Forwarded-* added, without copying into a new Headers
- * (that copy was a tenth of a proxied request's CPU time).
+ * (that copy was a tenth of a proxied request's CPU time). `streamLength` is the declared length
+ * of a streamed body, sent as its Content-Length.
  */
 export function forwardedHeaderView(
   headers: Headers,
   client: { remoteAddr?: string; scheme: string; host: string },
   contentType: string | null,
+  streamLength: number | null = null,
 ): { forEach(callback: (value: string, name: string) => void): void } {
   return {
     forEach(callback) {
@@ -80,6 +82,7 @@ export function forwardedHeaderView(
         callback(value, name);
       });
       if (contentType !== null) callback(contentType, "content-type");
+      if (streamLength !== null) callback(String(streamLength), "content-length");
       if (client.remoteAddr) {
         callback(xff ? `${xff}, ${client.remoteAddr}` : client.remoteAddr, "x-forwarded-for");
       } else if (xff) callback(xff, "x-forwarded-for");
