@@ -14,6 +14,10 @@ const SPEC_COMMANDS = [
   "logout",
   "verify",
   "token:get",
+  // Beyond SPEC's list: API tokens without a browser (issue 25).
+  "api-token:create",
+  "api-token:list",
+  "api-token:revoke",
   "config:set",
   "config:get",
   "config:unset",
