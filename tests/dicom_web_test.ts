@@ -160,8 +160,25 @@ async function exercise(
     assertEquals(res.status, 200, JSON.stringify(body));
     const refs = (body["00081199"].Value as Json[]).map((r) => String(r["00081155"].Value?.[0]));
     assertEquals(refs.sort(), stow.map((i) => i.sopInstanceUid).sort());
+    // Retrieve URLs name the gateway, never the origin behind it, and they work (PS3.18 10.5.3).
+    assertEquals(body["00081190"].Value, [`${base}/studies/${stow[0].studyUid}`]);
+    for (const item of body["00081199"].Value as Json[]) {
+      const sop = String(item["00081155"].Value?.[0]);
+      const stored = stow.find((i) => i.sopInstanceUid === sop)!;
+      const url = `${base}/studies/${stored.studyUid}/series/${stored.seriesUid}/instances/${sop}`;
+      assertEquals(item["00081190"].Value, [url]);
+    }
+    const first = String((body["00081199"].Value as Json[])[0]["00081190"].Value?.[0]);
+    const back = await fetch(first, {
+      headers: { accept: 'multipart/related; type="application/dicom"' },
+    });
+    assertEquals(back.status, 200);
+    assertEquals((await multipartUids(back)).length, 1);
     const found = await json(await fetch(`${base}/studies?StudyInstanceUID=${stow[0].studyUid}`));
     assertEquals(values(found, "0020000D"), [stow[0].studyUid]);
+    for (const url of (found as Json[]).flatMap((r) => r["00081190"]?.Value ?? [])) {
+      assert(String(url).startsWith(`${base}/studies/`), String(url));
+    }
   });
 }
 

@@ -11,6 +11,7 @@ import {
   readDataset,
   relatedContentType,
   statusKind,
+  studyAndSeriesOf,
   tagOf,
   toDicomJson,
   TS,
@@ -69,6 +70,29 @@ Deno.test("Part 10: written files parse back to their meta and dataset bytes", (
   assertEquals(parsed.meta.sopClassUid, meta.sopClassUid);
   assertEquals(parsed.meta.sopInstanceUid, meta.sopInstanceUid);
   assertEquals(parsed.dataset, dataset);
+});
+
+Deno.test("studyAndSeriesOf reads the study and series UIDs, in either little-endian syntax", () => {
+  const meta = { sopClassUid: "1.2.840.10008.5.1.4.1.1.7", sopInstanceUid: "1.2.3.4.5" };
+  const json: DicomJson = {
+    ...SAMPLE,
+    "0020000D": { vr: "UI", Value: ["1.2.3.4"] },
+    "0020000E": { vr: "UI", Value: ["1.2.3.4.1"] },
+  };
+  for (const ts of [TS.explicitLE, TS.implicitLE]) {
+    const file = parseP10(
+      writeP10({ ...meta, transferSyntax: ts }, writeDataset(fromDicomJson(json), ts)),
+    );
+    assertEquals(studyAndSeriesOf(file), { study: "1.2.3.4", series: "1.2.3.4.1" });
+  }
+  const { "0020000E": _series, ...noSeries } = json;
+  const file = parseP10(
+    writeP10(
+      { ...meta, transferSyntax: TS.explicitLE },
+      writeDataset(fromDicomJson(noSeries), TS.explicitLE),
+    ),
+  );
+  assertEquals(studyAndSeriesOf(file), { study: "1.2.3.4", series: undefined });
 });
 
 Deno.test("multipart/related round trip, and instances of bodies of each kind", async () => {

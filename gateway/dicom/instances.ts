@@ -3,7 +3,7 @@
  * `multipart/related` body (STOW-RS, WADO-RS), or DICOM JSON (`application/dicom+json`, one
  * dataset or an array; encoded as Explicit VR Little Endian, inline binary included).
  */
-import { type DicomJson, fromDicomJson, jsonString, writeDataset } from "./json.ts";
+import { type DicomJson, fromDicomJson, jsonString, readDataset, writeDataset } from "./json.ts";
 import { boundaryOf, decodeMultipart } from "./multipart.ts";
 import { isP10, type P10File, parseP10 } from "./p10.ts";
 import { TS } from "./uids.ts";
@@ -39,4 +39,18 @@ export function instancesOfBody(bytes: Uint8Array, contentType: string | null): 
   }
   if (isP10(bytes)) return [parseP10(bytes)];
   throw new Error(`no DICOM instance in a body of type ${type || "(none)"}`);
+}
+
+/**
+ * The study and series an instance belongs to, read from the dataset's header (the elements up to
+ * SeriesInstanceUID (0020,000E), never the pixel data); undefined where the dataset lacks them.
+ */
+export function studyAndSeriesOf(f: P10File): { study?: string; series?: string } {
+  if (f.meta.transferSyntax === TS.deflatedLE) return {};
+  const dict = readDataset(f.dataset, f.meta.transferSyntax, "0020000E", true);
+  const value = (tag: string) => {
+    const v = dict[tag]?.Value?.[0];
+    return typeof v === "string" && v.trim() ? v.trim() : undefined;
+  };
+  return { study: value("0020000D"), series: value("0020000E") };
 }

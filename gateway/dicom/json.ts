@@ -150,11 +150,16 @@ export function fromDicomJson(json: DicomJson): DcmjsDict {
   return out;
 }
 
-/** Decode dataset bytes (no preamble or meta group) in a transfer syntax to a dcmjs dictionary. */
+/**
+ * Decode dataset bytes (no preamble or meta group) in a transfer syntax to a dcmjs dictionary.
+ * With `untilTag` reading stops at that element (its value left out), or, with `stopAfter`, after
+ * it (its value read) or at the first element past it when the dataset lacks it.
+ */
 export function readDataset(
   bytes: Uint8Array,
   transferSyntax: string,
   untilTag?: string,
+  stopAfter = false,
 ): DcmjsDict {
   const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   const stream = new ReadBufferStream(ab);
@@ -164,6 +169,7 @@ export function readDataset(
     : "1.2.840.10008.1.2.1";
   const options: Record<string, unknown> = { ignoreErrors: true };
   if (untilTag) options.untilTag = untilTag;
+  if (stopAfter) Object.assign(options, { stopOnGreaterTag: true, includeUntilTagValue: true });
   return DicomMessage._read(stream, syntax, options) as DcmjsDict;
 }
 

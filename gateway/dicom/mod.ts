@@ -58,7 +58,7 @@ export {
   levelOf,
   type QrLevel,
 } from "./query.ts";
-export { instanceFromJson, instancesOfBody } from "./instances.ts";
+export { instanceFromJson, instancesOfBody, studyAndSeriesOf } from "./instances.ts";
 export { DicomBody } from "./body.ts";
 export {
   FrameListError,

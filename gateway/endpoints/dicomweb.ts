@@ -129,10 +129,16 @@ function frameListError(path: string): GatewayError | undefined {
 interface StoreOutcome {
   sop_class_uid: string;
   sop_instance_uid: string;
+  study_instance_uid?: string;
+  series_instance_uid?: string;
   status: string;
 }
 
-/** A dicom_scu C-STORE outcome as a STOW-RS response (PS3.18 10.5.3). */
+/**
+ * A dicom_scu C-STORE outcome as a STOW-RS response (PS3.18 10.5.3): each stored instance with
+ * the gateway URL it can be retrieved from, and the study's URL at the top when the instances
+ * belong to one study.
+ */
 async function stowResponse(
   res: ResponseEnvelope,
   env: RequestEnvelope,
@@ -143,19 +149,35 @@ async function stowResponse(
   const base = `${env.scheme}://${env.host}${
     env.originalPath.slice(0, env.originalPath.length - env.path.length)
   }`;
+  const studies = new Set<string>();
   for (const o of data.instances ?? []) {
     const item: DicomJson = {
       "00081150": { vr: "UI", Value: [o.sop_class_uid] },
       "00081155": { vr: "UI", Value: [o.sop_instance_uid] },
     };
     const status = parseStatus(o.status) ?? 0xc000;
-    if (status === 0 || (status & 0xf000) === 0xb000) ok.push(item);
-    else failed.push({ ...item, "00081197": { vr: "US", Value: [status] } });
+    if (status === 0 || (status & 0xf000) === 0xb000) {
+      if (o.study_instance_uid) {
+        studies.add(o.study_instance_uid);
+        if (o.series_instance_uid) {
+          item["00081190"] = {
+            vr: "UR",
+            Value: [
+              `${base}/studies/${o.study_instance_uid}/series/${o.series_instance_uid}/instances/${o.sop_instance_uid}`,
+            ],
+          };
+        }
+      }
+      ok.push(item);
+    } else failed.push({ ...item, "00081197": { vr: "US", Value: [status] } });
   }
   const body: DicomJson = {};
-  if (ok.length) body["00081199"] = { vr: "SQ", Value: ok };
+  // POST /studies/{study} names the study; otherwise the one study the instances share.
+  const study = /^\/studies\/([0-9.]+)$/.exec(env.path)?.[1] ??
+    (studies.size === 1 ? [...studies][0] : undefined);
+  if (study) body["00081190"] = { vr: "UR", Value: [`${base}/studies/${study}`] };
   if (failed.length) body["00081198"] = { vr: "SQ", Value: failed };
-  body["00081190"] = { vr: "UR", Value: [`${base}/studies`] };
+  if (ok.length) body["00081199"] = { vr: "SQ", Value: ok };
   const out = ResponseEnvelope.json(
     failed.length === 0 ? 200 : ok.length === 0 ? 409 : 202,
     body,

@@ -26,3 +26,4 @@ export { canConnect, waitFor } from "./wait.ts";
 export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";
 export { withEnv } from "./env.ts";
+export { fastestRun, growthRatio } from "./scaling.ts";

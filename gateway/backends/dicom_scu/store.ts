@@ -4,7 +4,14 @@
  * one of the other (dcmjs-dimse transcodes between the two); compressed data is never transcoded.
  */
 import { lib, RawDataset, type ScuAssociation } from "../../adapters/dimse/mod.ts";
-import { type P10File, statusHex, statusKind, statusName, TS } from "../../dicom/mod.ts";
+import {
+  type P10File,
+  statusHex,
+  statusKind,
+  statusName,
+  studyAndSeriesOf,
+  TS,
+} from "../../dicom/mod.ts";
 
 const LITTLE_ENDIAN: readonly string[] = [TS.explicitLE, TS.implicitLE];
 
@@ -17,6 +24,9 @@ function sendable(from: string, to: string | undefined): boolean {
 export interface StoreOutcome {
   sop_class_uid: string;
   sop_instance_uid: string;
+  /** From the dataset, for the STOW-RS RetrieveURL of the instance. */
+  study_instance_uid?: string;
+  series_instance_uid?: string;
   status: string;
   status_name: string;
   comment?: string;
@@ -26,7 +36,13 @@ export interface StoreOutcome {
 export async function runStore(assoc: ScuAssociation, files: P10File[]): Promise<StoreOutcome[]> {
   const out: StoreOutcome[] = [];
   for (const f of files) {
-    const base = { sop_class_uid: f.meta.sopClassUid, sop_instance_uid: f.meta.sopInstanceUid };
+    const { study, series } = studyAndSeriesOf(f);
+    const base = {
+      sop_class_uid: f.meta.sopClassUid,
+      sop_instance_uid: f.meta.sopInstanceUid,
+      study_instance_uid: study,
+      series_instance_uid: series,
+    };
     const context = assoc.accepted(f.meta.sopClassUid, f.meta.transferSyntax);
     if (!context || !sendable(f.meta.transferSyntax, context.getAcceptedTransferSyntaxUid())) {
       out.push({

@@ -25,6 +25,7 @@ import type { Backend, BackendCall, BuildContext } from "../../pipeline/types.ts
 import { normalizeOperation } from "../dicom_scu/mod.ts";
 import { HttpBackend } from "../http.ts";
 import { qidoRequest, stowBody, wadoPath } from "./format.ts";
+import { gatewayBase, mayCarryRetrieveUrls, rewriteRetrieveUrls } from "./retrieve_url.ts";
 
 const DICOM_MULTIPART = 'multipart/related; type="application/dicom"';
 
@@ -33,11 +34,15 @@ export class DicomwebBackend implements Backend {
   readonly name: string;
   readonly config: BackendConfig;
   readonly #http: HttpBackend;
+  /** The base and target URLs (no trailing slash): the origin addresses retrieve URLs name. */
+  readonly #origins: string[];
 
   constructor(config: BackendConfig, ctx: BuildContext) {
     this.name = config.name;
     this.config = config;
     this.#http = new HttpBackend(config, ctx);
+    this.#origins = this.#http.pool.targets.map((t) => t.url.replace(/\/+$/, ""))
+      .filter((u) => u !== "");
   }
 
   /** The target pool, for the management API's pipeline listing. */
@@ -53,9 +58,26 @@ export class DicomwebBackend implements Backend {
     // Identity encoding upstream: fetch would decompress a gzip answer yet keep its
     // Content-Encoding header, and the client would then try to decompress it again.
     req.headers.set("accept-encoding", "identity");
-    if (!op) return await this.#http.invoke(await this.#wrapStow(req), call);
+    if (!op) return await this.#proxy(req, call);
     const res = await this.#operation(op, req, call);
     res.backend = this.name;
+    return res;
+  }
+
+  /** A plain HTTP request, forwarded; the origin's retrieve URLs become the gateway's. */
+  async #proxy(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    const res = await this.#http.invoke(await this.#wrapStow(req), call);
+    if (this.#origins.length === 0 || !mayCarryRetrieveUrls(req, res)) return res;
+    let data: unknown;
+    try {
+      data = await res.body.data();
+    } catch {
+      return res; // Not JSON after all: passed on as the origin sent it (the bytes are kept).
+    }
+    if (rewriteRetrieveUrls(data, this.#origins, gatewayBase(req)) > 0) {
+      res.body.setData(data, res.body.contentType ?? "application/dicom+json");
+      res.headers.delete("content-length");
+    }
     return res;
   }
 
