@@ -2,8 +2,8 @@
  * Compressed instances retrieved as stored through the dicom_scu backend (DICOMweb in), against
  * PACS we did not write. Generated CT instances are compressed by DCMTK (JPEG Lossless SV1, JPEG
  * baseline, JPEG-LS lossless, RLE; `dcmcjp2k` is not in Debian's dcmtk, so JPEG 2000 is not made),
- * with a native and a JPEG-LS instance of a class outside `retrieve_sop_classes` (X-Ray 3D
- * Angiographic), held by DCMTK `dcmqrscp` (which cannot decompress, and sends every instance of a
+ * with a native and a JPEG-LS instance of a class outside `retrieve_sop_classes` (Secondary
+ * Capture), held by DCMTK `dcmqrscp` (which cannot decompress, and sends every instance of a
  * class on the first context accepted for it) and by Orthanc (which picks the context in the
  * instance's syntax, and decompresses when there is none):
  * - C-GET proposes one presentation context per storage class and compressed syntax, so a study's
@@ -11,8 +11,9 @@
  *   dcmqrscp through the retry passes, one compressed syntax at a time;
  * - the Accept header narrows the proposal: asking for Explicit VR Little Endian proposes only
  *   uncompressed syntaxes (Orthanc decompresses, dcmqrscp cannot: 502);
- * - `retrieve_sop_class_lookup` asks Orthanc for the SOP class and proposes that class in every
- *   compressed syntax, although the configured classes do not include it;
+ * - `retrieve_sop_class_lookup` (the default) asks Orthanc for the SOP classes of the study or
+ *   instance and proposes those classes in every compressed syntax, although the configured
+ *   classes do not include them; without it, Orthanc decompresses the Secondary Capture;
  * - C-MOVE from `dcmqrscp -xs`, whose one context per class lists JPEG Lossless before the
  *   uncompressed syntaxes: the incoming store SCP accepts the requestor's first, so the JPEG
  *   Lossless instance arrives as stored (and, as with DCMTK's `storescp +xa`, dcmqrscp cannot send
@@ -79,8 +80,11 @@ const CODECS: { name: string; syntax: string; make: (src: string, out: string) =
   { name: "RLE lossless", syntax: "1.2.840.10008.1.2.5", make: (s, o) => ["dcmcrle", s, o] },
 ];
 
-/** X-Ray 3D Angiographic: a class the default proposal leaves out (the 128-context budget). */
-const XA_3D = "1.2.840.10008.5.1.4.1.1.13.1.1";
+/**
+ * Secondary Capture: a class the configured proposal gives no compressed context (the 128-context
+ * budget), though archives often hold it compressed.
+ */
+const SECONDARY_CAPTURE = "1.2.840.10008.5.1.4.1.1.7";
 
 /** Rewrite the native file at `path` as an instance of `sopClassUid`. */
 async function reclassify(path: string, sopClassUid: string): Promise<void> {
@@ -101,8 +105,8 @@ async function fixtures(dir: string): Promise<Stored[]> {
     size: 64,
     patientPrefix: "GETC",
   });
-  const [xaNative, xaSource] = sources.slice(CODECS.length + 1);
-  for (const s of [xaNative, xaSource]) await reclassify(s.path, XA_3D);
+  const [scNative, scSource] = sources.slice(CODECS.length + 1);
+  for (const s of [scNative, scSource]) await reclassify(s.path, SECONDARY_CAPTURE);
   const out: Stored[] = [];
   for (const [i, c] of CODECS.entries()) {
     const path = `${dir}/${i}.dcm`;
@@ -121,12 +125,12 @@ async function fixtures(dir: string): Promise<Stored[]> {
       sop: s.sopInstanceUid,
     });
   }
-  const xaJls = `${dir}/xa3d-jls.dcm`;
-  const r = await runCommand("dcmcjpls", ["+el", xaSource.path, xaJls]);
+  const scJls = `${dir}/sc-jls.dcm`;
+  const r = await runCommand("dcmcjpls", ["+el", scSource.path, scJls]);
   assertEquals(r.code, 0, `dcmcjpls: ${r.stderr}${r.stdout}`);
   const native = (
     name: string,
-    n: typeof xaNative,
+    n: typeof scNative,
     path = n.path,
     syntax: string = TS.explicitLE,
   ): Stored => ({
@@ -141,8 +145,8 @@ async function fixtures(dir: string): Promise<Stored[]> {
   return [
     ...out,
     native("native", sources[CODECS.length]),
-    native("X-Ray 3D native", xaNative),
-    native("X-Ray 3D JPEG-LS", xaSource, xaJls, "1.2.840.10008.1.2.4.80"),
+    native("Secondary Capture native", scNative),
+    native("Secondary Capture JPEG-LS", scSource, scJls, "1.2.840.10008.1.2.4.80"),
   ];
 }
 
@@ -232,7 +236,7 @@ Deno.test({
       );
       const base = `${gw.url}/get`;
       await t.step(
-        "a study: every instance in its own transfer syntax (X-Ray 3D JPEG-LS by a pass)",
+        "a study: every instance in its own transfer syntax (Secondary Capture JPEG-LS by a pass)",
         () => checkStudy(base, stored),
       );
       await t.step("instances without Accept: as stored", async () => {
@@ -301,15 +305,28 @@ Deno.test({
     try {
       for (const s of stored) await orthanc.upload(await Deno.readFile(s.path));
       const mrOnly = 'retrieve_sop_classes = ["MRImageStorage"]';
+      const noLookup = "retrieve_sop_class_lookup = false";
       gw = await startTestGateway(
         backendToml("get", orthanc) +
-          backendToml("lookup", orthanc, `${mrOnly}\nretrieve_sop_class_lookup = true`) +
-          backendToml("nolookup", orthanc, mrOnly),
+          backendToml("lookup", orthanc, mrOnly) +
+          backendToml("nolookup", orthanc, `${mrOnly}\n${noLookup}`) +
+          backendToml("configured", orthanc, noLookup),
       );
       const base = `${gw.url}/get`;
       await t.step(
-        "a study: as stored, but a class outside retrieve_sop_classes decompressed by Orthanc",
-        () => checkStudy(base, stored, [byName(stored, "X-Ray 3D JPEG-LS")]),
+        "a study with the default lookup: every instance as stored, Secondary Capture included",
+        () => checkStudy(base, stored),
+      );
+      await t.step(
+        "a study without the lookup: the Secondary Capture outside retrieve_sop_classes decompressed",
+        () =>
+          checkStudy(`${gw!.url}/configured`, stored, [
+            byName(stored, "Secondary Capture JPEG-LS"),
+          ]),
+      );
+      await t.step(
+        "a study through a backend configured for MR only: all as stored (the lookup)",
+        () => checkStudy(`${gw!.url}/lookup`, stored),
       );
       await t.step("Accept Explicit VR Little Endian: Orthanc decompresses", async () => {
         for (const s of stored.filter((s) => s.syntax !== "1.2.840.10008.1.2.4.50")) {

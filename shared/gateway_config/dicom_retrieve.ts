@@ -105,9 +105,10 @@ export const RETRIEVE_FIELDS: TableSpec = {
   retrieve_sop_class_lookup: field(
     "boolean",
     z.boolean(),
-    "Before a C-GET of one instance, ask the PACS for its SOP class (C-FIND) and propose that " +
-      "class in every acceptable compressed syntax; without an answer, the usual proposal.",
-    { default: false, example: true },
+    "Before a C-GET, ask the PACS (C-FIND at IMAGE level) which SOP classes the study, series or " +
+      "instances hold and propose exactly those, in every acceptable compressed syntax: any " +
+      "storage class comes back as stored. Without an answer, the configured proposal.",
+    { default: true, example: false },
   ),
 };
 

@@ -63,7 +63,7 @@ Deno.test("dicom_scu retrieval options: defaults fill the 128-context budget", (
   const o = options(backend(""));
   assert.deepEqual(o.retrieve_sop_classes, DEFAULT_RETRIEVE_SOP_CLASSES);
   assert.deepEqual(o.retrieve_transfer_syntaxes, DEFAULT_RETRIEVE_TRANSFER_SYNTAXES);
-  assert.equal(o.retrieve_sop_class_lookup, false);
+  assert.equal(o.retrieve_sop_class_lookup, true);
   const classes = DEFAULT_RETRIEVE_SOP_CLASSES.map((n) => storageClassUid(n)!);
   assert.equal(uncompressedClasses(classes).length, Object.keys(STORAGE_CLASSES).length);
   const needed = requiredContexts(classes, DEFAULT_RETRIEVE_TRANSFER_SYNTAXES.length);
@@ -75,7 +75,7 @@ Deno.test("dicom_scu retrieval options: keywords, UIDs and empty lists are accep
   const o = options(backend(`
 retrieve_sop_classes = ["CTImageStorage", "1.2.840.10008.5.1.4.1.1.7", "1.3.6.1.4.1.9590.1"]
 retrieve_transfer_syntaxes = ["JPEGLSLossless", "1.2.840.10008.1.2.4.90"]
-retrieve_sop_class_lookup = true
+retrieve_sop_class_lookup = false
 `));
   assert.deepEqual(o.retrieve_sop_classes, [
     "CTImageStorage",
@@ -83,7 +83,7 @@ retrieve_sop_class_lookup = true
     "1.3.6.1.4.1.9590.1",
   ]);
   assert.deepEqual(o.retrieve_transfer_syntaxes, ["JPEGLSLossless", "1.2.840.10008.1.2.4.90"]);
-  assert.equal(o.retrieve_sop_class_lookup, true);
+  assert.equal(o.retrieve_sop_class_lookup, false);
   assert.deepEqual(
     options(backend("retrieve_transfer_syntaxes = []")).retrieve_transfer_syntaxes,
     [],

@@ -33,7 +33,7 @@ function p(line: number | undefined, path: string, message: string): ConfigProbl
 const RETRIEVE_DEFAULTS = {
   retrieve_sop_classes: [...DEFAULT_RETRIEVE_SOP_CLASSES],
   retrieve_transfer_syntaxes: [...DEFAULT_RETRIEVE_TRANSFER_SYNTAXES],
-  retrieve_sop_class_lookup: false,
+  retrieve_sop_class_lookup: true,
 };
 
 const BACKEND_DEFAULTS = {

@@ -3,7 +3,7 @@ import { assertEquals } from "../../../tests/assert.ts";
 import type { ScuAssociation } from "../../adapters/dimse/mod.ts";
 import { SOP } from "../../dicom/mod.ts";
 import { locate, passesOf } from "./get_passes.ts";
-import { lookupIdentifier, singleInstance } from "./sop_class_lookup.ts";
+import { lookupIdentifier } from "./sop_class_lookup.ts";
 
 const CT = "1.2.840.10008.5.1.4.1.1.2";
 const XA_3D = "1.2.840.10008.5.1.4.1.1.13.1.1";
@@ -45,17 +45,25 @@ Deno.test("locate: a series retrieval asks at IMAGE level, 200 instances per req
   assertEquals(await locate(noPacs, { "00100020": { vr: "LO", Value: ["P"] } }, uids), []);
 });
 
-Deno.test("SOP class lookup: only for one instance, keys of the C-FIND", () => {
-  const id = { "0020000D": ui("1.2"), "0020000E": ui("1.2.3"), "00080018": ui("1.2.3.4") };
-  assertEquals(singleInstance("IMAGE", id), "1.2.3.4");
-  assertEquals(singleInstance("SERIES", id), undefined);
-  assertEquals(singleInstance("IMAGE", { ...id, "00080018": ui("1", "2") }), undefined);
-  assertEquals(lookupIdentifier(id, "1.2.3.4"), {
+Deno.test("SOP class lookup: the C-FIND keys of each level; none for a patient or no UID", () => {
+  const id = {
+    "0020000D": ui("1.2"),
+    "0020000E": ui("1.2.3"),
+    "00080018": ui("1.2.3.4", "1.2.3.5"),
+  };
+  const asked = {
     "00080016": { vr: "UI" },
-    "00080018": ui("1.2.3.4"),
+    "00080018": { vr: "UI" },
     "00080052": { vr: "CS", Value: ["IMAGE"] },
     "00083002": { vr: "UI" },
+  };
+  assertEquals(lookupIdentifier("IMAGE", id), { ...asked, ...id });
+  assertEquals(lookupIdentifier("SERIES", id), {
+    ...asked,
     "0020000D": ui("1.2"),
     "0020000E": ui("1.2.3"),
   });
+  assertEquals(lookupIdentifier("STUDY", id), { ...asked, "0020000D": ui("1.2") });
+  assertEquals(lookupIdentifier("PATIENT", { "00100020": { vr: "LO", Value: ["P"] } }), undefined);
+  assertEquals(lookupIdentifier("SERIES", { "0020000D": ui("1.2") }), undefined);
 });

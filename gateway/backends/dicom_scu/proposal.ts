@@ -10,9 +10,9 @@
  * - DIMSE callers (a dicom_scp endpoint in front): all.
  * "All" is the backend's `retrieve_transfer_syntaxes` for its `retrieve_sop_classes`; every
  * storage class of the catalog (and every listed one) gets an uncompressed context. With
- * `retrieve_sop_class_lookup`, a retrieval of one instance whose class the PACS names
- * (sop_class_lookup.ts) offers that class alone, in every compressed syntax the gateway knows (or
- * the one the PACS says it holds) that the request can take. The contexts are laid out by
+ * `retrieve_sop_class_lookup` (the default), a retrieval whose classes the PACS names
+ * (sop_class_lookup.ts) offers those classes alone, in every compressed syntax the gateway knows
+ * (or those the PACS says it holds) that the request can take. The contexts are laid out by
  * retrieveContexts (adapters/dimse/storage_classes.ts) within the 128-context budget.
  */
 import {
@@ -31,7 +31,7 @@ import type { RequestEnvelope } from "../../envelope.ts";
 import type { GetPlan, Session } from "./get_passes.ts";
 import type { DicomCall, RetrieveOutput } from "./operation.ts";
 import { retrieveModel } from "./retrieve.ts";
-import { type InstanceClass, lookupSopClass, singleInstance } from "./sop_class_lookup.ts";
+import { lookupIdentifier, lookupSopClasses, type RetrievalClasses } from "./sop_class_lookup.ts";
 
 /** Every compressed syntax the gateway knows (a proposal narrowed to one class offers them all). */
 export const ALL_COMPRESSED: readonly string[] = Object.values(COMPRESSED_SYNTAXES);
@@ -140,29 +140,53 @@ export function getContexts(
   ];
 }
 
-/** What the PACS says of the one instance retrieved (module comment), or undefined. */
+/** What the PACS says of the instances retrieved (module comment), or undefined. */
 async function lookup(
   session: Session,
   dc: Extract<DicomCall, { op: "C-GET" | "C-MOVE" }>,
   log: (msg: string, fields: Record<string, unknown>) => void,
-): Promise<InstanceClass | undefined> {
-  const instance = singleInstance(dc.level, dc.identifier);
-  if (!instance) return undefined;
+): Promise<RetrievalClasses | undefined> {
+  if (!lookupIdentifier(dc.level, dc.identifier)) return undefined;
   try {
     const found = await session(
       [{ abstractSyntax: SOP.studyRootFind, transferSyntaxes: UNCOMPRESSED }],
-      (a) => lookupSopClass(a, dc.identifier, instance),
+      (a) => lookupSopClasses(a, dc.level, dc.identifier),
     );
     log("dicom_scu SOP class lookup", {
-      instance,
-      sop_class: found?.sopClassUid ?? null,
-      transfer_syntax: found?.transferSyntax ?? null,
+      level: dc.level,
+      sop_classes: found?.classes ?? null,
+      transfer_syntaxes: found?.transferSyntaxes ?? null,
     });
     return found;
   } catch (err) {
-    log("dicom_scu SOP class lookup failed", { instance, error: (err as Error).message });
+    log("dicom_scu SOP class lookup failed", { level: dc.level, error: (err as Error).message });
     return undefined;
   }
+}
+
+/**
+ * The proposal for the classes a lookup found: each uncompressed, and in the compressed syntaxes
+ * the instances are held in (when the PACS said) or else every one the gateway knows, narrowed to
+ * what the request accepts. When that does not fit in one association, the configured syntaxes;
+ * past that retrieveContexts keeps the most frequent classes' compressed contexts.
+ */
+function foundPlan(
+  req: RequestEnvelope,
+  dc: Extract<DicomCall, { op: "C-GET" | "C-MOVE" }>,
+  settings: RetrieveSettings,
+  found: RetrievalClasses,
+): GetPlan {
+  const model = retrieveModel("get", dc.level);
+  const offered = found.transferSyntaxes?.filter(isEncapsulated) ?? ALL_COMPRESSED;
+  let syntaxes = acceptableSyntaxes(req, dc.output, offered);
+  const classes = found.classes;
+  if (classes.length * (syntaxes.length + 1) + 1 > MAX_PRESENTATION_CONTEXTS) {
+    const configured = acceptableSyntaxes(req, dc.output, settings.transferSyntaxes);
+    syntaxes = found.transferSyntaxes
+      ? configured.filter((ts) => found.transferSyntaxes!.includes(ts))
+      : configured;
+  }
+  return { contexts: getContexts(model, classes, syntaxes, classes), syntaxes, classes };
 }
 
 /** The C-GET plan of a retrieval (module comment); `lookup`: the session to ask the PACS on. */
@@ -172,15 +196,9 @@ export async function planGet(
   settings: RetrieveSettings,
   opts: { lookup?: Session; log: (msg: string, fields: Record<string, unknown>) => void },
 ): Promise<GetPlan> {
-  const model = retrieveModel("get", dc.level);
   const found = opts.lookup ? await lookup(opts.lookup, dc, opts.log) : undefined;
-  if (found) {
-    const held = found.transferSyntax;
-    const offered = held === undefined ? ALL_COMPRESSED : isEncapsulated(held) ? [held] : [];
-    const syntaxes = acceptableSyntaxes(req, dc.output, offered);
-    const classes = [found.sopClassUid];
-    return { contexts: getContexts(model, classes, syntaxes, classes), syntaxes, classes };
-  }
+  if (found) return foundPlan(req, dc, settings, found);
+  const model = retrieveModel("get", dc.level);
   const syntaxes = acceptableSyntaxes(req, dc.output, settings.transferSyntaxes);
   const contexts = getContexts(model, settings.sopClasses, syntaxes);
   return { contexts, syntaxes, classes: uncompressedClasses(settings.sopClasses) };
