@@ -6,6 +6,7 @@
  * A pipeline where nobody touches the data forwards the original stream: no parse, no copy.
  */
 import type { ContentLimits } from "../shared/gateway_config/types.ts";
+import { DEFAULT_SPOOL_THRESHOLD } from "../shared/gateway_config/types.ts";
 import { DEFAULT_CONTENT_LIMITS } from "../shared/gateway_config/types.ts";
 import {
   type BodyFormat,
@@ -16,6 +17,8 @@ import {
   utf8JsonContentType,
 } from "./codecs/mod.ts";
 import { GatewayError } from "./errors.ts";
+import { concatChunks, readChunks } from "./body_read.ts";
+import { readOrSpool, type SpoolFile } from "./spool.ts";
 
 /** What is known of a body's content. */
 export interface ContentInfo {
@@ -49,6 +52,8 @@ export class Body {
   #overLimit: (limit: number) => GatewayError = tooLarge;
   /** The backend whose answer this is (limitAsUpstream), for a timeout while reading it. */
   #upstream: string | undefined;
+  /** A body spooled to a file (makeReplayable): each forwardable() reads it anew. */
+  #spool: SpoolFile | null = null;
 
   /**
    * `limitStream` false lets a forwarded stream pass whatever its size (responses); the limits
@@ -106,6 +111,7 @@ export class Body {
   /** The length in bytes when known without reading (declared or buffered). */
   get knownLength(): number | null {
     if (this.#dirty) return null;
+    if (this.#spool && !this.#bytes) return this.#spool.size;
     return this.#bytes ? this.#bytes.byteLength : this.#declaredLength;
   }
 
@@ -121,8 +127,8 @@ export class Body {
 
   /** True when there is nothing to read. */
   get isEmpty(): boolean {
-    return !this.#dirty && this.#stream === null && (this.#bytes === null ||
-      this.#bytes.byteLength === 0);
+    return !this.#dirty && this.#stream === null && this.#spool === null &&
+      (this.#bytes === null || this.#bytes.byteLength === 0);
   }
 
   /** The normalized format of the body, from its content type. */
@@ -147,6 +153,7 @@ export class Body {
       this.#sha256 = undefined;
     }
     if (this.#bytes) return this.#bytes;
+    if (this.#spool) return (this.#bytes = await Deno.readFile(this.#spool.path));
     if (!this.#stream) return (this.#bytes = new Uint8Array(0));
     if (this.#taken) throw new Error("body stream was already forwarded");
     this.#taken = true;
@@ -173,6 +180,37 @@ export class Body {
     }
     this.#stream = null;
     return this.#bytes;
+  }
+
+  /**
+   * Makes the body readable more than once (a pipeline's tee destinations each send it): an
+   * unread stream up to `spool_threshold` bytes is read into memory, a larger one into a
+   * temporary file (gateway/spool.ts) that every forwardable() reopens, within `max_body_size`
+   * and `body_timeout_secs` as bytes() is. Returns the file's path, for the caller to remove once
+   * the last reader is done, or null when nothing went to disk.
+   */
+  async makeReplayable(): Promise<string | null> {
+    if (!this.streaming) return null;
+    this.#taken = true;
+    const stream = this.#stream!;
+    this.#stream = null;
+    const spooled = await readOrSpool(stream, {
+      threshold: this.#limits.spool_threshold ?? DEFAULT_SPOOL_THRESHOLD,
+      limit: this.#limits.max_body_size,
+      overLimit: this.#overLimit,
+      deadlineMs: (this.#limits.body_timeout_secs ?? 60) * 1000,
+    });
+    if ("bytes" in spooled) {
+      this.#bytes = spooled.bytes;
+      return null;
+    }
+    this.#spool = spooled.file;
+    return spooled.file.path;
+  }
+
+  /** True when each forwardable() stream is a fresh one (a spooled body), so it can be resent. */
+  get replayable(): boolean {
+    return this.#spool !== null;
   }
 
   /** The body as text (UTF-8). */
@@ -217,6 +255,7 @@ export class Body {
     this.#contentType = contentType;
     this.#bytes = bytes;
     this.#stream = null;
+    this.#spool = null;
     this.#data = undefined;
     this.#decoded = false;
     this.#dirty = false;
@@ -235,6 +274,7 @@ export class Body {
     this.#decoded = true;
     this.#bytes = null;
     this.#stream = null;
+    this.#spool = null;
     this.#sha256 = undefined;
     if (contentType) this.#contentType = contentType;
   }
@@ -252,6 +292,8 @@ export class Body {
       return encoded.bytes;
     }
     if (this.#bytes) return this.#bytes;
+    // Opened synchronously (one syscall): the file streams on Deno's native path, like a client's.
+    if (this.#spool) return Deno.openSync(this.#spool.path, { read: true }).readable;
     if (!this.#stream) return null;
     if (this.#taken) throw new Error("body stream was already forwarded");
     this.#taken = true;
@@ -314,15 +356,6 @@ export function tooLarge(limit: number): GatewayError {
   );
 }
 
-/** The 408 of a request body that did not arrive in time. */
-function bodyTimeout(ms: number): GatewayError {
-  return new GatewayError(
-    408,
-    "request_body_timeout",
-    `the request body did not arrive within body_timeout_secs (${ms / 1000} s)`,
-  );
-}
-
 /** Read a stream into one buffer, failing with 413 as soon as it passes `limit` bytes. */
 export async function readLimited(
   stream: ReadableStream<Uint8Array>,
@@ -331,39 +364,16 @@ export async function readLimited(
   deadlineMs?: number,
 ): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = stream.getReader();
-  let timedOut = false;
-  const timer = deadlineMs === undefined ? undefined : setTimeout(() => {
-    timedOut = true;
-    reader.cancel().catch(() => {});
-  }, deadlineMs);
-  try {
-    while (true) {
-      const { done, value } = await reader.read().catch((err) => {
-        throw timedOut ? bodyTimeout(deadlineMs!) : err;
-      });
-      if (timedOut) throw bodyTimeout(deadlineMs!);
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        await reader.cancel().catch(() => {});
-        throw overLimit(limit);
-      }
-      chunks.push(value);
-    }
-  } finally {
-    clearTimeout(timer);
-    reader.releaseLock();
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  const total = await readChunks(
+    stream,
+    limit,
+    (c) => {
+      chunks.push(c);
+    },
+    overLimit,
+    deadlineMs,
+  );
+  return concatChunks(chunks, total);
 }
 
 /** A pass-through stream that errors with 413 once more than `limit` bytes went through. */

@@ -1,19 +1,46 @@
 /**
  * Streaming, not buffering: a 100 MiB request body goes through a gateway `http` pipeline
  * (max_body_size raised to 200 MiB) to an upstream that counts and hashes what arrives, while the
- * gateway process's resident memory is sampled. The gateway may grow by less than 50 MiB.
+ * gateway process's resident memory is sampled. The gateway may grow by less than 50 MiB. The
+ * same holds for a pipeline with a tee destination, whose body is spooled to a temporary file
+ * (spool_threshold) and streamed to both upstreams from it.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { freePort, peakRssOf, resetPeakRss, rssOf, startGateway } from "./support/mod.ts";
+import {
+  freePort,
+  peakRssOf,
+  removeDir,
+  resetPeakRss,
+  rssOf,
+  startGateway,
+  tempDir,
+  waitFor,
+} from "./support/mod.ts";
 
 const MIB = 1024 * 1024;
 const BODY_BYTES = 100 * MIB;
 const CHUNK_BYTES = 64 * 1024;
 const MAX_GROWTH = 50 * MIB;
 
-/** Gateway config: `/api` -> `http` backend at `upstreamUrl`, bodies up to 200 MiB. */
-function config(dataPort: number, mgmtPort: number, upstreamUrl: string): string {
+/**
+ * Gateway config: `/api` -> `http` backend at `upstreamUrl` (and a tee to each of `teeUrls`),
+ * bodies up to 200 MiB.
+ */
+function config(
+  dataPort: number,
+  mgmtPort: number,
+  upstreamUrl: string,
+  teeUrls: string[] = [],
+): string {
+  const tees = teeUrls.map((url, i) => `
+[backends.tee${i}]
+service = "http"
+required = true
+[backends.tee${i}.options]
+base_url = "${url}"
+`).join("");
+  const names = ["up", ...teeUrls.map((_, i) => `tee${i}`)].map((n) => `"${n}"`).join(", ");
   return `[network.main]
 bind = "127.0.0.1"
 port = ${dataPort}
@@ -38,10 +65,10 @@ path_prefix = "/api"
 service = "http"
 [backends.up.options]
 base_url = "${upstreamUrl}"
-
+${tees}
 [pipelines.p]
 endpoints = ["api"]
-backends = ["up"]
+backends = [${names}]
 `;
 }
 
@@ -61,8 +88,9 @@ function randomBody(total: number): { blob: Blob; sha256: string } {
   return { blob: new Blob(parts as BlobPart[]), sha256: hash.digest("hex") };
 }
 
-Deno.test("memory: a 100 MiB body streams through an http pipeline with < 50 MiB RSS growth", async () => {
-  await using upstream = Deno.serve(
+/** An upstream that answers the byte count and sha256 of what it received (and records it). */
+function hashingUpstream(received: { bytes: number; sha256: string }[] = []) {
+  return Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     async (request) => {
       const hash = createHash("sha256");
@@ -71,12 +99,25 @@ Deno.test("memory: a 100 MiB body streams through an http pipeline with < 50 MiB
         hash.update(chunk);
         bytes += chunk.byteLength;
       }
-      return Response.json({ bytes, sha256: hash.digest("hex") });
+      const result = { bytes, sha256: hash.digest("hex") };
+      received.push(result);
+      return Response.json(result);
     },
   );
+}
+
+/** Uploads 100 MiB through `pipeline` and checks the gateway's RSS growth. */
+async function uploadMeasured(label: string, withTee: boolean): Promise<void> {
+  await using upstream = hashingUpstream();
+  const teeReceived: { bytes: number; sha256: string }[] = [];
+  await using tee = hashingUpstream(teeReceived);
   const dataPort = freePort();
+  const teeUrls = withTee ? [`http://127.0.0.1:${tee.addr.port}`] : [];
+  // The gateway's TMPDIR, where a tee's body is spooled.
+  const spoolDir = await tempDir("gw-spool-");
   await using gateway = await startGateway({
-    configText: config(dataPort, freePort(), `http://127.0.0.1:${upstream.addr.port}`),
+    configText: config(dataPort, freePort(), `http://127.0.0.1:${upstream.addr.port}`, teeUrls),
+    env: { TMPDIR: spoolDir },
   });
   const url = `${gateway.dataUrl(dataPort)}/api/upload`;
 
@@ -112,7 +153,7 @@ Deno.test("memory: a 100 MiB body streams through an http pipeline with < 50 MiB
   const peak = Math.max(sampledPeak, rssOf(gateway.pid), peakReset ? peakRssOf(gateway.pid) : 0);
   const growth = peak - baseline;
   console.log(
-    `gateway RSS: baseline ${(baseline / MIB).toFixed(1)} MiB, peak ${
+    `${label}: gateway RSS: baseline ${(baseline / MIB).toFixed(1)} MiB, peak ${
       (peak / MIB).toFixed(1)
     } MiB, ` +
       `growth ${(growth / MIB).toFixed(1)} MiB (limit 50; ${samples} samples` +
@@ -122,8 +163,25 @@ Deno.test("memory: a 100 MiB body streams through an http pipeline with < 50 MiB
 
   assert.equal(result.bytes, BODY_BYTES);
   assert.equal(result.sha256, body.sha256);
+  if (withTee) {
+    assert.deepEqual(teeReceived.at(-1), { bytes: BODY_BYTES, sha256: body.sha256 });
+    // Once both backends have it, the spool file is gone.
+    await waitFor(async () => (await Array.fromAsync(Deno.readDir(spoolDir))).length === 0, {
+      timeoutMs: 5_000,
+      description: `no spool file left in ${spoolDir}`,
+    });
+  }
+  await removeDir(spoolDir);
   assert.ok(
     growth < MAX_GROWTH,
     `gateway RSS grew by ${(growth / MIB).toFixed(1)} MiB while streaming 100 MiB`,
   );
+}
+
+Deno.test("memory: a 100 MiB body streams through an http pipeline with < 50 MiB RSS growth", async () => {
+  await uploadMeasured("streamed", false);
+});
+
+Deno.test("memory: a 100 MiB body to a primary and a tee is spooled, < 50 MiB RSS growth", async () => {
+  await uploadMeasured("tee", true);
 });

@@ -66,7 +66,7 @@ export async function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
       const fault = o.clientFault?.(err);
       if (fault) throw fault;
       pool.failure(target, o.logger);
-      const replayable = !(body instanceof ReadableStream);
+      const replayable = !(body instanceof ReadableStream) || req.body.replayable;
       const again = IDEMPOTENT.has(req.method) || (o.unprocessed?.(err) ?? false);
       if (attempt < attempts && replayable && again) {
         o.logger.warn("retrying after connection error", {

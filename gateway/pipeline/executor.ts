@@ -8,6 +8,7 @@ import type { Logger } from "../../shared/log.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError, internalDetail } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
+import { removeSpool } from "../spool.ts";
 import { abortAfter } from "./deadlines.ts";
 import type { Backend, Middleware } from "./types.ts";
 
@@ -105,8 +106,9 @@ async function callBackends(
   const [primary, ...tees] = selected;
   if (tees.length === 0) return await callBackend(pipeline, primary, req, deps);
 
-  // Each tee destination needs its own copy of the body: buffer it once (bounded by the limit).
-  if (!req.body.isEmpty) await req.body.bytes();
+  // Each destination reads the body: read it once, into memory or, past spool_threshold, into
+  // a temporary file each of them streams from; the file goes when the last call is done.
+  const spool = await req.body.makeReplayable();
   const teeCalls = tees.map((b) =>
     callBackend(pipeline, b, req, deps).then(
       async (res) => {
@@ -134,6 +136,9 @@ async function callBackends(
   );
   const required = tees.some((b) => b.config.required);
   const primaryCall = callBackend(pipeline, primary, req, deps);
+  if (spool !== null) {
+    Promise.allSettled([primaryCall, ...teeCalls]).then(() => removeSpool(spool));
+  }
   if (required) {
     // A required tee decides the outcome: wait for all, fail if any required one failed.
     const [res] = await Promise.all([primaryCall, ...teeCalls]);

@@ -411,6 +411,12 @@ export const CONTENT_LIMITS: TableSpec = {
     "Seconds a client's body may take to arrive when the gateway reads it (a middleware or an endpoint that needs the data); 408 `request_body_timeout`. A body forwarded as a stream is bounded by the backend's `timeout_secs`.",
     { default: DEFAULT_CONTENT_LIMITS.body_timeout_secs, example: 30 },
   ),
+  spool_threshold: field(
+    "integer",
+    int(0),
+    "Bytes of a request body sent to several backends (a pipeline with tee destinations) held in memory; a larger body is spooled to a temporary file (mode 0600 in `TMPDIR`, removed once every backend has read it).",
+    { default: DEFAULT_CONTENT_LIMITS.spool_threshold, example: 4_194_304 },
+  ),
 };
 
 /** `[proxy]`: holds only `content_limits`. */

@@ -43,7 +43,12 @@ export interface ContentLimits {
   max_xml_attributes: number;
   /** Seconds a client's body may take to arrive when the gateway reads it (408). */
   body_timeout_secs?: number;
+  /** Bytes of a body sent to several backends (tees) kept in memory; larger ones are spooled. */
+  spool_threshold?: number;
 }
+
+/** Default `spool_threshold`: 1 MiB. */
+export const DEFAULT_SPOOL_THRESHOLD = 1_048_576;
 
 /** Defaults of `[proxy.content_limits]` (SPEC reference values). */
 export const DEFAULT_CONTENT_LIMITS: ContentLimits = {
@@ -55,6 +60,7 @@ export const DEFAULT_CONTENT_LIMITS: ContentLimits = {
   max_json_depth: 128,
   max_xml_attributes: 256,
   body_timeout_secs: 60,
+  spool_threshold: DEFAULT_SPOOL_THRESHOLD,
 };
 
 /** `[network.<name>.http3]`: an HTTP/3 (QUIC) listener serving the same endpoints. */

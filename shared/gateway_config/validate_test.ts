@@ -94,6 +94,7 @@ backends = ["up"]
         max_json_depth: 128,
         max_xml_attributes: 256,
         body_timeout_secs: 60,
+        spool_threshold: 1048576,
       },
     },
     management: {
@@ -242,6 +243,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     max_json_depth: 64,
     max_xml_attributes: 64,
     body_timeout_secs: 30,
+    spool_threshold: 4194304,
   });
   assert.deepEqual(c.management, {
     enabled: true,

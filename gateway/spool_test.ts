@@ -1,0 +1,87 @@
+/** Spooling of bodies read for several backends: memory below the threshold, a file above it. */
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { Body, tooLarge } from "./envelope.ts";
+import { GatewayError } from "./errors.ts";
+import { readOrSpool } from "./spool.ts";
+import { DEFAULT_CONTENT_LIMITS } from "../shared/gateway_config/types.ts";
+
+/** `total` bytes counting 0..255, as a stream of `chunk`-byte pieces. */
+function counting(total: number, chunk = 1000): { bytes: Uint8Array; stream: ReadableStream } {
+  const bytes = new Uint8Array(total).map((_, i) => i & 0xff);
+  const pieces: Uint8Array[] = [];
+  for (let i = 0; i < total; i += chunk) pieces.push(bytes.slice(i, i + chunk));
+  return { bytes, stream: ReadableStream.from(pieces) };
+}
+
+/** Runs `fn` with TMPDIR pointing at a fresh directory, which it returns the listing of. */
+async function inTempDir(fn: (dir: string) => Promise<void>): Promise<string[]> {
+  const dir = await Deno.makeTempDir({ prefix: "spool-test-" });
+  const before = Deno.env.get("TMPDIR");
+  Deno.env.set("TMPDIR", dir);
+  try {
+    await fn(dir);
+    return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name);
+  } finally {
+    if (before === undefined) Deno.env.delete("TMPDIR");
+    else Deno.env.set("TMPDIR", before);
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const OPTIONS = { threshold: 4096, limit: 1 << 20, overLimit: tooLarge };
+
+Deno.test("readOrSpool: within the threshold in memory, past it a 0600 file with the bytes", async () => {
+  const small = counting(4096);
+  const kept = await readOrSpool(small.stream, OPTIONS);
+  assert("bytes" in kept);
+  assertEquals(kept.bytes, small.bytes);
+
+  const left = await inTempDir(async (dir) => {
+    const large = counting(10_000);
+    const spooled = await readOrSpool(large.stream, OPTIONS);
+    assert("file" in spooled);
+    assertEquals(spooled.file.size, 10_000);
+    assert(spooled.file.path.startsWith(dir), spooled.file.path);
+    assertEquals((await Deno.stat(spooled.file.path)).mode! & 0o777, 0o600);
+    assertEquals(await Deno.readFile(spooled.file.path), large.bytes);
+    await Deno.remove(spooled.file.path);
+  });
+  assertEquals(left, []);
+});
+
+Deno.test("readOrSpool: over the limit is 413 and leaves no file behind", async () => {
+  const left = await inTempDir(async () => {
+    const err = await assertRejects(
+      () => readOrSpool(counting(50_000).stream, { ...OPTIONS, limit: 20_000 }),
+      /max_body_size of 20000 bytes/,
+    );
+    assert(err instanceof GatewayError);
+    assertEquals(err.status, 413);
+  });
+  assertEquals(left, []);
+});
+
+Deno.test("Body.makeReplayable: a spooled body is sent again and again, with its length", async () => {
+  await inTempDir(async () => {
+    const limits = { ...DEFAULT_CONTENT_LIMITS, spool_threshold: 1024 };
+    const { bytes, stream } = counting(5000);
+    const body = new Body(stream, "application/octet-stream", limits);
+    const path = await body.makeReplayable();
+    assert(path !== null);
+    assert(body.replayable);
+    assertEquals(body.knownLength, 5000);
+    assertEquals(body.isEmpty, false);
+    for (let i = 0; i < 2; i++) {
+      const sent = body.forwardable();
+      assert(sent instanceof ReadableStream);
+      assertEquals(new Uint8Array(await new Response(sent).arrayBuffer()), bytes);
+    }
+    assertEquals(await body.bytes(), bytes);
+    await Deno.remove(path);
+
+    const small = new Body(counting(100).stream, "application/octet-stream", limits);
+    assertEquals(await small.makeReplayable(), null);
+    assertEquals(small.replayable, false);
+    assertEquals(small.forwardable(), counting(100).bytes);
+  });
+});
