@@ -31,3 +31,16 @@ export async function assertRejects(
   }
   throw new Error("expected an error");
 }
+
+/** Fails unless `fn` throws synchronously; returns the error. */
+export function assertThrows(fn: () => unknown, match?: RegExp): Error {
+  try {
+    fn();
+  } catch (err) {
+    if (match && !match.test((err as Error).message)) {
+      throw new Error(`error ${JSON.stringify((err as Error).message)} does not match ${match}`);
+    }
+    return err as Error;
+  }
+  throw new Error("expected an error");
+}

@@ -36,6 +36,16 @@ export const DICOMWEB_ROUTES: { name: string; pattern: RegExp; methods: string[]
   ["instance", `/studies/${UID}/series/${UID}/instances/${UID}`, "GET HEAD"],
   ["frames", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+`, "GET HEAD"],
   ["bulk data", "/bulkdata/.+", "GET HEAD"],
+  ...["rendered", "thumbnail"].flatMap((kind) => [
+    [`study ${kind}`, `/studies/${UID}/${kind}`, "GET HEAD"],
+    [`series ${kind}`, `/studies/${UID}/series/${UID}/${kind}`, "GET HEAD"],
+    [`instance ${kind}`, `/studies/${UID}/series/${UID}/instances/${UID}/${kind}`, "GET HEAD"],
+    [
+      `frames ${kind}`,
+      `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+/${kind}`,
+      "GET HEAD",
+    ],
+  ]),
 ].map(([name, re, methods]) => ({
   name,
   pattern: new RegExp(`^${re}$`),

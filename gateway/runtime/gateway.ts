@@ -55,6 +55,7 @@ import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp.ts";
+import { stopRenderWorkers } from "../dicom/render/mod.ts";
 import { requestTarget } from "../endpoints/mod.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -355,6 +356,7 @@ export class Gateway implements GatewayControl {
     if (this.#management?.discovery) await removeIfExists(this.#management.discovery);
     await this.#dimse.close(); // DICOM (issue 4)
     await this.#current?.close();
+    stopRenderWorkers();
     this.#logger.info("gateway stopped");
   }
 

@@ -244,8 +244,8 @@ export class DicomScuBackend implements Backend {
     dc: Extract<DicomCall, { op: "C-GET" | "C-MOVE" }>,
     call: BackendCall,
   ): Promise<ResponseEnvelope> {
-    // Frames and bulk data: refuse at once what no stored data could satisfy.
-    checkAcceptable(dc.output, req.readHeaders.get("accept"));
+    // Frames, bulk data, renderings: refuse at once what no stored data could satisfy.
+    checkAcceptable(dc.output, req);
     const mode = this.#o.dimse_retrieve_mode;
     const result = mode === "move" ? await this.#move(dc, call) : await this.#get(req, dc, call);
     const op = mode === "move" ? "C-MOVE" : "C-GET";
@@ -253,7 +253,7 @@ export class DicomScuBackend implements Backend {
       throw statusError(op, this.#peer, result.status, result.comment);
     }
     const instanceUid = dc.identifier["00080018"]?.Value?.[0] as string | undefined;
-    const res = retrievalResponse(result.files, dc.output, req, instanceUid);
+    const res = await retrievalResponse(result.files, dc.output, req, instanceUid);
     const c = result.counts;
     res.headers.set("x-dicom-completed", String(result.files.length || c.completed));
     res.headers.set("x-dicom-failed", String(c.failed));

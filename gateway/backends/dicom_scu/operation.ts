@@ -44,13 +44,15 @@ export type DicomCall =
 
 /**
  * What a retrieval answers: the instances, their DICOM JSON, frames of the one instance (1-based,
- * in request order) or one bulk data value of it (a tag path, see gateway/dicom/bulkdata.ts).
+ * in request order), one bulk data value of it (a tag path, see gateway/dicom/bulkdata.ts), or one
+ * frame rendered as an image (`/rendered`, `/thumbnail`: gateway/dicom/render).
  */
 export type RetrieveOutput =
   | { kind: "instances" }
   | { kind: "metadata" }
   | { kind: "frames"; frames: number[] }
-  | { kind: "bulkdata"; tagPath: string };
+  | { kind: "bulkdata"; tagPath: string }
+  | { kind: "rendered"; frame: number; thumbnail: boolean };
 
 const OPERATIONS: readonly DimseOperation[] = ["C-ECHO", "C-FIND", "C-GET", "C-MOVE", "C-STORE"];
 const UID = "([0-9.]+)";
@@ -58,7 +60,7 @@ const PATHS: {
   re: RegExp;
   kind: "find" | "retrieve";
   level: QrLevel;
-  output?: "metadata" | "frames";
+  output?: "metadata" | "frames" | "rendered" | "thumbnail";
 }[] = [
   { re: new RegExp(`^/studies$`), kind: "find", level: "STUDY" },
   { re: new RegExp(`^/series$`), kind: "find", level: "SERIES" },
@@ -97,7 +99,24 @@ const PATHS: {
     level: "IMAGE",
     output: "frames",
   },
+  ...(["rendered", "thumbnail"] as const).flatMap((output) => [
+    {
+      re: new RegExp(`^/studies/${UID}/series/${UID}/instances/${UID}/${output}$`),
+      kind: "retrieve" as const,
+      level: "IMAGE" as const,
+      output,
+    },
+    {
+      re: new RegExp(`^/studies/${UID}/series/${UID}/instances/${UID}/frames/([^/]+)/${output}$`),
+      kind: "retrieve" as const,
+      level: "IMAGE" as const,
+      output,
+    },
+  ]),
 ];
+
+/** Study and series renderings: not made by the bridge (which renders one frame at a time). */
+const WHOLE_RENDERINGS = new RegExp(`^/studies/${UID}(/series/${UID})?/(rendered|thumbnail)$`);
 
 /** `find` / `C-Find` / `c-find` -> `C-FIND`; undefined when not an operation. */
 export function normalizeOperation(text: string | undefined): DimseOperation | undefined {
@@ -149,18 +168,39 @@ function matchPath(path: string): PathMatch | undefined {
       output: { kind: "bulkdata", tagPath: ref.tagPath },
     };
   }
+  if (WHOLE_RENDERINGS.test(path)) {
+    throw new GatewayError(
+      501,
+      "not_implemented",
+      "the dicom_scu bridge renders one instance or frame at a time: ask for " +
+        ".../instances/{instance}/rendered, .../frames/{frame}/rendered or their /thumbnail",
+    );
+  }
   for (const p of PATHS) {
     const m = p.re.exec(path);
     if (!m) continue;
     const [, study, series, instance, frameList] = m;
     let output: RetrieveOutput = { kind: p.output === "metadata" ? "metadata" : "instances" };
-    if (p.output === "frames") {
+    const frames = () => {
       try {
-        output = { kind: "frames", frames: parseFrameList(frameList) };
+        return parseFrameList(frameList);
       } catch (err) {
         if (err instanceof FrameListError) throw badRequest(err.message);
         throw err;
       }
+    };
+    if (p.output === "frames") output = { kind: "frames", frames: frames() };
+    if (p.output === "rendered" || p.output === "thumbnail") {
+      const list = frameList === undefined ? [1] : frames();
+      if (list.length !== 1) {
+        throw new GatewayError(
+          406,
+          "not_acceptable",
+          `rendering ${list.length} frames at once (a video or a multipart of images) is not ` +
+            "supported: ask for one frame",
+        );
+      }
+      output = { kind: "rendered", frame: list[0], thumbnail: p.output === "thumbnail" };
     }
     return { kind: p.kind, level: p.level, uids: { study, series, instance }, output };
   }

@@ -7,6 +7,7 @@
  * - instances: the `transfer-syntax` values of the Accept ranges for `application/dicom` (`*`, a
  *   wildcard range or no Accept: all; absent on `application/dicom`, PS3.18's Explicit VR Little
  *   Endian default, or only uncompressed ones named: none, so a PACS that can decompresses);
+ * - rendered and thumbnail: those the renderer decodes (JPEG baseline and lossless);
  * - DIMSE callers (a dicom_scp endpoint in front): all.
  * "All" is the backend's `retrieve_transfer_syntaxes` for its `retrieve_sop_classes`; every
  * storage class of the catalog (and every listed one) gets an uncompressed context. With
@@ -27,6 +28,7 @@ import {
 import { type ProposedContext, retrieveContexts } from "../../adapters/dimse/mod.ts";
 import { parseMediaType } from "../../codecs/mod.ts";
 import { isEncapsulated, negotiate, offerOf, SOP, UNCOMPRESSED } from "../../dicom/mod.ts";
+import { RENDERABLE_COMPRESSED } from "../../dicom/render/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
 import type { GetPlan, Session } from "./get_passes.ts";
 import type { DicomCall, RetrieveOutput } from "./operation.ts";
@@ -101,6 +103,10 @@ export function acceptableSyntaxes(
   output: RetrieveOutput,
   syntaxes: readonly string[],
 ): string[] {
+  // A rendering: only what the renderer decodes; a PACS that can decompresses the rest for it.
+  if (output.kind === "rendered") {
+    return syntaxes.filter((ts) => RENDERABLE_COMPRESSED.includes(ts));
+  }
   const accept = req.protocol === "dimse" ? null : req.readHeaders.get("accept");
   if (accept === null) return [...syntaxes];
   switch (output.kind) {

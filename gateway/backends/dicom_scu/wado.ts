@@ -5,7 +5,7 @@
  * stored (no transcoding), labelled and negotiated as gateway/dicom/pixel_media.ts describes:
  * 404 for a frame beyond NumberOfFrames or a value that is not there, 406 when the Accept header
  * allows nothing the data can be sent as, 502 `invalid_dicom_instance` for pixel data that cannot
- * be cut into frames.
+ * be cut into frames. `/rendered` and `/thumbnail` answer one frame rendered as an image.
  */
 import {
   bulkDataPath,
@@ -27,6 +27,7 @@ import {
   toDicomJson,
   TS,
 } from "../../dicom/mod.ts";
+import { imageAttributesOf, renderInWorker, renderParamsOf } from "../../dicom/render/mod.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import type { RetrieveOutput } from "./operation.ts";
@@ -184,8 +185,16 @@ function bulkDataResponse(
   return respond([value], false, ts, accept);
 }
 
-/** 406 at once when no stored data could be sent as `accept` allows (frames and bulk data). */
-export function checkAcceptable(out: RetrieveOutput, accept: string | null): void {
+/**
+ * 406 at once when no stored data could be sent as the Accept header allows (frames and bulk
+ * data), and 400/406 for the parameters of a rendering, before anything is retrieved.
+ */
+export function checkAcceptable(out: RetrieveOutput, req: RequestEnvelope): void {
+  const accept = req.readHeaders.get("accept");
+  if (out.kind === "rendered") {
+    renderParamsOf(req.query, accept, out.thumbnail);
+    return;
+  }
   if (out.kind !== "frames" && out.kind !== "bulkdata") return;
   const parts = out.kind === "frames" ? out.frames.length : 1;
   if (mayAccept(accept, parts)) return;
@@ -193,15 +202,48 @@ export function checkAcceptable(out: RetrieveOutput, accept: string | null): voi
   throw new GatewayError(406, "not_acceptable", `Accept \`${accept}\` allows no ${what}`);
 }
 
+/**
+ * Frame `frame` of the instance `instanceUid` among `files`, rendered (in a worker) as the
+ * request's parameters ask: gateway/dicom/render.
+ */
+async function renderedResponse(
+  files: Uint8Array[],
+  instanceUid: string | undefined,
+  out: Extract<RetrieveOutput, { kind: "rendered" }>,
+  req: RequestEnvelope,
+): Promise<ResponseEnvelope> {
+  const params = renderParamsOf(req.query, req.readHeaders.get("accept"), out.thumbnail);
+  const { dict, ts, uid: sopUid } = datasetOf(fileOf(files, instanceUid));
+  const pixels = pixelsOf(dict, ts, sopUid);
+  if (out.frame > pixels.numberOfFrames) {
+    throw new GatewayError(
+      404,
+      "not_found",
+      `frame ${out.frame} does not exist: instance ${sopUid} has ${pixels.numberOfFrames} frame(s)`,
+    );
+  }
+  const bytes = await renderInWorker({
+    frame: pixels.frame(out.frame),
+    transferSyntax: ts,
+    encapsulated: pixels.encapsulated,
+    image: imageAttributesOf(dict),
+    params,
+  });
+  const headers = new Headers({ "content-type": params.type });
+  return new ResponseEnvelope(200, headers, new Body(bytes, params.type));
+}
+
 /** The answer of a retrieval, by what the request asked for (`out`). */
-export function retrievalResponse(
+export async function retrievalResponse(
   files: Uint8Array[],
   out: RetrieveOutput,
   req: RequestEnvelope,
   instanceUid: string | undefined,
-): ResponseEnvelope {
+): Promise<ResponseEnvelope> {
   const accept = req.readHeaders.get("accept");
   switch (out.kind) {
+    case "rendered":
+      return await renderedResponse(files, instanceUid, out, req);
     case "metadata": {
       const base = dicomwebBase(req);
       const json = files.map((f) => metadataOf(f, base));
