@@ -1,5 +1,5 @@
 /** Calls of the cloud's API with the user token: `POST /api/gateway/authorize`. */
-import { checkMachineTokenPayload, type MachineTokenPayload } from "../shared/tokens.ts";
+import { checkMachineTokenPayload, type MachineTokenPayload } from "../shared/mod.ts";
 import { authError, CliError, EXIT } from "./errors.ts";
 import { apiErrorOf, describeApiError, type HttpClient } from "./http.ts";
 

@@ -2,7 +2,7 @@
  * Local files of gwcli: atomic writes (shared/files.ts), owner-only modes (0600 files, 0700
  * directory).
  */
-import { writeFileAtomic as writeShared } from "../shared/files.ts";
+import { writeFileAtomic as writeShared } from "../shared/mod.ts";
 
 /** Mode of every file gwcli writes. */
 export const FILE_MODE = 0o600;
@@ -22,7 +22,7 @@ export function parentOf(path: string): string {
   return i <= 0 ? (i === 0 ? path.slice(0, 1) : ".") : path.slice(0, i);
 }
 
-export { exists, readTextIfExists, removeIfExists } from "../shared/files.ts";
+export { exists, readTextIfExists, removeIfExists } from "../shared/mod.ts";
 
 /** Writes `data` to `path` atomically with `mode`, its directory created 0700 when missing. */
 export function writeFileAtomic(

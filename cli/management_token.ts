@@ -8,7 +8,7 @@
  *
  * The token is read from its file at each run, never copied into gwcli's own files.
  */
-import { discoveryPath, parseDiscovery } from "../shared/management_discovery.ts";
+import { discoveryPath, parseDiscovery } from "../shared/mod.ts";
 import type { Env } from "./env.ts";
 import { CliError } from "./errors.ts";
 import type { Instance } from "./instances.ts";

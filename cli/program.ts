@@ -1,7 +1,7 @@
 /** The gwcli program: commander setup, global options, and running one command line. */
 import { Command, CommanderError } from "commander";
 import { registerCommands } from "./commands/mod.ts";
-import { addGlobalOptions } from "./commands/common.ts";
+import { addGlobalOptions } from "./commands/mod.ts";
 import { CliContext, type CliDeps } from "./context.ts";
 import { API_URL_ENV } from "./config.ts";
 import { CliError, EXIT } from "./errors.ts";

@@ -3,7 +3,7 @@
  * the configured `api-url`, audience `gateway-cloud-api`, not expired.
  */
 import { createLocalJWKSet, errors as joseErrors, type JWTPayload, jwtVerify } from "jose";
-import { USER_TOKEN_AUDIENCE } from "../shared/tokens.ts";
+import { USER_TOKEN_AUDIENCE } from "../shared/mod.ts";
 import { authError, CliError } from "./errors.ts";
 import { apiErrorOf, describeApiError, type HttpClient } from "./http.ts";
 import { type CloudMetadata, fetchMetadata } from "./discovery.ts";

@@ -4,8 +4,8 @@
  */
 import { parseArgs } from "node:util";
 import { type Clock, systemClock } from "./clock.ts";
-import { Logger, silentLogger } from "../shared/log.ts";
-import { DEFAULT_RATE_LIMITS, type RateLimits } from "./api/rate_limit.ts";
+import { Logger, silentLogger } from "../shared/mod.ts";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./api/mod.ts";
 
 /** OWASP's PBKDF2-HMAC-SHA256 iteration count (Password Storage Cheat Sheet, 2023). */
 export const OWASP_PBKDF2_ITERATIONS = 600_000;

@@ -1,12 +1,12 @@
 /** The service objects every route uses, built once per running service. */
-import { KeyRing } from "./auth/keys.ts";
-import { resolveKeyEncryptionKey } from "./auth/key_encryption.ts";
-import { Tokens } from "./auth/jwt.ts";
-import { RateLimiter } from "./api/rate_limit.ts";
+import { KeyRing } from "./auth/mod.ts";
+import { resolveKeyEncryptionKey } from "./auth/mod.ts";
+import { Tokens } from "./auth/mod.ts";
+import { RateLimiter } from "./api/mod.ts";
 import type { CloudOptions } from "./options.ts";
 import { ResourceService } from "./resources/mod.ts";
 import { restrictKvFiles, Store } from "./store/mod.ts";
-import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/tokens.ts";
+import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/mod.ts";
 
 /** Shared state of one running service. */
 export interface Services {

@@ -5,9 +5,9 @@
  * with the codec of its content type, and only a `setData()` makes the envelope serialize it back.
  * A pipeline where nobody touches the data forwards the original stream: no parse, no copy.
  */
-import type { ContentLimits } from "../shared/gateway_config/types.ts";
-import { DEFAULT_SPOOL_THRESHOLD } from "../shared/gateway_config/types.ts";
-import { DEFAULT_CONTENT_LIMITS } from "../shared/gateway_config/types.ts";
+import type { ContentLimits } from "../shared/gateway_config/mod.ts";
+import { DEFAULT_SPOOL_THRESHOLD } from "../shared/gateway_config/mod.ts";
+import { DEFAULT_CONTENT_LIMITS } from "../shared/gateway_config/mod.ts";
 import {
   type BodyFormat,
   decodeBody,

@@ -7,9 +7,9 @@
  */
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
-import { Logger } from "../shared/log.ts";
+import { Logger } from "../shared/mod.ts";
 import { formatProblems, loadConfigFile } from "./config/mod.ts";
-import { createMetrics } from "./observability/metrics.ts";
+import { createMetrics } from "./observability/mod.ts";
 import { buildRuntime, ConfigError, Gateway } from "./runtime/mod.ts";
 import { VERSION } from "./version.ts";
 

@@ -125,7 +125,7 @@ export async function startBare(): Promise<Stoppable & { url: string }> {
 
 /**
  * The smallest correct Deno proxy we know: `Deno.serve` + our pooled HTTP/1.1 client, no
- * routing, envelope, metrics or logs (gateway/backends/http1/bench_proxy.ts), with the gateway's
+ * routing, envelope, metrics or logs (bench/http_proxy/minimal_proxy.ts), with the gateway's
  * runtime flags. What it reaches is the ceiling of any gateway on this runtime.
  */
 export async function startMinimalProxy(upstreamUrl: string): Promise<Stoppable & { url: string }> {
@@ -134,7 +134,7 @@ export async function startMinimalProxy(upstreamUrl: string): Promise<Stoppable 
     "run",
     "--allow-net",
     "--v8-flags=--max-semi-space-size=2",
-    "gateway/backends/http1/bench_proxy.ts",
+    "bench/http_proxy/minimal_proxy.ts",
     "--client",
     "http1",
     "--upstream",

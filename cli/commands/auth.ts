@@ -1,6 +1,6 @@
 /** `logout`, `verify` and `token:get`: the stored user token and what it is exchanged for. */
 import type { Command } from "commander";
-import { GATEWAY_CODE_PATTERN } from "../../shared/tokens.ts";
+import { GATEWAY_CODE_PATTERN } from "../../shared/mod.ts";
 import { authorizeGateway } from "../cloud_api.ts";
 import type { CliContext } from "../context.ts";
 import { usageError } from "../errors.ts";

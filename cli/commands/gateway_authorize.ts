@@ -11,7 +11,7 @@
  * 6. `--update`: `gateway:update`; without it, ask on a terminal (unless `-y`), else skip.
  */
 import type { Command } from "commander";
-import type { MachineTokenPayload } from "../../shared/tokens.ts";
+import type { MachineTokenPayload } from "../../shared/mod.ts";
 import { authorizeGateway } from "../cloud_api.ts";
 import type { CliContext } from "../context.ts";
 import { CliError, usageError } from "../errors.ts";

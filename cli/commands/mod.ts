@@ -31,3 +31,4 @@ export { commandList } from "./general.ts";
 export { keyGuidance } from "./deprecated.ts";
 export { cloudOf, infoRows, pipelineRows, routeRows } from "./gateway_views.ts";
 export { parseGatewayCode } from "./auth.ts";
+export { addGlobalOptions } from "./common.ts";

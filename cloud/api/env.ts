@@ -1,5 +1,5 @@
 /** The Hono environment of the cloud app: per-request variables. */
-import type { Principal } from "../auth/principal.ts";
+import type { Principal } from "../auth/mod.ts";
 import type { Services } from "../services.ts";
 
 /** Variables set by middleware for the handlers. */

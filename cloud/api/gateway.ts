@@ -10,7 +10,7 @@ import { issueMachineToken } from "../auth/mod.ts";
 import { iso } from "../clock.ts";
 import type { Services } from "../services.ts";
 import { redactSecrets, validateConfigText } from "../../shared/gateway_config/mod.ts";
-import { GATEWAY_CODE_PATTERN, type MachineAbility } from "../../shared/tokens.ts";
+import { GATEWAY_CODE_PATTERN, type MachineAbility } from "../../shared/mod.ts";
 import { K, MAX_REPORTED_CONFIG_BYTES, type StatusReport } from "../store/mod.ts";
 import { transformText, type VersionedConfig } from "../resources/mod.ts";
 import { readBytes, readJson } from "./body.ts";

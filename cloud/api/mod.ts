@@ -86,3 +86,5 @@ export function handleApiError(err: unknown, c: import("hono").Context<AppEnv>):
     new ApiError(500, "internal_error", "an unexpected error occurred; it was logged"),
   );
 }
+export { requireBearer, userOf } from "./middleware.ts";
+export { SINGULAR } from "./resources.ts";

@@ -7,7 +7,7 @@ import {
   MACHINE_ABILITIES,
   MACHINE_TOKEN_LIFETIME_MS,
   type MachineTokenPayload,
-} from "../../shared/tokens.ts";
+} from "../../shared/mod.ts";
 import { API_TOKEN_PREFIX } from "./principal.ts";
 
 /** A renewed machine token's predecessor stays valid this long (in case the answer is lost). */

@@ -9,7 +9,7 @@ import {
   MACHINE_TOKEN_AUDIENCE,
   type MachineAbility,
   USER_TOKEN_AUDIENCE,
-} from "../../shared/tokens.ts";
+} from "../../shared/mod.ts";
 import type { KeyRing } from "./keys.ts";
 
 /** Claims of a user token beyond the registered ones. */

@@ -10,9 +10,9 @@
  */
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { type Clock, iso } from "../clock.ts";
-import { randomBase64Url } from "../store/ids.ts";
+import { randomBase64Url } from "../store/mod.ts";
 import { openSecret, sealSecret } from "./key_encryption.ts";
-import type { SigningKeyRecord, SigningKeyStore } from "../store/signing_keys.ts";
+import type { SigningKeyRecord, SigningKeyStore } from "../store/mod.ts";
 
 /** A published key as it appears in the JWKS. */
 export interface PublicJwk extends JWK {

@@ -3,7 +3,7 @@
  * salt, 32-byte key, stored as `pbkdf2-sha256$<iterations>$<salt>$<key>` (base64url). The
  * iteration count is kept in the hash, so a count raised later applies at the next sign-in.
  */
-import { base64Url, constantTimeEqual } from "../store/ids.ts";
+import { base64Url, constantTimeEqual } from "../store/mod.ts";
 
 const PREFIX = "pbkdf2-sha256";
 

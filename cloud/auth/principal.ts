@@ -18,7 +18,7 @@ import {
   decodeTokenClaims,
   MACHINE_TOKEN_AUDIENCE,
   type MachineAbility,
-} from "../../shared/tokens.ts";
+} from "../../shared/mod.ts";
 import { TokenError } from "./jwt.ts";
 
 /** Prefix of API tokens (so secret scanners and people can recognize them). */

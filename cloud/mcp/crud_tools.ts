@@ -1,7 +1,7 @@
 /** list-*, get-*, create-*, update-*, delete-* for every resource kind, over ResourceService. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { SINGULAR } from "../api/resources.ts";
+import { SINGULAR } from "../api/mod.ts";
 import { SCHEMAS } from "../resources/mod.ts";
 import type { AnyRecord, GatewayRecord, ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS, StoreError } from "../store/mod.ts";

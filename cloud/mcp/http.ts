@@ -8,7 +8,7 @@ import type { Context, Hono } from "hono";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ApiError, type AppEnv } from "../api/mod.ts";
-import { requireBearer, userOf } from "../api/middleware.ts";
+import { requireBearer, userOf } from "../api/mod.ts";
 import type { Services } from "../services.ts";
 import { SessionEventStore } from "./event_store.ts";
 import { checkHostAndOrigin } from "./guard.ts";

@@ -9,7 +9,7 @@ import {
   LOAD_BALANCING,
   MIDDLEWARE_OPTION_SCHEMAS,
 } from "../../shared/gateway_config/mod.ts";
-import { GATEWAY_CODE_PATTERN } from "../../shared/tokens.ts";
+import { GATEWAY_CODE_PATTERN } from "../../shared/mod.ts";
 import type { ResourceKind } from "../store/mod.ts";
 
 /** Names become TOML table names in the gateway file: letters, digits, `_`, `-`. */

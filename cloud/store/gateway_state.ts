@@ -3,7 +3,7 @@
  * and the desired-configuration versions. Kept beside the gateway record, so reports do not bump
  * the record's revision or the team's configuration revision.
  */
-import type { GatewayStatusBody } from "../../shared/gateway_status.ts";
+import type { GatewayStatusBody } from "../../shared/mod.ts";
 import { type Clock, iso } from "../clock.ts";
 import { StoreError } from "./errors.ts";
 import { sha256Hex } from "./ids.ts";

@@ -1,5 +1,5 @@
 /** Token signing keys (RSA, RS256), kept in KV so every instance signs and verifies alike. */
-import type { SealedSecret } from "../auth/key_encryption.ts";
+import type { SealedSecret } from "../auth/mod.ts";
 import { K } from "./keys.ts";
 
 /** A stored signing key. */

@@ -2,7 +2,7 @@
  * The HTTP adapter: one `Deno.serve` listener per network. Cleartext listeners speak HTTP/1.1 and
  * HTTP/2 with prior knowledge (h2c); TLS listeners negotiate h2 or http/1.1 with ALPN.
  */
-import type { NetworkConfig } from "../../shared/gateway_config/types.ts";
+import type { NetworkConfig } from "../../shared/gateway_config/mod.ts";
 import { DEFAULT_GUARD, guardedServe, type GuardOptions } from "../../shared/net/mod.ts";
 
 /** Handles one request that arrived on a network. */

@@ -3,7 +3,7 @@
  * every request to the same handler as the network's HTTP listener (so the same endpoints and
  * pipelines serve it). The HTTP/1.1 and HTTP/2 listener advertises it with `Alt-Svc`.
  */
-import type { Http3ListenerConfig, NetworkConfig } from "../../shared/gateway_config/types.ts";
+import type { Http3ListenerConfig, NetworkConfig } from "../../shared/gateway_config/mod.ts";
 import { Http3Server } from "../http3/mod.ts";
 
 /** Handles one request of a network; the same signature as the HTTP listener's handler. */

@@ -8,3 +8,13 @@ export {
   serveNetwork,
   type TlsMaterial,
 } from "./http.ts";
+export {
+  altSvcValue,
+  assertUdpPortFree,
+  checkHttp3Material,
+  type Http3Listener,
+  http3ListenerKey,
+  readHttp3Tls,
+  serveHttp3,
+  withAltSvc,
+} from "./http3.ts";

@@ -1,12 +1,12 @@
 /** The `echo` backend: answers with the request envelope as JSON, calling nothing. */
-import type { BackendConfig } from "../../shared/gateway_config/types.ts";
+import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
 import {
   headersToObject,
   queryToObject,
   type RequestEnvelope,
   ResponseEnvelope,
 } from "../envelope.ts";
-import type { Backend } from "../pipeline/types.ts";
+import type { Backend } from "../pipeline/mod.ts";
 
 /** Returns method, path, headers, query, metadata, content info and data of the request. */
 export class EchoBackend implements Backend {

@@ -2,10 +2,10 @@
  * The attempt loop shared by the HTTP-family backends: pick a healthy target, send, and on a
  * failure decide between 504 (timeout), 499 (client gone), a retry on another target, or 502.
  */
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/mod.ts";
 import type { BodySource, RequestEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
-import type { Target, TargetPool } from "../pipeline/targets.ts";
+import type { Target, TargetPool } from "../pipeline/mod.ts";
 
 /** Methods that may be sent twice (RFC 9110 §9.2.2). */
 export const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);

@@ -2,11 +2,11 @@
  * The `fhir` backend: the `http` backend plus a check that what a FHIR server returns is FHIR
  * (JSON or XML), so a misrouted HTML error page never reaches a FHIR client as a resource.
  */
-import type { BackendConfig } from "../../shared/gateway_config/types.ts";
+import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
 import { parseMediaType } from "../codecs/mod.ts";
 import type { ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
-import type { Backend, BuildContext } from "../pipeline/types.ts";
+import type { Backend, BuildContext } from "../pipeline/mod.ts";
 import { HttpBackend } from "./http.ts";
 
 const FHIR_TYPES = new Set([

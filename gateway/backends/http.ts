@@ -2,11 +2,11 @@
  * The `http` backend: forwards the envelope to a base URL (or one of the backend's targets),
  * streaming the body both ways when nobody read it. Also the base of `fhir` and `dicomweb`.
  */
-import type { BackendConfig } from "../../shared/gateway_config/types.ts";
+import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
-import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
-import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
+import type { Backend, BackendCall, BuildContext } from "../pipeline/mod.ts";
+import { joinUrl, type Target, TargetPool } from "../pipeline/mod.ts";
 import { sendWithFailover } from "./failover.ts";
 import { Http1Client, Http1Error } from "./http1/mod.ts";
 import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";

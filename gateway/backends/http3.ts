@@ -5,13 +5,13 @@
  * in the `http` backend: 502 `backend_unavailable`, 504 `backend_timeout` (after the backend's
  * `timeout_secs` or the option `timeout_secs`, whichever is shorter), JSON bodies.
  */
-import type { BackendConfig } from "../../shared/gateway_config/types.ts";
+import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { Http3RequestError } from "../http3/mod.ts";
-import type { Backend, BackendCall, BuildContext } from "../pipeline/types.ts";
-import { joinUrl, type Target, TargetPool } from "../pipeline/targets.ts";
+import type { Backend, BackendCall, BuildContext } from "../pipeline/mod.ts";
+import { joinUrl, type Target, TargetPool } from "../pipeline/mod.ts";
 import { sendWithFailover } from "./failover.ts";
-import { H3ConnectionSlot } from "./http3/pool.ts";
+import { H3ConnectionSlot } from "./http3/mod.ts";
 import { upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
 
 /** Parse an `https://host:port/path` target URL. */

@@ -1,5 +1,5 @@
 /** Backend service types and their factories. */
-import type { BackendFactory } from "../pipeline/types.ts";
+import type { BackendFactory } from "../pipeline/mod.ts";
 import { createEchoBackend } from "./echo.ts";
 import { createFhirBackend } from "./fhir.ts";
 import { createHttpBackend } from "./http.ts";

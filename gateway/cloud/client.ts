@@ -4,7 +4,7 @@
  * ({@link CloudUnreachableError}) or it answered with an error ({@link CloudHttpError}, carrying
  * its code and message). Tokens travel only in the Authorization header and never in a message.
  */
-import type { GatewayStatusBody } from "../../shared/gateway_status.ts";
+import type { GatewayStatusBody } from "../../shared/mod.ts";
 
 /** Timeout of a call (the long poll adds its wait). */
 export const CALL_TIMEOUT_MS = 15_000;

@@ -7,9 +7,9 @@
  */
 import { redactSecrets } from "../../shared/gateway_config/mod.ts";
 import { relative } from "node:path";
-import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
-import { GATEWAY_CODE_PATTERN, type MachineTokenPayload } from "../../shared/tokens.ts";
+import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
+import { GATEWAY_CODE_PATTERN, type MachineTokenPayload } from "../../shared/mod.ts";
 import { GatewayError } from "../errors.ts";
 import type { TransformSource } from "../middleware/mod.ts";
 import type { CloudMetrics } from "../observability/mod.ts";

@@ -14,7 +14,7 @@ import {
   jwtVerify,
   type JWTVerifyGetKey,
 } from "jose";
-import { MACHINE_TOKEN_AUDIENCE, USER_TOKEN_AUDIENCE } from "../../shared/tokens.ts";
+import { MACHINE_TOKEN_AUDIENCE, USER_TOKEN_AUDIENCE } from "../../shared/mod.ts";
 import type { CloudClient } from "./client.ts";
 import type { Clock } from "./clock.ts";
 

@@ -9,9 +9,9 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { parse, stringify } from "smol-toml";
-import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
+import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import { loadConfigFile, type LoadResult, MANAGED_FILE_SECTIONS } from "../config/mod.ts";
-import { readTextIfExists, removeIfExists, writeFileAtomic } from "../../shared/files.ts";
+import { readTextIfExists, removeIfExists, writeFileAtomic } from "../../shared/mod.ts";
 
 /** File name of the pulled configuration in the state directory. */
 export const MANAGED_CONFIG_NAME = "cloud.toml";

@@ -5,8 +5,8 @@
  * token for another team, gateway id or issuer is refused, whatever its code. Changing the pin is
  * an explicit operator action (`POST /{prefix}/cloud-pin/reset`, logged), never a side effect.
  */
-import { decodeTokenClaims, type MachineTokenPayload } from "../../shared/tokens.ts";
-import { readTextIfExists, removeIfExists, writeFileAtomic } from "../../shared/files.ts";
+import { decodeTokenClaims, type MachineTokenPayload } from "../../shared/mod.ts";
+import { readTextIfExists, removeIfExists, writeFileAtomic } from "../../shared/mod.ts";
 
 /** Name of the pin file in the state directory. */
 export const PIN_FILE = "cloud-pin.json";

@@ -3,7 +3,7 @@ import {
   decodeTokenClaims,
   MACHINE_TOKEN_LIFETIME_MS,
   type MachineTokenPayload,
-} from "../../shared/tokens.ts";
+} from "../../shared/mod.ts";
 
 /** Share of the lifetime left at which the token is renewed. */
 export const RENEW_WHEN_LEFT = 1 / 3;

@@ -1,8 +1,8 @@
 /** The `[cloud]` table of a running configuration, resolved: URL normalized, defaults applied. */
 import type { CloudPin } from "./pin.ts";
 import { resolve } from "node:path";
-import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
-import { GATEWAY_CODE_PATTERN } from "../../shared/tokens.ts";
+import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import { GATEWAY_CODE_PATTERN } from "../../shared/mod.ts";
 
 /** Default seconds between status reports. */
 export const DEFAULT_STATUS_INTERVAL_SECS = 60;

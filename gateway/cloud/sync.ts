@@ -13,8 +13,8 @@
  * Errors back off with jitter. A 401 from the cloud, or a token past `expires_at`, ends the sync
  * through `onRejected`: no more calls until a new token arrives.
  */
-import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import type { CloudMetrics } from "../observability/mod.ts";
 import { Backoff, sleep } from "./backoff.ts";
 import {

@@ -1,5 +1,5 @@
 /** Test helpers of the cloud integration: machine-token payloads with well-formed JWTs. */
-import type { MachineTokenPayload } from "../../shared/tokens.ts";
+import type { MachineTokenPayload } from "../../shared/mod.ts";
 
 function b64url(value: unknown): string {
   return btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

@@ -8,7 +8,7 @@ import {
   checkMachineTokenPayload,
   decodeTokenClaims,
   type MachineTokenPayload,
-} from "../../shared/tokens.ts";
+} from "../../shared/mod.ts";
 import { type CloudClient, CloudHttpError } from "./client.ts";
 import { pinMismatch } from "./pin.ts";
 import { TokenRejectedError, type TokenVerifier } from "./jwt.ts";

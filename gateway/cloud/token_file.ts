@@ -5,8 +5,8 @@
  */
 import { join } from "node:path";
 import { Decrypter, Encrypter } from "age-encryption";
-import { checkMachineTokenPayload, type MachineTokenPayload } from "../../shared/tokens.ts";
-import { removeIfExists, writeFileAtomic } from "../../shared/files.ts";
+import { checkMachineTokenPayload, type MachineTokenPayload } from "../../shared/mod.ts";
+import { removeIfExists, writeFileAtomic } from "../../shared/mod.ts";
 import type { EncryptionKey } from "./encryption_key.ts";
 
 /** File name of the encrypted token in the state directory. */

@@ -3,8 +3,8 @@
  * the age-encrypted state file, so it survives a restart. Without the key a restart loses it
  * (SPEC, Errors). The token text is never logged.
  */
-import type { Logger } from "../../shared/log.ts";
-import type { MachineTokenPayload } from "../../shared/tokens.ts";
+import type { Logger } from "../../shared/mod.ts";
+import type { MachineTokenPayload } from "../../shared/mod.ts";
 import type { EncryptionKey } from "./encryption_key.ts";
 import { readTokenFile, removeTokenFile, tokenFilePath, writeTokenFile } from "./token_file.ts";
 

@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { parseSpec } from "../../shared/jolt/mod.ts";
 import { FileTransformSource, type TransformSource } from "../middleware/mod.ts";
-import { writeFileAtomic } from "../../shared/files.ts";
+import { writeFileAtomic } from "../../shared/mod.ts";
 import type { ApplyError, CloudClient } from "./client.ts";
 
 /** A transform id file name: `<uuid>.json`. */

@@ -42,7 +42,7 @@
  * - 415 unsupported_charset
  * - 500 unserializable_data (encodeData: the data has no JSON form, e.g. a BigInt or a cycle)
  */
-import type { ContentLimits } from "../../shared/gateway_config/types.ts";
+import type { ContentLimits } from "../../shared/gateway_config/mod.ts";
 import {
   type BodyFormat,
   decodeText,

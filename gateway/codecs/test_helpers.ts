@@ -1,7 +1,7 @@
 /** Helpers shared by the codec tests (not part of the public face). */
 import { equal, fail, ok } from "node:assert/strict";
-import { DEFAULT_CONTENT_LIMITS } from "../../shared/gateway_config/types.ts";
-import type { ContentLimits } from "../../shared/gateway_config/types.ts";
+import { DEFAULT_CONTENT_LIMITS } from "../../shared/gateway_config/mod.ts";
+import type { ContentLimits } from "../../shared/gateway_config/mod.ts";
 import { GatewayError } from "../errors.ts";
 
 const ENCODER = new TextEncoder();

@@ -9,7 +9,7 @@
  * - anything else: 501 Not Implemented with a JSON error, SPEC's baseline.
  * Unknown paths are 404, other methods 405, a malformed frame list 400 (whatever the backend).
  */
-import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
+import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import { type DicomJson, FrameListError, parseFrameList, parseStatus } from "../dicom/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";

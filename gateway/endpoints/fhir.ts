@@ -4,7 +4,7 @@
  * error is a FHIR `OperationOutcome` (`application/fhir+json`). Search parameters and `$operations`
  * pass through untouched.
  */
-import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
+import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import { parseMediaType } from "../codecs/mod.ts";
 import type { RequestEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";

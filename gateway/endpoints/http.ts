@@ -4,7 +4,7 @@
  * preserved; the body streams unless a middleware reads it.
  */
 import { loggedPath, type PathShape } from "./logged_path.ts";
-import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
+import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import { Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
 import {

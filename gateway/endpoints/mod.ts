@@ -1,5 +1,5 @@
 /** Endpoint service types and their factories. */
-import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/types.ts";
+import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import type { BuiltPipeline } from "../pipeline/mod.ts";
 import { createDicomwebEndpoint } from "./dicomweb.ts";
 import { createFhirEndpoint } from "./fhir.ts";

@@ -1,5 +1,5 @@
 /** Contract between the HTTP-family adapters (HTTP/1.1, HTTP/2, HTTP/3) and endpoint services. */
-import type { EndpointConfig } from "../../shared/gateway_config/types.ts";
+import type { EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import type { BuiltPipeline, ExecutorDeps } from "../pipeline/mod.ts";
 

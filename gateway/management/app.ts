@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/mod.ts";
 import { GatewayError } from "../errors.ts";
 import { CLOUD_OPERATIONS, cloudHandler } from "./cloud.ts";
 import type { GatewayControl } from "./control.ts";

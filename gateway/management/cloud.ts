@@ -12,7 +12,7 @@
  * Errors). The work is the cloud integration's (gateway/cloud); this module maps HTTP to it.
  */
 import type { Context } from "hono";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/mod.ts";
 import type { CloudControl } from "../cloud/mod.ts";
 import { GatewayError } from "../errors.ts";
 import type { GatewayControl } from "./control.ts";

@@ -1,6 +1,6 @@
 /** What the management API needs from the running gateway (implemented by gateway/runtime). */
-import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
-import type { Metrics } from "../observability/metrics.ts";
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import type { Metrics } from "../observability/mod.ts";
 import type { CloudControl } from "../cloud/mod.ts";
 
 /** One route of the data plane. */

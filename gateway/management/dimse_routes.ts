@@ -5,7 +5,7 @@
  * socket, so it lists no networks. An endpoint in several pipelines is served by the last one, as
  * the runtime does.
  */
-import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
+import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { RouteInfo } from "./control.ts";
 
 /** DIMSE services in the order they are reported, with their option and operation. */

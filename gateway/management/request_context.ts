@@ -1,6 +1,6 @@
 /** Per-request context of the management API: request id, response headers and the access log. */
 import type { MiddlewareHandler } from "hono";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/mod.ts";
 import { pathOf } from "./routing.ts";
 
 /** Hono environment of the management app. */

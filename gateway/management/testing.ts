@@ -2,10 +2,10 @@
  * Test helpers: a fake `GatewayControl` (the management API's only boundary) over a mutable
  * state, and a small valid `GatewayConfig`.
  */
-import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
-import { DEFAULT_CONTENT_LIMITS } from "../../shared/gateway_config/types.ts";
-import { Logger } from "../../shared/log.ts";
-import { createMetrics } from "../observability/metrics.ts";
+import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import { DEFAULT_CONTENT_LIMITS } from "../../shared/gateway_config/mod.ts";
+import { Logger } from "../../shared/mod.ts";
+import { createMetrics } from "../observability/mod.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "./control.ts";
 
 /** A small config: one network with HTTP/3, one TLS network, management on 127.0.0.1:9090/admin. */

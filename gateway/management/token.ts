@@ -6,7 +6,7 @@
  * fail) and the control of the gateway.
  */
 import { Buffer } from "node:buffer";
-import { writeFileAtomic } from "../../shared/files.ts";
+import { writeFileAtomic } from "../../shared/mod.ts";
 
 /** Environment variable that sets the token (it wins over `token_file`). */
 export const MANAGEMENT_TOKEN_ENV = "GATEWAY_MANAGEMENT_TOKEN";

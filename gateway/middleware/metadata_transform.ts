@@ -3,11 +3,11 @@
  * key-values used for routing, e.g. by a backend's `match` table). The output must be a flat
  * object of strings; anything else is an error naming the key.
  */
-import type { MiddlewareConfig } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { MiddlewareConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
-import type { BuildContext, Middleware } from "../pipeline/types.ts";
+import type { BuildContext, Middleware } from "../pipeline/mod.ts";
 import { SpecFile } from "./spec_file.ts";
 import { toMetadata, transformSource } from "./transform.ts";
 

@@ -1,5 +1,5 @@
 /** Middleware types and their factories. */
-import type { MiddlewareFactory } from "../pipeline/types.ts";
+import type { MiddlewareFactory } from "../pipeline/mod.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
 import { createTransformMiddleware } from "./transform.ts";
 

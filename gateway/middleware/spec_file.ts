@@ -4,7 +4,7 @@
  * details and the previous version stays.
  */
 import { basename, dirname } from "node:path";
-import type { Logger } from "../../shared/log.ts";
+import type { Logger } from "../../shared/mod.ts";
 import { type CompiledSpec, parseSpec } from "../../shared/jolt/mod.ts";
 import type { TransformSource } from "./transform_source.ts";
 

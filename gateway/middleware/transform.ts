@@ -8,8 +8,8 @@
  * `data` becomes the new data, and on requests an output `metadata` object (string values)
  * replaces the request metadata.
  */
-import type { MiddlewareConfig } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { MiddlewareConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import {
   headersToObject,
   queryToObject,
@@ -17,7 +17,7 @@ import {
   type ResponseEnvelope,
 } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
-import type { BuildContext, Middleware } from "../pipeline/types.ts";
+import type { BuildContext, Middleware } from "../pipeline/mod.ts";
 import { SpecFile } from "./spec_file.ts";
 import { FileTransformSource, type TransformSource } from "./transform_source.ts";
 

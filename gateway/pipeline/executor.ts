@@ -3,11 +3,11 @@
  * matching one is the primary, the others are tee destinations), then the same middleware in the
  * same order on the response.
  */
-import type { PipelineConfig } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { PipelineConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError, internalDetail } from "../errors.ts";
-import type { Metrics } from "../observability/metrics.ts";
+import type { Metrics } from "../observability/mod.ts";
 import { removeSpool } from "../spool.ts";
 import { abortAfter } from "./deadlines.ts";
 import type { Backend, Middleware } from "./types.ts";

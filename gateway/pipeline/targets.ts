@@ -3,8 +3,8 @@
  * random; passive health (consecutive failures take a target out for a cool-down) and optional
  * active health checks.
  */
-import type { BackendConfig, LoadBalancing } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { BackendConfig, LoadBalancing } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import { GatewayError } from "../errors.ts";
 
 /** One upstream target and its health state. */

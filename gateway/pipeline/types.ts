@@ -3,8 +3,8 @@ import type {
   BackendConfig,
   GatewayConfig,
   MiddlewareConfig,
-} from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+} from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import type { TransformSource } from "../middleware/mod.ts";
 

@@ -3,14 +3,14 @@
  * assembled, HTTP endpoints placed in the route table of each network. A Runtime serves requests
  * until a reload retires it; it closes itself once its in-flight requests are done.
  */
-import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import { BACKEND_FACTORIES } from "../backends/mod.ts";
 import { HTTP_ENDPOINT_FACTORIES, type HttpEndpoint } from "../endpoints/mod.ts";
 // DICOM (issue 4): dicom_scp endpoints have their own DIMSE listeners, not HTTP routes.
-import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dicom_scp.ts";
+import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dicom_scp/mod.ts";
 import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
-import type { Metrics } from "../observability/metrics.ts";
+import type { Metrics } from "../observability/mod.ts";
 import {
   type Backend,
   type BuildContext,

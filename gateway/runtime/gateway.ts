@@ -5,8 +5,8 @@
  * before the old one is closed.
  */
 import { dirname, resolve } from "node:path";
-import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/types.ts";
-import type { Logger } from "../../shared/log.ts";
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
 import { loadDefaultConfig, watchConfig } from "../config/mod.ts";
 // Cloud (issue 7): the machine token, the sync, the pulled configuration merged into the local one.
 import {
@@ -31,30 +31,25 @@ import {
   readHttp3Tls,
   serveHttp3,
   withAltSvc,
-} from "../adapters/http3.ts";
+} from "../adapters/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import { errorBody, GatewayError } from "../errors.ts";
-import type {
-  GatewayControl,
-  PipelineInfo,
-  ReloadOutcome,
-  RouteInfo,
-} from "../management/control.ts";
+import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
 import {
   createManagementApp,
   type ManagementToken,
   normalizePrefix,
   resolveManagementToken,
 } from "../management/mod.ts";
-import { removeIfExists, writeFileAtomic } from "../../shared/files.ts";
-import { discoveryPath, type ManagementDiscovery } from "../../shared/management_discovery.ts";
+import { removeIfExists, writeFileAtomic } from "../../shared/mod.ts";
+import { discoveryPath, type ManagementDiscovery } from "../../shared/mod.ts";
 import { isLoopbackAddress } from "../../shared/gateway_config/mod.ts";
 import { DEFAULT_GUARD, guardedServe, type GuardedServer } from "../../shared/net/mod.ts";
-import type { Metrics } from "../observability/metrics.ts";
+import type { Metrics } from "../observability/mod.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
-import { DimseListeners } from "../endpoints/dicom_scp.ts";
+import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
 import { requestTarget } from "../endpoints/mod.ts";
 

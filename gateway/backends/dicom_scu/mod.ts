@@ -11,7 +11,7 @@
  * (`x-dicom-completed`, `-failed`, `-warning`, `-remaining`). Failures are GatewayErrors (errors.ts).
  */
 import { resolve } from "node:path";
-import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
+import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import {
   DimseError,
   type DimseTls,
@@ -30,8 +30,8 @@ import {
 } from "../../dicom/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
-import type { Backend, BackendCall, BuildContext } from "../../pipeline/types.ts";
-import type { Logger } from "../../../shared/log.ts";
+import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
+import type { Logger } from "../../../shared/mod.ts";
 import { dimseGatewayError, statusError } from "./errors.ts";
 import { findModel, runFind } from "./find.ts";
 import { type DicomCall, resolveCall } from "./operation.ts";

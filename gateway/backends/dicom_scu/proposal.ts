@@ -20,11 +20,11 @@ import {
   COMPRESSED_SYNTAXES,
   compressedSyntaxUid,
   storageClassUid,
-} from "../../../shared/gateway_config/dicom_catalog.ts";
+} from "../../../shared/gateway_config/mod.ts";
 import {
   MAX_PRESENTATION_CONTEXTS,
   uncompressedClasses,
-} from "../../../shared/gateway_config/dicom_retrieve.ts";
+} from "../../../shared/gateway_config/mod.ts";
 import { type ProposedContext, retrieveContexts } from "../../adapters/dimse/mod.ts";
 import { parseMediaType } from "../../codecs/mod.ts";
 import { isEncapsulated, negotiate, offerOf, SOP, UNCOMPRESSED } from "../../dicom/mod.ts";

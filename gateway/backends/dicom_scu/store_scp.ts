@@ -7,7 +7,7 @@
  */
 import { DimseListener, lib, negotiate, type RawDataset } from "../../adapters/dimse/mod.ts";
 import { type DicomJson, jsonString, STATUS } from "../../dicom/mod.ts";
-import type { Logger } from "../../../shared/log.ts";
+import type { Logger } from "../../../shared/mod.ts";
 import type { FileCollector } from "./retrieve.ts";
 
 /** An in-flight C-MOVE waiting for its instances. */

@@ -12,7 +12,7 @@
  * proxied as by `http`, except that a single `application/dicom` instance POSTed to `/studies` is
  * wrapped as the multipart/related body STOW-RS requires.
  */
-import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
+import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import { type DicomJson, STATUS, statusHex } from "../../dicom/mod.ts";
 import {
   Body,
@@ -21,7 +21,7 @@ import {
   ResponseEnvelope,
 } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
-import type { Backend, BackendCall, BuildContext } from "../../pipeline/types.ts";
+import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
 import { normalizeOperation } from "../dicom_scu/mod.ts";
 import { HttpBackend } from "../http.ts";
 import { qidoRequest, stowBody, wadoPath } from "./format.ts";

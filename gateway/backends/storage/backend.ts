@@ -2,11 +2,11 @@
  * The `storage` backend: GET/HEAD read the object at `read_pattern`, POST creates and PUT
  * replaces the object at `write_pattern`, DELETE removes the object at `read_pattern`.
  */
-import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
-import type { Logger } from "../../../shared/log.ts";
+import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../../shared/mod.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
-import type { Backend, BackendCall } from "../../pipeline/types.ts";
+import type { Backend, BackendCall } from "../../pipeline/mod.ts";
 import { locationOf, type LocationRule, locationRule } from "./location.ts";
 import type { StorageSettings } from "./options.ts";
 import { decodePath } from "./path_rules.ts";

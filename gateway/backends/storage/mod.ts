@@ -2,8 +2,8 @@
  * The `storage` backend: objects in a local directory or an S3 bucket, addressed by path
  * templates. Public face of `gateway/backends/storage/`.
  */
-import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
-import type { Backend, BuildContext } from "../../pipeline/types.ts";
+import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
+import type { Backend, BuildContext } from "../../pipeline/mod.ts";
 import { StorageBackend } from "./backend.ts";
 import { LocalStore } from "./local_store.ts";
 import { type EnvLookup, processEnv, storageSettings } from "./options.ts";
@@ -44,3 +44,4 @@ export async function createStorageBackend(
   }
   return new StorageBackend(config, settings, store, logger);
 }
+export { KeyedLock } from "./keyed_lock.ts";

@@ -21,7 +21,7 @@ import {
   type RawDataset,
   type Reply,
 } from "../../adapters/dimse/mod.ts";
-import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/types.ts";
+import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/mod.ts";
 import { type DicomJson, parseStatus, STATUS, statusKind, writeP10 } from "../../dicom/mod.ts";
 import { Body, type ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError, toGatewayError } from "../../errors.ts";

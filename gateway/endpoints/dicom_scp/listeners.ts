@@ -5,7 +5,7 @@
  * association is served by the endpoint of the generation current when it arrives.
  */
 import { DimseListener } from "../../adapters/dimse/mod.ts";
-import type { Logger } from "../../../shared/log.ts";
+import type { Logger } from "../../../shared/mod.ts";
 import { type DicomScpEndpoint, listenerKeyOf } from "./endpoint.ts";
 
 /** Resolves the endpoint currently configured for a listener key. */

@@ -9,7 +9,7 @@
  * Packages and the index live in the pipeline's `storage` backend. The pipeline's middleware act
  * on every request and response; the endpoint itself is the one "backend" of that run.
  */
-import type { ContentLimits, EndpointConfig } from "../../../shared/gateway_config/types.ts";
+import type { ContentLimits, EndpointConfig } from "../../../shared/gateway_config/mod.ts";
 import { StorageBackend } from "../../backends/storage/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError, toGatewayError } from "../../errors.ts";

@@ -10,7 +10,7 @@ import { readLimited } from "../../envelope.ts";
 import { Body, RequestEnvelope, type ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import type { Backend, BackendCall } from "../../pipeline/mod.ts";
-import { KeyedLock } from "../../backends/storage/keyed_lock.ts";
+import { KeyedLock } from "../../backends/storage/mod.ts";
 
 /** One study's entry of the index. */
 export interface StudyIndex {

@@ -1,9 +1,10 @@
 /**
- * A bare `Deno.serve` reverse proxy for bench.ts, forwarding with `fetch` or with Http1Client:
- * `deno run -A bench_proxy.ts --client fetch|http1 --upstream http://127.0.0.1:8080 --port 8081`.
+ * A bare `Deno.serve` reverse proxy for bench/http1_client and bench/http_proxy (the minimal Deno
+ * proxy they compare against), forwarding with `fetch` or with Http1Client:
+ * `deno run -A bench/http_proxy/minimal_proxy.ts --client fetch|http1 --upstream http://127.0.0.1:8080 --port 8081`.
  */
 
-import { Http1Client } from "./mod.ts";
+import { Http1Client } from "../../gateway/backends/http1/mod.ts";
 
 /** Request headers that belong to one hop only (plus host, which the client sets). */
 const HOP_BY_HOP = new Set([

@@ -1,11 +1,11 @@
 /**
  * Measures Http1Client against `fetch` in a bare `Deno.serve` proxy in front of nginx:
  * throughput with wrk, and the proxy's peak RSS growth while streaming a 100 MiB download.
- * Run: `deno run -A gateway/backends/http1/bench.ts [--duration 5] [--warmup 2] [--rounds 3]`.
+ * Run: `deno run -A bench/http1_client/main.ts [--duration 5] [--warmup 2] [--rounds 3]`.
  * Needs Debian's nginx and wrk. Not part of the test suite.
  */
 
-import { runWrk, type WrkResult } from "../../../bench/http_proxy/wrk.ts";
+import { runWrk, type WrkResult } from "../http_proxy/wrk.ts";
 import {
   canConnect,
   type CapturedProcess,
@@ -19,7 +19,7 @@ import {
   spawnCaptured,
   startNginx,
   waitReady,
-} from "../../../tests/support/mod.ts";
+} from "../../tests/support/mod.ts";
 
 const MIB = 1024 * 1024;
 const BIG_BYTES = 100 * MIB;
@@ -101,7 +101,7 @@ function startNginxProxy(upstreamPort: number): Promise<NginxProcess> {
   });
 }
 
-/** bench_proxy.ts as a child process (malloc returns big blocks to the OS, as in production). */
+/** bench/http_proxy/minimal_proxy.ts as a child process (malloc returns big blocks to the OS, as in production). */
 async function startProxy(
   kind: ClientKind,
   upstream: string,
@@ -111,7 +111,7 @@ async function startProxy(
     "run",
     "-A",
     "--unstable-no-legacy-abort",
-    "gateway/backends/http1/bench_proxy.ts",
+    "bench/http_proxy/minimal_proxy.ts",
     "--client",
     kind,
     "--upstream",
