@@ -10,7 +10,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import { machineToken, startCloudGateway, waitForCloud } from "./gateway_cloud_support.ts";
 import { decodeTokenClaims } from "../shared/tokens.ts";
-import { parseExposition, sampleValue } from "../gateway/observability/testing.ts";
+import { parseExposition, sampleValue } from "./support/metrics.ts";
 
 const DAY = 86_400_000;
 

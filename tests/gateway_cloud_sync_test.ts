@@ -16,7 +16,7 @@ import {
   waitForCloud,
 } from "./gateway_cloud_support.ts";
 import { MANAGED_CONFIG_NAME, SYNC_STATE_NAME } from "../gateway/cloud/mod.ts";
-import { parseExposition, sampleValue } from "../gateway/observability/testing.ts";
+import { parseExposition, sampleValue } from "./support/metrics.ts";
 
 async function metrics(mgmt: string) {
   return parseExposition(await (await fetch(`${mgmt}/metrics`, withManagementToken())).text());

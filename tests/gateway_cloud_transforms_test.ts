@@ -15,7 +15,7 @@ import {
   waitForCloud,
 } from "./gateway_cloud_support.ts";
 import { transformIdOf } from "../gateway/cloud/mod.ts";
-import { parseExposition, sampleValue } from "../gateway/observability/testing.ts";
+import { parseExposition, sampleValue } from "./support/metrics.ts";
 
 Deno.test("transforms by id: downloaded by the sync, again at start when missing, and when changed", async () => {
   await withCloud(async (cloud) => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CloudClient, CloudHttpError, CloudUnreachableError } from "./client.ts";
-import { fakeCloudFetch } from "./fake_cloud_test_support.ts";
+import { fakeCloudFetch } from "../../tests/support/fake_cloud.ts";
 
 Deno.test("CloudClient: bearer token, JSON body; errors carry the cloud's code, message and Retry-After", async () => {
   const seen: { auth: string | null; body: string }[] = [];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { CloudClient } from "./client.ts";
-import { fakeCloudFetch } from "./fake_cloud_test_support.ts";
+import { fakeCloudFetch } from "../../tests/support/fake_cloud.ts";
 import { TokenRejectedError, TokenVerifier } from "./jwt.ts";
 
 const ISSUER = "https://cloud.example.com";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { renewalTime } from "./renewal.ts";
-import { testPayload } from "./testing.ts";
+import { testPayload } from "../../tests/support/machine_tokens.ts";
 
 const DAY = 86_400_000;
 

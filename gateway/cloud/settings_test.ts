@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { GatewayConfig } from "../../shared/gateway_config/types.ts";
-import { testConfig } from "../management/testing.ts";
+import { testConfig } from "../../tests/support/management.ts";
 import { cloudSettings, hostGatewayCode, identityChanged, normalizeCloudUrl } from "./settings.ts";
 
 function withCloud(cloud: GatewayConfig["cloud"]): GatewayConfig {

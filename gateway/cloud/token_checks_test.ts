@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { testConfig } from "../management/testing.ts";
+import { testConfig } from "../../tests/support/management.ts";
 import { cloudSettings } from "./settings.ts";
 import { checkPayloadLocally } from "./token_checks.ts";
-import { testPayload } from "./testing.ts";
+import { testPayload } from "../../tests/support/machine_tokens.ts";
 
 const settings = (extra: Record<string, unknown> = {}) =>
   cloudSettings(

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { generateX25519Identity } from "age-encryption";
 import { parseEncryptionKey } from "./encryption_key.ts";
 import { readTokenFile, tokenFilePath, writeTokenFile } from "./token_file.ts";
-import { testPayload } from "./testing.ts";
+import { testPayload } from "../../tests/support/machine_tokens.ts";
 
 Deno.test("token file: written with mode 0600, read back with the key, unusable with another", async () => {
   const dir = await Deno.makeTempDir();

@@ -4,7 +4,7 @@ import { Logger } from "../../shared/log.ts";
 import { parseEncryptionKey } from "./encryption_key.ts";
 import { tokenFilePath } from "./token_file.ts";
 import { MachineTokenStore } from "./token_store.ts";
-import { testPayload } from "./testing.ts";
+import { testPayload } from "../../tests/support/machine_tokens.ts";
 
 function logger() {
   const lines: Record<string, unknown>[] = [];

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CloudClient } from "./client.ts";
-import { fakeCloudFetch } from "./fake_cloud_test_support.ts";
+import { fakeCloudFetch } from "../../tests/support/fake_cloud.ts";
 import {
   CloudTransformSource,
   sha256Hex,

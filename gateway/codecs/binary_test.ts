@@ -8,7 +8,7 @@ import {
   SHA256_EMPTY,
   SHA256_HELLO_WORLD,
   utf8,
-} from "./test_helpers.ts";
+} from "../../tests/support/codecs.ts";
 
 Deno.test("sha256Hex: known vectors, and a view hashes only its own bytes", async () => {
   equal(await sha256Hex(utf8("abc")), SHA256_ABC);

@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { decodeBody, encodeData } from "./mod.ts";
 import { encodeCsv, escapeCsvCell } from "./csv.ts";
-import { expectError, limits, utf8 } from "./test_helpers.ts";
+import { expectError, limits, utf8 } from "../../tests/support/codecs.ts";
 
 Deno.test("csv: rows become objects keyed by the header, values stay strings", async () => {
   deepEqual(

@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { decodeBody, encodeData } from "./mod.ts";
-import { expectError, limits, utf8 } from "./test_helpers.ts";
+import { expectError, limits, utf8 } from "../../tests/support/codecs.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { decodeBody } from "./mod.ts";
-import { expectError, limits, utf8 } from "./test_helpers.ts";
+import { expectError, limits, utf8 } from "../../tests/support/codecs.ts";
 
 const PATIENT = '{"resourceType":"Patient","id":"00123","active":true,"n":[1,2.5]}';
 const PATIENT_DATA = { resourceType: "Patient", id: "00123", active: true, n: [1, 2.5] };

@@ -1,7 +1,7 @@
 import { deepEqual, equal, notEqual, strictEqual } from "node:assert/strict";
 import { formatOf, parseMediaType } from "./mod.ts";
 import { decoderFor, decodeText, essenceOf, isUtf8Charset, withUtf8Charset } from "./media_type.ts";
-import { expectError } from "./test_helpers.ts";
+import { expectError } from "../../tests/support/codecs.ts";
 
 Deno.test("parseMediaType: missing or empty header is null", () => {
   equal(parseMediaType(null), null);

@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { decodeBody, encodeData, formatOf, parseMediaType } from "./mod.ts";
-import { expectError, limits, utf8 } from "./test_helpers.ts";
+import { expectError, limits, utf8 } from "../../tests/support/codecs.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

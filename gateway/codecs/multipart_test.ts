@@ -7,7 +7,7 @@ import {
   SHA256_EMPTY,
   SHA256_HELLO_WORLD,
   utf8,
-} from "./test_helpers.ts";
+} from "../../tests/support/codecs.ts";
 
 const BOUNDARY = "----WebKitFormBoundary7MA4YWxkTrZu0gW";
 const CT = `multipart/form-data; boundary=${BOUNDARY}`;

@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok as ok_ } from "node:assert/strict";
 import { decodeBody, encodeData } from "./mod.ts";
 import { decodeXmlEntities, encodeXml, scanXml, xmlCharset } from "./xml.ts";
-import { expectError, limits, utf8 } from "./test_helpers.ts";
+import { expectError, limits, utf8 } from "../../tests/support/codecs.ts";
 import { growthRatio } from "../../tests/support/mod.ts";
 
 const XML_TYPES = [

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { parseExposition, sampleValue } from "../observability/testing.ts";
+import { parseExposition, sampleValue } from "../../tests/support/metrics.ts";
 import { createManagementApp, MAX_BODY_BYTES, METRICS_CONTENT_TYPE } from "./mod.ts";
-import { authed, fakeControl, memoryLogger, TEST_GUARD } from "./testing.ts";
+import { authed, fakeControl, memoryLogger, TEST_GUARD } from "../../tests/support/management.ts";
 
 const BASE = "http://127.0.0.1:9090";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

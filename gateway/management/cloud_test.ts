@@ -3,7 +3,7 @@ import type { CloudControl, CloudInfo, TokenStored } from "../cloud/mod.ts";
 import { initialSyncStatus } from "../cloud/mod.ts";
 import { GatewayError } from "../errors.ts";
 import { CLOUD_DISABLED_MESSAGE, createManagementApp } from "./mod.ts";
-import { authed, fakeControl, memoryLogger, TEST_GUARD } from "./testing.ts";
+import { authed, fakeControl, memoryLogger, TEST_GUARD } from "../../tests/support/management.ts";
 
 const OPS = ["authorize", "token", "update"];
 

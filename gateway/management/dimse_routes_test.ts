@@ -9,7 +9,7 @@ import {
   TEST_GUARD,
   TEST_ROUTES,
   testConfig,
-} from "./testing.ts";
+} from "../../tests/support/management.ts";
 
 function scp(name: string, options: Record<string, unknown>): EndpointConfig {
   return {

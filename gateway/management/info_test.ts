@@ -7,7 +7,7 @@ import {
   TEST_GUARD,
   TEST_PIPELINES,
   TEST_ROUTES,
-} from "./testing.ts";
+} from "../../tests/support/management.ts";
 
 function setup() {
   const { control, state } = fakeControl();

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { createManagementApp, type ReloadOutcome } from "./mod.ts";
-import { authed, fakeControl, memoryLogger, TEST_GUARD, testConfig } from "./testing.ts";
+import {
+  authed,
+  fakeControl,
+  memoryLogger,
+  TEST_GUARD,
+  testConfig,
+} from "../../tests/support/management.ts";
 
 function setup() {
   const { control, state } = fakeControl();

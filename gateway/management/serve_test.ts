@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { createManagementApp, MAX_BODY_BYTES } from "./mod.ts";
-import { fakeControl, memoryLogger, TEST_GUARD, TEST_TOKEN } from "./testing.ts";
+import {
+  fakeControl,
+  memoryLogger,
+  TEST_GUARD,
+  TEST_TOKEN,
+} from "../../tests/support/management.ts";
 
 const AUTH = { authorization: `Bearer ${TEST_TOKEN}` };
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createMetrics, LATENCY_BUCKETS } from "./metrics.ts";
-import { parseExposition, sampleValue } from "./testing.ts";
+import { parseExposition, sampleValue } from "../../tests/support/metrics.ts";
 
 Deno.test("every gateway metric is declared with HELP and TYPE", () => {
   const exp = parseExposition(createMetrics().render());

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { escapeHelp, escapeLabelValue, formatValue, Registry } from "./prometheus.ts";
-import { parseExposition, sampleValue } from "./testing.ts";
+import { parseExposition, sampleValue } from "../../tests/support/metrics.ts";
 
 Deno.test("label values are escaped and read back unchanged", () => {
   assert.equal(escapeLabelValue('a\\b"c\nd'), 'a\\\\b\\"c\\nd');

@@ -2,7 +2,7 @@
 
 import { strictEqual } from "node:assert";
 import { compile, JoltSpecError, parseSpec } from "./mod.ts";
-import { assertJson, assertThrows, frozen } from "./test_support.ts";
+import { assertJson, assertThrows, frozen } from "../../tests/support/jolt.ts";
 
 Deno.test("chain: operations run in order and see the previous output", () => {
   const spec = compile([

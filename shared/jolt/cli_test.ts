@@ -1,7 +1,7 @@
 /** Tests of `deno task jolt SPEC.json < input.json` (run as a subprocess). */
 
 import { strictEqual } from "node:assert";
-import { assertJson } from "./test_support.ts";
+import { assertJson } from "../../tests/support/jolt.ts";
 
 const CLI = new URL("./cli.ts", import.meta.url).pathname;
 

@@ -6,9 +6,9 @@
  */
 
 import { JoltSpecError } from "./mod.ts";
-import { assertJson, assertOrdered, assertThrows, run } from "./test_support.ts";
+import { assertJson, assertOrdered, assertThrows, run } from "../../tests/support/jolt.ts";
 import { compile } from "./mod.ts";
-import { frozen } from "./test_support.ts";
+import { frozen } from "../../tests/support/jolt.ts";
 import shiftCases from "./testdata/jolt_shift.json" with { type: "json" };
 import defaultCases from "./testdata/jolt_default.json" with { type: "json" };
 import removeCases from "./testdata/jolt_remove.json" with { type: "json" };

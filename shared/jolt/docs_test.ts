@@ -4,7 +4,7 @@
  * row of the functions table (a modify-overwrite-beta spec, an input, an output).
  */
 
-import { assertJson, run } from "./test_support.ts";
+import { assertJson, run } from "../../tests/support/jolt.ts";
 
 const DOC = new URL("../../docs/transforms.md", import.meta.url);
 const text = Deno.readTextFileSync(DOC);

@@ -1,7 +1,7 @@
 /** The sample transforms in fixtures/transforms/ produce their expected outputs. */
 
 import { parseSpec } from "./mod.ts";
-import { assertJson, frozen } from "./test_support.ts";
+import { assertJson, frozen } from "../../tests/support/jolt.ts";
 
 const DIR = new URL("../../fixtures/transforms/", import.meta.url);
 

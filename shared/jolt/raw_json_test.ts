@@ -10,7 +10,7 @@ import { JsonWriter, keyHash, Kind, type RawDoc, scanJson, scanJsonInJs } from "
 import { ShiftOp } from "./shift.ts";
 import { growthRatio } from "../../tests/support/mod.ts";
 import { writeOutput } from "./shift_raw.ts";
-import { looseText, mutated, prng, randomValue } from "./test_support.ts";
+import { looseText, mutated, prng, randomValue } from "../../tests/support/jolt.ts";
 import shiftCases from "./testdata/jolt_shift.json" with { type: "json" };
 
 const encoder = new TextEncoder();

@@ -2,7 +2,7 @@
 
 import { JoltSpecError, JoltTransformError } from "./mod.ts";
 import { ShiftOp } from "./shift.ts";
-import { assertJson, assertOrdered, assertThrows, frozen, run } from "./test_support.ts";
+import { assertJson, assertOrdered, assertThrows, frozen, run } from "../../tests/support/jolt.ts";
 import { compile } from "./mod.ts";
 
 const shift = (spec: unknown, input: unknown) => run("shift", spec, input);

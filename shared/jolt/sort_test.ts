@@ -1,6 +1,6 @@
 /** Tests of the sort operation: recursive key order with JOLT's '~' rule. */
 
-import { assertJson, assertOrdered, frozen, run } from "./test_support.ts";
+import { assertJson, assertOrdered, frozen, run } from "../../tests/support/jolt.ts";
 import { compile } from "./mod.ts";
 import { compareSortKeys } from "./sort.ts";
 

@@ -10,7 +10,7 @@ import {
   serveUpstream,
   sha256,
   testClient,
-} from "./test_servers.ts";
+} from "../../../tests/support/http1_servers.ts";
 
 const ignore = !requirePeer("nginx", "nginx", "nginx-light");
 

@@ -11,7 +11,7 @@ import {
   rawServer,
   send,
   testClient,
-} from "./test_servers.ts";
+} from "../../../tests/support/http1_servers.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

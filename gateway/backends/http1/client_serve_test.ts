@@ -12,7 +12,7 @@ import {
   serveUpstream,
   sha256,
   testClient,
-} from "./test_servers.ts";
+} from "../../../tests/support/http1_servers.ts";
 
 /** Answers with what it received: method, path, body length and hash, framing headers. */
 async function echo(req: Request): Promise<Response> {

@@ -10,7 +10,7 @@ import {
   send,
   serveUpstream,
   testClient,
-} from "./test_servers.ts";
+} from "../../../tests/support/http1_servers.ts";
 
 /** A CA and a server certificate for 127.0.0.1 signed by it (rustls refuses a CA as the leaf). */
 async function makeCaAndLeaf(dir: string): Promise<{ ca: string; cert: string; key: string }> {

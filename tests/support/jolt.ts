@@ -1,7 +1,7 @@
 /** Helpers for the JOLT engine's tests (not a test file itself). */
 
 import { deepStrictEqual, strictEqual } from "node:assert";
-import { compile } from "./mod.ts";
+import { compile } from "../../shared/jolt/mod.ts";
 
 /** A deep-frozen deep copy: applying a spec to it proves the input is never modified. */
 export function frozen<T>(v: T): T {

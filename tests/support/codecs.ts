@@ -2,7 +2,7 @@
 import { equal, fail, ok } from "node:assert/strict";
 import { DEFAULT_CONTENT_LIMITS } from "../../shared/gateway_config/mod.ts";
 import type { ContentLimits } from "../../shared/gateway_config/mod.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError } from "../../gateway/errors.ts";
 
 const ENCODER = new TextEncoder();
 

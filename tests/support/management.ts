@@ -5,8 +5,13 @@
 import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import { DEFAULT_CONTENT_LIMITS } from "../../shared/gateway_config/mod.ts";
 import { Logger } from "../../shared/mod.ts";
-import { createMetrics } from "../observability/mod.ts";
-import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "./control.ts";
+import { createMetrics } from "../../gateway/observability/mod.ts";
+import type {
+  GatewayControl,
+  PipelineInfo,
+  ReloadOutcome,
+  RouteInfo,
+} from "../../gateway/management/control.ts";
 
 /** A small config: one network with HTTP/3, one TLS network, management on 127.0.0.1:9090/admin. */
 export function testConfig(): GatewayConfig {

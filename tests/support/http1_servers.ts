@@ -1,6 +1,6 @@
 /** Loopback servers for the client's tests: `Deno.serve` upstreams and raw `Deno.listen` peers. */
 
-import { Http1Client, type Http1RequestInit } from "./mod.ts";
+import { Http1Client, type Http1RequestInit } from "../../gateway/backends/http1/mod.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
