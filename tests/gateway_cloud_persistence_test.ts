@@ -21,7 +21,7 @@ import {
   TEST_MANAGEMENT_TOKEN,
   withManagementToken,
 } from "./support/mod.ts";
-import { EncryptionKeyError, TOKEN_FILE_NAME } from "../gateway/cloud/mod.ts";
+import { EncryptionKeyError, TOKEN_FILE_NAME } from "../gateway/cloud_client/mod.ts";
 
 const HAS_AGE = requirePeer("age-encrypted token store", "age", "age");
 

@@ -15,7 +15,7 @@ import {
   startCloudGateway,
   waitForCloud,
 } from "./gateway_cloud_support.ts";
-import { MANAGED_CONFIG_NAME, SYNC_STATE_NAME } from "../gateway/cloud/mod.ts";
+import { MANAGED_CONFIG_NAME, SYNC_STATE_NAME } from "../gateway/cloud_client/mod.ts";
 import { parseExposition, sampleValue } from "./support/metrics.ts";
 
 async function metrics(mgmt: string) {

@@ -14,7 +14,7 @@ import {
   startCloudGateway,
   waitForCloud,
 } from "./gateway_cloud_support.ts";
-import { transformIdOf } from "../gateway/cloud/mod.ts";
+import { transformIdOf } from "../gateway/cloud_client/mod.ts";
 import { parseExposition, sampleValue } from "./support/metrics.ts";
 
 Deno.test("transforms by id: downloaded by the sync, again at start when missing, and when changed", async () => {

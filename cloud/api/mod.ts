@@ -5,7 +5,7 @@ import type { Services } from "../services.ts";
 import { mountAccount } from "./account.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError, errorResponse } from "./errors.ts";
-import { mountExtras } from "./extras.ts";
+import { mountResourceActions } from "./resource_actions.ts";
 import { mountGateway } from "./gateway.ts";
 import { mountOAuth } from "./oauth.ts";
 import { mountOpenApi } from "./openapi.ts";
@@ -30,7 +30,7 @@ export function mountApi(app: Hono<AppEnv>, s: Services): Registry {
   mountOAuth(reg, s);
   mountAccount(reg, s);
   mountGateway(reg, s);
-  mountExtras(reg, s);
+  mountResourceActions(reg, s);
   mountResources(reg, s);
   mountOpenApi(reg, s);
   return reg;

@@ -6,14 +6,14 @@
  *   the cloud for a machine token, which is stored.
  * - `POST /{prefix}/update`: the local configuration files uploaded to the cloud.
  * - `POST /{prefix}/cloud-pin/reset`: forget the team, gateway id and issuer the gateway is pinned
- *   to (gateway/cloud/pin.ts), so that a token of another team or cloud can be accepted.
+ *   to (gateway/cloud_client/pin.ts), so that a token of another team or cloud can be accepted.
  *
  * All three are refused with 403 `cloud_disabled` while `[cloud] enabled` is not true (SPEC,
  * Errors). The work is the cloud integration's (gateway/cloud); this module maps HTTP to it.
  */
 import type { Context } from "hono";
 import type { Logger } from "../../shared/mod.ts";
-import type { CloudControl } from "../cloud/mod.ts";
+import type { CloudControl } from "../cloud_client/mod.ts";
 import { GatewayError } from "../errors.ts";
 import type { GatewayControl } from "./control.ts";
 import type { ManagementEnv } from "./request_context.ts";

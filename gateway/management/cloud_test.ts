@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { CloudControl, CloudInfo, TokenStored } from "../cloud/mod.ts";
-import { initialSyncStatus } from "../cloud/mod.ts";
+import type { CloudControl, CloudInfo, TokenStored } from "../cloud_client/mod.ts";
+import { initialSyncStatus } from "../cloud_client/mod.ts";
 import { GatewayError } from "../errors.ts";
 import { CLOUD_DISABLED_MESSAGE, createManagementApp } from "./mod.ts";
 import { authed, fakeControl, memoryLogger, TEST_GUARD } from "../../tests/support/management.ts";

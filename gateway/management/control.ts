@@ -1,7 +1,7 @@
 /** What the management API needs from the running gateway (implemented by gateway/runtime). */
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
-import type { CloudControl } from "../cloud/mod.ts";
+import type { CloudControl } from "../cloud_client/mod.ts";
 
 /** One route of the data plane. */
 export interface RouteInfo {

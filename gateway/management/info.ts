@@ -1,5 +1,5 @@
 /** The body of `GET /{prefix}/info`: what runs, since when, on which config and listeners. */
-import { type CloudInfo, initialSyncStatus } from "../cloud/mod.ts";
+import { type CloudInfo, initialSyncStatus } from "../cloud_client/mod.ts";
 import type { GatewayControl } from "./control.ts";
 import { normalizePrefix } from "./routing.ts";
 

@@ -13,7 +13,7 @@ import {
   CloudIntegration,
   type CloudIntegrationOptions,
   loadWithManagedConfig,
-} from "../cloud/mod.ts";
+} from "../cloud_client/mod.ts";
 import {
   assertPortFree,
   type HttpListener,

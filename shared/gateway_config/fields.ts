@@ -28,7 +28,7 @@ export interface FieldSpec {
   /**
    * The value names a file or directory on the gateway host: `config` relative to the main config
    * file's directory, `transforms` relative to `transforms_path`. A configuration pushed from the
-   * cloud may only name paths inside `[cloud] data_dir` (gateway/cloud/pushed_config.ts).
+   * cloud may only name paths inside `[cloud] data_dir` (gateway/config/pushed_policy.ts).
    */
   path?: "config" | "transforms";
   /**

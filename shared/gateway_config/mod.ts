@@ -47,6 +47,6 @@ export {
   type RuleProblem,
 } from "./service_options.ts";
 export { normalizePathPrefix } from "./values.ts";
-export { configReferenceMarkdown } from "./reference.ts";
+export { configReferenceMarkdown } from "./docs_reference.ts";
 export { COMPRESSED_SYNTAXES, compressedSyntaxUid, storageClassUid } from "./dicom_catalog.ts";
 export { MAX_PRESENTATION_CONTEXTS, uncompressedClasses } from "./dicom_retrieve.ts";

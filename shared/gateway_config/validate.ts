@@ -1,7 +1,7 @@
 /** Raw TOML table -> validated, defaults-applied GatewayConfig, reporting every problem found. */
 import { asTable, checkTable, childPath, isTable, ProblemSink, type TableSpec } from "./fields.ts";
 import type { KeyPositions } from "./parse.ts";
-import { checkReferences } from "./references.ts";
+import { checkReferences } from "./cross_checks.ts";
 import {
   BACKEND,
   CLOUD,

@@ -15,7 +15,7 @@ import {
   type LibContext,
   type LibRequest,
   type LibResponse,
-} from "./lib.ts";
+} from "./dcmjs_dimse.ts";
 
 /** Why an association or an operation failed. */
 export type DimseErrorKind = "connect" | "rejected" | "aborted" | "timeout" | "protocol";

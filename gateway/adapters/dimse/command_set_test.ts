@@ -2,7 +2,7 @@
 import { Buffer } from "node:buffer";
 import { assertEquals } from "../../../tests/assert.ts";
 import { decodeCommand, encodeCommand } from "./command_set.ts";
-import { lib } from "./lib.ts";
+import { lib } from "./dcmjs_dimse.ts";
 
 /** Commands of every shape the gateway sends or receives. */
 function commands() {

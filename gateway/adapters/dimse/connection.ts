@@ -29,7 +29,7 @@ import {
   type LibContext,
   type LibDataset,
   type LibResponse,
-} from "./lib.ts";
+} from "./dcmjs_dimse.ts";
 
 /**
  * The socket an association runs over: node:net/node:tls sockets and TcpSocket (Deno's TCP with a

@@ -10,7 +10,7 @@ import { encodeCommand } from "./command_set.ts";
 import { DimseConnection } from "./connection.ts";
 import { RawDataset } from "./dataset.ts";
 import type { FileSpool } from "./instance_buffer.ts";
-import { type CStoreRequest, lib } from "./lib.ts";
+import { type CStoreRequest, lib } from "./dcmjs_dimse.ts";
 import { negotiate } from "./negotiate.ts";
 import { COMMAND, LAST, pdvPdu } from "./pdata.ts";
 import { DimseListener } from "./server.ts";

@@ -15,7 +15,7 @@ import {
   writeDataset,
 } from "../../dicom/mod.ts";
 import { scanHeader } from "./header_scan.ts";
-import { lib, type LibDataset, META } from "./lib.ts";
+import { lib, type LibDataset, META } from "./dcmjs_dimse.ts";
 
 /** Naturalized elements (dcmjs-dimse's working form) of a dcmjs dictionary. */
 function naturalize(dict: DcmjsDict): Record<string, unknown> {

@@ -21,7 +21,7 @@ export {
   type LibAssociation,
   type LibRequest,
   type LibResponse,
-} from "./lib.ts";
+} from "./dcmjs_dimse.ts";
 export {
   type AcceptPolicy,
   type DimseService,

@@ -5,7 +5,7 @@
  * is stored without transcoding). Rejections carry the A-ASSOCIATE-RJ reasons of PS3.8 9.3.4.
  */
 import { isStorageClass, QR_CLASSES, SOP, TS } from "../../dicom/mod.ts";
-import { lib, type LibAssociation, type LibContext } from "./lib.ts";
+import { lib, type LibAssociation, type LibContext } from "./dcmjs_dimse.ts";
 
 /** DIMSE services an SCP can enable. */
 export type DimseService = "echo" | "find" | "get" | "move" | "store";

@@ -32,7 +32,7 @@ const SHARE_EXAMPLE = {
 };
 
 /** Mounts the extra routes. */
-export function mountExtras(reg: Registry, s: Services): void {
+export function mountResourceActions(reg: Registry, s: Services): void {
   const auth = requireBearer("user_token", "api_token");
   const ownGateway = async (teamId: string, id: string) => {
     const gw = await s.store.repos.gateways.get(teamId, id);
