@@ -64,7 +64,8 @@ import { decodeTextBody } from "./text.ts";
 export type { BodyFormat, MediaType } from "./media_type.ts";
 export type { BinaryMeta } from "./binary.ts";
 export type { FormFields } from "./form.ts";
-export type { MultipartData, MultipartFile } from "./multipart.ts";
+export type { MultipartData, MultipartFile, MultipartPart } from "./multipart.ts";
+export { multipartParts } from "./multipart.ts";
 
 /** Parse a Content-Type header value (null when missing or empty). */
 export { parseMediaType };

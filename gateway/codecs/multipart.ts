@@ -91,6 +91,38 @@ function fromFirstBoundary(bytes: Uint8Array, boundary: string): Uint8Array | nu
   return at < 0 ? null : bytes.subarray(at + 2);
 }
 
+/** One part of a multipart body: its header fields and its bytes. */
+export interface MultipartPart {
+  headers: Headers;
+  body: Uint8Array;
+}
+
+/**
+ * The parts of a multipart body of any subtype (`multipart/related` for DICOMweb), in order, with
+ * @mjackson/multipart-parser. A part's bytes are a view into `bytes` where the parser kept it in
+ * one piece. Throws an Error naming the problem for a body without its boundary or a truncated one.
+ */
+export function multipartParts(bytes: Uint8Array, boundary: string): MultipartPart[] {
+  const body = fromFirstBoundary(bytes, boundary);
+  if (body === null) throw new Error("multipart body does not contain its boundary");
+  // RFC 2046 allows a part without header fields; the parser does not, and DICOMweb requires each
+  // part's Content-Type (PS3.18 8.6.1.2): say so rather than "stream not finished".
+  if (indexOfBytes(body, ENCODER.encode(`--${boundary}\r\n\r\n`), 0) >= 0) {
+    throw new Error("malformed multipart body: a part has no header fields (no Content-Type)");
+  }
+  const parts: MultipartPart[] = [];
+  try {
+    for (const part of parseMultipart(body, { boundary, maxFileSize: Infinity })) {
+      const content = part.content.length === 1 ? part.content[0] : part.bytes;
+      parts.push({ headers: new Headers(part.headers), body: content });
+    }
+  } catch (e) {
+    if (e instanceof MultipartParseError) throw new Error(`malformed multipart body: ${e.message}`);
+    throw e;
+  }
+  return parts;
+}
+
 /**
  * Parse a multipart/form-data body (see the top of this file); `boundary` is the Content-Type's
  * boundary parameter. An empty body has no fields and no files.

@@ -119,6 +119,24 @@ Deno.test("multipart/related round trip, and instances of bodies of each kind", 
   await assertRejects(() => instancesOfBody(new Uint8Array(10), "application/dicom"), /no DICOM/);
 });
 
+Deno.test("multipart/related decoding: a preamble is skipped; malformed bodies say what is wrong", async () => {
+  const text = (s: string) => new TextEncoder().encode(s);
+  const parts = decodeMultipart(
+    text("preamble\r\n--b\r\nContent-Type: a/b\r\n\r\nhello\r\n--b--\r\n"),
+    "b",
+  );
+  assertEquals(parts.length, 1);
+  assertEquals(new TextDecoder().decode(parts[0].body), "hello");
+  const cases: [string, RegExp][] = [
+    ["no boundary here", /does not contain its boundary/],
+    ["--b\r\nContent-Type: a/b\r\n\r\nhello", /malformed multipart body/],
+    ["--b\r\n\r\nbare\r\n--b--\r\n", /a part has no header fields/],
+  ];
+  for (const [body, re] of cases) {
+    await assertRejects(() => decodeMultipart(text(body), "b"), re);
+  }
+});
+
 Deno.test("QIDO parameters become a C-FIND identifier with default return keys", () => {
   const q = buildQuery(
     "SERIES",

@@ -1,16 +1,14 @@
 /**
  * `multipart/related` bodies (RFC 2387) as DICOMweb uses them: WADO-RS instance responses and
  * STOW-RS requests (`type="application/dicom"`). Binary-safe; parts are views into the body.
+ * Decoding uses the codecs' multipart parser (@mjackson/multipart-parser).
  */
+import { type MultipartPart, multipartParts } from "../codecs/mod.ts";
 
 /** One part of a multipart body. */
-export interface Part {
-  headers: Headers;
-  body: Uint8Array;
-}
+export type Part = MultipartPart;
 
 const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder();
 
 /** A random boundary. */
 export function newBoundary(): string {
@@ -54,52 +52,13 @@ export function encodeMultipart(
   return out;
 }
 
-function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0];
-  const last = haystack.length - needle.length;
-  outer: for (let i = haystack.indexOf(first, from); i !== -1 && i <= last;) {
-    for (let j = 1; j < needle.length; j++) {
-      if (haystack[i + j] !== needle[j]) {
-        i = haystack.indexOf(first, i + 1);
-        continue outer;
-      }
-    }
-    return i;
-  }
-  return -1;
-}
-
 /** The boundary parameter of a multipart Content-Type, if any. */
 export function boundaryOf(contentType: string | null): string | undefined {
   const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? "");
   return m ? (m[1] ?? m[2]) : undefined;
 }
 
-/** Split a multipart body into its parts; throws on a body without the boundary. */
+/** Split a multipart body into its parts (gateway/codecs' parser); throws on a malformed body. */
 export function decodeMultipart(body: Uint8Array, boundary: string): Part[] {
-  const delimiter = ENCODER.encode(`--${boundary}`);
-  const parts: Part[] = [];
-  let at = indexOf(body, delimiter, 0);
-  if (at < 0) throw new Error("multipart body does not contain its boundary");
-  while (at >= 0) {
-    let start = at + delimiter.length;
-    if (body[start] === 0x2d && body[start + 1] === 0x2d) break; // closing `--`
-    if (body[start] === 0x0d && body[start + 1] === 0x0a) start += 2;
-    const next = indexOf(body, ENCODER.encode(`\r\n--${boundary}`), start);
-    if (next < 0) throw new Error("multipart body is truncated (no closing boundary)");
-    const part = body.subarray(start, next);
-    // No header lines: the part starts with the empty line itself.
-    const bare = part[0] === 0x0d && part[1] === 0x0a;
-    const split = bare ? -2 : indexOf(part, ENCODER.encode("\r\n\r\n"), 0);
-    const headerText = split < 0 ? "" : DECODER.decode(part.subarray(0, split));
-    const headers = new Headers();
-    for (const line of headerText.split("\r\n")) {
-      const colon = line.indexOf(":");
-      if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
-    }
-    const bodyStart = bare ? 2 : split < 0 ? 0 : split + 4;
-    parts.push({ headers, body: part.subarray(bodyStart) });
-    at = next + 2;
-  }
-  return parts;
+  return multipartParts(body, boundary);
 }

@@ -8,7 +8,7 @@ import {
   parseFrameHeader,
 } from "./frames.ts";
 import { decodeSettings, encodeSettings, SETTING } from "./settings.ts";
-import { hex, toHex } from "./test_hex.ts";
+import { hex, toHex } from "../../tests/support/hex.ts";
 
 Deno.test("frames: encode and parse frame headers", () => {
   const f = encodeFrame(0x00, new Uint8Array(300));

@@ -6,7 +6,7 @@ import {
   huffmanEncode,
   HuffmanError,
 } from "./huffman.ts";
-import { hex, toHex } from "./test_hex.ts";
+import { hex, toHex } from "../../tests/support/hex.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 

@@ -4,7 +4,7 @@ import { QpackDecoder } from "./qpack_decoder.ts";
 import { encodeFieldSection } from "./qpack_encoder.ts";
 import { ByteCursor, ByteWriter } from "./qpack_primitives.ts";
 import { STATIC_TABLE } from "./qpack_static.ts";
-import { hex, toHex } from "./test_hex.ts";
+import { hex, toHex } from "../../tests/support/hex.ts";
 
 const fields = (list: [string, string][]) => list.map(([name, value]) => ({ name, value }));
 

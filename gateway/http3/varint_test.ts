@@ -1,6 +1,6 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { encodeVarint, readVarint } from "./varint.ts";
-import { hex, toHex } from "./test_hex.ts";
+import { hex, toHex } from "../../tests/support/hex.ts";
 
 Deno.test("varint: the examples of RFC 9000 §A.1", () => {
   const cases: [string, number][] = [
