@@ -1,6 +1,7 @@
 /** The module-face rule (DESIGN.md section 2) holds, and the checker would see a breach. */
 import { assertEquals } from "./assert.ts";
-import { faceViolations } from "./support/module_faces.ts";
+import { faceViolations, importCycles } from "./support/module_faces.ts";
+import { REPO_ROOT } from "./support/mod.ts";
 import { removeDir, tempDir } from "./support/mod.ts";
 
 Deno.test("module faces: the product imports other folders only through their mod.ts", async () => {
@@ -27,6 +28,22 @@ Deno.test("module faces: an internal import and a gateway -> cloud import are re
       "gateway/a/use.ts -> cloud/x/mod.ts: gateway/ must not import cloud/ (share code in shared/)",
       "gateway/a/use.ts -> gateway/b/inner.ts: import gateway/b/mod.ts instead",
     ]);
+  } finally {
+    await removeDir(root);
+  }
+});
+
+Deno.test("import cycles: none inside the JOLT engine (the tape reads no shift code)", async () => {
+  assertEquals(await importCycles(`${REPO_ROOT}/shared/jolt`), []);
+  const root = await tempDir("cycles-");
+  try {
+    await Deno.writeTextFile(
+      `${root}/a.ts`,
+      `import type { B } from "./b.ts";\nexport type A = B;\n`,
+    );
+    await Deno.writeTextFile(`${root}/b.ts`, `import { a } from "./a.ts";\nexport type B = 1;\n`);
+    await Deno.writeTextFile(`${root}/c.ts`, `import "./a.ts";\n`);
+    assertEquals(await importCycles(root), [["a.ts", "b.ts"]]);
   } finally {
     await removeDir(root);
   }

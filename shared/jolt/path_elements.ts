@@ -11,13 +11,17 @@ import { checkRef, parseGroupRef, parseHashRef, type Ref } from "./references.ts
 import { type StarMatcher, starMatcher } from "./star.ts";
 import { type Levels, Matched, type WalkedPath } from "./walked_path.ts";
 import { Kind, type RawDoc } from "./raw_json.ts";
-import { lookupRaw } from "./shift_raw.ts";
+import { ABSENT_REF, readTape } from "./tape_read.ts";
 
 /** Reads a sub-path below a value (DotPath; passed in so that this module has no cycle). */
 export interface PathReader {
   readonly canonical: string;
   read(tree: unknown, wp: WalkedPath): unknown | Absent;
   validate(levels: Levels): void;
+  /** The path's steps (0: an object key, 1: an array index), for reading it over the tape. */
+  readonly steps: ArrayLike<number>;
+  /** The path's keys evaluated against `wp`, or null when one does not resolve. */
+  keysFor(wp: WalkedPath): readonly (string | number)[] | null;
 }
 
 /** Parses the path inside `@(n,path)`. */
@@ -465,7 +469,17 @@ export class TransposeElement extends PathElement {
   /** RHS use: the data coerced to a key (numbers truncated to ints, booleans spelled out). */
   evaluate(wp: WalkedPath): string | null {
     const doc = wp.raw;
-    return doc === null ? keyOf(this.lookup(wp)) : tapeKey(doc, lookupRaw(this, wp, doc));
+    return doc === null ? keyOf(this.lookup(wp)) : tapeKey(doc, this.lookupTape(wp, doc));
+  }
+
+  /** lookup over the tape: a position, or ABSENT_REF. */
+  lookupTape(wp: WalkedPath, doc: RawDoc): number {
+    if (!wp.reaches(this.up)) return ABSENT_REF;
+    const tree = wp.ref(this.up) as number;
+    if (this.reader === null) return tree;
+    const keys = this.reader.keysFor(wp);
+    if (keys === null) return ABSENT_REF;
+    return readTape(doc, tree, this.reader.steps, keys);
   }
 
   /** LHS use: always "matches", as the parent level (the data is looked up separately). */

@@ -28,15 +28,8 @@ import {
 } from "./strategy.ts";
 import { ShiftOutput, ShiftWriter, startShiftRun } from "./shift_write.ts";
 import { JsonWriter, type RawDoc, scanJson, ScanScratch } from "./raw_json.ts";
-import {
-  ABSENT_REF,
-  lookupRaw,
-  NULL_VALUE,
-  processRaw,
-  type RawChild,
-  rawLeaf,
-  writeOutput,
-} from "./shift_raw.ts";
+import { processRaw, type RawChild, rawLeaf, writeOutput } from "./shift_raw.ts";
+import { ABSENT_REF, NULL_VALUE } from "./tape_read.ts";
 import { type Levels, Matched, WalkedPath } from "./walked_path.ts";
 import { type CompositeParts, type LeafParts, type ShiftNode, Source } from "./shift_parts.ts";
 import { compileShift, type TapeProgram } from "./shift_codegen.ts";
@@ -243,7 +236,7 @@ export class ShiftComposite implements Child<ShiftState>, RawChild {
     const m = pe.match(key, wp);
     if (m === null) return false;
     if (pe instanceof TransposeElement) {
-      const found = lookupRaw(pe, wp, doc);
+      const found = pe.lookupTape(wp, doc);
       if (found === ABSENT_REF) return false;
       r = found;
     }
@@ -353,7 +346,7 @@ export class ShiftLeaf implements Child<ShiftState>, RawChild {
         data = m.key;
         break;
       case Source.Transpose: {
-        const found = lookupRaw(this.#pe as TransposeElement, wp, doc);
+        const found = (this.#pe as TransposeElement).lookupTape(wp, doc);
         if (found === ABSENT_REF) return false;
         data = rawLeaf(doc, found);
         break;

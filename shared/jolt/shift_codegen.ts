@@ -368,7 +368,7 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
   }
 
   /**
-   * The tape position a transpose finds, seen from `level` (lookupRaw): a position, -1 for a
+   * The tape position a transpose finds, seen from `level` (TransposeElement.lookupTape): a position, -1 for a
    * null without a record, or -2 for nothing.
    */
   #lookup(pe: TransposeElement, level: number, groups: number[]): string {

@@ -3,22 +3,16 @@
  * reading keys and children from the tape. Leaf values stay tape references until the output is
  * written, so a body is never parsed into objects nor serialized from them.
  *
- * Tape positions stand for input values: a record index, {@link NULL_VALUE} for a null that has
+ * Tape positions stand for input values: a record index, NULL_VALUE (tape_read.ts) for a null that has
  * no record, or {@link ABSENT_REF} for "nothing here" (the parsed walk's ABSENT).
  */
 
 import { javaToString } from "./java.ts";
 import type { Children, Strategy } from "./strategy.ts";
-import type { DotPath } from "./paths.ts";
-import type { TransposeElement } from "./path_elements.ts";
-import { JsonWriter, keyHash, Kind, RawDoc } from "./raw_json.ts";
+import { JsonWriter, Kind, RawDoc } from "./raw_json.ts";
+import { ABSENT_REF } from "./tape_read.ts";
 import type { ShiftOutput } from "./shift_write.ts";
 import { indexKey, type WalkedPath } from "./walked_path.ts";
-
-/** A null with no tape record (an absent parent seen through `@`). */
-export const NULL_VALUE = -1;
-/** Nothing at all. */
-export const ABSENT_REF = -2;
 
 /** A shift spec node that can walk a tape. */
 export interface RawChild {
@@ -161,50 +155,6 @@ function applyComputed(
   doc: RawDoc,
 ): void {
   for (const c of computed) if (raw(c).applyRaw(key, r, wp, out, doc)) return;
-}
-
-/** TransposeElement.lookup over the tape: a position, or ABSENT_REF. */
-export function lookupRaw(pe: TransposeElement, wp: WalkedPath, doc: RawDoc): number {
-  if (!wp.reaches(pe.up)) return ABSENT_REF;
-  const tree = wp.ref(pe.up) as number;
-  if (pe.reader === null) return tree;
-  // Readers are DotPaths (paths.ts builds them); the parsed walk's DotPath.read, on the tape.
-  const path = pe.reader as DotPath;
-  const keys = path.keysFor(wp);
-  if (keys === null) return ABSENT_REF;
-  return readTape(doc, tree, path.steps, keys);
-}
-
-/**
- * DotPath.read over the tape from position `cur`, with the path's keys already evaluated (a
- * negative index stands for one that did not resolve): a position, or ABSENT_REF.
- */
-export function readTape(
-  doc: RawDoc,
-  cur: number,
-  steps: ArrayLike<number>,
-  keys: readonly (string | number)[],
-): number {
-  const last = steps.length - 1;
-  for (let i = 0; i <= last; i++) if (steps[i] !== 0 && (keys[i] as number) < 0) return ABSENT_REF;
-  for (let i = 0; i <= last; i++) {
-    if (cur < 0) return ABSENT_REF;
-    const kind = doc.kind(cur);
-    if (kind === Kind.Null) return ABSENT_REF;
-    if (steps[i] === 0) {
-      if (kind !== Kind.Object) return ABSENT_REF;
-      const key = keys[i] as string;
-      const m = doc.member(cur, key, keyHash(key));
-      if (i === last) return m >= 0 ? m : ABSENT_REF;
-      cur = m >= 0 ? m : NULL_VALUE;
-    } else {
-      if (kind !== Kind.Array) return ABSENT_REF;
-      const idx = keys[i] as number;
-      if (idx >= doc.count(cur)) return i === last ? ABSENT_REF : NULL_VALUE;
-      cur = doc.element(cur, idx);
-    }
-  }
-  return cur;
 }
 
 /**

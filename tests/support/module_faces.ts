@@ -60,6 +60,52 @@ export async function faceViolations(root: string = REPO_ROOT): Promise<string[]
   return out.sort();
 }
 
+/**
+ * The import cycles among the files of `dir` (its own files, type imports included): each cycle as
+ * the files in it, sorted. Tests are left out.
+ */
+export async function importCycles(dir: string): Promise<string[][]> {
+  const graph = new Map<string, string[]>();
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !entry.name.endsWith(".ts") || entry.name.endsWith("_test.ts")) continue;
+    const text = await Deno.readTextFile(join(dir, entry.name));
+    const local = [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2])
+      .filter((spec) => /^\.\/[^/]+\.ts$/.test(spec)).map((spec) => spec.slice(2));
+    graph.set(entry.name, local);
+  }
+  // Tarjan's strongly connected components; a component of two or more files is a cycle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) cycles.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
 if (import.meta.main) {
   const problems = await faceViolations();
   for (const p of problems) console.error(p);
