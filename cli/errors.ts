@@ -19,8 +19,11 @@ export class CliError extends Error {
   /** A line telling the user what to do next, printed after the message. */
   readonly hint?: string;
 
-  constructor(message: string, options: { exitCode?: number; hint?: string } = {}) {
-    super(message);
+  constructor(
+    message: string,
+    options: { exitCode?: number; hint?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "CliError";
     this.exitCode = options.exitCode ?? EXIT.failure;
     this.hint = options.hint;

@@ -119,7 +119,9 @@ export class HttpClient {
       text = await response.text();
     } catch (err) {
       out.debug(1, `${req.method} ${req.url} failed: ${(err as Error).message}`);
-      throw new CliError(`cannot reach ${req.peer} at ${req.url}: ${networkReason(err)}`);
+      throw new CliError(`cannot reach ${req.peer} at ${req.url}: ${networkReason(err)}`, {
+        cause: err,
+      });
     }
     const ms = (performance.now() - started).toFixed(0);
     out.debug(1, `${statusLine(response)} in ${ms} ms`);

@@ -190,7 +190,9 @@ export class SecureStore {
         return keychain.description;
       } catch (err) {
         if (this.#mode === "keychain") {
-          throw new CliError(`cannot write to the OS keychain: ${(err as Error).message}`);
+          throw new CliError(`cannot write to the OS keychain: ${(err as Error).message}`, {
+            cause: err,
+          });
         }
         this.#options.out.debug(1, `OS keychain write failed (${(err as Error).message})`);
       }

@@ -17,14 +17,29 @@ export class GatewayError extends Error {
     message: string,
     details?: unknown,
     internal?: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "GatewayError";
     this.status = status;
     this.code = code;
     this.details = details;
     this.internal = internal;
   }
+}
+
+/**
+ * A GatewayError for a failure caught as `cause` (kept as the error's `cause`, for the log and a
+ * debugger; never in the response).
+ */
+export function causedError(
+  status: number,
+  code: string,
+  message: string,
+  cause: unknown,
+  details?: unknown,
+): GatewayError {
+  return new GatewayError(status, code, message, details, undefined, { cause });
 }
 
 /** What the client reads for a failure of ours whose detail is only in the log. */

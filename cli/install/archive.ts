@@ -25,7 +25,7 @@ export async function extractBinary(
     try {
       files = unzipSync(await Deno.readFile(archivePath), { filter: (f) => wanted(f.name) });
     } catch (err) {
-      throw new CliError(`the zip archive is corrupt: ${(err as Error).message}`);
+      throw new CliError(`the zip archive is corrupt: ${(err as Error).message}`, { cause: err });
     }
     const name = Object.keys(files).find((n) => !n.endsWith("/"));
     if (!name) throw new CliError(`the archive has no ${binary}`);
@@ -46,7 +46,9 @@ export async function extractBinary(
         },
       );
     } catch (err) {
-      throw new CliError(`the tar.gz archive is corrupt: ${(err as Error).message}`);
+      throw new CliError(`the tar.gz archive is corrupt: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     if (!entry) throw new CliError(`the archive has no ${binary}`);
     return entry.name;

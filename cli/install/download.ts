@@ -25,7 +25,9 @@ export async function downloadToFile(
   try {
     response = await fetchFn(url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
   } catch (err) {
-    throw new CliError(`cannot reach the release server at ${url}: ${networkReason(err)}`);
+    throw new CliError(`cannot reach the release server at ${url}: ${networkReason(err)}`, {
+      cause: err,
+    });
   }
   out.debug(1, statusLine(response));
   if (response.status !== 200 || !response.body) {
@@ -52,7 +54,7 @@ export async function downloadToFile(
       }
     }
   } catch (err) {
-    throw new CliError(`the download of ${url} failed: ${networkReason(err)}`);
+    throw new CliError(`the download of ${url} failed: ${networkReason(err)}`, { cause: err });
   } finally {
     file.close();
   }

@@ -76,7 +76,9 @@ export function assertPortFree(bind: string, port: number, what: string): void {
     const l = Deno.listen({ hostname: bind, port });
     l.close();
   } catch (err) {
-    throw new Error(`${what}: cannot listen on ${bind}:${port}: ${(err as Error).message}`);
+    throw new Error(`${what}: cannot listen on ${bind}:${port}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 

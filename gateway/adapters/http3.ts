@@ -64,7 +64,9 @@ export function assertUdpPortFree(bind: string, port: number, what: string): voi
   try {
     Deno.listenDatagram({ hostname: bind, port, transport: "udp" }).close();
   } catch (err) {
-    throw new Error(`${what}: cannot listen on ${bind}:${port}/udp: ${(err as Error).message}`);
+    throw new Error(`${what}: cannot listen on ${bind}:${port}/udp: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
@@ -74,7 +76,9 @@ export function checkHttp3Material(m: Http3Material, what: string): void {
   try {
     probe.listen({ cert: m.cert, key: m.key, alpnProtocols: ["h3"] }).stop();
   } catch (err) {
-    throw new Error(`${what}: invalid certificate or key: ${(err as Error).message}`);
+    throw new Error(`${what}: invalid certificate or key: ${(err as Error).message}`, {
+      cause: err,
+    });
   } finally {
     probe.close();
   }

@@ -10,7 +10,7 @@ import { relative } from "node:path";
 import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import { GATEWAY_CODE_PATTERN, type MachineTokenPayload } from "../../shared/mod.ts";
-import { GatewayError } from "../errors.ts";
+import { causedError, GatewayError } from "../errors.ts";
 import type { TransformSource } from "../middleware/mod.ts";
 import type { CloudMetrics } from "../observability/mod.ts";
 import { CloudClient, CloudHttpError, CloudUnreachableError } from "./client.ts";
@@ -160,7 +160,7 @@ export class CloudIntegration implements CloudControl {
       await verifyWithCloud(check.payload, conn.verifier, conn.client);
     } catch (err) {
       if (err instanceof TokenRejectedError) {
-        throw new GatewayError(401, "machine_token_rejected", err.message);
+        throw causedError(401, "machine_token_rejected", err.message, err);
       }
       throw cloudFailure(err, "verifying the machine token");
     }
@@ -184,7 +184,7 @@ export class CloudIntegration implements CloudControl {
       await conn.verifier.userToken(userToken, this.#env(JWT_SECRET_ENV) || undefined);
     } catch (err) {
       if (err instanceof TokenRejectedError) {
-        throw new GatewayError(401, "invalid_user_token", err.message);
+        throw causedError(401, "invalid_user_token", err.message, err);
       }
       throw cloudFailure(err, "verifying the user token");
     }
@@ -250,7 +250,7 @@ export class CloudIntegration implements CloudControl {
           await this.#stopSync();
           await this.#rejected(`the cloud service refused the machine token: ${err.message}`);
         });
-        throw new GatewayError(409, "not_authorized", `${err.message}: ${NOT_AUTHORIZED}`);
+        throw causedError(409, "not_authorized", `${err.message}: ${NOT_AUTHORIZED}`, err);
       }
       throw cloudFailure(err, "uploading the configuration");
     }

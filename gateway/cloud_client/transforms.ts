@@ -57,7 +57,9 @@ export class TransformFetcher {
       try {
         parseSpec(text);
       } catch (err) {
-        throw new Error(`the downloaded spec is invalid: ${(err as Error).message}`);
+        throw new Error(`the downloaded spec is invalid: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
       this.#count(true);
       return text;

@@ -11,7 +11,7 @@
  */
 import { Buffer } from "node:buffer";
 import { parse } from "csv-parse/sync";
-import { GatewayError } from "../errors.ts";
+import { causedError, GatewayError } from "../errors.ts";
 import { decodeText, isUtf8Charset } from "./media_type.ts";
 
 /** Characters that start a formula for a spreadsheet: = + - @ and the hiding TAB, CR, LF. */
@@ -78,7 +78,7 @@ export function decodeCsv(
     }) as Record<string, string>[];
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    throw new GatewayError(400, "invalid_csv", `malformed CSV body: ${reason}`);
+    throw causedError(400, "invalid_csv", `malformed CSV body: ${reason}`, e);
   }
   if (rows.length > maxRows) {
     throw new GatewayError(

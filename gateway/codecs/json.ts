@@ -1,5 +1,5 @@
 /** JSON codec: application/json, every `+json` type, and bodies without a Content-Type. */
-import { GatewayError } from "../errors.ts";
+import { causedError, GatewayError } from "../errors.ts";
 import { decodeText } from "./media_type.ts";
 
 /** Deepest JSON nesting accepted when no limit is given (see `max_json_depth`). */
@@ -30,7 +30,7 @@ export function decodeJson(
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new GatewayError(400, "invalid_json", `malformed JSON body: ${(e as Error).message}`);
+    throw causedError(400, "invalid_json", `malformed JSON body: ${(e as Error).message}`, e);
   }
 }
 

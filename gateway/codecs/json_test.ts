@@ -104,3 +104,14 @@ Deno.test("json: nesting deeper than max_json_depth is 400 nesting_too_deep, fou
     JSON.parse(inString),
   );
 });
+
+Deno.test("json: a malformed body is 400 invalid_json, keeping the parser's error as its cause", async () => {
+  const err = await decodeBody(utf8("{oops"), "application/json", limits()).then(
+    () => undefined,
+    (e: unknown) => e as { status: number; code: string; cause?: unknown },
+  );
+  ok(err, "expected an error");
+  equal(err.status, 400);
+  equal(err.code, "invalid_json");
+  ok(err.cause instanceof SyntaxError, String(err.cause));
+});

@@ -117,7 +117,9 @@ export function multipartParts(bytes: Uint8Array, boundary: string): MultipartPa
       parts.push({ headers: new Headers(part.headers), body: content });
     }
   } catch (e) {
-    if (e instanceof MultipartParseError) throw new Error(`malformed multipart body: ${e.message}`);
+    if (e instanceof MultipartParseError) {
+      throw new Error(`malformed multipart body: ${e.message}`, { cause: e });
+    }
     throw e;
   }
   return parts;

@@ -24,7 +24,7 @@
  * the data verbatim and be escaped again to `&amp;amp;` on the way back.) CDATA is kept verbatim.
  */
 import { XMLBuilder, XMLParser } from "fast-xml-parser";
-import { GatewayError } from "../errors.ts";
+import { causedError, GatewayError } from "../errors.ts";
 import { decoderFor } from "./media_type.ts";
 
 const LT = 60; // <
@@ -426,7 +426,7 @@ export function decodeXml(
   try {
     return PARSER.parse(text);
   } catch (e) {
-    throw new GatewayError(400, "invalid_xml", `malformed XML body: ${(e as Error).message}`);
+    throw causedError(400, "invalid_xml", `malformed XML body: ${(e as Error).message}`, e);
   }
 }
 

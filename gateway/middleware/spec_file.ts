@@ -96,6 +96,6 @@ function compileText(text: string, file: string): CompiledSpec {
   try {
     return parseSpec(text);
   } catch (err) {
-    throw new Error(`invalid transform ${file}: ${(err as Error).message}`);
+    throw new Error(`invalid transform ${file}: ${(err as Error).message}`, { cause: err });
   }
 }

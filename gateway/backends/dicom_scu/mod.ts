@@ -29,7 +29,7 @@ import {
   UNCOMPRESSED,
 } from "../../dicom/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
-import { GatewayError } from "../../errors.ts";
+import { causedError, GatewayError } from "../../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
 import { dimseGatewayError, statusError } from "./errors.ts";
@@ -308,7 +308,7 @@ export class DicomScuBackend implements Backend {
     try {
       files = instancesOfBody(await req.body.bytes(), req.body.contentType);
     } catch (err) {
-      throw new GatewayError(400, "invalid_dicom_body", (err as Error).message);
+      throw causedError(400, "invalid_dicom_body", (err as Error).message, err);
     }
     if (files.length === 0) {
       throw new GatewayError(400, "invalid_dicom_body", "no instance to store");

@@ -29,7 +29,7 @@ import {
 } from "../../dicom/mod.ts";
 import { imageAttributesOf, renderInWorker, renderParamsOf } from "../../dicom/render/mod.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
-import { GatewayError } from "../../errors.ts";
+import { causedError, GatewayError } from "../../errors.ts";
 import type { RetrieveOutput } from "./operation.ts";
 
 /** Binary values up to this size are inline in metadata; larger ones get a BulkDataURI. */
@@ -100,7 +100,7 @@ function pixelsOf(dict: DcmjsDict, ts: string, uid: string): PixelFrames {
     pixels = pixelFramesOfDataset(dict, ts);
   } catch (err) {
     if (!(err instanceof PixelDataError)) throw err;
-    throw new GatewayError(502, "invalid_dicom_instance", `instance ${uid}: ${err.message}`);
+    throw causedError(502, "invalid_dicom_instance", `instance ${uid}: ${err.message}`, err);
   }
   if (!pixels) throw new GatewayError(404, "not_found", `instance ${uid} has no pixel data`);
   return pixels;

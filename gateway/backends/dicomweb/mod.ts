@@ -20,7 +20,7 @@ import {
   RequestEnvelope as Envelope,
   ResponseEnvelope,
 } from "../../envelope.ts";
-import { GatewayError } from "../../errors.ts";
+import { causedError, GatewayError } from "../../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
 import { normalizeOperation } from "../dicom_scu/mod.ts";
 import { HttpBackend } from "../http.ts";
@@ -128,7 +128,7 @@ export class DicomwebBackend implements Backend {
         }
       }
     } catch (err) {
-      throw new GatewayError(400, "invalid_dicom_request", (err as Error).message);
+      throw causedError(400, "invalid_dicom_request", (err as Error).message, err);
     }
     const res = await this.#http.invoke(sub, call);
     if (res.status === 404 && op !== "C-STORE" && op !== "C-ECHO") {

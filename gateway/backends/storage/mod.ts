@@ -28,7 +28,7 @@ export async function createStorageBackend(
   try {
     settings = storageSettings(config.options, ctx.baseDir, env);
   } catch (err) {
-    throw new Error(`backend ${config.name}: ${(err as Error).message}`);
+    throw new Error(`backend ${config.name}: ${(err as Error).message}`, { cause: err });
   }
   let store: ObjectStore;
   if (settings.root.kind === "s3") {

@@ -58,7 +58,7 @@ export class JmixSettings {
       try {
         return await fn();
       } catch (err) {
-        throw new Error(`jmix option ${name}: ${(err as Error).message}`);
+        throw new Error(`jmix option ${name}: ${(err as Error).message}`, { cause: err });
       }
     };
     const signing = str("signing_key");
