@@ -17,43 +17,23 @@ import { type GeneratedInstance, generateInstances } from "../fixtures/dicom/gen
 import { type OrthancPeer, requireDicomwebPlugin, startOrthanc } from "../fixtures/dicom/peers.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
-import { freePort, removeDir, requirePeer, runCommand, tempDir } from "./support/mod.ts";
+import {
+  dicomScuPipelineToml,
+  dicomwebPipelineToml,
+  freePort,
+  removeDir,
+  requirePeer,
+  runCommand,
+  tempDir,
+} from "./support/mod.ts";
 
 const HAS_PEERS = requirePeer("Orthanc", "Orthanc", "orthanc") && requireDicomwebPlugin() &&
   requirePeer("dcmj2pnm", "dcmj2pnm", "dcmtk") && requirePeer("dcmcjpls", "dcmcjpls", "dcmtk");
 
+/** `/web` forwards to Orthanc's DICOMweb plugin; `/bridge` speaks DIMSE to it. */
 function toml(orthanc: OrthancPeer): string {
-  return `
-[endpoints.web]
-service = "dicomweb"
-[endpoints.web.options]
-path_prefix = "/web"
-
-[endpoints.bridge]
-service = "dicomweb"
-[endpoints.bridge.options]
-path_prefix = "/bridge"
-
-[backends.orthanc_web]
-service = "dicomweb"
-[backends.orthanc_web.options]
-base_url = "${orthanc.dicomweb}"
-
-[backends.orthanc_dimse]
-service = "dicom_scu"
-[backends.orthanc_dimse.options]
-aet = "${orthanc.aet}"
-host = "127.0.0.1"
-port = ${orthanc.port}
-
-[pipelines.web]
-endpoints = ["web"]
-backends = ["orthanc_web"]
-
-[pipelines.bridge]
-endpoints = ["bridge"]
-backends = ["orthanc_dimse"]
-`;
+  return dicomwebPipelineToml("web", orthanc.dicomweb) +
+    dicomScuPipelineToml({ name: "bridge", peer: orthanc });
 }
 
 /** One stored instance: the file Orthanc holds (for DCMTK) and its URL path. */

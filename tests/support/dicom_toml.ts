@@ -35,3 +35,20 @@ endpoints = ["${p.name}"]
 backends = ["${p.name}"]
 `;
 }
+
+/** `[endpoints.x]` (dicomweb at `/<name>`), `[backends.x]` (dicomweb at `baseUrl`), `[pipelines.x]`. */
+export function dicomwebPipelineToml(name: string, baseUrl: string): string {
+  return `
+[endpoints.${name}]
+service = "dicomweb"
+[endpoints.${name}.options]
+path_prefix = "/${name}"
+[backends.${name}]
+service = "dicomweb"
+[backends.${name}.options]
+base_url = "${baseUrl}"
+[pipelines.${name}]
+endpoints = ["${name}"]
+backends = ["${name}"]
+`;
+}

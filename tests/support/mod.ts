@@ -1,7 +1,7 @@
 /** Helpers for end-to-end and real-peer tests (and the benchmarks): processes, ports, peers. */
 
 export { curl } from "./curl.ts";
-export { type DicomScuPipeline, dicomScuPipelineToml } from "./dicom_toml.ts";
+export { type DicomScuPipeline, dicomScuPipelineToml, dicomwebPipelineToml } from "./dicom_toml.ts";
 export {
   type GatewayOptions,
   type GatewayProcess,
