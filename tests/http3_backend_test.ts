@@ -3,7 +3,7 @@
  * idle timeout kills it without GOAWAY), 502 when nothing answers, 504 on the option timeout.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3.ts";
+import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3/mod.ts";
 import { Http3Server } from "../gateway/http3/mod.ts";
 import {
   backendConfig,

@@ -5,7 +5,7 @@
  * end, and Caddy reports the protocol it spoke (HTTP/3.0).
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3.ts";
+import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3/mod.ts";
 import { backendConfig, buildContext, call, envelope } from "./http3_support.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
 import { freeDualPort, makeH3Cert, sha256 } from "./http3_support.ts";

@@ -6,7 +6,7 @@
  */
 import { withManagementToken } from "./support/mod.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3.ts";
+import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3/backend.ts";
 import { H3, Http3Client } from "../gateway/http3/mod.ts";
 import { startTestGateway, startUpstream, type TestGateway } from "./harness.ts";
 import {

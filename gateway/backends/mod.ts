@@ -18,7 +18,7 @@ export const BACKEND_FACTORIES: Partial<Record<string, BackendFactory>> = {
   http: createHttpBackend,
   fhir: createFhirBackend,
   // HTTP/3 (issue 5): the QUIC backend.
-  http3: (c, ctx) => import("./http3.ts").then((m) => m.createHttp3Backend(c, ctx)),
+  http3: (c, ctx) => import("./http3/mod.ts").then((m) => m.createHttp3Backend(c, ctx)),
   storage: (c, ctx) => import("./storage/mod.ts").then((m) => m.createStorageBackend(c, ctx)),
   dicom_scu: createDicomScuBackend,
   dicomweb: createDicomwebBackend,

@@ -4,14 +4,10 @@
  * first. Keeping this behind one small interface is what lets it do so.
  */
 import { isAbsolute, join, normalize, relative } from "node:path";
+import type { TransformSource } from "../pipeline/mod.ts";
 
-/** A place transform specs are read from, by their `spec_path`. */
-export interface TransformSource {
-  /** Absolute file of a spec (for watching and messages). */
-  resolve(specPath: string): string;
-  /** The spec's JSON text. */
-  read(specPath: string): Promise<string>;
-}
+/** The interface lives with the build context (pipeline/types.ts); re-exported for its users. */
+export type { TransformSource };
 
 /** Specs read from files under `transforms_path`; paths may not escape that folder. */
 export class FileTransformSource implements TransformSource {

@@ -10,4 +10,5 @@ export type {
   BuildContext,
   Middleware,
   MiddlewareFactory,
+  TransformSource,
 } from "./types.ts";

@@ -6,9 +6,19 @@ import type {
 } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
-import type { TransformSource } from "../middleware/mod.ts";
 
 /** What a middleware may use while it is built. */
+/**
+ * A place transform specs are read from, by their `spec_path` (files under `transforms_path`, or
+ * the cloud's copies): what a build gives the middleware that load specs.
+ */
+export interface TransformSource {
+  /** Absolute file of a spec (for watching and messages). */
+  resolve(specPath: string): string;
+  /** The spec's JSON text. */
+  read(specPath: string): Promise<string>;
+}
+
 export interface BuildContext {
   config: GatewayConfig;
   logger: Logger;

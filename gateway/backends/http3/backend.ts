@@ -5,14 +5,14 @@
  * in the `http` backend: 502 `backend_unavailable`, 504 `backend_timeout` (after the backend's
  * `timeout_secs` or the option `timeout_secs`, whichever is shorter), JSON bodies.
  */
-import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
-import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
-import { Http3RequestError } from "../http3/mod.ts";
-import type { Backend, BackendCall, BuildContext } from "../pipeline/mod.ts";
-import { joinUrl, type Target, TargetPool } from "../pipeline/mod.ts";
-import { sendWithFailover } from "./failover.ts";
-import { H3ConnectionSlot } from "./http3/mod.ts";
-import { upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
+import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
+import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
+import { Http3RequestError } from "../../http3/mod.ts";
+import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
+import { joinUrl, type Target, TargetPool } from "../../pipeline/mod.ts";
+import { sendWithFailover } from "../failover.ts";
+import { H3ConnectionSlot } from "./pool.ts";
+import { upstreamHeaders, withoutHopByHop } from "../proxy_headers.ts";
 
 /** Parse an `https://host:port/path` target URL. */
 function parseTarget(url: string, what: string): { host: string; port: number; path: string } {
