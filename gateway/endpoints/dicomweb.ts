@@ -96,8 +96,8 @@ export class DicomwebEndpointService extends HttpEndpointService {
     }
     if (err) {
       ex.request.body?.cancel().catch(() => {});
-      ex.errorCode = err.code;
-      deps.metrics.errorCode(err.code);
+      // Routing answers (404, 405, 501): counted, not logged as failures of ours.
+      ex.record.failed(err, {}, { logged: false });
       const res = this.errorResponse(err, ex.requestId);
       for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
       return res;
@@ -108,7 +108,7 @@ export class DicomwebEndpointService extends HttpEndpointService {
       ex.backend = res.backend;
       return this.toResponse(res, ex.requestId, env.method);
     } catch (e) {
-      return this.failed(e, ex, deps);
+      return this.failed(e, ex);
     }
   }
 

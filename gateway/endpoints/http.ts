@@ -59,23 +59,14 @@ export class HttpEndpointService implements HttpEndpoint {
       ex.backend = res.backend;
       return this.toResponse(res, ex.requestId, env.method);
     } catch (err) {
-      return this.failed(err, ex, deps);
+      return this.failed(err, ex);
     }
   }
 
   /** The error answer of a failed request: counted, logged when it is ours (5xx), body dropped. */
-  protected failed(err: unknown, ex: HttpExchange, deps: ExecutorDeps): Response {
+  protected failed(err: unknown, ex: HttpExchange): Response {
     const g = toGatewayError(err);
-    ex.errorCode = g.code;
-    deps.metrics.errorCode(g.code);
-    if (g.status >= 500) {
-      deps.logger.error("request failed", {
-        request_id: ex.requestId,
-        pipeline: this.pipeline.name,
-        code: g.code,
-        error: g.internal ?? g.message,
-      });
-    }
+    ex.record.failed(g);
     // An unread request body must not keep the connection busy.
     ex.request.body?.cancel().catch(() => {});
     return this.errorResponse(g, ex.requestId);

@@ -1,20 +1,20 @@
 /** Contract between the HTTP-family adapters (HTTP/1.1, HTTP/2, HTTP/3) and endpoint services. */
 import type { EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import type { Protocol } from "../envelope.ts";
-import type { BuiltPipeline, ExecutorDeps } from "../pipeline/mod.ts";
+import type { BuiltPipeline, ExecutorDeps, RequestRecord } from "../pipeline/mod.ts";
 
 /** One HTTP request as an adapter hands it to an endpoint. */
 export interface HttpExchange {
   request: Request;
   url: RequestTarget;
   requestId: string;
+  /** The request's front-door record: failures and the access log line (pipeline/front_door.ts). */
+  record: RequestRecord;
   protocol: Protocol;
   scheme: "http" | "https";
   remoteAddr?: string;
   /** Set by the endpoint: the backend that produced the response (for the access log). */
   backend?: string;
-  /** Set by the endpoint: the error code of an error response. */
-  errorCode?: string;
 }
 
 /** An HTTP-family endpoint bound to its pipeline. */

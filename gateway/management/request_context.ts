@@ -1,18 +1,17 @@
 /** Per-request context of the management API: request id, response headers and the access log. */
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../../shared/mod.ts";
+import { requestIdOf } from "../pipeline/mod.ts";
 import { pathOf } from "./routing.ts";
 
 /** Hono environment of the management app. */
 export type ManagementEnv = { Variables: { requestId: string } };
 
-/** Incoming request ids we echo; anything else is replaced (no header injection, bounded size). */
-const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The request id to use: a valid incoming `X-Request-Id`, else a new UUID. */
-export function requestIdFor(incoming: string | null | undefined): string {
-  return incoming && VALID_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-}
+/**
+ * The request id to use: a valid incoming `X-Request-Id`, else a new UUID (the data plane's rule:
+ * no header injection, bounded size).
+ */
+export const requestIdFor = requestIdOf;
 
 function stamp(res: Response, id: string): void {
   try {

@@ -46,14 +46,13 @@ import { discoveryPath, type ManagementDiscovery } from "../../shared/mod.ts";
 import { isLoopbackAddress } from "../../shared/gateway_config/mod.ts";
 import { DEFAULT_GUARD, guardedServe, type GuardedServer } from "../../shared/net/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
+import { requestIdOf, RequestRecord } from "../pipeline/mod.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
 import { requestTarget } from "../endpoints/mod.ts";
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Options of a gateway process. */
 export interface GatewayOptions {
@@ -603,9 +602,7 @@ export class Gateway implements GatewayControl {
   ): Promise<Response> {
     const rt = this.#current;
     rt.acquire();
-    const start = performance.now();
-    const incoming = request.headers.get("x-request-id");
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const requestId = requestIdOf(request.headers.get("x-request-id"));
     const url = requestTarget(request.url);
     try {
       const route = rt.routes.match(network, url.pathname);
@@ -620,35 +617,27 @@ export class Gateway implements GatewayControl {
       }
       const endpoint = route.endpoint;
       const pipeline = endpoint.pipeline.name;
-      this.metrics.requestStarted(pipeline);
+      const record = new RequestRecord(rt.deps, pipeline, requestId);
       const ex = {
         request,
         url,
         requestId,
+        record,
         protocol,
         scheme: tls ? "https" as const : "http" as const,
         remoteAddr: info.remoteAddr.hostname,
         backend: undefined as string | undefined,
-        errorCode: undefined as string | undefined,
       };
       const response = await endpoint.handle(ex, rt.deps);
-      const seconds = (performance.now() - start) / 1000;
-      this.metrics.requestFinished(pipeline, response.status, seconds);
-      if (this.#logger.enabled("info")) {
-        this.#logger.info("request", {
-          request_id: requestId,
-          method: request.method,
-          // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
-          path: rt.config.logging.log_identifiers
-            ? url.pathname
-            : endpoint.loggedPath(url.pathname),
-          pipeline,
-          backend: ex.backend,
-          status: response.status,
-          error_code: ex.errorCode,
-          duration_ms: Math.round(seconds * 100000) / 100,
-        });
-      }
+      record.finished(response.status, "request", {
+        method: request.method,
+        // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
+        path: rt.config.logging.log_identifiers ? url.pathname : endpoint.loggedPath(url.pathname),
+        pipeline,
+        backend: ex.backend,
+        status: response.status,
+        error_code: record.errorCode,
+      });
       return response;
     } finally {
       rt.release();

@@ -25,7 +25,12 @@ import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_co
 import { type DicomJson, parseStatus, STATUS, statusKind, writeP10 } from "../../dicom/mod.ts";
 import { Body, type ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError, toGatewayError } from "../../errors.ts";
-import { type BuiltPipeline, type ExecutorDeps, runPipeline } from "../../pipeline/mod.ts";
+import {
+  type BuiltPipeline,
+  type ExecutorDeps,
+  RequestRecord,
+  runPipeline,
+} from "../../pipeline/mod.ts";
 import {
   dimseEnvelope,
   identifierBody,
@@ -205,8 +210,6 @@ export class DicomScpEndpoint {
     const controller = new AbortController();
     running.set(messageId, controller);
     this.#tracker?.acquire();
-    deps.metrics.requestStarted(this.pipeline.name);
-    const started = performance.now();
     const env = dimseEnvelope(
       this.config.name,
       op,
@@ -218,6 +221,7 @@ export class DicomScpEndpoint {
       body,
       controller.signal,
     );
+    const record = new RequestRecord(deps, this.pipeline.name, env.id);
     let outcome: Omit<OperationOutcome, "report">;
     try {
       const res = await runPipeline(this.pipeline, env, deps);
@@ -235,44 +239,26 @@ export class DicomScpEndpoint {
       }
     } catch (err) {
       const g = toGatewayError(err);
-      deps.metrics.errorCode(g.code);
+      record.failed(g, { endpoint: this.config.name, operation: op }, {
+        message: "DIMSE operation failed",
+        level: "warn",
+        logged: !controller.signal.aborted,
+      });
       outcome = controller.signal.aborted
         ? { status: STATUS.cancel, cancelled: true }
         : { status: failureStatus(op, g), error: g.message, cancelled: false };
-      if (!controller.signal.aborted) {
-        deps.logger.warn("DIMSE operation failed", {
-          request_id: env.id,
-          endpoint: this.config.name,
-          operation: op,
-          code: g.code,
-          error: g.internal ?? g.message,
-        });
-      }
     } finally {
       running.delete(messageId);
       this.#tracker?.release();
     }
-    let reported = false;
-    const report = (sent: number) => {
-      if (reported) return;
-      reported = true;
-      const seconds = (performance.now() - started) / 1000;
-      deps.metrics.requestFinished(
-        this.pipeline.name,
-        statusKind(sent) === "failure" ? 502 : 200,
-        seconds,
-      );
-      if (deps.logger.enabled("info")) {
-        deps.logger.info("dimse", {
-          request_id: env.id,
-          endpoint: this.config.name,
-          operation: op,
-          calling_aet: peer.callingAet,
-          status: `0x${sent.toString(16).padStart(4, "0")}`,
-          duration_ms: Math.round(seconds * 100000) / 100,
-        });
-      }
-    };
+    // The DIMSE status actually sent ends the record (metrics as 200 or 502, and the log line).
+    const report = (sent: number) =>
+      record.finished(statusKind(sent) === "failure" ? 502 : 200, "dimse", {
+        endpoint: this.config.name,
+        operation: op,
+        calling_aet: peer.callingAet,
+        status: `0x${sent.toString(16).padStart(4, "0")}`,
+      });
     return { ...outcome, report };
   }
 

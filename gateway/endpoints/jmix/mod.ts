@@ -81,7 +81,7 @@ export class JmixEndpointService extends HttpEndpointService {
       const methods = ROUTE_METHODS[route.name];
       if (!methods.includes(ex.request.method)) {
         const err = new GatewayError(405, "method_not_allowed", `accepts ${methods.join(", ")}`);
-        return this.#fail(ex, deps, err, { allow: methods.join(", ") });
+        return this.#fail(ex, err, { allow: methods.join(", ") });
       }
       const service = this.#service;
       if (typeof service === "string") throw new GatewayError(500, "jmix_misconfigured", service);
@@ -95,26 +95,16 @@ export class JmixEndpointService extends HttpEndpointService {
       ex.backend = res.backend;
       return this.toResponse(res, ex.requestId, env.method);
     } catch (err) {
-      return this.#fail(ex, deps, toGatewayError(err));
+      return this.#fail(ex, toGatewayError(err));
     }
   }
 
   #fail(
     ex: HttpExchange,
-    deps: ExecutorDeps,
     g: GatewayError,
     headers: Record<string, string> = {},
   ): Response {
-    ex.errorCode = g.code;
-    deps.metrics.errorCode(g.code);
-    if (g.status >= 500) {
-      deps.logger.error("request failed", {
-        request_id: ex.requestId,
-        pipeline: this.pipeline.name,
-        code: g.code,
-        error: g.internal ?? g.message,
-      });
-    }
+    ex.record.failed(g);
     ex.request.body?.cancel().catch(() => {});
     const res = this.errorResponse(g, ex.requestId);
     for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);

@@ -1,0 +1,81 @@
+/**
+ * The front door every request passes, whatever its protocol (HTTP/1.1 and h2, HTTP/3, a DIMSE
+ * operation): its request id, the metrics of its pipeline, the log line of a failure and the
+ * access log line at its end, written in one place so that a new listener gets them right by
+ * calling this. The listener keeps what is its own: routing, and the shape of its answers.
+ */
+import type { Logger } from "../../shared/mod.ts";
+import type { GatewayError } from "../errors.ts";
+import type { Metrics } from "../observability/mod.ts";
+
+/** What a client may send as X-Request-Id to have it used (and echoed) as ours. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id: the client's `X-Request-Id` when it is a sane token, else a new UUID. */
+export function requestIdOf(incoming: string | null | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+/** Where the front door writes. */
+export interface FrontDoorDeps {
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/** Milliseconds with two decimals, as the access log writes durations. */
+function millis(seconds: number): number {
+  return Math.round(seconds * 100000) / 100;
+}
+
+/** One request (or DIMSE operation) through a pipeline, from its arrival to its log line. */
+export class RequestRecord {
+  readonly #deps: FrontDoorDeps;
+  readonly #started = performance.now();
+  #finished = false;
+  /** The code of the failure the request ended with, if any (for the access log). */
+  errorCode?: string;
+
+  /** Starts the record: counts the request as in flight on `pipeline`. */
+  constructor(deps: FrontDoorDeps, readonly pipeline: string, readonly requestId: string) {
+    this.#deps = deps;
+    deps.metrics.requestStarted(pipeline);
+  }
+
+  /**
+   * A failure: counted by its code; a failure of ours (`logged`: by default a 5xx) is logged with
+   * its internal detail under `message`, never sent to the client.
+   */
+  failed(
+    g: GatewayError,
+    fields: Record<string, unknown> = {},
+    options: { message?: string; level?: "error" | "warn"; logged?: boolean } = {},
+  ): void {
+    this.errorCode = g.code;
+    this.#deps.metrics.errorCode(g.code);
+    if (!(options.logged ?? g.status >= 500)) return;
+    this.#deps.logger[options.level ?? "error"](options.message ?? "request failed", {
+      request_id: this.requestId,
+      pipeline: this.pipeline,
+      ...fields,
+      code: g.code,
+      error: g.internal ?? g.message,
+    });
+  }
+
+  /**
+   * The end (once; later calls do nothing): the duration and `status` go to the pipeline's
+   * metrics, and `fields` to the access log line `message` with the request id and duration.
+   */
+  finished(status: number, message: string, fields: Record<string, unknown>): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    const seconds = (performance.now() - this.#started) / 1000;
+    this.#deps.metrics.requestFinished(this.pipeline, status, seconds);
+    if (!this.#deps.logger.enabled("info")) return;
+    this.#deps.logger.info(message, {
+      request_id: this.requestId,
+      ...fields,
+      duration_ms: millis(seconds),
+    });
+  }
+}
