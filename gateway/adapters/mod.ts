@@ -18,3 +18,4 @@ export {
   serveHttp3,
   withAltSvc,
 } from "./http3.ts";
+export type { ListenerSet } from "./listener_set.ts";

@@ -14,41 +14,15 @@ import {
   type CloudIntegrationOptions,
   loadWithManagedConfig,
 } from "../cloud_client/mod.ts";
-import {
-  assertPortFree,
-  type HttpListener,
-  listenerKey,
-  readTls,
-  serveNetwork,
-} from "../adapters/mod.ts";
-// HTTP/3 (issue 5): the QUIC listener of a network and its Alt-Svc advertisement.
-import {
-  altSvcValue,
-  assertUdpPortFree,
-  checkHttp3Material,
-  type Http3Listener,
-  http3ListenerKey,
-  readHttp3Tls,
-  serveHttp3,
-  withAltSvc,
-} from "../adapters/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import { errorBody, GatewayError } from "../errors.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
-import {
-  createManagementApp,
-  type ManagementToken,
-  normalizePrefix,
-  resolveManagementToken,
-} from "../management/mod.ts";
-import { removeIfExists, writeFileAtomic } from "../../shared/mod.ts";
-import { discoveryPath, type ManagementDiscovery } from "../../shared/mod.ts";
-import { isLoopbackAddress } from "../../shared/gateway_config/mod.ts";
-import { DEFAULT_GUARD, guardedServe, type GuardedServer } from "../../shared/net/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { requestIdOf, RequestRecord } from "../pipeline/mod.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
+import { HttpListeners } from "./http_listeners.ts";
+import { ManagementListener } from "./management_listener.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
@@ -80,13 +54,6 @@ export class ConfigError extends Error {
   }
 }
 
-interface ManagementListener {
-  key: string;
-  server: GuardedServer;
-  /** The discovery file written for local tools (removed on shutdown), if any. */
-  discovery?: string;
-}
-
 /** The gateway process state; implements what the management API needs. */
 export class Gateway implements GatewayControl {
   readonly version = VERSION;
@@ -97,15 +64,10 @@ export class Gateway implements GatewayControl {
   readonly #drainMs: number;
   #current!: Runtime;
   #generation = 0;
-  #listeners = new Map<string, HttpListener>();
-  // HTTP/3 (issue 5): QUIC listeners by key, and the Alt-Svc value of each network that has one.
-  #h3Listeners = new Map<string, Http3Listener>();
-  #altSvc = new Map<string, string>();
-  #management: ManagementListener | undefined;
-  /** The management API's bearer token and accepted host names (read on start and reload). */
-  #managementToken: ManagementToken | undefined;
-  #allowedHosts: readonly string[] = [];
-  readonly #env: (name: string) => string | undefined;
+  /** The data plane's HTTP and HTTP/3 listeners (runtime/http_listeners.ts). */
+  readonly #http: HttpListeners;
+  /** The management API's listener (runtime/management_listener.ts). */
+  readonly #management: ManagementListener;
   #watcher: { close(): void } | undefined;
   #ready = false;
   #reloading: Promise<ReloadOutcome> | undefined;
@@ -116,7 +78,18 @@ export class Gateway implements GatewayControl {
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
     this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
-    this.#env = opts.env ?? ((name) => Deno.env.get(name));
+    this.#http = new HttpListeners({
+      handle: (req, info, tls, network, protocol) =>
+        this.#handle(req, info, tls, network, protocol),
+      internalError: (err) => this.#internalError(err),
+      logger: opts.logger,
+      drainMs: this.#drainMs,
+    });
+    this.#management = new ManagementListener({
+      control: this,
+      logger: opts.logger,
+      env: opts.env ?? ((name) => Deno.env.get(name)),
+    });
     // DICOM (issue 4): new associations go to the current generation's endpoint.
     this.#dimse = new DimseListeners((key) => this.#current?.dimse.get(key), opts.logger);
     this.#cloud = new CloudIntegration({
@@ -145,42 +118,34 @@ export class Gateway implements GatewayControl {
     if (runtime instanceof ConfigError) throw runtime;
     this.#current = runtime;
     this.#applyLogging(runtime.config);
-    for (const net of Object.values(runtime.config.network)) {
-      assertPortFree(net.bind, net.port, `network ${net.name}`);
-      // HTTP/3 (issue 5): the UDP port of the QUIC listener.
-      if (net.http3) assertUdpPortFree(net.http3.bind, net.http3.port, `network ${net.name} http3`);
-    }
-    await this.#syncListeners(runtime.config);
+    HttpListeners.assertPortsFree(runtime.config);
+    await this.#http.sync(runtime.config);
     await this.#dimse.sync(runtime.dimse.values()); // DICOM (issue 4)
-    await this.#syncManagement(runtime.config);
+    await this.#management.sync(runtime.config, this.#baseDir());
     this.#watch(runtime.config);
     this.#ready = true;
     void this.#cloud.run();
     this.#logger.info("gateway started", {
       version: VERSION,
       config_file: this.configFile ?? "<embedded default>",
-      listeners: [...this.#listeners.values()].map((l) => `${l.network}:${l.port}`),
-      management: this.#management ? this.#management.server.addr.port : null,
+      listeners: this.#http.describe(),
+      management: this.#management.port() ?? null,
     });
   }
 
   /** Ports actually bound, by network name (tests bind port 0). */
   ports(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const l of this.#listeners.values()) out[l.network] = l.port;
-    return out;
+    return this.#http.ports();
   }
 
   /** HTTP/3 (issue 5): UDP ports of the QUIC listeners, by network name. */
   http3Ports(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const l of this.#h3Listeners.values()) out[l.network] = l.port;
-    return out;
+    return this.#http.http3Ports();
   }
 
   /** Port of the management listener, if running. */
   managementPort(): number | undefined {
-    return this.#management?.server.addr.port;
+    return this.#management.port();
   }
 
   /** The config serving traffic. */
@@ -291,9 +256,9 @@ export class Gateway implements GatewayControl {
     }
     try {
       // New listeners start before the runtime swap; old ones close after it.
-      await this.#syncListeners(next.config, true);
+      await this.#http.sync(next.config, true);
       await this.#dimse.sync(next.dimse.values()); // DICOM (issue 4)
-      await this.#syncManagement(next.config);
+      await this.#management.sync(next.config, this.#baseDir());
     } catch (err) {
       await next.close();
       this.metrics.reload(false);
@@ -308,7 +273,7 @@ export class Gateway implements GatewayControl {
     const old = this.#current;
     this.#current = next;
     old.retire();
-    await this.#closeStaleListeners(next.config);
+    await this.#http.closeStale(next.config);
     await this.#dimse.closeStale(next.dimse.values()); // DICOM (issue 4)
     this.#applyLogging(next.config);
     this.#watch(next.config);
@@ -331,12 +296,7 @@ export class Gateway implements GatewayControl {
     this.#logger.info("shutting down: draining in-flight requests", {
       in_flight: this.#current?.inFlight ?? 0,
     });
-    const servers = [...this.#listeners.values()].map((l) => l.server);
-    const drained = Promise.all([
-      ...servers.map((s) => s.shutdown()),
-      // HTTP/3 (issue 5): GOAWAY, then the same bounded drain.
-      ...[...this.#h3Listeners.values()].map((l) => l.server.shutdown(this.#drainMs)),
-    ]);
+    const drained = this.#http.shutdown();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((r) =>
       timer = setTimeout(() => r("timeout"), this.#drainMs)
@@ -346,8 +306,7 @@ export class Gateway implements GatewayControl {
     if (outcome === "timeout") {
       this.#logger.warn("drain timed out; closing remaining connections");
     }
-    await this.#management?.server.shutdown();
-    if (this.#management?.discovery) await removeIfExists(this.#management.discovery);
+    await this.#management.shutdown();
     await this.#dimse.close(); // DICOM (issue 4)
     await this.#current?.close();
     stopRenderWorkers();
@@ -389,197 +348,6 @@ export class Gateway implements GatewayControl {
 
   #applyLogging(config: GatewayConfig): void {
     this.#logger.configure(config.logging.level, config.logging.format);
-  }
-
-  async #syncListeners(config: GatewayConfig, checkPorts = false): Promise<void> {
-    const started: HttpListener[] = [];
-    try {
-      for (const net of Object.values(config.network)) {
-        const tls = await readTls(net);
-        const key = listenerKey(net, tls);
-        if (this.#listeners.has(key)) continue;
-        if (checkPorts && !this.#holdsPort(net.bind, net.port)) {
-          assertPortFree(net.bind, net.port, `network ${net.name}`);
-        }
-        const listener = serveNetwork(
-          net,
-          tls,
-          // HTTP/3 (issue 5): responses advertise the network's QUIC listener with Alt-Svc.
-          (req, info, secure) => {
-            const response = this.#handle(req, info, secure, net.name);
-            const altSvc = this.#altSvc.get(net.name);
-            return altSvc ? response.then((r) => withAltSvc(r, altSvc)) : response;
-          },
-          (err) => this.#internalError(err),
-        );
-        started.push(listener);
-      }
-    } catch (err) {
-      for (const l of started) await l.server.shutdown();
-      throw err;
-    }
-    for (const l of started) this.#listeners.set(l.key, l);
-    try {
-      await this.#syncHttp3Listeners(config, checkPorts);
-    } catch (err) {
-      for (const l of started) {
-        this.#listeners.delete(l.key);
-        await l.server.shutdown();
-      }
-      throw err;
-    }
-  }
-
-  /**
-   * HTTP/3 (issue 5): start the QUIC listener of each network with `[network.<name>.http3]`
-   * that is not running yet; a listener whose certificate changed hands its UDP socket over.
-   */
-  async #syncHttp3Listeners(config: GatewayConfig, checkPorts: boolean): Promise<void> {
-    const started: Http3Listener[] = [];
-    try {
-      for (const net of Object.values(config.network)) {
-        if (!net.http3) continue;
-        const material = (await readHttp3Tls(net))!;
-        const key = http3ListenerKey(net, material);
-        if (this.#h3Listeners.has(key)) continue;
-        checkHttp3Material(material, `network ${net.name} http3`);
-        const previous = [...this.#h3Listeners.values()].find((l) =>
-          l.config.port === net.http3!.port && l.config.bind === net.http3!.bind
-        );
-        if (checkPorts && !previous) {
-          assertUdpPortFree(net.http3.bind, net.http3.port, `network ${net.name} http3`);
-        }
-        const listener = serveHttp3(
-          net,
-          material,
-          (req, info) => this.#handle(req, info, true, net.name, "h3"),
-          (err, where) => this.#logger.warn("http3", { where, error: (err as Error)?.message }),
-          previous,
-        );
-        started.push(listener);
-      }
-    } catch (err) {
-      for (const l of started) await l.server.shutdown(0);
-      throw err;
-    }
-    for (const l of started) this.#h3Listeners.set(l.key, l);
-    this.#altSvc.clear();
-    for (const net of Object.values(config.network)) {
-      const l = [...this.#h3Listeners.values()].filter((x) => x.network === net.name).pop();
-      if (net.http3 && l) this.#altSvc.set(net.name, altSvcValue(l.port));
-    }
-  }
-
-  #holdsPort(bind: string, port: number): boolean {
-    for (const l of this.#listeners.values()) {
-      const addr = l.server.addr;
-      if (addr.port === port && (addr.hostname === bind || bind === "0.0.0.0")) return true;
-    }
-    return false;
-  }
-
-  async #closeStaleListeners(config: GatewayConfig): Promise<void> {
-    const wanted = new Set<string>();
-    for (const net of Object.values(config.network)) {
-      wanted.add(listenerKey(net, await readTls(net).catch(() => undefined)));
-    }
-    for (const [key, l] of this.#listeners) {
-      if (wanted.has(key)) continue;
-      this.#listeners.delete(key);
-      // shutdown() lets requests on the old listener finish.
-      void l.server.shutdown();
-    }
-    // HTTP/3 (issue 5): retired QUIC listeners send GOAWAY and drain.
-    const wantedH3 = new Set<string>();
-    for (const net of Object.values(config.network)) {
-      const m = net.http3 ? await readHttp3Tls(net).catch(() => undefined) : undefined;
-      if (m) wantedH3.add(http3ListenerKey(net, m));
-    }
-    for (const [key, l] of this.#h3Listeners) {
-      if (wantedH3.has(key)) continue;
-      this.#h3Listeners.delete(key);
-      void l.server.shutdown(this.#drainMs);
-    }
-  }
-
-  /**
-   * Starts, moves or stops the management listener. The token is read again on every reload (a
-   * rotated `token_file` takes effect); a token that cannot be read fails the start, and on a
-   * reload keeps the previous one.
-   */
-  async #syncManagement(config: GatewayConfig): Promise<void> {
-    const m = config.management;
-    const baseDir = this.#baseDir();
-    try {
-      this.#managementToken = await resolveManagementToken({
-        env: this.#env,
-        tokenFile: m.token_file ? resolve(baseDir, m.token_file) : undefined,
-        stateDir: resolve(baseDir, config.cloud.state_dir ?? "state"),
-      });
-    } catch (err) {
-      if (!this.#managementToken) throw err;
-      this.#logger.error("management token unchanged", { error: (err as Error).message });
-    }
-    this.#allowedHosts = m.allowed_hosts ?? [];
-    const tls = m.tls_cert_path && m.tls_key_path
-      ? {
-        cert: await Deno.readTextFile(resolve(baseDir, m.tls_cert_path)),
-        key: await Deno.readTextFile(resolve(baseDir, m.tls_key_path)),
-      }
-      : undefined;
-    const key = m.enabled ? `${m.bind}:${m.port}:${m.tls_cert_path}:${m.tls_key_path}` : "";
-    if (this.#management?.key === key) return;
-    const old = this.#management;
-    this.#management = undefined;
-    if (old?.discovery) await removeIfExists(old.discovery);
-    if (m.enabled) {
-      // The same address cannot be bound twice without reusePort: close first in that case.
-      if (old && old.server.addr.port === m.port) await old.server.shutdown();
-      const app = createManagementApp(this, this.#logger.child({ component: "management" }), {
-        token: () => this.#managementToken!.token,
-        allowedHosts: () => this.#allowedHosts,
-      });
-      // Behind the slow-client guard like the data plane (shared/net), with its defaults.
-      const server = guardedServe(
-        { hostname: m.bind, port: m.port, tls, guard: DEFAULT_GUARD },
-        (req, info) => app.fetch(req, info),
-      );
-      this.#management = { key, server };
-      this.#management.discovery = await this.#writeDiscovery(m, server.addr.port, !!tls);
-    }
-    if (old && old.server.addr.port !== m.port) await old.server.shutdown();
-  }
-
-  /**
-   * Tells local tools (gwcli) where the API and its token file are; skipped when the token comes
-   * from the environment (there is no file to name) or there is no home directory.
-   */
-  async #writeDiscovery(
-    m: GatewayConfig["management"],
-    port: number,
-    tls: boolean,
-  ): Promise<string | undefined> {
-    const file = this.#managementToken?.file;
-    const path = discoveryPath(port, this.#env);
-    if (!file || !path) return undefined;
-    const host = isLoopbackAddress(m.bind) || m.bind === "0.0.0.0" || m.bind === "::"
-      ? "127.0.0.1"
-      : m.bind.includes(":")
-      ? `[${m.bind}]`
-      : m.bind;
-    const record: ManagementDiscovery = {
-      url: `${tls ? "https" : "http"}://${host}:${port}`,
-      prefix: normalizePrefix(m.prefix) || "admin",
-      token_file: file,
-      pid: Deno.pid,
-    };
-    try {
-      await writeFileAtomic(path, JSON.stringify(record, null, 2) + "\n", { mode: 0o600 });
-      return path;
-    } catch (err) {
-      this.#logger.debug("no management discovery file", { error: (err as Error).message });
-      return undefined;
-    }
   }
 
   #watch(config: GatewayConfig): void {

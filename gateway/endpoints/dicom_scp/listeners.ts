@@ -5,6 +5,7 @@
  * association is served by the endpoint of the generation current when it arrives.
  */
 import { DimseListener } from "../../adapters/dimse/mod.ts";
+import type { ListenerSet } from "../../adapters/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
 import { type DicomScpEndpoint, listenerKeyOf } from "./endpoint.ts";
 
@@ -12,7 +13,7 @@ import { type DicomScpEndpoint, listenerKeyOf } from "./endpoint.ts";
 export type EndpointResolver = (key: string) => DicomScpEndpoint | undefined;
 
 /** The set of running DIMSE listeners. */
-export class DimseListeners {
+export class DimseListeners implements ListenerSet<Iterable<DicomScpEndpoint>> {
   readonly #listeners = new Map<string, DimseListener>();
   readonly #resolve: EndpointResolver;
   readonly #logger: Logger;
