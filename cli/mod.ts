@@ -1,4 +1,17 @@
-/** gwcli, the command-line client: its public entry for tests and other programs. */
+/**
+ * gwcli, the command-line client: its public entry for tests and other programs.
+ *
+ * @example
+ * ```ts
+ * import { CliError, EXIT } from "./mod.ts";
+ *
+ * // Commands fail with a CliError: its message, a hint for the user, and the exit code.
+ * const err = new CliError("not logged in", { exitCode: EXIT.auth, hint: "run `gwcli login`" });
+ * console.log(err.exitCode === EXIT.auth, err.hint); // true run `gwcli login`
+ * ```
+ *
+ * @module
+ */
 export { buildProgram, runCli } from "./program.ts";
 export { commandList } from "./commands/mod.ts";
 export { CliContext, type CliDeps } from "./context.ts";

@@ -1,6 +1,8 @@
 /**
  * The cloud service: accounts and teams, device login, tokens, gateway authorization and
  * configuration sync, team-scoped resources, the web UI. Start it with {@link startCloud}.
+ *
+ * @module
  */
 export { type CloudServer, startCloud } from "./server.ts";
 export { type CloudApp, createApp } from "./app.tsx";

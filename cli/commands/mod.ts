@@ -1,4 +1,8 @@
-/** Every gwcli command, registered in the order of `gwcli list`. */
+/**
+ * Every gwcli command, registered in the order of `gwcli list`.
+ *
+ * @module
+ */
 import type { Command } from "commander";
 import type { CliContext } from "../context.ts";
 import { registerApiTokenCommands } from "./api_tokens.ts";

@@ -1,4 +1,8 @@
-/** Installing gateway releases (`gwcli gateway:install`). */
+/**
+ * Installing gateway releases (`gwcli gateway:install`).
+ *
+ * @module
+ */
 export { type Installed, installGateway, type InstallRequest, reportInstall } from "./install.ts";
 export {
   defaultInstallDir,

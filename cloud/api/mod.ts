@@ -1,4 +1,8 @@
-/** The JSON API of the cloud service: routes, errors, bodies, limits and the OpenAPI document. */
+/**
+ * The JSON API of the cloud service: routes, errors, bodies, limits and the OpenAPI document.
+ *
+ * @module
+ */
 import { Hono } from "hono";
 import { BadCursorError, StoreError } from "../store/mod.ts";
 import type { Services } from "../services.ts";

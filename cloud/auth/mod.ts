@@ -1,4 +1,8 @@
-/** Authentication: passwords, signing keys, JWTs, bearer tokens, device login, token issuing. */
+/**
+ * Authentication: passwords, signing keys, JWTs, bearer tokens, device login, token issuing.
+ *
+ * @module
+ */
 export { dummyHash, hashPassword, needsRehash, verifyPassword } from "./password.ts";
 export { KeyRing, type PublicJwk, PUBLISH_LEAD_MS } from "./keys.ts";
 export {

@@ -1,6 +1,8 @@
 /**
  * Resources of a team: request schemas, checks against the gateway's schema, the generated gateway
  * configuration, and the operations the REST API and the MCP server share.
+ *
+ * @module
  */
 export * from "./schemas.ts";
 export { checkTransformSpec, type FieldProblem } from "./checks.ts";

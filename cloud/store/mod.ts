@@ -1,6 +1,8 @@
 /**
  * The cloud service's state over Deno KV: identities, tokens, sessions, device requests, signing
  * keys, and the team-scoped resources with their audit log, shares and gateway reports.
+ *
+ * @module
  */
 import type { Clock } from "../clock.ts";
 import { GatewayStateStore } from "./gateway_state.ts";

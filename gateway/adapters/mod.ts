@@ -1,4 +1,9 @@
-/** Listeners: HTTP/1.1 and HTTP/2 (Deno.serve); HTTP/3 and DIMSE come with their issues. */
+/**
+ * Listeners: HTTP/1.1 and HTTP/2 (Deno.serve), HTTP/3 over Deno's QUIC, and the `ListenerSet`
+ * shape of listener sets across reloads; the DIMSE transport is in `dimse/`.
+ *
+ * @module
+ */
 export {
   assertPortFree,
   type HttpListener,

@@ -1,4 +1,8 @@
-/** Backend service types and their factories. */
+/**
+ * Backend service types and their factories.
+ *
+ * @module
+ */
 import type { BackendFactory } from "../pipeline/mod.ts";
 import { createEchoBackend } from "./echo.ts";
 import { createFhirBackend } from "./fhir.ts";

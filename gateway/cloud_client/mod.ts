@@ -2,6 +2,8 @@
  * The gateway's cloud integration: machine-token store (age-encrypted state file), token checks
  * against the cloud's JWKS, configuration sync (long poll, apply, report), status reports, token
  * renewal and transform downloads by id.
+ *
+ * @module
  */
 export {
   CloudIntegration,

@@ -41,6 +41,20 @@
  * - 413 xml_too_deep, too_many_csv_rows, too_many_form_fields, too_many_files
  * - 415 unsupported_charset
  * - 500 unserializable_data (encodeData: the data has no JSON form, e.g. a BigInt or a cycle)
+ *
+ * @example
+ * ```ts
+ * import { decodeBody, encodeData } from "./mod.ts";
+ * import { DEFAULT_CONTENT_LIMITS } from "../../shared/gateway_config/mod.ts";
+ *
+ * const csv = new TextEncoder().encode("id,name\n1,Ada\n");
+ * const rows = await decodeBody(csv, "text/csv", DEFAULT_CONTENT_LIMITS);
+ * console.log(rows); // [ { id: "1", name: "Ada" } ]
+ * const { bytes, contentType } = encodeData(rows, "text/csv");
+ * console.log(contentType, new TextDecoder().decode(bytes));
+ * ```
+ *
+ * @module
  */
 import type { ContentLimits } from "../../shared/gateway_config/mod.ts";
 import {

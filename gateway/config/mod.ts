@@ -1,4 +1,8 @@
-/** Gateway configuration on disk: loading, env substitution, the embedded default, watching. */
+/**
+ * Gateway configuration on disk: loading, env substitution, the embedded default, watching.
+ *
+ * @module
+ */
 export {
   loadConfigFile,
   loadConfigText,

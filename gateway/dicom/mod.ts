@@ -1,6 +1,26 @@
 /**
  * Shared DICOM helpers: DICOM JSON, Part 10 files, dictionary, UIDs, statuses, multipart, frames,
  * bulk data references and the media types of frames and bulk data.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   boundaryOf,
+ *   decodeMultipart,
+ *   encodeMultipart,
+ *   newBoundary,
+ *   relatedContentType,
+ *   statusName,
+ * } from "./mod.ts";
+ *
+ * const boundary = newBoundary();
+ * const body = encodeMultipart([{ contentType: "application/dicom", body: new Uint8Array(8) }], boundary);
+ * const parts = decodeMultipart(body, boundaryOf(relatedContentType(boundary))!);
+ * console.log(parts.length, parts[0].headers.get("content-type")); // 1 application/dicom
+ * console.log(statusName(0xa700)); // Refused: out of resources
+ * ```
+ *
+ * @module
  */
 export { keywordOf, tagOf, vrOf } from "./dictionary.ts";
 export {

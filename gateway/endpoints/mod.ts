@@ -1,4 +1,8 @@
-/** Endpoint service types and their factories. */
+/**
+ * Endpoint service types and their factories.
+ *
+ * @module
+ */
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import type { BuiltPipeline } from "../pipeline/mod.ts";
 import { createDicomwebEndpoint } from "./dicomweb.ts";

@@ -1,4 +1,8 @@
-/** HTTP/3 (RFC 9114) with QPACK (RFC 9204) over Deno's QUIC: used by the listener and backend. */
+/**
+ * HTTP/3 (RFC 9114) with QPACK (RFC 9204) over Deno's QUIC: used by the listener and backend.
+ *
+ * @module
+ */
 export { H3, Http3Error } from "./errors.ts";
 export {
   Http3Client,

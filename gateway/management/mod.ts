@@ -1,4 +1,8 @@
-/** The management API of the gateway: the Hono app, its control contract and its bodies. */
+/**
+ * The management API of the gateway: the Hono app, its control contract and its bodies.
+ *
+ * @module
+ */
 export {
   createManagementApp,
   type ManagementApp,

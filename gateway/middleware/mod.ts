@@ -1,4 +1,8 @@
-/** Middleware types and their factories. */
+/**
+ * Middleware types and their factories.
+ *
+ * @module
+ */
 import type { MiddlewareFactory } from "../pipeline/mod.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
 import { createTransformMiddleware } from "./transform.ts";

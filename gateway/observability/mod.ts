@@ -1,4 +1,8 @@
-/** Observability of the gateway: Prometheus metrics. */
+/**
+ * Observability of the gateway: Prometheus metrics.
+ *
+ * @module
+ */
 export {
   type CloudMetrics,
   type CloudPullOutcome,

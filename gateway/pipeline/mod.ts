@@ -1,4 +1,17 @@
-/** The pipeline executor, route table, target selection and the middleware/backend contracts. */
+/**
+ * The pipeline executor, route table, target selection and the middleware/backend contracts.
+ *
+ * @example
+ * ```ts
+ * import { requestIdOf, RouteTable } from "./mod.ts";
+ *
+ * console.log(requestIdOf("trace-42")); // trace-42: a sane client id is kept
+ * console.log(requestIdOf("bad id\r\n").length); // 36: anything else becomes a UUID
+ * console.log(typeof RouteTable); // function
+ * ```
+ *
+ * @module
+ */
 export { type BuiltPipeline, type ExecutorDeps, runPipeline } from "./executor.ts";
 export { abortAfter } from "./deadlines.ts";
 export { type FrontDoorDeps, requestIdOf, RequestRecord } from "./front_door.ts";

@@ -1,6 +1,28 @@
 /**
  * The gateway configuration: TOML text -> validated GatewayConfig -> TOML text. Pure functions on
  * text (no file system), shared by the gateway and the cloud service.
+ *
+ * @example
+ * ```ts
+ * import { validateConfigText, writeConfigToml } from "./mod.ts";
+ *
+ * const text = `
+ * [endpoints.api]
+ * service = "http"
+ * [endpoints.api.options]
+ * path_prefix = "/api"
+ * [backends.echo]
+ * service = "echo"
+ * [pipelines.main]
+ * endpoints = ["api"]
+ * backends = ["echo"]
+ * `;
+ * const { config, problems } = validateConfigText(text, "gateway.toml");
+ * console.log(problems.length, config?.pipelines.main.backends); // 0 [ "echo" ]
+ * if (config) console.log(writeConfigToml(config).includes("[pipelines.main]")); // true
+ * ```
+ *
+ * @module
  */
 export * from "./types.ts";
 export { type KeyPosition, type KeyPositions, keyPositions, parseConfigText } from "./parse.ts";

@@ -1,4 +1,8 @@
-/** JMIX 1.0 packages: model, JSON Schemas, builder, validator, bounded zip, signing, encryption. */
+/**
+ * JMIX 1.0 packages: model, JSON Schemas, builder, validator, bounded zip, signing, encryption.
+ *
+ * @module
+ */
 export { type BuildInput, buildPackage, type BuiltPackage, payloadFiles } from "./build.ts";
 export {
   b64url,

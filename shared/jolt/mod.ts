@@ -8,6 +8,8 @@
  * const spec = compile([{ operation: "shift", spec: { a: "b" } }]);
  * spec.apply({ a: 1 }); // { b: 1 }
  * ```
+ *
+ * @module
  */
 
 export { compile, type CompiledSpec, type OperationName, parseSpec } from "./chain.ts";

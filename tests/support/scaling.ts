@@ -1,18 +1,31 @@
 /**
  * How a run's time grows with its input, for the linearity tests of parsers and transforms (a
- * guard against quadratic scans, not a speed target). The ratio takes the fastest of several runs
- * of each size, so a garbage collection or a busy neighbour in a parallel test run does not count
- * as growth; the small run's time is floored at half a millisecond against timer granularity.
+ * guard against quadratic scans, not a speed target). Each size is timed over repeated calls
+ * lasting at least {@link MIN_ROUND_MS} (so timer granularity and fixed costs do not dominate a
+ * small input), and the ratio takes the fastest of several such rounds, so a garbage collection
+ * or a busy neighbour in a parallel test run does not count as growth.
  */
 
-/** The fastest of `rounds` timed calls of `run`, in milliseconds, after one warm-up call. */
+/** Shortest timed round, in milliseconds. */
+export const MIN_ROUND_MS = 25;
+
+/**
+ * The fastest per-call time of `run` over `rounds` rounds, in milliseconds, after warm-up calls
+ * (a round repeats the call until {@link MIN_ROUND_MS} have passed).
+ */
 export function fastestRun(run: () => void, rounds = 5): number {
-  run();
+  for (let i = 0; i < 3; i++) run();
   let best = Infinity;
   for (let i = 0; i < rounds; i++) {
+    let calls = 0;
     const started = performance.now();
-    run();
-    best = Math.min(best, performance.now() - started);
+    let elapsed = 0;
+    do {
+      run();
+      calls++;
+      elapsed = performance.now() - started;
+    } while (elapsed < MIN_ROUND_MS);
+    best = Math.min(best, elapsed / calls);
   }
   return best;
 }
@@ -22,5 +35,5 @@ export function fastestRun(run: () => void, rounds = 5): number {
  * algorithm gives about 10 and a quadratic one about 100: assert a bound between the two.
  */
 export function growthRatio(small: () => void, large: () => void, rounds = 5): number {
-  return fastestRun(large, rounds) / Math.max(0.5, fastestRun(small, rounds));
+  return fastestRun(large, rounds) / fastestRun(small, rounds);
 }

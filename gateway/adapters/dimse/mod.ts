@@ -1,4 +1,8 @@
-/** The DIMSE adapter: associations in (listener, negotiation) and out (SCU), raw datasets. */
+/**
+ * The DIMSE adapter: associations in (listener, negotiation) and out (SCU), raw datasets.
+ *
+ * @module
+ */
 export {
   DimseError,
   type DimseErrorKind,

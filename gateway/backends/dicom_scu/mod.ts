@@ -9,6 +9,8 @@
  * - C-STORE: JSON `{status, instances: [{sop_class_uid, sop_instance_uid, status, ...}]}`.
  * Every response carries `x-dicom-status` (hex) and retrievals the sub-operation counts
  * (`x-dicom-completed`, `-failed`, `-warning`, `-remaining`). Failures are GatewayErrors (errors.ts).
+ *
+ * @module
  */
 import { resolve } from "node:path";
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";

@@ -11,6 +11,8 @@
  * `dicomweb_failure` error (404 on a query or retrieval means no match). Plain HTTP requests are
  * proxied as by `http`, except that a single `application/dicom` instance POSTed to `/studies` is
  * wrapped as the multipart/related body STOW-RS requires.
+ *
+ * @module
  */
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import { type DicomJson, STATUS, statusHex } from "../../dicom/mod.ts";

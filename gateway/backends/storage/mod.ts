@@ -1,6 +1,8 @@
 /**
  * The `storage` backend: objects in a local directory or an S3 bucket, addressed by path
  * templates. Public face of `gateway/backends/storage/`.
+ *
+ * @module
  */
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import type { Backend, BuildContext } from "../../pipeline/mod.ts";

@@ -1,4 +1,8 @@
-/** The `dicom_scp` endpoint service: a DIMSE listener per endpoint (see endpoint.ts). */
+/**
+ * The `dicom_scp` endpoint service: a DIMSE listener per endpoint (see endpoint.ts).
+ *
+ * @module
+ */
 import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/mod.ts";
 import type { BuiltPipeline } from "../../pipeline/mod.ts";
 import { DicomScpEndpoint } from "./endpoint.ts";

@@ -8,6 +8,8 @@
  * - `POST {prefix}/api/jmix`: a package upload, validated, stored and indexed (201 `{id, status}`).
  * Packages and the index live in the pipeline's `storage` backend. The pipeline's middleware act
  * on every request and response; the endpoint itself is the one "backend" of that run.
+ *
+ * @module
  */
 import type { ContentLimits, EndpointConfig } from "../../../shared/gateway_config/mod.ts";
 import { StorageBackend } from "../../backends/storage/mod.ts";
