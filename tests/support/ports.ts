@@ -11,7 +11,36 @@ const PAST_HIGHEST = 32768;
 // Each test process starts at its own random place, and walks on in small random steps.
 let next = LOWEST + Math.floor(Math.random() * (PAST_HIGHEST - LOWEST));
 
-/** A TCP port that was free a moment ago and that no outgoing connection will take meanwhile. */
+// Test files run in parallel processes: two of them could both find a port free and both bind
+// it. A claim file per port, created exclusively, hands each port to one process; a claim older
+// than CLAIM_TTL_MS is stale (its process bound the port long ago, or is gone) and is taken over.
+const CLAIMS = `${Deno.env.get("TMPDIR") ?? "/tmp"}/gateway-test-ports`;
+const CLAIM_TTL_MS = 10 * 60 * 1000;
+
+/** True when this process now holds the claim on `port`. */
+function claim(port: number): boolean {
+  const file = `${CLAIMS}/${port}`;
+  try {
+    Deno.mkdirSync(CLAIMS, { recursive: true });
+    Deno.writeTextFileSync(file, String(Deno.pid), { createNew: true });
+    return true;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AlreadyExists)) return true; // No claims possible: as before.
+    try {
+      const age = Date.now() - (Deno.statSync(file).mtime?.getTime() ?? 0);
+      if (age < CLAIM_TTL_MS) return false;
+      Deno.writeTextFileSync(file, String(Deno.pid));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * A TCP port that was free a moment ago, that no outgoing connection will take meanwhile, and
+ * that no other test process was handed in the last ten minutes.
+ */
 export function freePort(hostname = "127.0.0.1"): number {
   for (let tries = 0; tries < 500; tries++) {
     const port = next;
@@ -19,10 +48,10 @@ export function freePort(hostname = "127.0.0.1"): number {
     if (next >= PAST_HIGHEST) next = LOWEST + (next - PAST_HIGHEST);
     try {
       Deno.listen({ hostname, port }).close();
-      return port;
     } catch {
-      // In use: try the next one.
+      continue; // In use: try the next one.
     }
+    if (claim(port)) return port;
   }
   // Hardly possible: let the kernel choose.
   const listener = Deno.listen({ hostname, port: 0 });

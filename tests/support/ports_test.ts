@@ -24,3 +24,9 @@ Deno.test("freePort: ports come from below the ephemeral range and skip ports in
     for (const l of held) l.close();
   }
 });
+
+Deno.test("freePort: each port handed out is claimed for this process, so parallel test files never share one", () => {
+  const port = freePort();
+  const dir = `${Deno.env.get("TMPDIR") ?? "/tmp"}/gateway-test-ports`;
+  assert.equal(Deno.readTextFileSync(`${dir}/${port}`), String(Deno.pid));
+});

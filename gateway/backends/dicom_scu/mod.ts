@@ -297,7 +297,7 @@ export class DicomScuBackend implements Backend {
       return await this.#with(
         [{ abstractSyntax: retrieveModel("move", dc.level), transferSyntaxes: UNCOMPRESSED }],
         call,
-        (a) => runMove(a, dc.level, dc.identifier, this.#o.local_aet, collector, this.#limit),
+        (a) => runMove(a, dc.level, dc.identifier, this.#o.local_aet, collector),
       );
     } finally {
       unregister();

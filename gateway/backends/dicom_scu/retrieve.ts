@@ -106,23 +106,20 @@ function tooLarge(limit: number): GatewayError {
   );
 }
 
-/** C-GET `identifier` at `level`, adding the instances to `collector` (bounded in bytes). */
-export async function runGet(
+/**
+ * Sends a retrieval request (C-GET or C-MOVE) for `identifier` and shapes its final response with
+ * the instances `collector` received; over the byte limit it is 502 `response_too_large`.
+ */
+async function retrieve(
   assoc: ScuAssociation,
-  level: string,
+  request: InstanceType<typeof lib.requests.CGetRequest | typeof lib.requests.CMoveRequest>,
+  model: string,
   identifier: DicomJson,
   collector: FileCollector,
 ): Promise<RetrieveResult> {
-  const model = retrieveModel("get", level);
-  const request = new lib.requests.CGetRequest();
   request.setAffectedSopClassUid(model);
   const ts = assoc.accepted(model)?.getAcceptedTransferSyntaxUid() ?? "";
   request.setDataset(new JsonDataset(identifier, ts));
-  assoc.onStore = (sub) => {
-    if (collector.add(sub)) return Promise.resolve(STATUS.success);
-    assoc.cancel(request);
-    return Promise.resolve(STATUS.outOfResources);
-  };
   const final = await assoc.request(request);
   if (collector.over) throw tooLarge(collector.limit);
   return {
@@ -134,6 +131,23 @@ export async function runGet(
   };
 }
 
+/** C-GET `identifier` at `level`, adding the instances to `collector` (bounded in bytes). */
+export async function runGet(
+  assoc: ScuAssociation,
+  level: string,
+  identifier: DicomJson,
+  collector: FileCollector,
+): Promise<RetrieveResult> {
+  const request = new lib.requests.CGetRequest();
+  // The instances come back on this association: collected until the limit, then cancelled.
+  assoc.onStore = (sub) => {
+    if (collector.add(sub)) return Promise.resolve(STATUS.success);
+    assoc.cancel(request);
+    return Promise.resolve(STATUS.outOfResources);
+  };
+  return await retrieve(assoc, request, retrieveModel("get", level), identifier, collector);
+}
+
 /** C-MOVE `identifier` to `destination` (our store SCP); `received` holds what arrived. */
 export async function runMove(
   assoc: ScuAssociation,
@@ -141,21 +155,8 @@ export async function runMove(
   identifier: DicomJson,
   destination: string,
   received: FileCollector,
-  limit: number,
 ): Promise<RetrieveResult> {
-  const model = retrieveModel("move", level);
   const request = new lib.requests.CMoveRequest();
-  request.setAffectedSopClassUid(model);
   request.getCommandDataset().setElement("MoveDestination", destination);
-  const ts = assoc.accepted(model)?.getAcceptedTransferSyntaxUid() ?? "";
-  request.setDataset(new JsonDataset(identifier, ts));
-  const final = await assoc.request(request);
-  if (received.over) throw tooLarge(limit);
-  return {
-    files: received.files,
-    status: final.getStatus(),
-    comment: final.getErrorComment() || undefined,
-    counts: counts(final),
-    failed: failedInstances(final),
-  };
+  return await retrieve(assoc, request, retrieveModel("move", level), identifier, received);
 }

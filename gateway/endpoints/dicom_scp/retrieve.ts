@@ -85,6 +85,25 @@ function tally(c: Counts, status: number): void {
   else c.failed++;
 }
 
+/**
+ * The C-STORE sub-operations of a retrieval: `send` stores each file (its status), or undefined
+ * when the receiver accepted no context for its SOP class; counted as they go, until cancelled.
+ */
+async function storeEach(
+  files: P10File[],
+  cancelled: () => boolean,
+  progress: (c: Counts) => void,
+  send: (f: P10File) => Promise<number | undefined> | undefined,
+): Promise<Counts> {
+  const c: Counts = { remaining: files.length, completed: 0, failed: 0, warning: 0 };
+  for (const f of files) {
+    if (cancelled()) break;
+    tally(c, (await send(f)) ?? STATUS.sopClassNotSupported);
+    progress(c);
+  }
+  return c;
+}
+
 /** C-GET: store each instance back to the caller over its association. */
 export async function getSubOperations(
   conn: DimseConnection,
@@ -92,24 +111,15 @@ export async function getSubOperations(
   cancelled: () => boolean,
   progress: (c: Counts) => void,
 ): Promise<Counts> {
-  const c: Counts = { remaining: files.length, completed: 0, failed: 0, warning: 0 };
-  for (const f of files) {
-    if (cancelled()) break;
+  return await storeEach(files, cancelled, progress, (f) => {
     const req = storeRequest(f);
-    const assoc = conn.negotiated!;
-    if (!assoc.getAcceptedPresentationContextFromRequest(req)) {
-      // The caller offered no storage context (SCP role) for this SOP class.
-      tally(c, STATUS.sopClassNotSupported);
-    } else {
-      const status = await new Promise<number>((resolve) => {
-        req.on("response", (r: LibResponse) => resolve(r.getStatus()));
-        conn.sendRequests(req);
-      });
-      tally(c, status);
-    }
-    progress(c);
-  }
-  return c;
+    // The caller offered no storage context (SCP role) for this SOP class: undefined.
+    if (!conn.negotiated!.getAcceptedPresentationContextFromRequest(req)) return undefined;
+    return new Promise<number>((resolve) => {
+      req.on("response", (r: LibResponse) => resolve(r.getStatus()));
+      conn.sendRequests(req);
+    });
+  });
 }
 
 /** C-MOVE: open an association to the destination and store each instance there. */
@@ -120,8 +130,7 @@ export async function moveSubOperations(
   cancelled: () => boolean,
   progress: (c: Counts) => void,
 ): Promise<Counts> {
-  const c: Counts = { remaining: files.length, completed: 0, failed: 0, warning: 0 };
-  if (files.length === 0) return c;
+  if (files.length === 0) return { remaining: 0, completed: 0, failed: 0, warning: 0 };
   const assoc = await ScuAssociation.open({
     host: target.host,
     port: target.port,
@@ -130,14 +139,11 @@ export async function moveSubOperations(
     contexts: storeContexts(files),
   });
   try {
-    for (const f of files) {
-      if (cancelled()) break;
-      if (!assoc.accepted(f.meta.sopClassUid)) tally(c, STATUS.sopClassNotSupported);
-      else tally(c, (await assoc.request(storeRequest(f, originator))).getStatus());
-      progress(c);
-    }
+    return await storeEach(files, cancelled, progress, async (f) => {
+      if (!assoc.accepted(f.meta.sopClassUid)) return undefined;
+      return (await assoc.request(storeRequest(f, originator))).getStatus();
+    });
   } finally {
     await assoc.release();
   }
-  return c;
 }
