@@ -1,6 +1,16 @@
 /**
  * Authentication: passwords, signing keys, JWTs, bearer tokens, device login, token issuing.
  *
+ * @example
+ * ```ts
+ * import { hashPassword, verifyPassword } from "./mod.ts";
+ *
+ * // PBKDF2-SHA256 with the iteration count stored in the hash (a low count here, for speed).
+ * const stored = await hashPassword("correct horse battery", 1_000);
+ * console.log(await verifyPassword("correct horse battery", stored)); // true
+ * console.log(await verifyPassword("wrong", stored)); // false
+ * ```
+ *
  * @module
  */
 export { dummyHash, hashPassword, needsRehash, verifyPassword } from "./password.ts";

@@ -1,6 +1,16 @@
 /**
  * Gateway configuration on disk: loading, env substitution, the embedded default, watching.
  *
+ * @example
+ * ```ts
+ * import { formatProblems, loadConfigText } from "./mod.ts";
+ *
+ * // A typo in a key: the problem names the file, the line and the key, with a suggestion.
+ * const result = await loadConfigText("[endpoints.api]\nservise = \"http\"\n", "gateway.toml");
+ * console.log(result.config === undefined); // true
+ * console.log(formatProblems(result.problems).includes("gateway.toml:2")); // true
+ * ```
+ *
  * @module
  */
 export {

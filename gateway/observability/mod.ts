@@ -1,6 +1,17 @@
 /**
  * Observability of the gateway: Prometheus metrics.
  *
+ * @example
+ * ```ts
+ * import { createMetrics } from "./mod.ts";
+ *
+ * const metrics = createMetrics();
+ * metrics.requestStarted("fhir");
+ * metrics.requestFinished("fhir", 200, 0.012);
+ * console.log(metrics.summary().pipelines.fhir); // { requests: 1, errors: 0, in_flight: 0 }
+ * console.log(metrics.render().includes("gateway_requests_total")); // true: Prometheus text
+ * ```
+ *
  * @module
  */
 export {

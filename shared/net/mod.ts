@@ -2,6 +2,20 @@
  * Network helpers shared by the gateway and the cloud: the slow-client guard in front of
  * `Deno.serve` (header, idle and per-address limits the runtime's server does not have).
  *
+ * @example
+ * ```ts
+ * import { DEFAULT_GUARD, guardedServe } from "./mod.ts";
+ *
+ * // Deno.serve behind header and idle timeouts and a per-address connection cap.
+ * const server = guardedServe(
+ *   { hostname: "127.0.0.1", port: 0, guard: DEFAULT_GUARD },
+ *   () => new Response("hello"),
+ * );
+ * const res = await fetch(`http://127.0.0.1:${server.addr.port}/`);
+ * console.log(await res.text()); // hello
+ * await server.shutdown();
+ * ```
+ *
  * @module
  */
 export {
