@@ -1,6 +1,16 @@
 /**
  * Backend service types and their factories.
  *
+ * @example
+ * ```ts
+ * import { BACKEND_FACTORIES, withoutHopByHop } from "./mod.ts";
+ *
+ * console.log(Object.keys(BACKEND_FACTORIES).includes("dicom_scu")); // true
+ * // What a proxy must not forward: Connection and the fields it names, Keep-Alive, TE...
+ * const sent = withoutHopByHop(new Headers({ connection: "x-trace", "x-trace": "1", accept: "text/html" }));
+ * console.log([...sent.keys()]); // [ "accept" ]
+ * ```
+ *
  * @module
  */
 import type { BackendFactory } from "../pipeline/mod.ts";

@@ -1,6 +1,13 @@
 /**
  * Middleware types and their factories.
  *
+ * @example
+ * ```ts
+ * import { MIDDLEWARE_FACTORIES } from "./mod.ts";
+ *
+ * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort()); // [ "metadata_transform", "transform" ]
+ * ```
+ *
  * @module
  */
 import type { MiddlewareFactory } from "../pipeline/mod.ts";
