@@ -1,6 +1,17 @@
 /**
  * Endpoint service types and their factories.
  *
+ * @example
+ * ```ts
+ * import { GatewayError } from "../errors.ts";
+ * import { HTTP_ENDPOINT_FACTORIES, operationOutcome } from "./mod.ts";
+ *
+ * console.log(Object.keys(HTTP_ENDPOINT_FACTORIES).includes("dicomweb")); // true
+ * // How the fhir endpoint answers a failure: an OperationOutcome with the HTTP status's issue type.
+ * const outcome = operationOutcome(new GatewayError(404, "not_found", "no Patient/1"), "rid-1");
+ * console.log((outcome.issue as { code: string }[])[0].code); // not-found
+ * ```
+ *
  * @module
  */
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";

@@ -1,6 +1,16 @@
 /**
  * JMIX 1.0 packages: model, JSON Schemas, builder, validator, bounded zip, signing, encryption.
  *
+ * @example
+ * ```ts
+ * import { entryNameProblem, readZip, writeZip } from "./mod.ts";
+ *
+ * const zip = writeZip(new Map([["manifest.json", new TextEncoder().encode("{}")]]));
+ * const files = readZip(zip, { maxEntries: 10, maxUncompressedBytes: 1 << 20 });
+ * console.log([...files.keys()]); // [ "manifest.json" ]
+ * console.log(entryNameProblem("../etc/passwd")); // why such an entry is refused
+ * ```
+ *
  * @module
  */
 export { type BuildInput, buildPackage, type BuiltPackage, payloadFiles } from "./build.ts";
