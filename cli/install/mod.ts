@@ -1,6 +1,16 @@
 /**
  * Installing gateway releases (`gwcli gateway:install`).
  *
+ * @example
+ * ```ts
+ * import { parseChecksums, parseVersion, releasePlatform } from "./mod.ts";
+ *
+ * console.log(releasePlatform("linux", "x86_64").archive); // tar.gz
+ * console.log(parseVersion("v0.12.0")); // 0.12.0
+ * const sums = parseChecksums(`${"ab".repeat(32)}  gateway-linux-x86_64.tar.gz`);
+ * console.log(sums.get("gateway-linux-x86_64.tar.gz")?.length); // 64
+ * ```
+ *
  * @module
  */
 export { type Installed, installGateway, type InstallRequest, reportInstall } from "./install.ts";
