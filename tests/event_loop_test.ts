@@ -134,8 +134,11 @@ Deno.test("event loop: pathological bodies never hold back a small request", asy
       assertEquals(r.big, status, `${name}: ${r.bigText.slice(0, 300)}`);
       if (code) assertEquals(JSON.parse(r.bigText).error.code, code, name);
       assert(!r.bigText.includes("Maximum call stack"), `${name}: no internal message`);
-      // The small request waits at most for one bounded slice of work, not for the big one.
-      assert(r.smallMs < 1_000, `${name}: the small request took ${r.smallMs.toFixed(0)} ms`);
+      // The small request waits at most for one bounded slice of work, not for the big one. The
+      // 100,000-key shift holds the loop about 0.5 s on an idle machine; CI runs on two cores with
+      // test files in parallel, where it took up to 1.3 s. The stalls this guards against took
+      // 16 s and more (a quadratic scan), so 2.5 s still tells them apart.
+      assert(r.smallMs < 2_500, `${name}: the small request took ${r.smallMs.toFixed(0)} ms`);
     }
   } finally {
     await gw.stop();
