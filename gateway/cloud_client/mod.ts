@@ -3,6 +3,17 @@
  * against the cloud's JWKS, configuration sync (long poll, apply, report), status reports, token
  * renewal and transform downloads by id.
  *
+ * @example
+ * ```ts
+ * import { EncryptionKeyError, parseEncryptionKey } from "./mod.ts";
+ * import { generateIdentity } from "age-encryption";
+ *
+ * // GATEWAY_ENCRYPTION_KEY: an age X25519 identity, as it is or base64-encoded.
+ * const key = await parseEncryptionKey(await generateIdentity());
+ * console.log(key.recipient.startsWith("age1")); // true: the public half encrypts the state file
+ * await parseEncryptionKey("not a key").catch((e) => console.log(e instanceof EncryptionKeyError)); // true
+ * ```
+ *
  * @module
  */
 export {

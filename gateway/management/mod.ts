@@ -1,6 +1,16 @@
 /**
  * The management API of the gateway: the Hono app, its control contract and its bodies.
  *
+ * @example
+ * ```ts
+ * import { hostAllowed, normalizePrefix, sameToken } from "./mod.ts";
+ *
+ * // DNS rebinding: a foreign Host is refused unless it is listed in allowed_hosts.
+ * console.log(hostAllowed("127.0.0.1:9091", []), hostAllowed("evil.example", [])); // true false
+ * console.log(sameToken("s3cret", "s3cret")); // true, in constant time
+ * console.log(normalizePrefix("/admin/")); // admin
+ * ```
+ *
  * @module
  */
 export {

@@ -10,6 +10,15 @@
  * Every response carries `x-dicom-status` (hex) and retrievals the sub-operation counts
  * (`x-dicom-completed`, `-failed`, `-warning`, `-remaining`). Failures are GatewayErrors (errors.ts).
  *
+ * @example
+ * ```ts
+ * import { normalizeOperation } from "./mod.ts";
+ *
+ * // metadata.dicom_operation may be written loosely; anything else is not an operation.
+ * console.log(normalizeOperation("find"), normalizeOperation("c-get")); // C-FIND C-GET
+ * console.log(normalizeOperation("upload")); // undefined
+ * ```
+ *
  * @module
  */
 import { resolve } from "node:path";
