@@ -2,6 +2,16 @@
  * Resources of a team: request schemas, checks against the gateway's schema, the generated gateway
  * configuration, and the operations the REST API and the MCP server share.
  *
+ * @example
+ * ```ts
+ * import { backendCreate } from "./mod.ts";
+ *
+ * // What POST /api/backends accepts (the MCP tools use the same schemas).
+ * const ok = backendCreate.safeParse({ name: "pacs", service_id: crypto.randomUUID(), type: "dicom_scu" });
+ * const bad = backendCreate.safeParse({ name: "pacs", service_id: crypto.randomUUID(), type: "ftp" });
+ * console.log(ok.success, bad.success); // true false
+ * ```
+ *
  * @module
  */
 export * from "./schemas.ts";
