@@ -2,6 +2,18 @@
  * The cloud service's state over Deno KV: identities, tokens, sessions, device requests, signing
  * keys, and the team-scoped resources with their audit log, shares and gateway reports.
  *
+ * @example
+ * ```ts
+ * import { openKv, uuidv7 } from "./mod.ts";
+ *
+ * // Records are keyed by UUIDv7 (time-ordered) in Deno KV; tests and examples use an in-memory one.
+ * const kv = await openKv({ kvUrl: ":memory:", dataDir: "" });
+ * const id = uuidv7();
+ * await kv.set(["example", id], { name: "pacs" });
+ * console.log((await kv.get<{ name: string }>(["example", id])).value?.name); // pacs
+ * kv.close();
+ * ```
+ *
  * @module
  */
 import type { Clock } from "../clock.ts";

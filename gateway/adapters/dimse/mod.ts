@@ -1,6 +1,14 @@
 /**
  * The DIMSE adapter: associations in (listener, negotiation) and out (SCU), raw datasets.
  *
+ * @example
+ * ```ts
+ * import { rejectText } from "./mod.ts";
+ *
+ * // An A-ASSOCIATE-RJ's source and reason, as the error message says them.
+ * console.log(rejectText(1, 7)); // called AE title not recognized
+ * ```
+ *
  * @module
  */
 export {

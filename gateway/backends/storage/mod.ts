@@ -2,6 +2,15 @@
  * The `storage` backend: objects in a local directory or an S3 bucket, addressed by path
  * templates. Public face of `gateway/backends/storage/`.
  *
+ * @example
+ * ```ts
+ * import { pathProblem } from "./mod.ts";
+ *
+ * // Object keys come from requests: anything that could leave the root is refused, with the reason.
+ * console.log(pathProblem("studies/1.2.3/report.json")); // null: fine
+ * console.log(pathProblem("/etc/passwd")); // is absolute (starts with `/`)
+ * ```
+ *
  * @module
  */
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";

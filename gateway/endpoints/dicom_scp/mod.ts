@@ -1,6 +1,14 @@
 /**
  * The `dicom_scp` endpoint service: a DIMSE listener per endpoint (see endpoint.ts).
  *
+ * @example
+ * ```ts
+ * import { listenerKeyOf } from "./mod.ts";
+ *
+ * // Endpoints on the same address share one DIMSE listener (told apart by the called AE title).
+ * console.log(listenerKeyOf({ bind_addr: "0.0.0.0", port: 11112 })); // 0.0.0.0:11112
+ * ```
+ *
  * @module
  */
 import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/mod.ts";

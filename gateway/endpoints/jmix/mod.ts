@@ -9,6 +9,15 @@
  * Packages and the index live in the pipeline's `storage` backend. The pipeline's middleware act
  * on every request and response; the endpoint itself is the one "backend" of that run.
  *
+ * @example
+ * ```ts
+ * import { indexPath, packagePath } from "./mod.ts";
+ *
+ * // Where a package and a study's index are kept in the pipeline's storage backend.
+ * console.log(packagePath("pkg-1")); // /jmix/packages/pkg-1.zip
+ * console.log(indexPath("1.2.840.1")); // /jmix/index/1.2.840.1.json
+ * ```
+ *
  * @module
  */
 import type { ContentLimits, EndpointConfig } from "../../../shared/gateway_config/mod.ts";
