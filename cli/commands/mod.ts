@@ -1,6 +1,19 @@
 /**
  * Every gwcli command, registered in the order of `gwcli list`.
  *
+ * @example
+ * ```ts
+ * import { parseGatewayCode } from "./mod.ts";
+ *
+ * // A gateway's code names it within a team: letters, digits, '.', '_' or '-'.
+ * console.log(parseGatewayCode("radiology-01")); // radiology-01
+ * try {
+ *   parseGatewayCode("../etc");
+ * } catch (err) {
+ *   console.log((err as Error).message.startsWith("invalid gateway code")); // true
+ * }
+ * ```
+ *
  * @module
  */
 import type { Command } from "commander";

@@ -1,6 +1,17 @@
 /**
  * The JSON API of the cloud service: routes, errors, bodies, limits and the OpenAPI document.
  *
+ * @example
+ * ```ts
+ * import { ApiError, errorBody } from "./mod.ts";
+ *
+ * // Every failure of the API is one JSON shape: a stable code, a message, the fields at fault.
+ * const err = new ApiError(400, "invalid_request", "the body has problems", {
+ *   fields: [{ field: "name", message: "required" }],
+ * });
+ * console.log(JSON.stringify(errorBody(err, "rid-1")));
+ * ```
+ *
  * @module
  */
 import { Hono } from "hono";

@@ -12,6 +12,35 @@
  * proxied as by `http`, except that a single `application/dicom` instance POSTed to `/studies` is
  * wrapped as the multipart/related body STOW-RS requires.
  *
+ * @example
+ * ```ts
+ * import { createDicomwebBackend } from "./mod.ts";
+ * import { validateConfigText } from "../../../shared/gateway_config/mod.ts";
+ * import { silentLogger } from "../../../shared/mod.ts";
+ *
+ * // A backend is built from its validated configuration (the gateway does this on every load).
+ * const { config } = validateConfigText(
+ *   `[backends.pacs]
+ * service = "dicomweb"
+ * [backends.pacs.options]
+ * base_url = "http://127.0.0.1:8042/dicom-web"
+ * [endpoints.web]
+ * service = "dicomweb"
+ * [pipelines.p]
+ * endpoints = ["web"]
+ * backends = ["pacs"]
+ * `,
+ *   "gateway.toml",
+ * );
+ * const backend = createDicomwebBackend(config!.backends.pacs, {
+ *   config: config!,
+ *   logger: silentLogger,
+ *   baseDir: ".",
+ *   validateOnly: true,
+ * });
+ * console.log(backend.name); // pacs
+ * ```
+ *
  * @module
  */
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
