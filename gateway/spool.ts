@@ -5,6 +5,8 @@
  * it. The file is created by Deno.makeTempFile (mode 0600, in the system temporary directory:
  * `TMPDIR`), written as the body arrives, and removed by whoever made the body replayable once its
  * last reader is done; a reader that still has it open keeps reading (POSIX unlink semantics).
+ * A gateway that was killed mid-request leaves its files behind: their names carry the process id,
+ * and {@link sweepStaleSpools} (run at start) removes those of processes that are gone.
  *
  * @module
  */
@@ -68,7 +70,7 @@ export async function readOrSpool(
           return;
         }
         if (!file) {
-          path = await Deno.makeTempFile({ prefix: "gateway-spool-" });
+          path = await Deno.makeTempFile({ prefix: spoolPrefix() });
           file = await Deno.open(path, { write: true, truncate: true });
           for (const c of chunks.splice(0)) await writeAll(c);
         }
@@ -86,6 +88,61 @@ export async function readOrSpool(
     if (path) await removeSpool(path);
     throw err;
   }
+}
+
+const PREFIX = "gateway-spool-";
+
+/** The name prefix of this process's spool files: `gateway-spool-<pid>-`. */
+function spoolPrefix(): string {
+  return `${PREFIX}${Deno.pid}-`;
+}
+
+/** Where spool files go (what Deno.makeTempFile uses). */
+function spoolDir(): string {
+  return Deno.env.get("TMPDIR") || "/tmp";
+}
+
+/** True when process `pid` runs; unknown (no /proc) counts as running. */
+function processAlive(pid: number): boolean {
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) return true;
+    try {
+      Deno.statSync("/proc/self");
+      return false; // /proc exists, the process does not.
+    } catch {
+      return true;
+    }
+  }
+}
+
+/**
+ * Removes the spool files of gateway processes that are gone (killed mid-request): files whose
+ * process id no longer runs, or, where process ids cannot be checked, older than a day. Returns
+ * how many were removed.
+ */
+export async function sweepStaleSpools(dir: string = spoolDir()): Promise<number> {
+  let removed = 0;
+  const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile || !entry.name.startsWith(PREFIX)) continue;
+      const pid = Number(entry.name.slice(PREFIX.length).split("-")[0]);
+      if (pid === Deno.pid) continue;
+      const path = `${dir}/${entry.name}`;
+      let stale = Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+      if (!stale) {
+        const mtime = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
+        stale = mtime !== undefined && mtime < dayAgo;
+      }
+      if (stale && await Deno.remove(path).then(() => true, () => false)) removed++;
+    }
+  } catch {
+    // No readable temporary directory: nothing to sweep.
+  }
+  return removed;
 }
 
 /** Removes a spool file; one already gone is fine. */

@@ -2,7 +2,7 @@
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { Body, tooLarge } from "./envelope.ts";
 import { GatewayError } from "./errors.ts";
-import { readOrSpool } from "./spool.ts";
+import { readOrSpool, sweepStaleSpools } from "./spool.ts";
 import { DEFAULT_CONTENT_LIMITS } from "../shared/gateway_config/types.ts";
 
 /** `total` bytes counting 0..255, as a stream of `chunk`-byte pieces. */
@@ -83,5 +83,30 @@ Deno.test("Body.makeReplayable: a spooled body is sent again and again, with its
     assertEquals(await small.makeReplayable(), null);
     assertEquals(small.replayable, false);
     assertEquals(small.forwardable(), counting(100).bytes);
+  });
+});
+
+Deno.test("sweepStaleSpools: files of a process that is gone are removed; ours and others' stay", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "spool-sweep-" });
+  try {
+    // A pid that cannot be running (above the kernel's pid_max), ours, and a non-spool file.
+    const gone = `${dir}/gateway-spool-99999999-abc`;
+    const mine = `${dir}/gateway-spool-${Deno.pid}-abc`;
+    const other = `${dir}/unrelated-file`;
+    for (const f of [gone, mine, other]) await Deno.writeTextFile(f, "PHI");
+    assertEquals(await sweepStaleSpools(dir), 1);
+    const left = (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+    assertEquals(left, [`gateway-spool-${Deno.pid}-abc`, "unrelated-file"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readOrSpool: spool files are named after this process (for the sweep)", async () => {
+  await inTempDir(async () => {
+    const spooled = await readOrSpool(counting(10_000).stream, OPTIONS);
+    assert("file" in spooled);
+    assert(spooled.file.path.includes(`gateway-spool-${Deno.pid}-`), spooled.file.path);
+    await Deno.remove(spooled.file.path);
   });
 });

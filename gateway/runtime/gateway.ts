@@ -26,6 +26,7 @@ import { ManagementListener } from "./management_listener.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
+import { sweepStaleSpools } from "../spool.ts";
 import { requestTarget } from "../endpoints/mod.ts";
 
 /** Options of a gateway process. */
@@ -113,6 +114,10 @@ export class Gateway implements GatewayControl {
   /** Load the config, start every listener; throws ConfigError with every problem when invalid. */
   async start(): Promise<void> {
     await this.#cloud.init(this);
+    // Tee bodies spooled by a gateway that was killed mid-request (patient data): removed.
+    void sweepStaleSpools().then((removed) => {
+      if (removed) this.#logger.info("stale spool files removed", { removed });
+    });
     // The token store is ready before the first build (transforms may be downloaded by id).
     const runtime = await this.#load((config) => this.#cloud.configure(config, this.#baseDir()));
     if (runtime instanceof ConfigError) throw runtime;

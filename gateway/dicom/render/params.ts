@@ -36,8 +36,11 @@ export interface RenderParams {
 
 /** The thumbnail box when the request names none. */
 export const THUMBNAIL_SIZE = 200;
-/** Largest viewport side accepted. */
-const MAX_VIEWPORT = 8192;
+/**
+ * Largest viewport side accepted: an enlarged image costs memory and time in its output pixels
+ * (4096 x 4096 RGBA for the JPEG encoder is 64 MiB), whatever the size of the stored frame.
+ */
+const MAX_VIEWPORT = 4096;
 const DEFAULT_QUALITY = 90;
 
 function bad(message: string): GatewayError {

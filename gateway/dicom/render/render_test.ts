@@ -75,7 +75,15 @@ Deno.test("renderParamsOf: media type, quality, window, viewport; 400 and 406 wi
   });
   assertEquals(renderParamsOf(q("viewport=64,32"), null, true).viewport, { width: 64, height: 32 });
   assertEquals(errorOf(() => renderParamsOf(q(""), "image/gif", false)).status, 406);
-  for (const bad of ["quality=0", "quality=x", "window=40", "window=1,0", "viewport=0,5"]) {
+  const bads = [
+    "quality=0",
+    "quality=x",
+    "window=40",
+    "window=1,0",
+    "viewport=0,5",
+    "viewport=4097,8",
+  ];
+  for (const bad of bads) {
     assertEquals(errorOf(() => renderParamsOf(q(bad), null, false)).status, 400, bad);
   }
   const crop = errorOf(() => renderParamsOf(q("viewport=10,10,0,0,5,5"), null, false));
