@@ -33,8 +33,14 @@ Deno.test("module faces: an internal import and a gateway -> cloud import are re
   }
 });
 
-Deno.test("import cycles: none inside the JOLT engine (the tape reads no shift code)", async () => {
-  assertEquals(await importCycles(`${REPO_ROOT}/shared/jolt`), []);
+Deno.test("import cycles: none inside the JOLT engine or its fast path, which the engine never imports", async () => {
+  for (const dir of ["", "/engine", "/fast"]) {
+    assertEquals(await importCycles(`${REPO_ROOT}/shared/jolt${dir}`), [], `shared/jolt${dir}`);
+  }
+  for await (const entry of Deno.readDir(`${REPO_ROOT}/shared/jolt/engine`)) {
+    const text = await Deno.readTextFile(`${REPO_ROOT}/shared/jolt/engine/${entry.name}`);
+    assertEquals(/from "\.\.\/fast\//.test(text), false, `engine/${entry.name} imports fast/`);
+  }
   const root = await tempDir("cycles-");
   try {
     await Deno.writeTextFile(

@@ -14,7 +14,7 @@
  */
 
 import { compile, type CompiledSpec, parseSpec } from "../../shared/jolt/mod.ts";
-import { scanJson, ScanScratch } from "../../shared/jolt/raw_json.ts";
+import { scanJson, ScanScratch } from "../../shared/jolt/fast/raw_json.ts";
 
 const FIXTURES = new URL("../../fixtures/transforms/", import.meta.url);
 const BATCH_MS = 25;

@@ -3,6 +3,10 @@
  * (shift, default, remove, sort, cardinality and the three modify flavours). Specs are compiled
  * once; applying a compiled spec never modifies its input.
  *
+ * Two parts behind one seam (compile.ts): `engine/`, the reference walker over parsed JSON, and
+ * `fast/`, a lone shift compiled to JavaScript over the body's bytes, which either runs or
+ * declines (then the body is parsed for the engine). Both give the same bytes.
+ *
  * @example
  * ```ts
  * const spec = compile([{ operation: "shift", spec: { a: "b" } }]);
@@ -12,13 +16,16 @@
  * @module
  */
 
-export { compile, type CompiledSpec, type OperationName, parseSpec } from "./chain.ts";
-export { JoltSpecError, JoltTransformError } from "./errors.ts";
+export { compile, type CompiledSpec, parseSpec } from "./compile.ts";
 export {
+  FUNCTIONS,
+  JOLT_FUNCTIONS,
+  JoltSpecError,
+  JoltTransformError,
   MAX_ARRAY_INDEX,
   MAX_RUN_OUTPUT,
   MAX_SPEC_DEPTH,
   MAX_SPEC_NODES,
+  type OperationName,
   specSizeProblem,
-} from "./limits.ts";
-export { FUNCTIONS, JOLT_FUNCTIONS } from "./functions.ts";
+} from "./engine/mod.ts";

@@ -2,6 +2,13 @@
 
 import { deepStrictEqual, strictEqual } from "node:assert";
 import { compile } from "../../shared/jolt/mod.ts";
+import { compileChain } from "../../shared/jolt/engine/mod.ts";
+import { FastShift } from "../../shared/jolt/fast/mod.ts";
+
+/** A fresh fast path for shift `spec`, or null when the fast path declines the spec. */
+export function fastShiftOf(spec: unknown): FastShift | null {
+  return FastShift.compile(compileChain([{ operation: "shift", spec }]).loneShift!);
+}
 
 /** A deep-frozen deep copy: applying a spec to it proves the input is never modified. */
 export function frozen<T>(v: T): T {

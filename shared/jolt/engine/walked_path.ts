@@ -3,7 +3,6 @@
  * key that matched there (with the parts captured by `*`). `&`, `$`, `#` and `@` read from it.
  */
 
-import type { RawDoc } from "./raw_json.ts";
 import { parseJavaInt } from "./java.ts";
 
 /** The result of one key match (JOLT's MatchedElement / ArrayMatchedElement). */
@@ -41,11 +40,9 @@ export class Matched {
 }
 
 /**
- * A stack of (input value, match) pairs. During a walk over a raw JSON tape (shift_raw.ts) the
- * values are tape positions and `raw` is the document they point into.
+ * A stack of (input value, match) pairs.
  */
 export class WalkedPath {
-  raw: RawDoc | null = null;
   #refs: unknown[] = [];
   #els: Matched[] = [];
   #size = 0;
@@ -59,7 +56,6 @@ export class WalkedPath {
   reset(): void {
     for (let i = 0; i < this.#size; i++) this.#refs[i] = undefined;
     this.#size = 0;
-    this.raw = null;
   }
 
   /** Pushes a level. */

@@ -27,12 +27,8 @@ import {
   type Strategy,
 } from "./strategy.ts";
 import { ShiftOutput, ShiftWriter, startShiftRun } from "./shift_write.ts";
-import { JsonWriter, type RawDoc, scanJson, ScanScratch } from "./raw_json.ts";
-import { processRaw, type RawChild, rawLeaf, writeOutput } from "./shift_raw.ts";
-import { ABSENT_REF, NULL_VALUE } from "./tape_read.ts";
 import { type Levels, Matched, WalkedPath } from "./walked_path.ts";
 import { type CompositeParts, type LeafParts, type ShiftNode, Source } from "./shift_parts.ts";
-import { compileShift, type TapeProgram } from "./shift_codegen.ts";
 
 type ShiftState = ShiftOutput;
 
@@ -40,75 +36,15 @@ type ShiftState = ShiftOutput;
 export class ShiftOp {
   readonly #root: ShiftComposite;
   readonly #wp = new WalkedPath(); // reused: apply is synchronous and never re-entered
-  // The raw JSON path's buffers and program are made on its first use: specs in longer chains
-  // (and specs only being validated) never need them.
-  #writer: JsonWriter | undefined;
-  #scratch: ScanScratch | undefined;
-  /** The spec compiled to JavaScript for tapes, null when the walker runs it; undefined: not yet. */
-  #program: TapeProgram | null | undefined;
 
   constructor(spec: unknown) {
     if (!isMap(spec)) specFail(`shift expects a spec object, got ${describe(spec)}`, []);
     this.#root = new ShiftComposite("root", spec, [], [1]);
   }
 
-  /** The raw JSON path's program (compiled on first use), or null for the walker. */
-  get #tapeProgram(): TapeProgram | null {
-    if (this.#program === undefined) this.#program = compileShift(this.#root);
-    return this.#program;
-  }
-
-  /** True when the raw JSON path runs compiled code rather than the walker. */
-  get compiled(): boolean {
-    return this.#tapeProgram !== null;
-  }
-
-  /**
-   * Runs the shift on UTF-8 JSON bytes and returns the output as UTF-8 JSON bytes: the same
-   * document `JSON.stringify(apply(JSON.parse(text)))` gives, without building either value.
-   * Null when the input is not valid JSON or must be parsed (raw_json.ts says when): the caller
-   * then takes the parsed path.
-   */
-  applyJson(bytes: Uint8Array): Uint8Array | null {
-    const scratch = this.#scratch ??= new ScanScratch();
-    const doc = scanJson(bytes, scratch);
-    // Buffers a large body grew are not kept for the small ones that usually follow.
-    if (scratch.oversized) this.#scratch = undefined;
-    if (doc === null) return null;
-    const output = this.applyTape(doc);
-    const w = this.#writer ??= new JsonWriter();
-    w.reset();
-    writeOutput(w, output, doc);
-    if (w.oversized) this.#writer = undefined;
-    return w.result();
-  }
-
-  /** The shift of a scanned document: values, with tape positions for input leaves (shift_raw.ts). */
-  applyTape(doc: RawDoc): unknown {
-    startShiftRun();
-    const program = this.#tapeProgram;
-    if (program !== null) {
-      const holder: JsonMap = {};
-      program(doc, holder);
-      return has(holder, "root") ? holder.root : null;
-    }
-    return this.walkTape(doc);
-  }
-
-  /** applyTape with the walker (shift_raw.ts), also for specs the compiler does not cover. */
-  walkTape(doc: RawDoc): unknown {
-    startShiftRun();
-    const out = new ShiftOutput(null, doc);
-    const wp = this.#wp;
-    wp.reset();
-    wp.raw = doc;
-    wp.push(0, new Matched("root"));
-    try {
-      this.#root.applyRaw("root", 0, wp, out, doc);
-    } finally {
-      wp.reset();
-    }
-    return has(out.holder, "root") ? out.holder.root : null;
+  /** The compiled spec's root node, for compilers of faster paths (fast/). */
+  get root(): ShiftNode {
+    return this.#root;
   }
 
   /**
@@ -136,7 +72,7 @@ function checkLhs(pe: PathElement, key: string): void {
 }
 
 /** A spec key whose value is an object: matches, then hands the value to its children. */
-export class ShiftComposite implements Child<ShiftState>, RawChild {
+export class ShiftComposite implements Child<ShiftState> {
   readonly #pe: PathElement;
   readonly #special: Child<ShiftState>[] = [];
   readonly #children: Children<ShiftState>;
@@ -229,28 +165,10 @@ export class ShiftComposite implements Child<ShiftState>, RawChild {
     wp.last().hashCount++;
     return true;
   }
-
-  /** {@link apply} over a tape (shift_raw.ts). */
-  applyRaw(key: string, r: number, wp: WalkedPath, st: ShiftState, doc: RawDoc): boolean {
-    const pe = this.#pe;
-    const m = pe.match(key, wp);
-    if (m === null) return false;
-    if (pe instanceof TransposeElement) {
-      const found = pe.lookupTape(wp, doc);
-      if (found === ABSENT_REF) return false;
-      r = found;
-    }
-    wp.push(r === ABSENT_REF ? NULL_VALUE : r, m);
-    for (const s of this.#special) (s as unknown as RawChild).applyRaw(key, r, wp, st, doc);
-    processRaw(this.#children, this.#strategy, r, wp, st, doc);
-    wp.pop();
-    wp.last().hashCount++;
-    return true;
-  }
 }
 
 /** A spec key whose value is an output path (or several, or null). */
-export class ShiftLeaf implements Child<ShiftState>, RawChild {
+export class ShiftLeaf implements Child<ShiftState> {
   readonly #pe: PathElement;
   readonly #source: Source;
   readonly #writers: ShiftWriter[];
@@ -333,28 +251,6 @@ export class ShiftLeaf implements Child<ShiftState>, RawChild {
     if (this.#source !== Source.Input) return false;
     wp.last().hashCount++;
     return true;
-  }
-
-  /** {@link apply} over a tape (shift_raw.ts). */
-  applyRaw(key: string, r: number, wp: WalkedPath, st: ShiftState, doc: RawDoc): boolean {
-    const input = r === ABSENT_REF ? NULL_VALUE : r;
-    const m = this.#pe.match(key, wp);
-    if (m === null) return false;
-    let data: unknown;
-    switch (this.#source) {
-      case Source.Key:
-        data = m.key;
-        break;
-      case Source.Transpose: {
-        const found = (this.#pe as TransposeElement).lookupTape(wp, doc);
-        if (found === ABSENT_REF) return false;
-        data = rawLeaf(doc, found);
-        break;
-      }
-      default:
-        data = rawLeaf(doc, input);
-    }
-    return this.#write(input, m, data, wp, st);
   }
 }
 

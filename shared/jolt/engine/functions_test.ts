@@ -1,10 +1,10 @@
 /** Tests of the modify functions: each function's results and JOLT's argument conventions. */
 
 import { strictEqual } from "node:assert";
-import { FUNCTIONS, JOLT_FUNCTIONS } from "./mod.ts";
+import { FUNCTIONS, JOLT_FUNCTIONS } from "../mod.ts";
 import { lookupFunction } from "./functions.ts";
 import { ABSENT } from "./json.ts";
-import { assertJson, run } from "../../tests/support/jolt.ts";
+import { assertJson, run } from "../../../tests/support/jolt.ts";
 
 /** [arguments, expected result (ABSENT: no value)] */
 type Case = [unknown[], unknown];

@@ -7,7 +7,6 @@
 import { checkIndex, MAX_ARRAY_INDEX, padTo, startRun } from "./limits.ts";
 import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "./json.ts";
 import { DotPath } from "./paths.ts";
-import { Kind, type RawDoc } from "./raw_json.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
 
 type Container = JsonMap | unknown[];
@@ -18,30 +17,15 @@ type Container = JsonMap | unknown[];
  *
  * With an Ownership (when a later chain operation edits in place), every container made here is
  * registered there. Without one, only the foreign containers are tracked, which is cheaper.
- *
- * Over a raw tape (shift_raw.ts) input values are tape positions (numbers), never containers:
- * every container of the output is ours, and a position of a container that a later write goes
- * through is made a container first.
  */
 export class ShiftOutput {
   /** Holds the document under the key "root" (JOLT writes every path below "root"). */
   readonly holder: JsonMap = {};
   readonly #own: Ownership | null;
-  /** The tape being shifted, or null on the parsed path. */
-  readonly raw: RawDoc | null;
   #foreign: Set<object> | null = null;
 
-  constructor(own: Ownership | null, raw: RawDoc | null = null) {
+  constructor(own: Ownership | null) {
     this.#own = own;
-    this.raw = raw;
-  }
-
-  /** The container at tape position `r` as a fresh one of ours, or null if `r` is a scalar. */
-  container(r: number): JsonMap | unknown[] | null {
-    const raw = this.raw!;
-    const kind = raw.kind(r);
-    if (kind !== Kind.Array && kind !== Kind.Object) return null;
-    return raw.refValue(r) as JsonMap | unknown[];
   }
 
   /** A new container of ours. */
@@ -52,7 +36,7 @@ export class ShiftOutput {
 
   /** Records a value written as data (it stays foreign). */
   wrote(data: unknown): void {
-    if (this.#own === null && this.raw === null && data !== null && typeof data === "object") {
+    if (this.#own === null && data !== null && typeof data === "object") {
       (this.#foreign ??= new Set()).add(data);
     }
   }
@@ -60,7 +44,6 @@ export class ShiftOutput {
   /** `c` if we may write into it, else a copy of it we may write into. */
   writable(c: Container): Container {
     if (this.#own) return this.#own.writable(c);
-    if (this.raw !== null) return c;
     const foreign = this.#foreign;
     if (foreign === null || !foreign.has(c)) return c;
     const copy = shallowCopy(c);
@@ -101,10 +84,6 @@ export class ShiftWriter {
       if (i === 0) sub = out.holder.root;
       else if (step === 0) sub = getOwn(tree as JsonMap, key as string);
       else if (step === 1) sub = (tree as unknown[])[key as number];
-      if (out.raw !== null && typeof sub === "number") {
-        const c = out.container(sub);
-        if (c !== null) put(tree, step, key, sub = c);
-      }
       const wantMap = steps[i + 1] === 0;
       if (sub === null || sub === undefined) {
         sub = out.create(wantMap);
@@ -165,10 +144,6 @@ function finalSet(
   } else {
     if (!Array.isArray(tree)) return;
     if (step === 1) existing = tree[key as number];
-  }
-  if (out.raw !== null && typeof existing === "number") {
-    const c = out.container(existing);
-    if (c !== null) put(tree, step, key, existing = c);
   }
   out.wrote(data);
   if (existing === null || existing === undefined) {

@@ -7,7 +7,6 @@
 import { ABSENT, type Absent, getOwn, has, isMap, type JsonMap } from "./json.ts";
 import { javaToString, parseJavaInt } from "./java.ts";
 import { indexKey, type WalkedPath } from "./walked_path.ts";
-import { keyHash } from "./raw_json.ts";
 
 /** A child spec node: applies itself to one input key; true if it "took" the key. */
 export interface Child<S> {
@@ -17,8 +16,6 @@ export interface Child<S> {
 /** A literal child with its key pre-parsed as an array index (-1 if it is not one). */
 export interface LiteralChild<S> {
   readonly key: string;
-  /** keyHash(key), for lookups in raw JSON. */
-  readonly hash: number;
   readonly index: number;
   readonly child: Child<S>;
 }
@@ -44,7 +41,7 @@ export type Strategy =
 /** Pre-parses a literal key as an array index. */
 export function literalChild<S>(key: string, child: Child<S>): LiteralChild<S> {
   const n = parseJavaInt(key);
-  return { key, hash: keyHash(key), index: n !== null && n >= 0 ? n : -1, child };
+  return { key, index: n !== null && n >= 0 ? n : -1, child };
 }
 
 /** Runs `strategy` over `input` (a map, a list, a scalar, or nothing). */

@@ -1,45 +1,59 @@
 /**
  * Shift compiled to JavaScript for the raw JSON path: one function per composite spec node and
  * one per output path, with the spec's keys, hashes and array indexes written into the code.
- * V8 then sees constant property names and monomorphic calls where the walker (shift_raw.ts)
- * goes through generic helpers and polymorphic nodes, which is most of a shift's cost.
+ * V8 then sees constant property names and monomorphic calls where the reference walker
+ * (engine/shift.ts) goes through generic helpers and polymorphic nodes.
  *
  * The generated code does exactly what the walker does, in the same order (every shift test
  * compares the raw path with the parsed one byte for byte). Per level it keeps the matched key
  * (K), its `*` captures (G), the key as an array index when known (I) and the input (R), which
  * is what WalkedPath holds for the walker. Specs using what it does not cover (`&` keys on the
  * left, `[#n]` outputs, stars with two or more `*` besides the lone one, `#` keys with children)
- * are not compiled: the walker runs them.
+ * are not compiled: the fast path declines them and the body is parsed for the walker.
  *
  * Only constants the compiler produced itself go into the code, each through JSON.stringify: a
  * spec's text can never become code.
  */
 
-import { getOwn, type JsonMap, setKey } from "./json.ts";
-import { javaToString, parseJavaInt } from "./java.ts";
 import {
   AmpElement,
   ArrayElement,
   AtElement,
+  type Children,
+  type CompositeParts,
   DollarElement,
+  type DotPath,
+  getOwn,
   HashElement,
+  indexKey,
+  javaToString,
+  type JsonMap,
+  keyOf,
+  type LeafParts,
   LiteralElement,
+  parseJavaInt,
   type PathElement,
+  putIndex,
+  type Ref,
+  setKey,
+  type ShiftNode,
+  type ShiftWriter,
+  Source,
   StarElement,
-  tapeKey,
   TransposeElement,
-} from "./path_elements.ts";
-import type { DotPath } from "./paths.ts";
-import type { Ref } from "./references.ts";
+} from "../engine/mod.ts";
 import { keyHash, Kind, type RawDoc, SMALL_OBJECT } from "./raw_json.ts";
-import type { CompositeParts, LeafParts, ShiftNode } from "./shift_parts.ts";
-import { Source } from "./shift_parts.ts";
-import { putIndex, type ShiftWriter } from "./shift_write.ts";
-import type { Children } from "./strategy.ts";
-import { indexKey } from "./walked_path.ts";
 
 /** A compiled shift: writes the output of `doc` under `holder.root`. */
 export type TapeProgram = (doc: RawDoc, holder: JsonMap) => void;
+
+/** A looked-up tape position as a key (only scalars make keys), or null: keyOf on the tape. */
+function tapeKey(doc: RawDoc, r: number): string | null {
+  if (r < 0) return null;
+  const kind = doc.kind(r);
+  if (kind === Kind.Array || kind === Kind.Object) return null;
+  return keyOf(doc.value(r));
+}
 
 /** Helpers the generated code calls. */
 const RUNTIME = {
@@ -72,7 +86,7 @@ const UNSUPPORTED = Symbol("unsupported");
 
 const js = (v: unknown) => JSON.stringify(v);
 
-/** Compiles the root node of a shift spec; null when the walker must run it. */
+/** Compiles the root node of a shift spec; null when the walker must run it (parsed). */
 export function compileShift(root: ShiftNode): TapeProgram | null {
   const gen = new Generator();
   let body: string;
@@ -368,8 +382,8 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
   }
 
   /**
-   * The tape position a transpose finds, seen from `level` (TransposeElement.lookupTape): a position, -1 for a
-   * null without a record, or -2 for nothing.
+   * The tape position a transpose finds, seen from `level` (what TransposeElement.lookup finds
+   * on parsed values): a position, -1 for a null without a record, or -2 for nothing.
    */
   #lookup(pe: TransposeElement, level: number, groups: number[]): string {
     const at = level - pe.up;
@@ -382,8 +396,8 @@ const data = found < 0 ? null : doc.leaf(found); ${calls} } }`;
   }
 
   /**
-   * A function reading a path from a tape position, as readTape does (same results, including
-   * its -1 for an index past the end of an array midway), with the path's constant keys and
+   * A function reading a path from a tape position, as DotPath.read does on parsed values (-1 for
+   * an index past the end of an array midway, -2 for nothing), with the path's constant keys and
    * their hashes written in. Its arguments: the start position, then the dynamic keys.
    */
   #reader(steps: ArrayLike<number>, keys: string[]): string {

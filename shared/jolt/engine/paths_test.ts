@@ -15,7 +15,7 @@ import {
 import { DotPath, parseKey, splitOr } from "./paths.ts";
 import { parseGroupRef } from "./references.ts";
 import { StarDouble, StarMany, StarSingle } from "./star.ts";
-import { assertJson, assertThrows } from "../../tests/support/jolt.ts";
+import { assertJson, assertThrows } from "../../../tests/support/jolt.ts";
 import { Matched, WalkedPath } from "./walked_path.ts";
 
 Deno.test("paths: RHS dot notation canonical forms (JOLT's validRHS cases)", () => {

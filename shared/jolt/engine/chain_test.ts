@@ -1,8 +1,8 @@
 /** Tests of chains: compiling, errors with their location, apply order, context, purity. */
 
 import { strictEqual } from "node:assert";
-import { compile, JoltSpecError, parseSpec } from "./mod.ts";
-import { assertJson, assertThrows, frozen } from "../../tests/support/jolt.ts";
+import { compile, JoltSpecError, parseSpec } from "../mod.ts";
+import { assertJson, assertThrows, frozen } from "../../../tests/support/jolt.ts";
 
 Deno.test("chain: operations run in order and see the previous output", () => {
   const spec = compile([

@@ -1,7 +1,7 @@
 /** Tests of the sort operation: recursive key order with JOLT's '~' rule. */
 
-import { assertJson, assertOrdered, frozen, run } from "../../tests/support/jolt.ts";
-import { compile } from "./mod.ts";
+import { assertJson, assertOrdered, frozen, run } from "../../../tests/support/jolt.ts";
+import { compile } from "../mod.ts";
 import { compareSortKeys } from "./sort.ts";
 
 Deno.test("sort: keys in String.compareTo order, '~' keys first, recursively", () => {

@@ -10,8 +10,6 @@ import { intValue, parseJavaInt } from "./java.ts";
 import { checkRef, parseGroupRef, parseHashRef, type Ref } from "./references.ts";
 import { type StarMatcher, starMatcher } from "./star.ts";
 import { type Levels, Matched, type WalkedPath } from "./walked_path.ts";
-import { Kind, type RawDoc } from "./raw_json.ts";
-import { ABSENT_REF, readTape } from "./tape_read.ts";
 
 /** Reads a sub-path below a value (DotPath; passed in so that this module has no cycle). */
 export interface PathReader {
@@ -406,14 +404,6 @@ export function keyOf(v: unknown): string | null {
   return null;
 }
 
-/** keyOf for a tape position (only scalars make keys, so nothing bigger becomes a value). */
-export function tapeKey(doc: RawDoc, r: number): string | null {
-  if (r < 0) return null;
-  const kind = doc.kind(r);
-  if (kind === Kind.Array || kind === Kind.Object) return null;
-  return keyOf(doc.value(r));
-}
-
 /** `@(n,path)`, `@n`, `@path`: data found by going n levels up, then down `path`. */
 export class TransposeElement extends PathElement {
   readonly kind = "transpose";
@@ -468,18 +458,7 @@ export class TransposeElement extends PathElement {
 
   /** RHS use: the data coerced to a key (numbers truncated to ints, booleans spelled out). */
   evaluate(wp: WalkedPath): string | null {
-    const doc = wp.raw;
-    return doc === null ? keyOf(this.lookup(wp)) : tapeKey(doc, this.lookupTape(wp, doc));
-  }
-
-  /** lookup over the tape: a position, or ABSENT_REF. */
-  lookupTape(wp: WalkedPath, doc: RawDoc): number {
-    if (!wp.reaches(this.up)) return ABSENT_REF;
-    const tree = wp.ref(this.up) as number;
-    if (this.reader === null) return tree;
-    const keys = this.reader.keysFor(wp);
-    if (keys === null) return ABSENT_REF;
-    return readTape(doc, tree, this.reader.steps, keys);
+    return keyOf(this.lookup(wp));
   }
 
   /** LHS use: always "matches", as the parent level (the data is looked up separately). */

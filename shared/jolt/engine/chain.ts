@@ -7,6 +7,7 @@ import { specSizeProblem, startRun } from "./limits.ts";
 import { JoltSpecError, JoltTransformError, SpecIssue, TransformIssue } from "./errors.ts";
 import { describe, has, isMap, Ownership } from "./json.ts";
 import { ShiftOp } from "./shift.ts";
+import type { ShiftNode } from "./shift_parts.ts";
 import { DefaultOp } from "./default.ts";
 import { RemoveOp } from "./remove.ts";
 import { SortOp } from "./sort.ts";
@@ -48,13 +49,13 @@ const OPERATIONS: Record<string, OperationName> = {
 interface Op {
   /** Whether it edits its input in place (copy-on-write through the Ownership). */
   readonly inPlace: boolean;
-  /** The shift itself, for the raw JSON path. */
+  /** The shift itself, for the fast path. */
   readonly shift?: ShiftOp;
   apply(input: unknown, own: Ownership, context: unknown): unknown;
 }
 
-/** A compiled chain of JOLT operations. */
-export interface CompiledSpec {
+/** A compiled chain of JOLT operations, run by the reference walker. */
+export interface CompiledChain {
   /** The operations, in order (short names). */
   readonly operations: readonly OperationName[];
   /**
@@ -62,12 +63,8 @@ export interface CompiledSpec {
    * of it may be shared with the output. `context` feeds `^` lookups of the modify operations.
    */
   apply(input: unknown, context?: Record<string, unknown>): unknown;
-  /**
-   * Applies the chain to a UTF-8 JSON document and returns the output as UTF-8 JSON, the same
-   * as `JSON.stringify(apply(JSON.parse(text)))`, without parsing when the chain allows it (a
-   * single shift: see ShiftOp.applyJson). Null means "parse and use apply".
-   */
-  applyJson(bytes: Uint8Array): Uint8Array | null;
+  /** The root of the chain's only operation when that is a shift (what fast/ compiles), else null. */
+  readonly loneShift: ShiftNode | null;
 }
 
 /**
@@ -114,7 +111,7 @@ function build(name: OperationName, spec: unknown, editedLater: () => boolean): 
 }
 
 /** Compiles a chain spec (already parsed JSON); throws JoltSpecError when it is invalid. */
-export function compile(specJson: unknown): CompiledSpec {
+export function compileChain(specJson: unknown): CompiledChain {
   // Measured iteratively before any recursive compiler sees it (a 10,000-level spec).
   const tooLarge = specSizeProblem(specJson);
   if (tooLarge) throw new JoltSpecError(-1, [], tooLarge, undefined, "spec_too_large");
@@ -161,32 +158,15 @@ export function compile(specJson: unknown): CompiledSpec {
   return new Chain(names, ops);
 }
 
-/** Parses JSON text and compiles it; bad JSON is a JoltSpecError naming the parse error. */
-export function parseSpec(text: string): CompiledSpec {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new JoltSpecError(-1, [], `invalid JSON: ${(err as Error).message}`);
-  }
-  return compile(json);
-}
-
-class Chain implements CompiledSpec {
+class Chain implements CompiledChain {
   readonly operations: readonly OperationName[];
+  readonly loneShift: ShiftNode | null;
   readonly #ops: Op[];
-  readonly #rawShift: ShiftOp | null;
 
   constructor(names: OperationName[], ops: Op[]) {
     this.operations = Object.freeze(names);
     this.#ops = ops;
-    const only = ops.length === 1 ? ops[0].shift : undefined;
-    this.#rawShift = only ?? null;
-  }
-
-  applyJson(bytes: Uint8Array): Uint8Array | null {
-    startRun();
-    return this.#rawShift ? this.#rawShift.applyJson(bytes) : null;
+    this.loneShift = ops.length === 1 ? ops[0].shift?.root ?? null : null;
   }
 
   apply(input: unknown, context?: Record<string, unknown>): unknown {

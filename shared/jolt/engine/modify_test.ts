@@ -1,8 +1,8 @@
 /** Tests of the modify operations: flavours, prefixes, lookups, arrays, lists of RHS, errors. */
 
-import { JoltSpecError } from "./mod.ts";
-import { assertJson, assertThrows, frozen, run } from "../../tests/support/jolt.ts";
-import { compile } from "./mod.ts";
+import { JoltSpecError } from "../mod.ts";
+import { assertJson, assertThrows, frozen, run } from "../../../tests/support/jolt.ts";
+import { compile } from "../mod.ts";
 
 const overwrite = (spec: unknown, input: unknown, ctx?: Record<string, unknown>) =>
   run("modify-overwrite-beta", spec, input, ctx);

@@ -1,8 +1,8 @@
 /** Tests of the default operation: the Defaultr javadoc examples, wildcards, arrays, nulls. */
 
-import { JoltSpecError, JoltTransformError } from "./mod.ts";
-import { assertJson, assertThrows, frozen, run } from "../../tests/support/jolt.ts";
-import { compile } from "./mod.ts";
+import { JoltSpecError, JoltTransformError } from "../mod.ts";
+import { assertJson, assertThrows, frozen, run } from "../../../tests/support/jolt.ts";
+import { compile } from "../mod.ts";
 
 const defaults = (spec: unknown, input: unknown) => run("default", spec, input);
 

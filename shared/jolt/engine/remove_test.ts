@@ -1,8 +1,8 @@
 /** Tests of the remove operation: the Removr javadoc examples, wildcards and arrays. */
 
-import { JoltSpecError } from "./mod.ts";
-import { assertJson, assertThrows, frozen, run } from "../../tests/support/jolt.ts";
-import { compile } from "./mod.ts";
+import { JoltSpecError } from "../mod.ts";
+import { assertJson, assertThrows, frozen, run } from "../../../tests/support/jolt.ts";
+import { compile } from "../mod.ts";
 
 const remove = (spec: unknown, input: unknown) => run("remove", spec, input);
 

@@ -1,8 +1,8 @@
 /** Tests of the cardinality operation: the javadoc examples, ONE/MANY table, '@' and '*'. */
 
-import { JoltSpecError } from "./mod.ts";
-import { assertJson, assertOrdered, assertThrows, run } from "../../tests/support/jolt.ts";
-import { compile } from "./mod.ts";
+import { JoltSpecError } from "../mod.ts";
+import { assertJson, assertOrdered, assertThrows, run } from "../../../tests/support/jolt.ts";
+import { compile } from "../mod.ts";
 
 const card = (spec: unknown, input: unknown) => run("cardinality", spec, input);
 

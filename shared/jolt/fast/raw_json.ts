@@ -12,7 +12,7 @@
  * also owns the error message for malformed JSON.
  */
 
-import { setKey } from "./json.ts";
+import { setKey } from "../engine/mod.ts";
 
 /** Node kinds on the tape. */
 export const Kind = {
@@ -521,7 +521,7 @@ export class ScanScratch {
   stack = new Int32Array(MAX_DEPTH + 1);
   /** Per open container: the irregularity count when it opened. */
   marks = new Int32Array(MAX_DEPTH + 1);
-  /** Per open object: one bit per key hash seen (`hash >>> 27`), see scanJsonInJs. */
+  /** Per open object: one bit per key hash seen (`hash >>> 27`), see scanJson. */
   seen = new Int32Array(MAX_DEPTH + 1);
   /** Per open object: its members so far. */
   members = new Int32Array(MAX_DEPTH + 1);
@@ -539,16 +539,6 @@ export const SMALL_OBJECT = 32;
 const STRING_BYTE = new Uint8Array(256);
 for (let c = 0x20; c < 0x80; c++) if (c !== 0x22 && c !== 0x5c) STRING_BYTE[c] = 1;
 
-/**
- * Scans UTF-8 JSON into a tape. Returns null when the document is not valid JSON or must take
- * the parsed path (see the module doc); the caller then parses it normally. With `scratch`, the
- * tape lives in (and is valid until the next scan into) those buffers. Linear in the bytes: no
- * step looks back over more than {@link SMALL_OBJECT} earlier keys.
- */
-export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
-  return scanJsonInJs(b, scratch);
-}
-
 /** The text of key record `k` during a scan: its bytes, or the decoded text of an escaped key. */
 function keyText(b: Uint8Array, tape: Int32Array, keys: (string | undefined)[], k: number): string {
   return tape[k * REC] === STRING
@@ -556,8 +546,13 @@ function keyText(b: Uint8Array, tape: Int32Array, keys: (string | undefined)[], 
     : keys[k]!;
 }
 
-/** The JavaScript scanner: {@link scanJson} without WebAssembly. */
-export function scanJsonInJs(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
+/**
+ * Scans UTF-8 JSON into a tape. Returns null when the document is not valid JSON or must take
+ * the parsed path (see the module doc); the caller then parses it normally. With `scratch`, the
+ * tape lives in (and is valid until the next scan into) those buffers. Linear in the bytes: no
+ * step looks back over more than {@link SMALL_OBJECT} earlier keys.
+ */
+export function scanJson(b: Uint8Array, scratch = new ScanScratch()): RawDoc | null {
   const n = b.length;
   let tape = scratch.tape;
   let ends = scratch.ends;

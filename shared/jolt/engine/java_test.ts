@@ -17,7 +17,7 @@ import {
   removeEscapedValues,
   toKindedNumber,
 } from "./java.ts";
-import { assertJson } from "../../tests/support/jolt.ts";
+import { assertJson } from "../../../tests/support/jolt.ts";
 
 Deno.test("java: numbers are boxed by magnitude and fraction", () => {
   strictEqual(numKind(1), "int");

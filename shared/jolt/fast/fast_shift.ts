@@ -1,0 +1,48 @@
+/**
+ * A lone shift run from UTF-8 JSON bytes to UTF-8 JSON bytes: the bytes are scanned into a tape
+ * (raw_json.ts), the spec's compiled program (shift_program.ts) builds the output with tape
+ * positions for the input's leaves, and write_output.ts copies them as the input spelled them.
+ */
+
+import { type ShiftNode, startRun } from "../engine/mod.ts";
+import { JsonWriter, scanJson, ScanScratch } from "./raw_json.ts";
+import { compileShift, type TapeProgram } from "./shift_program.ts";
+import { writeOutput } from "./write_output.ts";
+
+/** A shift compiled for bytes. */
+export class FastShift {
+  readonly #program: TapeProgram;
+  // Made on first use and kept for the next body, unless that body made them large.
+  #writer: JsonWriter | undefined;
+  #scratch: ScanScratch | undefined;
+
+  private constructor(program: TapeProgram) {
+    this.#program = program;
+  }
+
+  /** The shift rooted at `root` compiled for bytes, or null when it is not covered. */
+  static compile(root: ShiftNode): FastShift | null {
+    const program = compileShift(root);
+    return program === null ? null : new FastShift(program);
+  }
+
+  /**
+   * The shift of a UTF-8 JSON document as UTF-8 JSON: the same bytes as
+   * `JSON.stringify(shift(JSON.parse(text)))`. Null when the input is not valid JSON or must be
+   * parsed (raw_json.ts says when). Throws what the walker throws when a limit is passed.
+   */
+  run(bytes: Uint8Array): Uint8Array | null {
+    startRun();
+    const scratch = this.#scratch ??= new ScanScratch();
+    const doc = scanJson(bytes, scratch);
+    if (scratch.oversized) this.#scratch = undefined;
+    if (doc === null) return null;
+    const holder: Record<string, unknown> = {};
+    this.#program(doc, holder);
+    const w = this.#writer ??= new JsonWriter();
+    w.reset();
+    writeOutput(w, Object.hasOwn(holder, "root") ? holder.root : null, doc);
+    if (w.oversized) this.#writer = undefined;
+    return w.result();
+  }
+}
