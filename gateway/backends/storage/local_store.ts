@@ -4,10 +4,16 @@
  * is free (POST), and fsync the directory: readers see the whole object or none of it. A failed,
  * aborted or killed write leaves at most a hidden `.<name>.<id>.tmp` file, which no path can
  * address (segments starting with `.` are refused) and which a failed write removes itself.
+ *
+ * An object whose path is known only once its bytes are in (a DICOM instance received over DIMSE,
+ * filed under its study) is written with `receive` into a hidden temporary file in the root and
+ * put in place with `place`: the same rename, the same directory rules, the same sweep of what a
+ * killed process left (stale_temporaries.ts).
  */
 import { fsError, isNotFound, makeDirs, splitPath, syncDir, writeAll } from "./fs_util.ts";
 import { KeyedLock } from "./keyed_lock.ts";
-import { invalidPath } from "./path_rules.ts";
+import { checkPath, invalidPath, pathProblem } from "./path_rules.ts";
+import { ReceivedFile } from "./received_file.ts";
 import { entryFor, readSidecar, type SidecarEntry, sidecarPath, writeSidecar } from "./sidecar.ts";
 import { chunksOf, Digest, isSourceFailure } from "./source.ts";
 import {
@@ -26,6 +32,8 @@ export class LocalStore implements ObjectStore {
   readonly description: string;
   readonly #locks = new KeyedLock();
   #realRoot: string | undefined;
+  /** Directories `place` has made (and checked), by full path. */
+  readonly #placed = new Map<string, Promise<void>>();
 
   constructor(root: string) {
     this.root = root;
@@ -156,6 +164,55 @@ export class LocalStore implements ObjectStore {
       throw fsError(err, path);
     }
     return current === null;
+  }
+
+  /**
+   * A hidden temporary file in the root for an object whose path is not known yet, filled in
+   * slices while it arrives; `name` (one path segment) only names the temporary file.
+   */
+  receive(name: string): ReceivedFile {
+    const problem = name.includes("/") ? "has a `/`" : pathProblem(name);
+    if (problem) throw invalidPath(`the name of a received file ${problem}; refused`);
+    return new ReceivedFile(`${this.root}/.${name}.${crypto.randomUUID()}.tmp`, this.root);
+  }
+
+  /**
+   * Put a received file at `path`, replacing what is there (no sidecar: the object is untyped).
+   * `durable` syncs the data and the directories first, as `write` does; otherwise the object is
+   * in the page cache when this resolves, as DCMTK's storescp leaves a received instance. Returns
+   * the file's full path; on failure the temporary file is removed.
+   */
+  async place(file: ReceivedFile, path: string, durable: boolean): Promise<string> {
+    const full = `${this.root}/${path}`;
+    try {
+      checkPath(path, "the path of a received file");
+      file.finish(durable);
+      const { dir } = splitPath(full);
+      const changedDirs = await this.#placeDir(dir, path);
+      await this.#locks.run(full, () => Deno.rename(file.path, full));
+      if (durable) await Promise.all([dir, ...changedDirs].map(syncDir));
+      return full;
+    } catch (err) {
+      await Deno.remove(file.path).catch(() => {});
+      throw fsError(err, path);
+    }
+  }
+
+  /**
+   * Make (once) and check the directory `place` renames into; resolves with the directories that
+   * changed on this call (empty once made). A failed attempt is retried next time.
+   */
+  async #placeDir(dir: string, path: string): Promise<string[]> {
+    const made = this.#placed.get(dir);
+    if (made) return await made.then(() => []);
+    const making = makeDirs(this.root, dir).then(async (changed) => {
+      await this.#checkInside(dir, path);
+      return changed;
+    });
+    const done = making.then(() => {});
+    done.catch(() => this.#placed.delete(dir));
+    this.#placed.set(dir, done);
+    return await making;
   }
 
   /** Remove the file at `path` and its sidecar; false when there was none. */

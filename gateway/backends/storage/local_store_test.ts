@@ -147,3 +147,62 @@ Deno.test("local store: a path through an existing file is a 409 conflict", asyn
     assertEquals(await store.read("file/below.txt"), null);
   });
 });
+
+Deno.test("local store: a received file is placed at a path known only once it is in", async () => {
+  await withStore(async (store, root) => {
+    const first = store.receive("1.2.3");
+    first.write(bytes("part one, "));
+    first.write(bytes("part two"));
+    // The temporary file is hidden in the root while the object arrives.
+    assertEquals((await files(root)).length, 1);
+    assert((await files(root))[0].startsWith(".1.2.3."));
+    assertEquals(await store.place(first, "study/1.2.3.dcm", false), `${root}/study/1.2.3.dcm`);
+    assertEquals(await Deno.readTextFile(`${root}/study/1.2.3.dcm`), "part one, part two");
+    // A second one replaces it, durably; nothing temporary is left.
+    const second = store.receive("1.2.3");
+    second.write(bytes("again"));
+    await store.place(second, "study/1.2.3.dcm", true);
+    assertEquals(await Deno.readTextFile(`${root}/study/1.2.3.dcm`), "again");
+    assertEquals(await files(root), ["study"]);
+    assertEquals(await files(`${root}/study`), ["1.2.3.dcm"]);
+    // An aborted one leaves nothing.
+    const aborted = store.receive("1.2.4");
+    aborted.write(bytes("x"));
+    aborted.abort();
+    assertEquals(await files(root), ["study"]);
+  });
+});
+
+Deno.test("local store: placing refuses paths out of the root, and a failure leaves nothing", async () => {
+  await withStore(async (store, root) => {
+    assert(
+      (await assertRejects(async () => store.receive("../x"), /has a `\/`/)) instanceof
+        GatewayError,
+    );
+    await assertRejects(async () => store.receive(".."), /segment/);
+    const outside = await Deno.makeTempDir({ prefix: "gw-outside-" });
+    try {
+      await Deno.mkdir(root, { recursive: true });
+      await Deno.symlink(outside, `${root}/link`);
+      for (const path of ["../escape.dcm", "link/escape.dcm"]) {
+        const file = store.receive("1.2.5");
+        file.write(bytes("data"));
+        const err = await assertRejects(() => store.place(file, path, false));
+        assert(err instanceof GatewayError, String(err));
+      }
+      assertEquals(await files(outside), []);
+      assertEquals(await files(root), ["link"]);
+      // A file where a directory must go: a conflict, and the temporary file is gone.
+      await Deno.writeTextFile(`${root}/taken`, "");
+      const file = store.receive("1.2.6");
+      file.write(bytes("data"));
+      await assertRejects(
+        () => store.place(file, "taken/1.2.6.dcm", false),
+        /conflicts/,
+      );
+      assertEquals(await files(root), ["link", "taken"]);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  });
+});

@@ -23,6 +23,7 @@ import type { ObjectStore } from "./store.ts";
 
 export { DEFAULT_CONTENT_TYPE, StorageBackend } from "./backend.ts";
 export { LocalStore } from "./local_store.ts";
+export { ReceivedFile } from "./received_file.ts";
 export { type StorageSettings, storageSettings } from "./options.ts";
 export { pathProblem } from "./path_rules.ts";
 export { isTemporaryName, sweepOnce, sweepStaleTemporaries } from "./stale_temporaries.ts";

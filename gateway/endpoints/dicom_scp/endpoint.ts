@@ -48,9 +48,8 @@ import {
 import { ReceivedInstanceBody } from "./instance_body.ts";
 import { releasesBodies } from "./recycle.ts";
 import { comment, failureStatus } from "./status_map.ts";
-import type { TempFileSpool } from "./spool.ts";
 import { InstanceStore } from "./storage.ts";
-import { sweepOnce } from "../../backends/storage/mod.ts";
+import { type ReceivedFile, sweepOnce } from "../../backends/storage/mod.ts";
 
 /** Options of a dicom_scp endpoint (validated by the config schema). */
 export interface ScpOptions {
@@ -180,7 +179,7 @@ export class DicomScpEndpoint {
       store: (req, reply, spool, recycle) =>
         guard(
           this.#storeInstance(req, reply, peer, running, {
-            spool: spool as TempFileSpool | undefined,
+            spool: spool as ReceivedFile | undefined,
             recycle: this.#recyclable ? recycle : undefined,
           }),
         ),
@@ -409,7 +408,7 @@ export class DicomScpEndpoint {
     reply: Reply,
     peer: Peer,
     running: Map<number, AbortController>,
-    received: { spool?: TempFileSpool; recycle?: () => void },
+    received: { spool?: ReceivedFile; recycle?: () => void },
   ): Promise<void> {
     const { spool, recycle } = received;
     const dataset = req.getDataset() as RawDataset;

@@ -32,6 +32,12 @@ Deno.test("InstanceStore: spool, commit, abort, write", async () => {
     assertEquals(await names(`${dir}/in`), ["1.2.3/1.2.3.4.dcm", "unknown-study/1.2.3.6.dcm"]);
 
     assertEquals(store.spool("../../etc/passwd"), undefined);
+    assertEquals(store.spool(".."), undefined);
+    // A study UID that is no UID files the instance under unknown-study, never outside the root.
+    const odd = store.spool("1.2.3.7")!;
+    odd.write(new Uint8Array([5]));
+    await store.commit(odd, "..", "1.2.3.7");
+    assertEquals(await Deno.readFile(`${dir}/in/unknown-study/1.2.3.7.dcm`), new Uint8Array([5]));
     await assertRejects(() => store.write("1.2", "x/../y", new Uint8Array(1)), /invalid SOP/);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -47,7 +53,7 @@ Deno.test("InstanceStore: a storage_dir that cannot be written fails the commit,
     spool.write(new Uint8Array([1]));
     await assertRejects(
       () => store.commit(spool, "1.2.3", "1.2.3.4"),
-      /Not a directory|ENOTDIR|os error 20/,
+      /conflicts with an existing file|Not a directory|ENOTDIR|os error 20/,
     );
     assertEquals(await names(dir), ["file"]);
   } finally {

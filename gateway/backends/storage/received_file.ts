@@ -1,13 +1,14 @@
 /**
- * A file written in the order its bytes arrive. Each slice (below 64 KiB) is written at once with
- * a plain write(2) into the page cache, as DCMTK's storescp does: no queue of asynchronous writes
- * that would fall behind while the event loop is busy receiving. Failures are kept and reported by
- * `finish`; `abort` closes and removes the file.
+ * The temporary file of a LocalStore object written in the order its bytes arrive, before its
+ * path is known (a DICOM instance received over DIMSE: its study is known once it is in). Each
+ * slice (below 64 KiB) is written at once with a plain write(2) into the page cache, as DCMTK's
+ * storescp does: no queue of asynchronous writes that would fall behind while the event loop is
+ * busy receiving. Failures are kept and reported by `finish`; `abort` closes and removes the file.
+ * `LocalStore.place` puts a finished one at its path.
  */
-import type { FileSpool } from "../../adapters/dimse/mod.ts";
 
-/** A temporary file filled while an instance arrives. */
-export class TempFileSpool implements FileSpool {
+/** A temporary file filled while an object arrives. */
+export class ReceivedFile {
   readonly path: string;
   #file: Deno.FsFile | undefined;
   #error: unknown;
@@ -34,9 +35,14 @@ export class TempFileSpool implements FileSpool {
     }
   }
 
-  /** Close the file; throws the first failure. */
-  finish(): void {
+  /** Close the file, its data flushed to the disk first when `sync`; throws the first failure. */
+  finish(sync = false): void {
     this.#done = true;
+    try {
+      if (sync && this.#error === undefined) this.#file?.syncDataSync();
+    } catch (err) {
+      this.#error = err;
+    }
     this.#close();
     if (this.#error !== undefined) throw this.#error;
   }
