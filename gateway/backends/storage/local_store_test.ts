@@ -176,10 +176,10 @@ Deno.test("local store: a received file is placed at a path known only once it i
 Deno.test("local store: placing refuses paths out of the root, and a failure leaves nothing", async () => {
   await withStore(async (store, root) => {
     assert(
-      (await assertRejects(async () => store.receive("../x"), /has a `\/`/)) instanceof
+      (await assertRejects(() => store.receive("../x"), /has a `\/`/)) instanceof
         GatewayError,
     );
-    await assertRejects(async () => store.receive(".."), /segment/);
+    await assertRejects(() => store.receive(".."), /segment/);
     const outside = await Deno.makeTempDir({ prefix: "gw-outside-" });
     try {
       await Deno.mkdir(root, { recursive: true });
