@@ -135,7 +135,7 @@ export class ScuAssociation {
       })
       : TcpSocket.connect(opts.host, opts.port);
     socket.setNoDelay(true);
-    const conn = new DimseConnection(socket, { connectTimeout: 60_000 });
+    const conn = new DimseConnection(socket);
     const association = new lib.association.Association(opts.callingAet, opts.calledAet);
     for (const c of opts.contexts) {
       const id = association.addPresentationContext(c.abstractSyntax);
@@ -156,8 +156,8 @@ export class ScuAssociation {
       };
       opts.signal?.addEventListener("abort", onAbort, { once: true });
       const settle = () => opts.signal?.removeEventListener("abort", onAbort);
-      conn.on("connect", () => conn.sendAssociationRequest(association));
       conn.handler = {
+        connected: () => conn.sendAssociationRequest(association),
         associationAccepted: () => {
           settle();
           resolve(new ScuAssociation(conn, opts.signal));
@@ -257,8 +257,8 @@ export class ScuAssociation {
         this.#onFailure.delete(onFail);
         resolve(res);
       });
-      // dcmjs-dimse ends a request it could not send (a dataset it cannot transcode to the
-      // accepted syntax) without any response: fail it rather than wait for the timeout.
+      // A request that could not be sent (a dataset it cannot be converted to the accepted
+      // syntax) ends without any response: fail it rather than wait for the timeout.
       request.on("done", () => {
         if (answered) return;
         this.#onFailure.delete(onFail);

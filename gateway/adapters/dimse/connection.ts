@@ -1,17 +1,31 @@
 /**
- * One DIMSE association over a socket, either side. dcmjs-dimse's `Scp` class is its network
- * layer (association PDUs, message ids, responses); this subclass replaces its receive path and
- * its P-DATA writer. Received bytes go through PduReader and MessageRouter: a C-STORE-RQ is taken
- * in here (command set decoded directly, dataset copied once into its Part 10 file and handed on
- * as a `RawDataset`: no parse of pixel data, no re-encoding); other messages reach the library as
- * PDUs. The handler may spool the file while it arrives, and may hand its memory back for the
- * association's next instance; otherwise memory for it is prepared once the response is sent.
- * Command sets are written directly (no dcmjs round trip) and datasets go out as views in one
- * corked write. Every event goes to a handler.
+ * One DIMSE association over a socket, either side: the DICOM upper layer (PS3.8) and DIMSE
+ * message exchange (PS3.7) are ours; dcmjs-dimse provides the message and association model (its
+ * public request, response, dataset and association classes) and dcmjs the dataset codec.
+ *
+ * Received bytes go through PduReader and MessageRouter. A C-STORE-RQ is taken in as it arrives
+ * (command set decoded directly, dataset copied once into its Part 10 file and handed on as a
+ * `RawDataset`: no parse of pixel data, no re-encoding); the handler may spool the file while it
+ * arrives, and may hand its memory back for the association's next instance, otherwise memory for
+ * it is prepared once the response is sent. Other messages arrive whole. Requests we send run one
+ * at a time (message ids, responses matched to them); command sets are written directly and
+ * datasets go out as views in one corked write. Every event goes to a handler.
  */
 import { Buffer } from "node:buffer";
-import { p10Header, TS } from "../../dicom/mod.ts";
-import { decodeCommand, encodeCommand } from "./command_set.ts";
+import { p10Header, readDataset, STATUS, TS, writeDataset } from "../../dicom/mod.ts";
+import {
+  decodeAbort,
+  decodeAssociateAccept,
+  decodeAssociateReject,
+  decodeAssociateRequest,
+  encodeAbort,
+  encodeAssociateAccept,
+  encodeAssociateReject,
+  encodeAssociateRequest,
+  encodeRelease,
+  PDU,
+} from "./association_pdus.ts";
+import { decodeCommand, encodeCommand, NO_DATASET } from "./command_set.ts";
 import { RawDataset } from "./dataset.ts";
 import { type FileSpool, InstanceBuffer, prefaulted } from "./instance_buffer.ts";
 import { MessageRouter } from "./message_router.ts";
@@ -28,6 +42,7 @@ import {
   type LibAssociation,
   type LibContext,
   type LibDataset,
+  type LibRequest,
   type LibResponse,
 } from "./dcmjs_dimse.ts";
 
@@ -53,12 +68,10 @@ export interface DimseSocket {
 /** Sends one or more responses to a request. */
 export type Reply = (responses: LibResponse | LibResponse[]) => void;
 
-/** dcmjs-dimse's per-service callback types differ; they all accept what Reply sends. */
-// deno-lint-ignore no-explicit-any
-type LibCallback = (responses: any) => void;
-
 /** What a connection's owner does with its events; unset ones get a failure answer. */
 export interface ConnectionHandler {
+  /** An outgoing connection is established (send the association request now). */
+  connected?(): void;
   associationRequested?(association: LibAssociation): void;
   associationAccepted?(association: LibAssociation): void;
   associationRejected?(reject: { result: number; source: number; reason: number }): void;
@@ -85,12 +98,11 @@ export interface ConnectionHandler {
 
 /** Timeouts of an association (milliseconds). */
 export interface ConnectionTimeouts {
-  connectTimeout?: number;
-  associationTimeout?: number;
+  /** Idle time allowed on the socket: no byte from the peer for this long is an error (60 s). */
   pduTimeout?: number;
 }
 
-/** Largest PDU we accept (advertised in A-ASSOCIATE-AC), 64 KiB. */
+/** Largest PDU we accept (advertised in A-ASSOCIATE-AC and -RQ), 64 KiB. */
 const RECEIVE_PDU_LIMIT = 1 << 16;
 
 /** Largest dataset for which memory is prepared before the next C-STORE arrives, 64 MiB. */
@@ -98,127 +110,345 @@ const SPARE_LIMIT = 64 << 20;
 /** Room in prepared memory for the Part 10 header (its UIDs vary in length). */
 const HEADER_ROOM = 512;
 
-/** Largest PDU dcmjs-dimse sends whatever the peer allows, 4 MiB. */
+/** Largest PDU we send whatever the peer allows, 4 MiB. */
 const SEND_PDU_CAP = 4 << 20;
 
-/** The parts of dcmjs-dimse's network layer this class drives directly. */
-interface NetworkInternals {
-  connected: boolean;
-  connectedTime?: number;
-  pduTimeout: number;
-  datasetWriteOptions: Record<string, unknown>;
-  datasetNameMap: Record<string, unknown>;
-  statistics: { addBytesReceived(n: number): void; addBytesSent(n: number): void };
-  _processPdu(pdu: Buffer): Promise<void>;
-  _sendDimse(dimse: { context: LibContext; command: LibResponse }): void;
-  emit(event: string, ...args: unknown[]): void;
-}
+/** Transfer syntaxes a dataset is converted between when the accepted one differs. */
+const CONVERTIBLE: readonly string[] = [TS.implicitLE, TS.explicitLE];
 
-/** What `_sendPDataTF` is given: a request or response with its command set and dataset. */
-interface OutgoingCommand {
-  getCommandDataset(): LibDataset & { getDenaturalizedCommandDataset(): Buffer };
-  getDataset(): LibDataset | undefined;
-}
+/** Response classes by command field (PS3.7 E.1). */
+const RESPONSES: Record<number, () => LibResponse> = {
+  0x8001: () => new lib.responses.CStoreResponse(0, ""),
+  0x8010: () => new lib.responses.CGetResponse(0, ""),
+  0x8020: () => new lib.responses.CFindResponse(0, ""),
+  0x8021: () => new lib.responses.CMoveResponse(0, ""),
+  0x8030: () => new lib.responses.CEchoResponse(0, ""),
+};
+
+/** Command fields of the requests an association serves. */
+const C_STORE_RQ = 0x0001;
+const C_GET_RQ = 0x0010;
+const C_FIND_RQ = 0x0020;
+const C_MOVE_RQ = 0x0021;
+const C_ECHO_RQ = 0x0030;
+const C_CANCEL_RQ = 0x0fff;
+/** Status "unrecognized operation" (PS3.7 C.4.2) for requests of other services. */
+const UNRECOGNIZED_OPERATION = 0x0211;
 
 /** A DIMSE association endpoint over a socket. */
-export class DimseConnection extends lib.Scp {
+export class DimseConnection {
   handler: ConnectionHandler = {};
   readonly socket: DimseSocket;
-
-  constructor(socket: DimseSocket, timeouts: ConnectionTimeouts = {}) {
-    // dcmjs-dimse's declarations want a node Socket; it only calls write() (and _wrapSocket).
-    super(socket as never, timeouts);
-    this.socket = socket;
-    this.on("associationAccepted", (a: LibAssociation) => this.handler.associationAccepted?.(a));
-    this.on(
-      "associationRejected",
-      (r: { result: number; source: number; reason: number }) =>
-        this.handler.associationRejected?.(r),
-    );
-    this.on("associationReleaseResponse", () => this.handler.released?.());
-    this.on("networkError", (e: Error) => this.handler.error?.(e));
-    this.on("close", () => this.handler.closed?.());
-  }
-
-  /** The association being negotiated or established. */
-  get negotiated(): LibAssociation | undefined {
-    return (this as unknown as { association?: LibAssociation }).association;
-  }
-
-  /**
-   * Socket wiring (replaces the library's): bytes are split by PduReader and routed by
-   * MessageRouter; PDUs for the library and received C-STORE-RQs are processed strictly in order,
-   * without an event-emitter hop; an idle socket (no byte for `pduTimeout`) is an error.
-   */
-  _wrapSocket(): void {
-    const self = this as unknown as NetworkInternals;
-    const socket = (this as unknown as { socket: DimseSocket }).socket;
-    let queue = Promise.resolve();
-    const fail = (message: string) => {
-      self.connected = false;
-      self.emit("networkError", new Error(message));
-      socket.destroy();
-    };
-    const reader = new PduReader(
-      new MessageRouter({
-        library: (pdu) => {
-          queue = queue.then(() => self._processPdu(pdu));
-        },
-        decodeCommand: (bytes) =>
-          decodeCommand(bytes) ??
-            new lib.Dataset(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-              .getElements(),
-        storeBuffer: (contextId, command) => this.#storeBuffer(contextId, command),
-        store: (contextId, command, file) => {
-          queue = queue.then(() => {
-            try {
-              this.#received(contextId, command, file);
-            } catch (err) {
-              fail(`cannot process a C-STORE request: ${(err as Error).message}`);
-            }
-          });
-        },
-      }),
-    );
-    socket.setTimeout(self.pduTimeout || 60_000);
-    socket.on("connect", () => {
-      self.connected = true;
-      self.connectedTime = Date.now();
-      self.emit("connect");
-    });
-    socket.on("data", (data: Buffer) => {
-      self.statistics.addBytesReceived(data.length);
-      try {
-        reader.push(data);
-      } catch (err) {
-        fail(`connection error: ${(err as Error).message}`);
-      }
-    });
-    socket.on("error", (err: Error) => fail(`connection error: ${err.message}`));
-    socket.on("timeout", () => fail("connection timeout: no data from the peer"));
-    socket.on("close", () => {
-      self.connected = false;
-      this.#receiving?.spool?.abort();
-      this.#receiving = undefined;
-      this.#spare = undefined;
-      self.emit("close");
-    });
-  }
-
+  #association: LibAssociation | undefined;
+  /** Largest PDU the peer receives (0: no limit), from its A-ASSOCIATE-RQ or -AC. */
+  #sendLimit = 0;
+  #messageId = 0;
+  /** Requests waiting to be sent, and the one whose responses are awaited. */
+  readonly #queue: LibRequest[] = [];
+  #current: LibRequest | undefined;
   /** Dataset size of the last C-STORE received (the next one is likely the same size). */
   #lastDatasetSize = 0;
   /** The C-STORE whose dataset is arriving. */
   #receiving: InstanceBuffer | undefined;
   /** Memory prepared for the next C-STORE (the size of the last one). */
   #spare: Uint8Array | undefined;
+  #open = true;
+
+  constructor(socket: DimseSocket, timeouts: ConnectionTimeouts = {}) {
+    this.socket = socket;
+    this.#wire(timeouts.pduTimeout ?? 60_000);
+  }
+
+  /** The association being negotiated or established. */
+  get negotiated(): LibAssociation | undefined {
+    return this.#association;
+  }
+
+  /** Propose `association` (A-ASSOCIATE-RQ). */
+  sendAssociationRequest(association: LibAssociation): void {
+    this.#association = association;
+    this.#write(encodeAssociateRequest(association, RECEIVE_PDU_LIMIT));
+  }
+
+  /**
+   * Accept the requested association with the results negotiate.ts set (A-ASSOCIATE-AC). We
+   * advertise our own receive limit; what we send stays within the peer's.
+   */
+  sendAssociationAccept(): void {
+    const association = this.#association!;
+    this.#sendLimit = association.getMaxPduLength();
+    this.#write(encodeAssociateAccept(association, RECEIVE_PDU_LIMIT));
+  }
+
+  /** Refuse the requested association (A-ASSOCIATE-RJ; defaults: permanent, user, no reason). */
+  sendAssociationReject(result = 1, source = 1, reason = 1): void {
+    this.#write(encodeAssociateReject(result, source, reason));
+  }
+
+  /** Ask to release the association (A-RELEASE-RQ); `handler.released` follows the answer. */
+  sendAssociationReleaseRequest(): void {
+    this.#write(encodeRelease(PDU.releaseRq));
+  }
+
+  /** Abort the association (A-ABORT). */
+  sendAbort(source = 0, reason = 0): void {
+    this.#write(encodeAbort(source, reason));
+  }
+
+  /** Queue requests; each is sent once the one before it has its final response. */
+  sendRequests(requests: LibRequest | LibRequest[]): void {
+    this.#queue.push(...(Array.isArray(requests) ? requests : [requests]));
+    this.#sendNext();
+  }
+
+  /** Ask the peer to stop a C-FIND, C-GET or C-MOVE it is running for us (C-CANCEL-RQ). */
+  sendCancel(request: CFindRequest | CGetRequest | CMoveRequest): void {
+    const cancel = lib.requests.CCancelRequest.fromRequest(request);
+    const context = this.#association?.getAcceptedPresentationContextFromRequest(cancel);
+    if (context) this.#send(context, cancel);
+  }
+
+  /**
+   * Socket wiring: bytes are split by PduReader and routed by MessageRouter; association PDUs,
+   * messages and received C-STORE-RQs are processed strictly in order; an idle socket (no byte
+   * for `pduTimeout`) is an error.
+   */
+  #wire(pduTimeout: number): void {
+    const socket = this.socket;
+    let queue = Promise.resolve();
+    // Handlers run after the bytes that completed their PDU are consumed, one at a time.
+    const later = (what: string, run: () => void) => {
+      queue = queue.then(() => {
+        if (!this.#open) return;
+        try {
+          run();
+        } catch (err) {
+          this.#fail(`cannot process ${what}: ${(err as Error).message}`);
+        }
+      });
+    };
+    const reader = new PduReader(
+      new MessageRouter({
+        pdu: (pdu) => later("a PDU", () => this.#pdu(pdu)),
+        message: (contextId, command, dataset) =>
+          later("a DIMSE message", () => this.#message(contextId, command, dataset)),
+        decodeCommand: (bytes) =>
+          decodeCommand(bytes) ??
+            new lib.Dataset(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+              .getElements(),
+        storeBuffer: (contextId, command) => this.#storeBuffer(contextId, command),
+        store: (contextId, command, file) =>
+          later("a C-STORE request", () => this.#received(contextId, command, file)),
+      }),
+    );
+    socket.setTimeout(pduTimeout);
+    socket.on("connect", () => this.handler.connected?.());
+    socket.on("data", (data: Buffer) => {
+      try {
+        reader.push(data);
+      } catch (err) {
+        this.#fail(`connection error: ${(err as Error).message}`);
+      }
+    });
+    socket.on("error", (err: Error) => this.#fail(`connection error: ${err.message}`));
+    socket.on("timeout", () => this.#fail("connection timeout: no data from the peer"));
+    socket.on("close", () => {
+      this.#open = false;
+      this.#receiving?.spool?.abort();
+      this.#receiving = undefined;
+      this.#spare = undefined;
+      this.handler.closed?.();
+    });
+  }
+
+  /** An error ends the association: the handler hears of it and the socket is closed. */
+  #fail(message: string): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.handler.error?.(new Error(message));
+    this.socket.destroy();
+  }
+
+  #write(bytes: Uint8Array): void {
+    if (this.#open) this.socket.write(bytes);
+  }
+
+  /** An association PDU. */
+  #pdu(pdu: Uint8Array): void {
+    switch (pdu[0]) {
+      case PDU.associateRq: {
+        if (this.#association) throw new Error("a second A-ASSOCIATE-RQ on one association");
+        this.#association = decodeAssociateRequest(pdu);
+        if (this.handler.associationRequested) {
+          return this.handler.associationRequested(this.#association);
+        }
+        return this.sendAssociationReject();
+      }
+      case PDU.associateAc: {
+        if (!this.#association) throw new Error("an A-ASSOCIATE-AC without a request");
+        decodeAssociateAccept(pdu, this.#association);
+        this.#sendLimit = this.#association.getMaxPduLength();
+        return this.handler.associationAccepted?.(this.#association);
+      }
+      case PDU.associateRj:
+        return this.handler.associationRejected?.(decodeAssociateReject(pdu));
+      case PDU.releaseRq:
+        this.#write(encodeRelease(PDU.releaseRp));
+        return this.handler.released?.();
+      case PDU.releaseRp:
+        return this.handler.released?.();
+      case PDU.abort: {
+        const { source, reason } = decodeAbort(pdu);
+        this.#open = false;
+        this.handler.aborted?.(source, reason);
+        this.socket.destroy();
+        return;
+      }
+      default:
+        throw new Error(`unknown PDU type ${pdu[0]}`);
+    }
+  }
 
   /** The accepted presentation context `contextId`; throws when there is none. */
   #context(contextId: number): LibContext {
-    const context = this.negotiated?.getPresentationContext(contextId);
+    const context = this.#association?.getPresentationContexts().find((c) => c.id === contextId)
+      ?.context;
     if (!context || context.getResult() !== lib.constants.PresentationContextResult.Accept) {
       throw new Error(`no accepted presentation context ${contextId}`);
     }
     return context;
+  }
+
+  /** A whole message other than a received C-STORE-RQ: a response, or a request to serve. */
+  #message(contextId: number, command: Record<string, unknown>, bytes?: Uint8Array): void {
+    const context = this.#context(contextId);
+    const field = Number(command.CommandField);
+    const commandSet = new lib.Dataset(command, TS.implicitLE);
+    const dataset = bytes && new lib.Dataset(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      context.getAcceptedTransferSyntaxUid(),
+    );
+    if (field & 0x8000) return this.#response(field, commandSet, dataset);
+    const reply: Reply = (responses) => {
+      for (const rsp of Array.isArray(responses) ? responses : [responses]) {
+        this.#send(context, rsp);
+      }
+    };
+    const h = this.handler;
+    const request = <R extends LibRequest>(r: R): R => {
+      r.setCommandDataset(commandSet);
+      if (dataset) r.setDataset(dataset);
+      return r;
+    };
+    switch (field) {
+      case C_ECHO_RQ: {
+        const rq = request(new lib.requests.CEchoRequest());
+        return h.echo ? h.echo(rq, reply) : reply(lib.responses.CEchoResponse.fromRequest(rq));
+      }
+      case C_FIND_RQ: {
+        const rq = request(new lib.requests.CFindRequest());
+        return h.find ? h.find(rq, reply) : reply(lib.responses.CFindResponse.fromRequest(rq));
+      }
+      case C_GET_RQ: {
+        const rq = request(new lib.requests.CGetRequest());
+        return h.get ? h.get(rq, reply) : reply(lib.responses.CGetResponse.fromRequest(rq));
+      }
+      case C_MOVE_RQ: {
+        const rq = request(new lib.requests.CMoveRequest());
+        return h.move ? h.move(rq, reply) : reply(lib.responses.CMoveResponse.fromRequest(rq));
+      }
+      case C_CANCEL_RQ:
+        return h.cancel?.(request(new lib.requests.CCancelRequest("", 0)));
+      case C_STORE_RQ:
+        throw new Error("a C-STORE-RQ without a dataset");
+      default:
+        return this.#unrecognized(contextId, command);
+    }
+  }
+
+  /** A response: to the request awaiting it; its final one lets the next request go. */
+  #response(field: number, commandSet: LibDataset, dataset: LibDataset | undefined): void {
+    const make = RESPONSES[field];
+    if (!make) throw new Error(`a response with command field 0x${field.toString(16)}`);
+    const response = make();
+    response.setCommandDataset(commandSet);
+    if (dataset) response.setDataset(dataset);
+    const request = this.#current;
+    if (!request || request.getMessageId() !== response.getMessageIdBeingRespondedTo()) return;
+    request.raiseResponseEvent(response);
+    const status = response.getStatus();
+    if (status === STATUS.pending || status === STATUS.pendingWarning) return;
+    this.#current = undefined;
+    request.raiseDoneEvent();
+    this.#sendNext();
+  }
+
+  /** Answer a request of a service we do not run: "unrecognized operation", no dataset. */
+  #unrecognized(contextId: number, command: Record<string, unknown>): void {
+    const answer = encodeCommand({
+      AffectedSOPClassUID: command.AffectedSOPClassUID ?? command.RequestedSOPClassUID ?? "",
+      CommandField: Number(command.CommandField) | 0x8000,
+      MessageIDBeingRespondedTo: command.MessageID,
+      CommandDataSetType: NO_DATASET,
+      Status: UNRECOGNIZED_OPERATION,
+    });
+    if (!answer) throw new Error("cannot answer an unrecognized request");
+    this.#write(pdvPdu(contextId, COMMAND | LAST, answer));
+  }
+
+  /** Send the next queued request when none is awaiting responses. */
+  #sendNext(): void {
+    while (this.#current === undefined && this.#queue.length > 0) {
+      const request = this.#queue.shift()!;
+      const context = this.#association?.getAcceptedPresentationContextFromRequest(request);
+      this.#messageId = (this.#messageId % 0xffff) + 1;
+      request.setMessageId(this.#messageId);
+      this.#current = request;
+      if (context && this.#send(context, request)) return;
+      // Not sendable here (no context, a syntax it cannot be converted to): done, unanswered.
+      this.#current = undefined;
+      request.raiseDoneEvent();
+    }
+  }
+
+  /**
+   * Send a command and its dataset as P-DATA-TF PDUs: the command set encoded directly when it
+   * holds only command elements (dcmjs otherwise), the dataset in fragments of the peer's maximum
+   * PDU length that are views of its bytes, all in one corked write. False when the dataset
+   * cannot be sent in the context's transfer syntax.
+   */
+  #send(context: LibContext, command: LibRequest | LibResponse): boolean {
+    if (!this.#open) return false;
+    const dataset = command.getDataset();
+    let bytes: Uint8Array | undefined;
+    if (dataset) {
+      bytes = encodedIn(dataset, context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE);
+      if (!bytes) return false;
+    }
+    const commandSet = command.getCommandDataset();
+    const encoded = encodeCommand(commandSet.getElements()) ??
+      new Uint8Array(commandSet.getDenaturalizedCommandDataset());
+    const contextId = context.getPresentationContextId();
+    const limit = this.#sendLimit === 0 ? SEND_PDU_CAP : Math.min(this.#sendLimit, SEND_PDU_CAP);
+    const socket = this.socket;
+    socket.cork();
+    try {
+      socket.write(pdvPdu(contextId, COMMAND | LAST, encoded));
+      if (bytes) {
+        const fragment = limit - 6;
+        let at = 0;
+        do {
+          const n = Math.min(fragment, bytes.byteLength - at);
+          const last = at + n >= bytes.byteLength;
+          socket.write(pdvHeader(contextId, last ? LAST : 0, n));
+          if (n > 0) socket.write(bytes.subarray(at, at + n));
+          at += n;
+        } while (at < bytes.byteLength);
+      }
+    } finally {
+      socket.uncork();
+    }
+    return true;
   }
 
   /** The file a C-STORE-RQ's dataset is received into, its Part 10 header written first. */
@@ -254,16 +484,15 @@ export class DimseConnection extends lib.Scp {
       new RawDataset(bytes.subarray(file.headerLength), ts, bytes),
     );
     request.setCommandDataset(new lib.Dataset(command, TS.implicitLE));
-    const self = this as unknown as NetworkInternals;
     let recycled = false;
     const reply: Reply = (responses) => {
       for (const rsp of Array.isArray(responses) ? responses : [responses]) {
-        self._sendDimse({ context, command: rsp });
+        this.#send(context, rsp);
       }
       // The sender now reads and sends its next instance: prepare memory for it meanwhile (fresh
       // memory is faulted in now, not while the instance arrives).
       const size = this.#lastDatasetSize + HEADER_ROOM;
-      if (size > SPARE_LIMIT || !self.connected) return;
+      if (size > SPARE_LIMIT || !this.#open) return;
       this.#spare = recycled ? new Uint8Array(bytes.buffer) : prefaulted(size);
     };
     const recycle = () => recycled = true;
@@ -271,105 +500,18 @@ export class DimseConnection extends lib.Scp {
     file.spool?.abort();
     reply(lib.responses.CStoreResponse.fromRequest(request));
   }
+}
 
-  /**
-   * Send a command and its dataset as P-DATA-TF PDUs (replaces the library's): the command set is
-   * encoded directly when it holds only command elements (dcmjs otherwise), the dataset is sent in
-   * fragments of the peer's maximum PDU length that are views of its bytes, all in one corked write.
-   */
-  _sendPDataTF(command: OutgoingCommand, contextId: number, maxPduLength: number): void {
-    const self = this as unknown as NetworkInternals;
-    const limit = maxPduLength === 0 ? SEND_PDU_CAP : Math.min(maxPduLength, SEND_PDU_CAP);
-    const commandSet = command.getCommandDataset();
-    const encoded = encodeCommand(commandSet.getElements()) ??
-      new Uint8Array(commandSet.getDenaturalizedCommandDataset());
-    const dataset = command.getDataset()?.getDenaturalizedDataset(
-      self.datasetWriteOptions,
-      self.datasetNameMap,
-    );
-    const socket = this.socket;
-    let sent = 0;
-    const write = (bytes: Uint8Array) => {
-      socket.write(bytes);
-      sent += bytes.byteLength;
-    };
-    socket.cork();
-    try {
-      write(pdvPdu(contextId, COMMAND | LAST, encoded));
-      if (dataset) {
-        const fragment = limit - 6;
-        let at = 0;
-        do {
-          const n = Math.min(fragment, dataset.byteLength - at);
-          const last = at + n >= dataset.byteLength;
-          write(pdvHeader(contextId, last ? LAST : 0, n));
-          if (n > 0) write(dataset.subarray(at, at + n));
-          at += n;
-        } while (at < dataset.byteLength);
-      }
-    } finally {
-      socket.uncork();
-      self.statistics.addBytesSent(sent);
-    }
+/**
+ * A dataset's bytes in transfer syntax `ts`: as they are when it is theirs, converted between the
+ * uncompressed Little Endian syntaxes, undefined otherwise (compressed data is never transcoded).
+ */
+function encodedIn(dataset: LibDataset, ts: string): Uint8Array | undefined {
+  const from = dataset.getTransferSyntaxUid();
+  if (from !== ts) {
+    if (!CONVERTIBLE.includes(from) || !CONVERTIBLE.includes(ts)) return undefined;
+    if (dataset instanceof RawDataset) return writeDataset(readDataset(dataset.bytes, from), ts);
+    dataset.setTransferSyntaxUid(ts);
   }
-
-  /** Nothing to reset: this class keeps no interval timer. */
-  _reset(): void {}
-
-  /**
-   * Accept with our own receive limit in the A-ASSOCIATE-AC (dcmjs-dimse would write the smaller
-   * of both sides' limits, so a peer offering 16 KiB would have to send us 16 KiB PDUs), while
-   * still sending no PDU larger than the peer can receive.
-   */
-  override sendAssociationAccept(): void {
-    const association = this.negotiated!;
-    const peerLimit = association.getMaxPduLength();
-    association.setMaxPduLength(RECEIVE_PDU_LIMIT);
-    super.sendAssociationAccept();
-    association.setMaxPduLength(peerLimit || RECEIVE_PDU_LIMIT);
-  }
-
-  override associationRequested(association: LibAssociation): void {
-    if (this.handler.associationRequested) return this.handler.associationRequested(association);
-    this.sendAssociationReject();
-  }
-
-  override associationReleaseRequested(): void {
-    this.sendAssociationReleaseResponse();
-    this.handler.released?.();
-  }
-
-  override cEchoRequest(request: CEchoRequest, reply: LibCallback): void {
-    if (this.handler.echo) return this.handler.echo(request, reply);
-    reply(lib.responses.CEchoResponse.fromRequest(request));
-  }
-
-  override cFindRequest(request: CFindRequest, reply: LibCallback): void {
-    if (this.handler.find) return this.handler.find(request, reply);
-    reply(lib.responses.CFindResponse.fromRequest(request));
-  }
-
-  override cGetRequest(request: CGetRequest, reply: LibCallback): void {
-    if (this.handler.get) return this.handler.get(request, reply);
-    reply(lib.responses.CGetResponse.fromRequest(request));
-  }
-
-  override cMoveRequest(request: CMoveRequest, reply: LibCallback): void {
-    if (this.handler.move) return this.handler.move(request, reply);
-    reply(lib.responses.CMoveResponse.fromRequest(request));
-  }
-
-  override cStoreRequest(request: CStoreRequest, reply: LibCallback): void {
-    if (this.handler.store) return this.handler.store(request, reply);
-    reply(lib.responses.CStoreResponse.fromRequest(request));
-  }
-
-  override cCancelRequest(request: CCancelRequest): void {
-    this.handler.cancel?.(request);
-  }
-
-  override abort(source: number, reason: number): void {
-    this.handler.aborted?.(source, reason);
-    this.socket.destroy();
-  }
+  return new Uint8Array(dataset.getDenaturalizedDataset());
 }

@@ -3,8 +3,8 @@
  * with its dataset as sent and its file spooled while it arrived; an association that breaks in
  * the middle of a dataset aborts the spool and never reaches the handler.
  */
-import { assert, assertEquals } from "../../../tests/assert.ts";
-import { p10Header, TS } from "../../dicom/mod.ts";
+import { assert, assertEquals, assertRejects } from "../../../tests/assert.ts";
+import { p10Header, readDataset, TS, writeDataset } from "../../dicom/mod.ts";
 import { ScuAssociation } from "./client.ts";
 import { encodeCommand } from "./command_set.ts";
 import { DimseConnection } from "./connection.ts";
@@ -17,6 +17,7 @@ import { DimseListener } from "./server.ts";
 import { TcpSocket } from "./tcp_socket.ts";
 
 const CT = "1.2.840.10008.5.1.4.1.1.2";
+const JPEG_LOSSLESS = "1.2.840.10008.1.2.4.70";
 
 /** A spool that records what it was given. */
 class RecordingSpool implements FileSpool {
@@ -134,8 +135,10 @@ Deno.test("an association broken in the middle of a C-STORE dataset aborts its s
   const pc = association.addPresentationContext(CT);
   association.addTransferSyntaxToPresentationContext(pc, TS.explicitLE);
   await new Promise<void>((resolve) => {
-    conn.on("connect", () => conn.sendAssociationRequest(association));
-    conn.handler = { associationAccepted: () => resolve() };
+    conn.handler = {
+      connected: () => conn.sendAssociationRequest(association),
+      associationAccepted: () => resolve(),
+    };
   });
   const command = encodeCommand({
     AffectedSOPClassUID: CT,
@@ -186,5 +189,33 @@ Deno.test("a handler that recycles gets the next instance in the same memory", a
       await assoc.release();
       await listener.close();
     }
+  }
+});
+
+Deno.test("a dataset is converted to the uncompressed syntax its context accepted, compressed never", async () => {
+  const { listener, stored } = await listen();
+  // The listener accepts the requestor's first syntax for storage: Implicit VR Little Endian here.
+  const assoc = await ScuAssociation.open({
+    host: "127.0.0.1",
+    port: listener.port,
+    callingAet: "SCU",
+    calledAet: "SCP",
+    contexts: [{ abstractSyntax: CT, transferSyntaxes: [TS.implicitLE] }],
+  });
+  try {
+    const bytes = dataset("1.2.3.6", 10_000);
+    const explicit = new lib.requests.CStoreRequest(new RawDataset(bytes, TS.explicitLE));
+    assertEquals((await assoc.request(explicit)).getStatus(), 0);
+    const raw = stored[0].request.getDataset() as RawDataset;
+    assertEquals(raw.getTransferSyntaxUid(), TS.implicitLE);
+    assertEquals(raw.bytes, writeDataset(readDataset(bytes, TS.explicitLE), TS.implicitLE));
+    assertEquals(raw.identity().SOPInstanceUID, "1.2.3.6");
+    // JPEG Lossless data cannot go on that context: the request ends unanswered, nothing is sent.
+    const jpeg = new lib.requests.CStoreRequest(new RawDataset(bytes, JPEG_LOSSLESS));
+    await assertRejects(() => assoc.request(jpeg), /could not be sent/);
+    assertEquals(stored.length, 1);
+  } finally {
+    await assoc.release();
+    await listener.close();
   }
 });

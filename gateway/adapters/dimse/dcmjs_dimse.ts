@@ -1,6 +1,8 @@
 /**
  * The one place that loads `dcmjs-dimse` (a CommonJS bundle: its exports live on the default
  * export at run time, typed by the package's declarations) and silences its console logging.
+ * Only its public message and association model is used (requests, responses, datasets,
+ * `Association`); the network layer is ours (connection.ts, docs/decisions.md).
  */
 import * as typed from "dcmjs-dimse";
 import dcmjs from "dcmjs";

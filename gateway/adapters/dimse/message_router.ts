@@ -1,19 +1,21 @@
 /**
- * DIMSE messages from the PDVs of P-DATA-TF PDUs (PduReader events). A C-STORE-RQ is received here
- * end to end: its command set is decoded without dcmjs, and its dataset fragments are copied once,
- * as they arrive, into the instance file (InstanceBuffer). Every other message, and every PDU that
- * is not P-DATA-TF, is handed on as PDUs to dcmjs-dimse's own processing, in stream order.
+ * DIMSE messages from the PDVs of P-DATA-TF PDUs (PduReader events). A C-STORE-RQ is received
+ * end to end: its command set is decoded, and its dataset fragments are copied once, as they
+ * arrive, into the instance file (InstanceBuffer). Every other message is handed on whole (command
+ * set and dataset bytes), and every PDU that is not P-DATA-TF as it is, in stream order.
  */
 import { Buffer } from "node:buffer";
 import { C_STORE_RQ, NO_DATASET } from "./command_set.ts";
 import type { InstanceBuffer } from "./instance_buffer.ts";
-import { COMMAND, LAST, pdvHeader } from "./pdata.ts";
+import { COMMAND, LAST } from "./pdata.ts";
 import type { PduEvents } from "./pdu_reader.ts";
 
 /** Where messages go. */
 export interface MessageTarget {
-  /** A PDU for dcmjs-dimse's processing. */
-  library(pdu: Buffer): void;
+  /** An association PDU (A-ASSOCIATE, A-RELEASE, A-ABORT), header included. */
+  pdu(pdu: Buffer): void;
+  /** A complete message other than a C-STORE-RQ with a dataset. */
+  message(contextId: number, command: Record<string, unknown>, dataset?: Uint8Array): void;
   /** Decode a command set (naturalized elements). */
   decodeCommand(bytes: Uint8Array): Record<string, unknown>;
   /** The buffer a C-STORE-RQ's dataset is assembled in. */
@@ -26,8 +28,8 @@ export interface MessageTarget {
 const enum Mode {
   /** Between messages: a command comes next. */
   Idle,
-  /** The dataset of a message dcmjs-dimse processes. */
-  Library,
+  /** The dataset of a message handed on whole. */
+  Dataset,
   /** The dataset of a C-STORE-RQ received here. */
   Store,
 }
@@ -39,7 +41,7 @@ interface Store {
   file: InstanceBuffer;
 }
 
-/** Routes PDVs: C-STORE-RQ to the store fast path, the rest to the library. */
+/** Routes PDVs: C-STORE-RQ to the store path, the rest to whole messages. */
 export class MessageRouter implements PduEvents {
   readonly #target: MessageTarget;
   #mode = Mode.Idle;
@@ -47,19 +49,21 @@ export class MessageRouter implements PduEvents {
   /** Fragments of the command set being received. */
   #command: Uint8Array[] = [];
   #commandLength = 0;
-  /** The PDV being received: its context, control header, and (for the library) its PDU. */
+  /** The PDV being received: its context and control header. */
   #contextId = 0;
   #control = 0;
-  #pdu: Uint8Array | undefined;
-  #pduFilled = 0;
+  /** The message whose dataset is arriving (Mode.Dataset), and its fragments so far. */
+  #message: { contextId: number; command: Record<string, unknown> } | undefined;
+  #dataset: Uint8Array[] = [];
+  #datasetLength = 0;
 
   constructor(target: MessageTarget) {
     this.#target = target;
   }
 
-  /** A non-P-DATA PDU: straight to the library. */
+  /** A non-P-DATA PDU: handed on as it is. */
   pdu(pdu: Buffer): void {
-    this.#target.library(pdu);
+    this.#target.pdu(pdu);
   }
 
   pdvStart(contextId: number, control: number, length: number): void {
@@ -75,19 +79,32 @@ export class MessageRouter implements PduEvents {
       }
       return;
     }
-    if (this.#mode === Mode.Idle && command) return;
-    // A dataset fragment for the library: re-framed as a P-DATA-TF holding this PDV alone.
-    this.#pdu = new Uint8Array(12 + length);
-    this.#pdu.set(pdvHeader(contextId, control, length));
-    this.#pduFilled = 12;
+    if (this.#mode === Mode.Idle) {
+      if (command) {
+        if (this.#commandLength + length > MAX_COMMAND_SET) {
+          throw new Error(`a command set is over ${MAX_COMMAND_SET >> 10} KiB`);
+        }
+        return;
+      }
+      throw new Error(`a dataset fragment on presentation context ${contextId} has no command`);
+    }
+    if (command || contextId !== this.#message!.contextId) {
+      throw new Error(
+        `a dataset was interrupted by a ${command ? "command" : "dataset"} fragment ` +
+          `on presentation context ${contextId}`,
+      );
+    }
+    if (this.#datasetLength + length > MAX_MESSAGE_DATASET) {
+      throw new Error(`a ${MAX_MESSAGE_DATASET >> 20} MiB dataset limit is exceeded`);
+    }
   }
 
   pdvValue(piece: Uint8Array): void {
     if (this.#mode === Mode.Store) {
       this.#store!.file.write(piece);
-    } else if (this.#pdu) {
-      this.#pdu.set(piece, this.#pduFilled);
-      this.#pduFilled += piece.byteLength;
+    } else if (this.#mode === Mode.Dataset) {
+      this.#dataset.push(piece.slice());
+      this.#datasetLength += piece.byteLength;
     } else {
       this.#command.push(piece.slice());
       this.#commandLength += piece.byteLength;
@@ -104,11 +121,15 @@ export class MessageRouter implements PduEvents {
       this.#target.store(store.contextId, store.command, store.file);
       return;
     }
-    if (this.#pdu) {
-      const pdu = this.#pdu;
-      this.#pdu = undefined;
-      if (last) this.#mode = Mode.Idle;
-      this.#target.library(Buffer.from(pdu.buffer, pdu.byteOffset, pdu.byteLength));
+    if (this.#mode === Mode.Dataset) {
+      if (!last) return;
+      const { contextId, command } = this.#message!;
+      const dataset = concat(this.#dataset, this.#datasetLength);
+      this.#message = undefined;
+      this.#dataset = [];
+      this.#datasetLength = 0;
+      this.#mode = Mode.Idle;
+      this.#target.message(contextId, command, dataset);
       return;
     }
     if (last) this.#commandDone();
@@ -127,13 +148,23 @@ export class MessageRouter implements PduEvents {
       this.#store = { contextId, command, file: this.#target.storeBuffer(contextId, command) };
       return;
     }
-    this.#mode = hasDataset ? Mode.Library : Mode.Idle;
-    const pdu = new Uint8Array(12 + bytes.byteLength);
-    pdu.set(pdvHeader(contextId, COMMAND | LAST, bytes.byteLength));
-    pdu.set(bytes, 12);
-    this.#target.library(Buffer.from(pdu.buffer, pdu.byteOffset, pdu.byteLength));
+    if (hasDataset) {
+      this.#mode = Mode.Dataset;
+      this.#message = { contextId, command };
+      return;
+    }
+    this.#target.message(contextId, command);
   }
 }
+
+/** Largest command set (a few hundred bytes in practice), 64 KiB. */
+const MAX_COMMAND_SET = 64 << 10;
+
+/**
+ * Largest dataset of a message other than C-STORE-RQ (a C-FIND identifier, a C-MOVE key, a
+ * response's dataset): 64 MiB. C-STORE datasets go to their file and are not held here.
+ */
+const MAX_MESSAGE_DATASET = 64 << 20;
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {
   if (parts.length === 1) return parts[0];

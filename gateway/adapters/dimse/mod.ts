@@ -1,5 +1,7 @@
 /**
- * The DIMSE adapter: associations in (listener, negotiation) and out (SCU), raw datasets.
+ * The DIMSE adapter: associations in (listener, negotiation) and out (SCU), raw datasets. The
+ * DICOM upper layer (association PDUs, P-DATA, message exchange) is implemented here;
+ * dcmjs-dimse's public classes are the message model and dcmjs the dataset codec.
  *
  * @example
  * ```ts

@@ -12,6 +12,12 @@ export const P_DATA_TF = 0x04;
 
 const KNOWN_TYPES = new Set([0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07]);
 
+/**
+ * Largest association PDU accepted, 1 MiB: they are gathered whole, and a 6-byte header must not
+ * make us allocate 4 GiB (an A-ASSOCIATE-RQ with 128 contexts and a user identity is a few KiB).
+ */
+export const MAX_ASSOCIATION_PDU = 1 << 20;
+
 /** What the reader reports, in stream order. */
 export interface PduEvents {
   /** A whole PDU other than P-DATA-TF, header included. */
@@ -100,6 +106,9 @@ export class PduReader {
         this.#pduLeft = length;
         this.#next();
         return;
+      }
+      if (length > MAX_ASSOCIATION_PDU) {
+        throw new Error(`a PDU of type ${type} of ${length} bytes is over ${MAX_ASSOCIATION_PDU}`);
       }
       this.#whole = new Uint8Array(6 + length);
       this.#whole.set(h.subarray(at, at + 6));

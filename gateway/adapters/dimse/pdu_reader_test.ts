@@ -115,4 +115,9 @@ Deno.test("PduReader: unknown PDU types and PDVs longer than their PDU are error
   const short = pdvPdu(1, LAST, bytes(10, 7));
   new DataView(short.buffer).setUint32(2, 20);
   await assertRejects(() => new PduReader(sink).push(short), /after the last PDV/);
+  // An association PDU claiming 4 GiB is refused at its header, before anything is allocated.
+  await assertRejects(
+    () => new PduReader(sink).push(new Uint8Array([1, 0, 0xff, 0xff, 0xff, 0xff])),
+    /of 4294967295 bytes is over 1048576/,
+  );
 });

@@ -59,9 +59,6 @@ export class DimseListener {
     const onSocket = (socket: DimseSocket) => {
       socket.setNoDelay(true);
       const conn = new DimseConnection(socket, opts.timeouts);
-      // The library marks a connection live once connected; an accepted socket already is.
-      (conn as unknown as { connected: boolean }).connected = true;
-      (conn as unknown as { connectedTime: number }).connectedTime = Date.now();
       live.add(conn, socket);
       opts.onConnection(conn, { address: socket.remoteAddress, port: socket.remotePort });
     };

@@ -15,7 +15,6 @@ import {
   type DimseService,
   JsonDataset,
   lib,
-  type LibRequest,
   type LibResponse,
   negotiate,
   type RawDataset,
@@ -174,7 +173,7 @@ export class DicomScpEndpoint {
         ),
       find: (req, reply) => guard(this.#find(conn, req, reply, peer, running)),
       get: (req, reply) => guard(this.#get(conn, req, reply, peer, running)),
-      move: (req, reply) => guard(this.#move(conn, req, reply, peer, running)),
+      move: (req, reply) => guard(this.#move(req, reply, peer, running)),
       storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop) : undefined,
       store: (req, reply, spool, recycle) =>
         guard(
@@ -277,7 +276,7 @@ export class DicomScpEndpoint {
       res.setStatus(status);
       if (dataset) res.setDataset(new JsonDataset(dataset, ts));
       if (error) res.setErrorComment(comment(error));
-      send(conn, req, reply, res);
+      reply(res);
     };
     const level = identifier["00080052"];
     const out = await this.#operation(
@@ -323,7 +322,6 @@ export class DicomScpEndpoint {
   ): Promise<void> {
     const identifier = datasetJson(req.getDataset());
     const respond = retrieveResponder(
-      conn,
       req,
       reply,
       () => lib.responses.CGetResponse.fromRequest(req),
@@ -349,7 +347,6 @@ export class DicomScpEndpoint {
   }
 
   async #move(
-    conn: DimseConnection,
     req: CMoveRequest,
     reply: Reply,
     peer: Peer,
@@ -358,7 +355,6 @@ export class DicomScpEndpoint {
     const identifier = datasetJson(req.getDataset());
     const destination = String(req.getCommandDataset().getElement("MoveDestination") ?? "").trim();
     const respond = retrieveResponder(
-      conn,
       req,
       reply,
       () => lib.responses.CMoveResponse.fromRequest(req),
@@ -483,7 +479,6 @@ interface RetrieveResponse extends LibResponse {
  * cancel, PS3.7 C.4.2/C.4.3) and sends them.
  */
 function retrieveResponder(
-  conn: DimseConnection,
   req: CGetRequest | CMoveRequest,
   reply: Reply,
   create: () => RetrieveResponse,
@@ -499,18 +494,8 @@ function retrieveResponder(
       res.setWarnings(c.warning);
     }
     if (error) res.setErrorComment(comment(error));
-    send(conn, req, reply, res);
+    reply(res);
   };
-}
-
-/**
- * Send a response: pending ones straight on the association, the final one through the library's
- * reply callback (which may be called only once per request).
- */
-function send(conn: DimseConnection, req: LibRequest, reply: Reply, res: LibResponse): void {
-  const status = res.getStatus();
-  if (status === STATUS.pending || status === STATUS.pendingWarning) conn.sendResponse(req, res);
-  else reply(res);
 }
 
 function isDicomJson(data: unknown): boolean {
