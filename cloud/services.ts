@@ -4,7 +4,7 @@ import { resolveKeyEncryptionKey } from "./auth/mod.ts";
 import { Tokens } from "./auth/mod.ts";
 import { RateLimiter } from "./api/mod.ts";
 import type { CloudOptions } from "./options.ts";
-import { ResourceService } from "./resources/mod.ts";
+import { ResourceService, ShareService } from "./resources/mod.ts";
 import { restrictKvFiles, Store } from "./store/mod.ts";
 import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/mod.ts";
 
@@ -16,6 +16,7 @@ export interface Services {
   jwt: Tokens;
   limiter: RateLimiter;
   resources: ResourceService;
+  shares: ShareService;
   /** Aborted when the service stops (ends long polls). */
   shutdown: AbortSignal;
 }
@@ -37,13 +38,15 @@ export async function createServices(
   const keys = new KeyRing(store.signingKeys, options.clock, longest, sealKey);
   await keys.init();
   await restrictKvFiles(options);
+  const resources = new ResourceService(store, options.baseUrl, options.clock);
   return {
     options,
     store,
     keys,
     jwt: new Tokens(keys, options.clock, options.baseUrl),
     limiter: new RateLimiter(options.clock),
-    resources: new ResourceService(store, options.baseUrl, options.clock),
+    resources,
+    shares: new ShareService(store, resources),
     shutdown,
   };
 }

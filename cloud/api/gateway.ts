@@ -150,447 +150,497 @@ function configBody(s: Services, gatewayId: string, config: VersionedConfig) {
   };
 }
 
+/** Authorize accepts user tokens and API tokens; every other route a machine token. */
+const users = requireBearer("api_token", "user_token");
+const machine = requireBearer("machine");
+
 /** Mounts the authorize route and the machine-token routes. */
-export function mountGateway(reg: Registry, s: Services): void {
-  const users = requireBearer("api_token", "user_token");
-  const machine = requireBearer("machine");
-
-  reg.add(
-    {
-      method: "post",
-      path: "/api/gateway/authorize",
-      tag: "Gateway authorization",
-      summary: "Exchange an API token or user token and a gateway code for a 30-day machine token",
-      description:
-        "Creates the gateway in the caller's current team when no gateway has this code (201), else issues a new token for the existing one (200). Earlier tokens of the gateway stay valid until they expire or are revoked.",
-      auth: ["api_token", "user_token"],
-      body: { schema: authorizeBody, example: { gateway_code: "edge-berlin-1" } },
-      responses: {
-        200: { description: "Machine token for an existing gateway", example: PAYLOAD_EXAMPLE },
-        201: { description: "Gateway created; machine token", example: PAYLOAD_EXAMPLE },
-        401: UNAUTHORIZED,
-        422: {
-          description: "Bad gateway code",
-          example: {
-            error: {
-              code: "validation_failed",
-              message: "invalid body: gateway_code: 1-64 letters…",
-              fields: [{ field: "gateway_code", message: "1-64 letters…" }],
+export function mountGateway(reg: Registry): void {
+  reg.group("/api/gateway", (g) => {
+    g.add(
+      {
+        method: "post",
+        path: "/api/gateway/authorize",
+        tag: "Gateway authorization",
+        summary:
+          "Exchange an API token or user token and a gateway code for a 30-day machine token",
+        description:
+          "Creates the gateway in the caller's current team when no gateway has this code (201), else issues a new token for the existing one (200). Earlier tokens of the gateway stay valid until they expire or are revoked.",
+        auth: ["api_token", "user_token"],
+        body: { schema: authorizeBody, example: { gateway_code: "edge-berlin-1" } },
+        responses: {
+          200: { description: "Machine token for an existing gateway", example: PAYLOAD_EXAMPLE },
+          201: { description: "Gateway created; machine token", example: PAYLOAD_EXAMPLE },
+          401: UNAUTHORIZED,
+          422: {
+            description: "Bad gateway code",
+            example: {
+              error: {
+                code: "validation_failed",
+                message: "invalid body: gateway_code: 1-64 letters…",
+                fields: [{ field: "gateway_code", message: "1-64 letters…" }],
+              },
             },
           },
         },
       },
-    },
-    users,
-    async (c) => {
-      const p = userOf(c);
-      const body = await readJson(c, authorizeBody);
-      let gateway = await s.store.repos.gateways.findByUnique(p.team.id, body.gateway_code);
-      let created = false;
-      if (!gateway) {
-        try {
-          gateway = await s.resources.create("gateways", p.team.id, p.actor, {
-            code: body.gateway_code,
-            name: body.name ?? body.gateway_code,
-            description: "",
-          });
-          created = true;
-        } catch (err) {
-          gateway = await s.store.repos.gateways.findByUnique(p.team.id, body.gateway_code);
-          if (!gateway) throw err;
-        }
-      }
-      const payload = await issueMachineToken(s, gateway, p.actor);
-      c.header("Cache-Control", "no-store");
-      return c.json(payload, created ? 201 : 200);
-    },
-  );
-
-  reg.add(
-    {
-      method: "get",
-      path: "/api/gateway/self",
-      tag: "Gateway sync",
-      summary:
-        "The gateway and token the machine token stands for (check a token before storing it)",
-      auth: ["machine"],
-      responses: {
-        200: {
-          description: "The gateway",
-          example: {
-            gateway_id: GATEWAY_ID,
-            gateway_code: "edge-berlin-1",
-            name: "edge-berlin-1",
-            team_id: "0190f5d2-6a3c-7c1e-9a51-2b7d4c9e8f11",
-            token: {
-              issued_at: "2025-01-15T10:00:00.000Z",
-              expires_at: PAYLOAD_EXAMPLE.expires_at,
-              abilities: PAYLOAD_EXAMPLE.abilities,
+      users,
+      authorize,
+    );
+    g.add(
+      {
+        method: "get",
+        path: "/api/gateway/self",
+        tag: "Gateway sync",
+        summary:
+          "The gateway and token the machine token stands for (check a token before storing it)",
+        auth: ["machine"],
+        responses: {
+          200: {
+            description: "The gateway",
+            example: {
+              gateway_id: GATEWAY_ID,
+              gateway_code: "edge-berlin-1",
+              name: "edge-berlin-1",
+              team_id: "0190f5d2-6a3c-7c1e-9a51-2b7d4c9e8f11",
+              token: {
+                issued_at: "2025-01-15T10:00:00.000Z",
+                expires_at: PAYLOAD_EXAMPLE.expires_at,
+                abilities: PAYLOAD_EXAMPLE.abilities,
+              },
+            },
+          },
+          401: UNAUTHORIZED,
+        },
+      },
+      machine,
+      gatewaySelf,
+    );
+    g.add(
+      {
+        method: "get",
+        path: "/api/gateway/config",
+        tag: "Gateway sync",
+        summary: "Pull the desired configuration (versioned; ETag, If-None-Match, long poll)",
+        description:
+          "The TOML is generated from the pipelines placed on this gateway and validated with the gateway's own validator. With `If-None-Match` equal to the current ETag the answer is 304; with `wait=N` as well, the request is held up to N seconds (at most 60) and answers as soon as the configuration changes. `Accept: application/toml` answers the TOML text alone (headers `ETag` and `X-Config-Version`).",
+        auth: ["machine"],
+        query: [{
+          name: "wait",
+          type: "integer",
+          description: "Long poll: seconds to wait for a change when If-None-Match matches (0-60).",
+        }],
+        headers: [{
+          name: "If-None-Match",
+          type: "string",
+          description: "The ETag of the configuration the gateway runs.",
+        }],
+        responses: {
+          200: {
+            description: "The configuration",
+            example: CONFIG_EXAMPLE,
+            headers: { ETag: CONFIG_EXAMPLE.etag, "X-Config-Version": "3" },
+          },
+          304: { description: "Not modified (after the wait, if any)" },
+          401: UNAUTHORIZED,
+          409: {
+            description: "The records do not form a valid configuration",
+            example: {
+              error: {
+                code: "config_invalid",
+                message: "endpoints.a.options.path_prefix: …",
+                problems: [],
+              },
             },
           },
         },
-        401: UNAUTHORIZED,
       },
-    },
-    machine,
-    async (c) => {
-      const m = machineOf(c);
-      const gw = (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!;
-      await s.store.gatewayState.seen(m.teamId, m.gatewayId);
-      return c.json({
-        gateway_id: gw.id,
-        gateway_code: gw.code,
-        name: gw.name,
-        team_id: gw.team_id,
-        token: {
-          issued_at: m.token.issued_at,
-          expires_at: m.token.expires_at,
-          abilities: m.abilities,
-        },
-      });
-    },
-  );
-
-  reg.add(
-    {
-      method: "get",
-      path: "/api/gateway/config",
-      tag: "Gateway sync",
-      summary: "Pull the desired configuration (versioned; ETag, If-None-Match, long poll)",
-      description:
-        "The TOML is generated from the pipelines placed on this gateway and validated with the gateway's own validator. With `If-None-Match` equal to the current ETag the answer is 304; with `wait=N` as well, the request is held up to N seconds (at most 60) and answers as soon as the configuration changes. `Accept: application/toml` answers the TOML text alone (headers `ETag` and `X-Config-Version`).",
-      auth: ["machine"],
-      query: [{
-        name: "wait",
-        type: "integer",
-        description: "Long poll: seconds to wait for a change when If-None-Match matches (0-60).",
-      }],
-      headers: [{
-        name: "If-None-Match",
-        type: "string",
-        description: "The ETag of the configuration the gateway runs.",
-      }],
-      responses: {
-        200: {
-          description: "The configuration",
-          example: CONFIG_EXAMPLE,
-          headers: { ETag: CONFIG_EXAMPLE.etag, "X-Config-Version": "3" },
-        },
-        304: { description: "Not modified (after the wait, if any)" },
-        401: UNAUTHORIZED,
-        409: {
-          description: "The records do not form a valid configuration",
+      machine,
+      ability("config:read"),
+      pullConfig,
+    );
+    g.add(
+      {
+        method: "post",
+        path: "/api/gateway/config/apply",
+        tag: "Gateway sync",
+        summary: "Report the outcome of applying a configuration version",
+        auth: ["machine"],
+        body: {
+          schema: applyBody,
           example: {
-            error: {
-              code: "config_invalid",
-              message: "endpoints.a.options.path_prefix: …",
+            version: 3,
+            status: "failed",
+            errors: [{ path: "backends.pacs.options.port", message: "connection refused" }],
+          },
+        },
+        responses: {
+          200: {
+            description: "Recorded",
+            example: {
+              gateway_id: GATEWAY_ID,
+              status: "degraded",
+              applied_version: 2,
+              last_apply: {
+                version: 3,
+                status: "failed",
+                errors: [{ path: "backends.pacs.options.port", message: "connection refused" }],
+                reported_at: "2025-01-16T08:00:05.000Z",
+              },
+            },
+          },
+          409: {
+            description: "A version the cloud never issued",
+            example: {
+              error: {
+                code: "unknown_version",
+                message: "version 9 was never issued; the latest is 3",
+              },
+            },
+          },
+        },
+      },
+      machine,
+      ability("config:report"),
+      reportApply,
+    );
+    g.add(
+      {
+        method: "post",
+        path: "/api/gateway/status",
+        tag: "Gateway sync",
+        summary: "Report health and status (software version, uptime, pipelines, error counts)",
+        auth: ["machine"],
+        body: {
+          schema: statusBody,
+          example: {
+            health: "healthy",
+            software_version: "0.12.0",
+            uptime_secs: 86400,
+            config_version: 3,
+            pipelines: [{ name: "fhir_ingest", requests: 1520, errors: 3 }],
+            error_counts: { backend_timeout: 2, payload_too_large: 1 },
+            checks: [{ name: "pacs", status: "pass" }],
+          },
+        },
+        responses: {
+          200: {
+            description: "Recorded; the gateway's derived status",
+            example: {
+              gateway_id: GATEWAY_ID,
+              status: "online",
+              last_seen_at: "2025-01-16T08:01:00.000Z",
+            },
+          },
+        },
+      },
+      machine,
+      ability("status:write"),
+      reportStatus,
+    );
+    g.add(
+      {
+        method: "put",
+        path: "/api/gateway/config/local",
+        tag: "Gateway sync",
+        summary: "Upload the gateway's local configuration (stored as its reported configuration)",
+        description:
+          'Send the TOML as `application/toml` or `text/plain` (or JSON `{"toml": …}`), at most 512 KiB. It is stored whatever it holds; `problems` lists what the cloud\'s validator found.',
+        auth: ["machine"],
+        body: {
+          contentType: "application/toml",
+          example: '[endpoints.api]\nservice = "http"\noptions = { path_prefix = "/api" }\n',
+        },
+        responses: {
+          200: {
+            description: "Stored",
+            example: {
+              size: 1234,
+              sha256: "5d41402abc4b2a76b9719d911017c592…",
+              uploaded_at: "2025-01-16T08:02:00.000Z",
               problems: [],
             },
           },
-        },
-      },
-    },
-    machine,
-    ability("config:read"),
-    async (c) => {
-      const m = machineOf(c);
-      await s.store.gatewayState.seen(m.teamId, m.gatewayId);
-      const waitText = c.req.query("wait");
-      const wait = waitText === undefined ? 0 : Number(waitText);
-      if (!Number.isInteger(wait) || wait < 0 || wait > s.options.maxLongPollSeconds) {
-        throw new ApiError(
-          422,
-          "validation_failed",
-          `wait: an integer 0-${s.options.maxLongPollSeconds}`,
-          {
-            fields: [{ field: "wait", message: `an integer 0-${s.options.maxLongPollSeconds}` }],
-          },
-        );
-      }
-      const deadline = Date.now() + wait * 1000;
-      // The request's signal aborts when the client goes away (ending the wait early).
-      const signal = AbortSignal.any([c.req.raw.signal, s.shutdown]);
-      while (true) {
-        const rev = (await s.store.revision(m.teamId)).versionstamp;
-        const config = await s.resources.gatewayConfig(m.teamId, m.gatewayId, rev ?? "0");
-        const etag = configEtag(config);
-        c.header("ETag", etag);
-        c.header("X-Config-Version", String(config.version));
-        c.header("Cache-Control", "no-cache");
-        if (matches(c.req.header("if-none-match"), etag)) {
-          const left = deadline - Date.now();
-          if (left <= 0 || signal.aborted) return c.body(null, 304);
-          await waitForChange(s, m.teamId, rev, left, signal);
-          continue;
-        }
-        if (config.toml === null) {
-          throw new ApiError(
-            409,
-            "config_invalid",
-            `the gateway's records do not form a valid configuration: ${
-              config.problems[0]?.path
-            }: ${config.problems[0]?.message}`,
-            { details: { problems: config.problems } },
-          );
-        }
-        if (/application\/toml/i.test(c.req.header("accept") ?? "")) {
-          return c.body(config.toml, 200, { "Content-Type": "application/toml; charset=utf-8" });
-        }
-        return c.json(configBody(s, m.gatewayId, config));
-      }
-    },
-  );
-
-  reg.add(
-    {
-      method: "post",
-      path: "/api/gateway/config/apply",
-      tag: "Gateway sync",
-      summary: "Report the outcome of applying a configuration version",
-      auth: ["machine"],
-      body: {
-        schema: applyBody,
-        example: {
-          version: 3,
-          status: "failed",
-          errors: [{ path: "backends.pacs.options.port", message: "connection refused" }],
-        },
-      },
-      responses: {
-        200: {
-          description: "Recorded",
-          example: {
-            gateway_id: GATEWAY_ID,
-            status: "degraded",
-            applied_version: 2,
-            last_apply: {
-              version: 3,
-              status: "failed",
-              errors: [{ path: "backends.pacs.options.port", message: "connection refused" }],
-              reported_at: "2025-01-16T08:00:05.000Z",
-            },
-          },
-        },
-        409: {
-          description: "A version the cloud never issued",
-          example: {
-            error: {
-              code: "unknown_version",
-              message: "version 9 was never issued; the latest is 3",
+          413: {
+            description: "Over 512 KiB",
+            example: {
+              error: { code: "payload_too_large", message: "the body is larger than 524288 bytes" },
             },
           },
         },
       },
-    },
-    machine,
-    ability("config:report"),
-    async (c) => {
-      const m = machineOf(c);
-      const body = await readJson(c, applyBody);
-      const current = await s.store.gatewayState.currentVersion(m.teamId, m.gatewayId);
-      if (!current || body.version > current.version) {
-        throw new ApiError(
-          409,
-          "unknown_version",
-          `version ${body.version} was never issued; the latest is ${
-            current?.version ?? "none (pull first)"
-          }`,
-        );
-      }
-      await s.store.gatewayState.reportApply(m.teamId, m.gatewayId, {
-        ...body,
-        reported_at: iso(s.options.clock.now()),
-      });
-      const view = await s.resources.gatewayView(
-        (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!,
-      );
-      return c.json({
-        gateway_id: m.gatewayId,
-        status: view.status,
-        applied_version: view.applied_version,
-        last_apply: view.last_apply,
-      });
-    },
-  );
-
-  reg.add(
-    {
-      method: "post",
-      path: "/api/gateway/status",
-      tag: "Gateway sync",
-      summary: "Report health and status (software version, uptime, pipelines, error counts)",
-      auth: ["machine"],
-      body: {
-        schema: statusBody,
-        example: {
-          health: "healthy",
-          software_version: "0.12.0",
-          uptime_secs: 86400,
-          config_version: 3,
-          pipelines: [{ name: "fhir_ingest", requests: 1520, errors: 3 }],
-          error_counts: { backend_timeout: 2, payload_too_large: 1 },
-          checks: [{ name: "pacs", status: "pass" }],
-        },
-      },
-      responses: {
-        200: {
-          description: "Recorded; the gateway's derived status",
-          example: {
-            gateway_id: GATEWAY_ID,
-            status: "online",
-            last_seen_at: "2025-01-16T08:01:00.000Z",
+      machine,
+      ability("config:upload"),
+      uploadLocalConfig,
+    );
+    g.add(
+      {
+        method: "get",
+        path: "/api/gateway/transforms/:id",
+        tag: "Gateway sync",
+        summary: "Download a transform (JOLT spec) that the gateway's configuration uses",
+        description:
+          "Saved by the gateway as `<id>.json` under `transforms_path`. Only transforms of the gateway's current configuration are served. ETag/If-None-Match supported.",
+        auth: ["machine"],
+        responses: {
+          200: {
+            description: "The spec (JSON)",
+            contentType: "application/json",
+            example: [{ operation: "shift", spec: { name: "patient.name" } }],
+          },
+          304: { description: "Not modified" },
+          404: {
+            description: "Not a transform of this gateway's configuration",
+            example: { error: { code: "not_found", message: "transform not found" } },
           },
         },
       },
-    },
-    machine,
-    ability("status:write"),
-    async (c) => {
-      const m = machineOf(c);
-      const body = await readJson(c, statusBody);
-      if (Object.keys(body.error_counts).length > 200) {
-        throw new ApiError(422, "validation_failed", "error_counts: at most 200 keys", {
-          fields: [{ field: "error_counts", message: "at most 200 keys" }],
-        });
-      }
-      const report: StatusReport = { ...body, reported_at: iso(s.options.clock.now()) };
-      await s.store.gatewayState.reportStatus(m.teamId, m.gatewayId, report);
-      const view = await s.resources.gatewayView(
-        (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!,
-      );
-      return c.json({
-        gateway_id: m.gatewayId,
-        status: view.status,
-        last_seen_at: view.last_seen_at,
+      machine,
+      ability("transforms:read"),
+      downloadTransform,
+    );
+    g.add(
+      {
+        method: "post",
+        path: "/api/gateway/token/renew",
+        tag: "Gateway sync",
+        summary: "Renew the machine token before it expires (a new 30-day token)",
+        description:
+          "The token used for the call stays valid for one more hour at most (in case the answer is lost), then ends.",
+        auth: ["machine"],
+        responses: {
+          200: { description: "The new token", example: PAYLOAD_EXAMPLE },
+          401: UNAUTHORIZED,
+        },
+      },
+      machine,
+      ability("token:renew"),
+      renewToken,
+    );
+  });
+}
+
+/**
+ * POST /api/gateway/authorize:
+ * Exchange an API token or user token and a gateway code for a 30-day machine token.
+ */
+async function authorize(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const p = userOf(c);
+  const body = await readJson(c, authorizeBody);
+  let gateway = await s.store.repos.gateways.findByUnique(p.team.id, body.gateway_code);
+  let created = false;
+  if (!gateway) {
+    try {
+      gateway = await s.resources.create("gateways", p.team.id, p.actor, {
+        code: body.gateway_code,
+        name: body.name ?? body.gateway_code,
+        description: "",
       });
-    },
-  );
+      created = true;
+    } catch (err) {
+      gateway = await s.store.repos.gateways.findByUnique(p.team.id, body.gateway_code);
+      if (!gateway) throw err;
+    }
+  }
+  const payload = await issueMachineToken(s, gateway, p.actor);
+  c.header("Cache-Control", "no-store");
+  return c.json(payload, created ? 201 : 200);
+}
 
-  reg.add(
-    {
-      method: "put",
-      path: "/api/gateway/config/local",
-      tag: "Gateway sync",
-      summary: "Upload the gateway's local configuration (stored as its reported configuration)",
-      description:
-        'Send the TOML as `application/toml` or `text/plain` (or JSON `{"toml": …}`), at most 512 KiB. It is stored whatever it holds; `problems` lists what the cloud\'s validator found.',
-      auth: ["machine"],
-      body: {
-        contentType: "application/toml",
-        example: '[endpoints.api]\nservice = "http"\noptions = { path_prefix = "/api" }\n',
-      },
-      responses: {
-        200: {
-          description: "Stored",
-          example: {
-            size: 1234,
-            sha256: "5d41402abc4b2a76b9719d911017c592…",
-            uploaded_at: "2025-01-16T08:02:00.000Z",
-            problems: [],
-          },
-        },
-        413: {
-          description: "Over 512 KiB",
-          example: {
-            error: { code: "payload_too_large", message: "the body is larger than 524288 bytes" },
-          },
-        },
-      },
+/**
+ * GET /api/gateway/self:
+ * The gateway and token the machine token stands for (check a token before storing it).
+ */
+async function gatewaySelf(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const m = machineOf(c);
+  const gw = (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!;
+  await s.store.gatewayState.seen(m.teamId, m.gatewayId);
+  return c.json({
+    gateway_id: gw.id,
+    gateway_code: gw.code,
+    name: gw.name,
+    team_id: gw.team_id,
+    token: {
+      issued_at: m.token.issued_at,
+      expires_at: m.token.expires_at,
+      abilities: m.abilities,
     },
-    machine,
-    ability("config:upload"),
-    async (c) => {
-      const m = machineOf(c);
-      const uploaded = await uploadedText(c);
-      // Credentials are never stored: a literal one (an old or a careless gateway) is redacted.
-      const text = redactSecrets(uploaded);
-      const result = validateConfigText(text, "reported.toml");
-      const problems = result.problems.map((p) => ({
-        path: p.path,
-        ...(p.line ? { line: p.line } : {}),
-        message: p.message,
-      }));
-      if (text !== uploaded) {
-        problems.unshift({
-          path: "",
-          message: "literal credentials were replaced by <redacted> and not stored: " +
-            "write environment references such as ${S3_SECRET} in the gateway's files",
-        });
-      }
-      const meta = await s.store.gatewayState.storeReportedConfig(
-        m.teamId,
-        m.gatewayId,
-        text,
-        problems,
+  });
+}
+
+/**
+ * GET /api/gateway/config:
+ * Pull the desired configuration (versioned; ETag, If-None-Match, long poll).
+ */
+async function pullConfig(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const m = machineOf(c);
+  await s.store.gatewayState.seen(m.teamId, m.gatewayId);
+  const waitText = c.req.query("wait");
+  const wait = waitText === undefined ? 0 : Number(waitText);
+  if (!Number.isInteger(wait) || wait < 0 || wait > s.options.maxLongPollSeconds) {
+    throw new ApiError(
+      422,
+      "validation_failed",
+      `wait: an integer 0-${s.options.maxLongPollSeconds}`,
+      {
+        fields: [{ field: "wait", message: `an integer 0-${s.options.maxLongPollSeconds}` }],
+      },
+    );
+  }
+  const deadline = Date.now() + wait * 1000;
+  // The request's signal aborts when the client goes away (ending the wait early).
+  const signal = AbortSignal.any([c.req.raw.signal, s.shutdown]);
+  while (true) {
+    const rev = (await s.store.revision(m.teamId)).versionstamp;
+    const config = await s.resources.gatewayConfig(m.teamId, m.gatewayId, rev ?? "0");
+    const etag = configEtag(config);
+    c.header("ETag", etag);
+    c.header("X-Config-Version", String(config.version));
+    c.header("Cache-Control", "no-cache");
+    if (matches(c.req.header("if-none-match"), etag)) {
+      const left = deadline - Date.now();
+      if (left <= 0 || signal.aborted) return c.body(null, 304);
+      await waitForChange(s, m.teamId, rev, left, signal);
+      continue;
+    }
+    if (config.toml === null) {
+      throw new ApiError(
+        409,
+        "config_invalid",
+        `the gateway's records do not form a valid configuration: ${config.problems[0]?.path}: ${
+          config.problems[0]?.message
+        }`,
+        { details: { problems: config.problems } },
       );
-      return c.json(meta);
-    },
-  );
+    }
+    if (/application\/toml/i.test(c.req.header("accept") ?? "")) {
+      return c.body(config.toml, 200, { "Content-Type": "application/toml; charset=utf-8" });
+    }
+    return c.json(configBody(s, m.gatewayId, config));
+  }
+}
 
-  reg.add(
-    {
-      method: "get",
-      path: "/api/gateway/transforms/:id",
-      tag: "Gateway sync",
-      summary: "Download a transform (JOLT spec) that the gateway's configuration uses",
-      description:
-        "Saved by the gateway as `<id>.json` under `transforms_path`. Only transforms of the gateway's current configuration are served. ETag/If-None-Match supported.",
-      auth: ["machine"],
-      responses: {
-        200: {
-          description: "The spec (JSON)",
-          contentType: "application/json",
-          example: [{ operation: "shift", spec: { name: "patient.name" } }],
-        },
-        304: { description: "Not modified" },
-        404: {
-          description: "Not a transform of this gateway's configuration",
-          example: { error: { code: "not_found", message: "transform not found" } },
-        },
-      },
-    },
-    machine,
-    ability("transforms:read"),
-    async (c) => {
-      const m = machineOf(c);
-      const id = c.req.param("id")!;
-      const config = await s.resources.gatewayConfig(m.teamId, m.gatewayId);
-      if (!config.transforms.some((t) => t.id === id)) throw notFound("transform");
-      const t = await s.store.repos.transforms.get(m.teamId, id);
-      if (!t) throw notFound("transform");
-      const etag = `"${t.sha256.slice(0, 32)}"`;
-      c.header("ETag", etag);
-      if (matches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-      return c.body(transformText(t.spec), 200, {
-        "Content-Type": "application/json; charset=utf-8",
-      });
-    },
+/** POST /api/gateway/config/apply: Report the outcome of applying a configuration version. */
+async function reportApply(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const m = machineOf(c);
+  const body = await readJson(c, applyBody);
+  const current = await s.store.gatewayState.currentVersion(m.teamId, m.gatewayId);
+  if (!current || body.version > current.version) {
+    throw new ApiError(
+      409,
+      "unknown_version",
+      `version ${body.version} was never issued; the latest is ${
+        current?.version ?? "none (pull first)"
+      }`,
+    );
+  }
+  await s.store.gatewayState.reportApply(m.teamId, m.gatewayId, {
+    ...body,
+    reported_at: iso(s.options.clock.now()),
+  });
+  const view = await s.resources.gatewayView(
+    (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!,
   );
+  return c.json({
+    gateway_id: m.gatewayId,
+    status: view.status,
+    applied_version: view.applied_version,
+    last_apply: view.last_apply,
+  });
+}
 
-  reg.add(
-    {
-      method: "post",
-      path: "/api/gateway/token/renew",
-      tag: "Gateway sync",
-      summary: "Renew the machine token before it expires (a new 30-day token)",
-      description:
-        "The token used for the call stays valid for one more hour at most (in case the answer is lost), then ends.",
-      auth: ["machine"],
-      responses: {
-        200: { description: "The new token", example: PAYLOAD_EXAMPLE },
-        401: UNAUTHORIZED,
-      },
-    },
-    machine,
-    ability("token:renew"),
-    async (c) => {
-      const m = machineOf(c);
-      const gw = (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!;
-      const payload = await issueMachineToken(s, gw, m.actor, m.token.jti);
-      c.header("Cache-Control", "no-store");
-      return c.json(payload);
-    },
+/**
+ * POST /api/gateway/status:
+ * Report health and status (software version, uptime, pipelines, error counts).
+ */
+async function reportStatus(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const m = machineOf(c);
+  const body = await readJson(c, statusBody);
+  if (Object.keys(body.error_counts).length > 200) {
+    throw new ApiError(422, "validation_failed", "error_counts: at most 200 keys", {
+      fields: [{ field: "error_counts", message: "at most 200 keys" }],
+    });
+  }
+  const report: StatusReport = { ...body, reported_at: iso(s.options.clock.now()) };
+  await s.store.gatewayState.reportStatus(m.teamId, m.gatewayId, report);
+  const view = await s.resources.gatewayView(
+    (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!,
   );
+  return c.json({
+    gateway_id: m.gatewayId,
+    status: view.status,
+    last_seen_at: view.last_seen_at,
+  });
+}
+
+/**
+ * PUT /api/gateway/config/local:
+ * Upload the gateway's local configuration (stored as its reported configuration).
+ */
+async function uploadLocalConfig(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const m = machineOf(c);
+  const uploaded = await uploadedText(c);
+  // Credentials are never stored: a literal one (an old or a careless gateway) is redacted.
+  const text = redactSecrets(uploaded);
+  const result = validateConfigText(text, "reported.toml");
+  const problems = result.problems.map((p) => ({
+    path: p.path,
+    ...(p.line ? { line: p.line } : {}),
+    message: p.message,
+  }));
+  if (text !== uploaded) {
+    problems.unshift({
+      path: "",
+      message: "literal credentials were replaced by <redacted> and not stored: " +
+        "write environment references such as ${S3_SECRET} in the gateway's files",
+    });
+  }
+  const meta = await s.store.gatewayState.storeReportedConfig(
+    m.teamId,
+    m.gatewayId,
+    text,
+    problems,
+  );
+  return c.json(meta);
+}
+
+/**
+ * GET /api/gateway/transforms/:id:
+ * Download a transform (JOLT spec) that the gateway's configuration uses.
+ */
+async function downloadTransform(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const m = machineOf(c);
+  const id = c.req.param("id")!;
+  const config = await s.resources.gatewayConfig(m.teamId, m.gatewayId);
+  if (!config.transforms.some((t) => t.id === id)) throw notFound("transform");
+  const t = await s.store.repos.transforms.get(m.teamId, id);
+  if (!t) throw notFound("transform");
+  const etag = `"${t.sha256.slice(0, 32)}"`;
+  c.header("ETag", etag);
+  if (matches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+  return c.body(transformText(t.spec), 200, {
+    "Content-Type": "application/json; charset=utf-8",
+  });
+}
+
+/**
+ * POST /api/gateway/token/renew:
+ * Renew the machine token before it expires (a new 30-day token).
+ */
+async function renewToken(c: Context<AppEnv>): Promise<Response> {
+  const s = c.get("services");
+  const m = machineOf(c);
+  const gw = (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!;
+  const payload = await issueMachineToken(s, gw, m.actor, m.token.jti);
+  c.header("Cache-Control", "no-store");
+  return c.json(payload);
 }
 
 async function uploadedText(c: Context<AppEnv>): Promise<string> {

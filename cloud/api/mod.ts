@@ -43,9 +43,9 @@ export function mountApi(app: Hono<AppEnv>, s: Services): Registry {
   const reg = new Registry(app);
   mountWellKnown(reg, s);
   mountOAuth(reg, s);
-  mountAccount(reg, s);
-  mountGateway(reg, s);
-  mountResourceActions(reg, s);
+  mountAccount(reg);
+  mountGateway(reg);
+  mountResourceActions(reg);
   mountResources(reg, s);
   mountOpenApi(reg, s);
   return reg;
@@ -102,4 +102,3 @@ export function handleApiError(err: unknown, c: import("hono").Context<AppEnv>):
   );
 }
 export { requireBearer, userOf } from "./middleware.ts";
-export { SINGULAR } from "./resources.ts";

@@ -3,7 +3,7 @@
  * the app and keeps the description that the OpenAPI document is built from, so a route cannot
  * exist without being documented.
  */
-import type { Handler, Hono, MiddlewareHandler } from "hono";
+import { type Handler, Hono, type MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "./env.ts";
 
@@ -55,11 +55,48 @@ export class Registry {
 
   /** Declares a route: documents it and mounts `handlers` on the app. */
   add(doc: RouteDoc, ...handlers: (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[]): void {
+    this.document(doc);
+    this.#app.on(doc.method.toUpperCase(), doc.path, ...handlers as [Handler<AppEnv>]);
+  }
+
+  /** Records a route's documentation (a route is declared once). */
+  document(doc: RouteDoc): void {
     if (this.routes.some((r) => r.method === doc.method && r.path === doc.path)) {
       throw new Error(`route ${doc.method.toUpperCase()} ${doc.path} declared twice`);
     }
     this.routes.push(doc);
-    this.#app.on(doc.method.toUpperCase(), doc.path, ...handlers as [Handler<AppEnv>]);
+  }
+
+  /**
+   * Declares the routes of a part of the API with `declare`, as a Hono sub-app mounted under
+   * `prefix` once they are all declared.
+   */
+  group(prefix: string, declare: (group: RouteGroup) => void): void {
+    const group = new RouteGroup(this, prefix);
+    declare(group);
+    this.#app.route(prefix, group.app);
+  }
+}
+
+/** The routes of one part of the API, mounted as a Hono sub-app under a common prefix. */
+export class RouteGroup {
+  readonly #registry: Registry;
+  readonly #prefix: string;
+  readonly app = new Hono<AppEnv>();
+
+  constructor(registry: Registry, prefix: string) {
+    this.#registry = registry;
+    this.#prefix = prefix;
+  }
+
+  /** Declares a route of the group: `doc.path` is the full path, under the group's prefix. */
+  add(doc: RouteDoc, ...handlers: (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[]): void {
+    if (!doc.path.startsWith(this.#prefix)) {
+      throw new Error(`route ${doc.path} is outside its group ${this.#prefix}`);
+    }
+    this.#registry.document(doc);
+    const path = doc.path.slice(this.#prefix.length) || "/";
+    this.app.on(doc.method.toUpperCase(), path, ...handlers as [Handler<AppEnv>]);
   }
 }
 

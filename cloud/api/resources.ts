@@ -5,9 +5,9 @@
  * with a write share), and DELETE answers 403.
  */
 import type { Context } from "hono";
-import type { AnyRecord, GatewayRecord, ResourceKind } from "../store/mod.ts";
+import type { AnyRecord, ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS } from "../store/mod.ts";
-import { SCHEMAS } from "../resources/mod.ts";
+import { KINDS, SCHEMAS, SINGULAR } from "../resources/mod.ts";
 import type { Services } from "../services.ts";
 import { readJson } from "./body.ts";
 import type { AppEnv } from "./env.ts";
@@ -20,26 +20,6 @@ import type { QueryDoc, Registry } from "./registry.ts";
 export const MAX_PAGE = 1000;
 /** Records in a page when `limit` is not given. */
 export const DEFAULT_PAGE = 100;
-
-/** Singular names for messages and docs. */
-export const SINGULAR: Record<ResourceKind, string> = {
-  gateways: "gateway",
-  services: "service",
-  endpoints: "endpoint",
-  backends: "backend",
-  middleware: "middleware",
-  transforms: "transform",
-  pipelines: "pipeline",
-  networks: "network",
-};
-
-/** Extra list filters of each kind: query name -> record field (exact match). */
-const FILTERS: Partial<Record<ResourceKind, Record<string, string>>> = {
-  endpoints: { service_id: "service_id", type: "type" },
-  backends: { service_id: "service_id", type: "type" },
-  middleware: { transform_id: "transform_id", type: "type" },
-  pipelines: { gateway_id: "gateway_id" },
-};
 
 const NOT_FOUND = (kind: ResourceKind) => ({
   description: `No such ${SINGULAR[kind]} in your team (also for another team's records)`,
@@ -78,9 +58,8 @@ function mountKind(reg: Registry, s: Services, kind: ResourceKind): void {
   const one = SINGULAR[kind];
   const base = `/api/${kind}`;
   const tag = kind[0].toUpperCase() + kind.slice(1);
-  const view = async (r: AnyRecord, fresh: boolean) =>
-    kind === "gateways" ? await s.resources.gatewayView(r as GatewayRecord, fresh) : r;
-  const filters = FILTERS[kind] ?? {};
+  const view = (r: AnyRecord, fresh: boolean) => s.resources.view(kind, r, fresh);
+  const filters = KINDS[kind].filters;
   const query: QueryDoc[] = [
     {
       name: "limit",
@@ -93,7 +72,7 @@ function mountKind(reg: Registry, s: Services, kind: ResourceKind): void {
       type: "string",
       description: "Only records whose name contains this text (case-insensitive).",
     },
-    ...Object.keys(filters).map((f) => ({
+    ...filters.map((f) => ({
       name: f,
       type: "string" as const,
       description: `Only records with this ${f}.`,
@@ -119,20 +98,9 @@ function mountKind(reg: Registry, s: Services, kind: ResourceKind): void {
     auth,
     async (c) => {
       const p = userOf(c);
-      const page = pageParams(c);
-      const name = c.req.query("name")?.toLowerCase();
-      const wanted = Object.entries(filters)
-        .map(([q, field]) => [field, c.req.query(q)] as const)
-        .filter(([, v]) => v !== undefined);
-      const filter = name || wanted.length
-        ? (r: AnyRecord) =>
-          (!name || r.name.toLowerCase().includes(name) ||
-            (kind === "gateways" && (r as GatewayRecord).code.toLowerCase().includes(name))) &&
-          wanted.every(([f, v]) => String((r as unknown as Record<string, unknown>)[f]) === v)
-        : undefined;
-      const result = await s.resources.list(kind, p.team.id, { ...page, filter });
-      const items = await Promise.all(result.items.map((r) => view(r, false)));
-      return c.json({ items, next_cursor: result.next_cursor ?? null });
+      const where = Object.fromEntries(filters.map((f) => [f, c.req.query(f)]));
+      const query = { ...pageParams(c), name: c.req.query("name"), where };
+      return c.json(await s.resources.find(kind, p.team.id, query));
     },
   );
 

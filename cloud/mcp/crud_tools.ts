@@ -1,9 +1,8 @@
 /** list-*, get-*, create-*, update-*, delete-* for every resource kind, over ResourceService. */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { SINGULAR } from "../api/mod.ts";
-import { SCHEMAS } from "../resources/mod.ts";
-import type { AnyRecord, GatewayRecord, ResourceKind } from "../store/mod.ts";
+import { KINDS, SCHEMAS, SINGULAR } from "../resources/mod.ts";
+import type { AnyRecord, ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS, StoreError } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { described } from "./fields.ts";
@@ -12,25 +11,6 @@ import { addTool, CHANGE, CREATE, DESTROY, pageInput, READ, recordOut } from "./
 
 /** Singular names of the kinds (tool names and messages), as the REST API uses them. */
 export const ONE: Record<ResourceKind, string> = SINGULAR;
-
-/** Exact-match list filters of each kind (input field = record field). */
-const FILTERS: Partial<Record<ResourceKind, string[]>> = {
-  endpoints: ["service_id", "type"],
-  backends: ["service_id", "type"],
-  middleware: ["transform_id", "type"],
-  pipelines: ["gateway_id"],
-};
-
-const WHAT: Record<ResourceKind, string> = {
-  gateways: "gateway instances (code, status, last seen, configuration version)",
-  services: "services: protocol definitions listing the endpoint and backend types they allow",
-  endpoints: "endpoints: ingress definitions (a service type and its options)",
-  backends: "backends: egress definitions (a service type, options and targets)",
-  middleware: "middleware: processing steps of pipelines (e.g. transform with a JOLT transform)",
-  transforms: "transforms: JOLT specs used by transform middleware",
-  pipelines: "pipelines: endpoints -> ordered middleware -> backends, placed on a gateway",
-  networks: "networks: listeners (bind, port, TLS), optional HTTP/3 and tunnel settings",
-};
 
 const idInput = (kind: ResourceKind) =>
   z.uuid("must be a UUID").describe(`Id of the ${ONE[kind]} (from list-${kind}).`);
@@ -43,16 +23,16 @@ export function addCrudTools(server: McpServer, s: Services): void {
 function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
   const one = ONE[kind];
   const aOne = /^[aeiou]/.test(one) ? `an ${one}` : `a ${one}`;
-  const view = async (r: AnyRecord, fresh: boolean) =>
-    kind === "gateways" ? await s.resources.gatewayView(r as GatewayRecord, fresh) : r;
-  const filters = FILTERS[kind] ?? [];
+  const view = (r: AnyRecord, fresh: boolean) => s.resources.view(kind, r, fresh);
+  const filters = KINDS[kind].filters;
   const createSchema = SCHEMAS[kind].create as z.ZodObject;
   const updateSchema = SCHEMAS[kind].update as z.ZodObject;
 
   addTool(server, s, {
     name: `list-${kind}`,
     title: `List ${kind}`,
-    description: `Lists the ${WHAT[kind]} of your current team, oldest first, a page at a time. ` +
+    description:
+      `Lists the ${KINDS[kind].what} of your current team, oldest first, a page at a time. ` +
       "Pass next_cursor back as cursor while it is not null. Filter with name (substring)" +
       (filters.length ? ` and ${filters.join(", ")} (exact).` : "."),
     input: z.strictObject({
@@ -75,21 +55,13 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
     hints: READ,
     run: async (args, p) => {
       const a = args as Record<string, unknown>;
-      const name = (a.name as string | undefined)?.toLowerCase();
-      const wanted = filters.filter((f) => a[f] !== undefined).map((f) => [f, String(a[f])]);
-      const filter = name || wanted.length
-        ? (r: AnyRecord) =>
-          (!name || r.name.toLowerCase().includes(name) ||
-            (kind === "gateways" && (r as GatewayRecord).code.toLowerCase().includes(name))) &&
-          wanted.every(([f, v]) => String((r as unknown as Record<string, unknown>)[f]) === v)
-        : undefined;
-      const page = await s.resources.list(kind, p.team.id, {
+      const where = Object.fromEntries(filters.map((f) => [f, a[f] as string | undefined]));
+      return await s.resources.find(kind, p.team.id, {
         limit: args.limit as number,
         cursor: args.cursor as string | undefined,
-        filter,
+        name: a.name as string | undefined,
+        where,
       });
-      const items = await Promise.all(page.items.map((r) => view(r, false)));
-      return { items, next_cursor: page.next_cursor ?? null };
     },
   });
 

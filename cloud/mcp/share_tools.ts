@@ -2,9 +2,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { shareCreate } from "../resources/mod.ts";
-import { RESOURCE_KINDS, StoreError } from "../store/mod.ts";
+import { RESOURCE_KINDS } from "../store/mod.ts";
 import type { Services } from "../services.ts";
-import { ONE } from "./crud_tools.ts";
 import { addTool, CREATE, DESTROY, READ } from "./tool.ts";
 
 const shareOut = z.looseObject({
@@ -31,23 +30,9 @@ export function addShareTools(server: McpServer, s: Services): void {
     }),
     output: z.object({ share: shareOut }),
     hints: CREATE,
-    run: async (args, p) => {
-      const body = shareCreate.parse(args);
-      const kind = body.resource_kind;
-      const record = await s.resources.get(kind, p.team.id, body.resource_id);
-      if (!record) throw new StoreError("not_found", `${ONE[kind]} not found`);
-      if (body.team_id === p.team.id || !(await s.store.identity.team(body.team_id))) {
-        throw new StoreError("not_found", "team not found", { field: "team_id" });
-      }
-      const share = await s.store.shares.create(p.team.id, p.actor, {
-        kind,
-        resourceId: record.id,
-        resourceName: record.name,
-        targetTeamId: body.team_id,
-        access: body.access,
-      });
-      return { share };
-    },
+    run: async (args, p) => ({
+      share: await s.shares.share(p.team.id, p.actor, shareCreate.parse(args)),
+    }),
   });
 
   addTool(server, s, {
@@ -64,8 +49,8 @@ export function addShareTools(server: McpServer, s: Services): void {
     hints: READ,
     run: async (args, p) => ({
       items: args.direction === "incoming"
-        ? await s.store.shares.incoming(p.team.id)
-        : await s.store.shares.outgoing(p.team.id),
+        ? await s.shares.incoming(p.team.id)
+        : await s.shares.outgoing(p.team.id),
     }),
   });
 
@@ -78,10 +63,8 @@ export function addShareTools(server: McpServer, s: Services): void {
     }),
     output: z.object({ revoked: shareOut }),
     hints: DESTROY,
-    run: async (args, p) => {
-      const share = await s.store.shares.delete(p.team.id, p.actor, args.share_id);
-      if (!share) throw new StoreError("not_found", "share not found", { field: "share_id" });
-      return { revoked: share };
-    },
+    run: async (args, p) => ({
+      revoked: await s.shares.revoke(p.team.id, p.actor, args.share_id),
+    }),
   });
 }

@@ -1,6 +1,7 @@
 /**
  * Resources of a team: request schemas, checks against the gateway's schema, the generated gateway
- * configuration, and the operations the REST API and the MCP server share.
+ * configuration, and the services the REST API, the MCP server and the UI are thin faces over
+ * (ResourceService, ShareService, the kind catalogue).
  *
  * @example
  * ```ts
@@ -31,8 +32,11 @@ export {
   type Access,
   gatewayStatus,
   type GatewayView,
+  type ListQuery,
   OFFLINE_AFTER_MS,
   ResourceService,
   type VersionedConfig,
   type Visible,
 } from "./service.ts";
+export { type KindInfo, KINDS, SINGULAR } from "./kinds.ts";
+export { ShareService } from "./shares.ts";

@@ -10,7 +10,7 @@ import {
   MIDDLEWARE_OPTION_SCHEMAS,
 } from "../../shared/gateway_config/mod.ts";
 import { GATEWAY_CODE_PATTERN } from "../../shared/mod.ts";
-import type { ResourceKind } from "../store/mod.ts";
+import { RESOURCE_KINDS, type ResourceKind } from "../store/mod.ts";
 
 /** Names become TOML table names in the gateway file: letters, digits, `_`, `-`. */
 export const NAME = z.string()
@@ -229,22 +229,16 @@ export const networkUpdate = z.strictObject({
   tunnel: tunnel.nullable().optional(),
 });
 
-/** `POST /api/shares`. */
+/** `POST /api/shares` (and the MCP share-resource tool). */
 export const shareCreate = z.strictObject({
-  resource_kind: z.enum([
-    "gateways",
-    "services",
-    "endpoints",
-    "backends",
-    "middleware",
-    "transforms",
-    "pipelines",
-    "networks",
-  ]),
+  resource_kind: z.enum(RESOURCE_KINDS),
   resource_id: id,
   team_id: id,
   access: z.enum(["read", "write"]),
 });
+
+/** A share request, parsed. */
+export type ShareCreate = z.infer<typeof shareCreate>;
 
 /** Create and update schemas of each kind. */
 export const SCHEMAS: { [K in ResourceKind]: { create: z.ZodType; update: z.ZodType } } = {

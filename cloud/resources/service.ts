@@ -22,6 +22,7 @@ import {
   type TransformRecord,
 } from "../store/mod.ts";
 import { compile, JoltSpecError, JoltTransformError } from "../../shared/jolt/mod.ts";
+import { KINDS } from "./kinds.ts";
 import {
   checkBackend,
   checkEndpoint,
@@ -58,6 +59,14 @@ export interface GatewayView extends GatewayRecord {
   reported_config: GatewayState["reported_config"];
 }
 
+/** What a list asks for: a page, a name substring, exact field values. */
+export interface ListQuery {
+  limit: number;
+  cursor?: string;
+  name?: string;
+  where?: Record<string, string | undefined>;
+}
+
 /** A generated gateway configuration with its version. */
 export interface VersionedConfig extends GeneratedConfig {
   version: number;
@@ -83,6 +92,40 @@ export class ResourceService {
     this.#store = store;
     this.#baseUrl = baseUrl;
     this.#clock = clock;
+  }
+
+  /**
+   * A page of the team's records of `kind` as the API shows them (gateways with their status),
+   * filtered by `name` (substring, case-insensitive; a gateway's code too) and by exact values of
+   * the kind's filter fields (kinds.ts); other keys of `where` are ignored.
+   */
+  async find(
+    kind: ResourceKind,
+    teamId: string,
+    query: ListQuery,
+  ): Promise<{ items: AnyRecord[]; next_cursor: string | null }> {
+    const name = query.name?.toLowerCase();
+    const wanted = KINDS[kind].filters
+      .filter((f) => query.where?.[f] !== undefined)
+      .map((f) => [f, String(query.where![f])] as const);
+    const filter = name || wanted.length
+      ? (r: AnyRecord) =>
+        (!name || r.name.toLowerCase().includes(name) ||
+          (kind === "gateways" && (r as GatewayRecord).code.toLowerCase().includes(name))) &&
+        wanted.every(([f, v]) => String((r as unknown as Record<string, unknown>)[f]) === v)
+      : undefined;
+    const page = await this.list(kind, teamId, {
+      limit: query.limit,
+      cursor: query.cursor,
+      filter,
+    });
+    const items = await Promise.all(page.items.map((r) => this.view(kind, r, false)));
+    return { items, next_cursor: page.next_cursor ?? null };
+  }
+
+  /** A record as the API shows it: a gateway with its status (`fresh`: configuration rebuilt). */
+  async view(kind: ResourceKind, record: AnyRecord, fresh: boolean): Promise<AnyRecord> {
+    return kind === "gateways" ? await this.gatewayView(record as GatewayRecord, fresh) : record;
   }
 
   /** A page of the team's records of `kind`. */
