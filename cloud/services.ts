@@ -4,7 +4,7 @@ import { resolveKeyEncryptionKey } from "./auth/mod.ts";
 import { Tokens } from "./auth/mod.ts";
 import { RateLimiter } from "./api/mod.ts";
 import type { CloudOptions } from "./options.ts";
-import { ResourceService, ShareService } from "./resources/mod.ts";
+import { ResourceService, ShareService, TeamService } from "./resources/mod.ts";
 import { restrictKvFiles, Store } from "./store/mod.ts";
 import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/mod.ts";
 
@@ -17,6 +17,7 @@ export interface Services {
   limiter: RateLimiter;
   resources: ResourceService;
   shares: ShareService;
+  teams: TeamService;
   /** Aborted when the service stops (ends long polls). */
   shutdown: AbortSignal;
 }
@@ -47,6 +48,7 @@ export async function createServices(
     limiter: new RateLimiter(options.clock),
     resources,
     shares: new ShareService(store, resources),
+    teams: new TeamService(store),
     shutdown,
   };
 }

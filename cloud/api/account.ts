@@ -6,7 +6,6 @@ import { publicUser } from "../store/mod.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "./env.ts";
 import { readJson } from "./body.ts";
-import { forbidden, notFound } from "./errors.ts";
 import { requireBearer, userOf, userTokenOf } from "./middleware.ts";
 import type { Registry } from "./registry.ts";
 
@@ -365,13 +364,8 @@ async function members(c: Context<AppEnv>): Promise<Response> {
  * Add an existing user to the current team, or change their role (owners only).
  */
 async function addMember(c: Context<AppEnv>): Promise<Response> {
-  const s = c.get("services");
-  const p = userOf(c);
-  if (p.role !== "owner") throw forbidden("only team owners manage members");
   const body = await readJson(c, memberBody);
-  const user = await s.store.identity.userByEmail(body.email);
-  if (!user) throw notFound("user");
-  const m = await s.store.identity.addMember(p.team.id, user, body.role, p.actor);
+  const m = await c.get("services").teams.addMember(userOf(c), body.email, body.role);
   return c.json({ user_id: m.user_id, role: m.role });
 }
 
@@ -380,21 +374,13 @@ async function addMember(c: Context<AppEnv>): Promise<Response> {
  * Remove a member from the current team (owners only; never the last owner).
  */
 async function removeMember(c: Context<AppEnv>): Promise<Response> {
-  const s = c.get("services");
-  const p = userOf(c);
-  if (p.role !== "owner") throw forbidden("only team owners manage members");
-  await s.store.identity.removeMember(p.team.id, c.req.param("userId")!, p.actor);
+  await c.get("services").teams.removeMember(userOf(c), c.req.param("userId")!);
   return c.body(null, 204);
 }
 
 /** GET /api/tokens: API tokens of the current team (owners see all, members their own). */
 async function apiTokens(c: Context<AppEnv>): Promise<Response> {
-  const s = c.get("services");
-  const p = userOf(c);
-  const items = await s.store.tokens.listApiTokens(
-    p.team.id,
-    p.role === "owner" ? undefined : p.user.id,
-  );
+  const items = await c.get("services").teams.apiTokens(userOf(c));
   return c.json({ items: items.map(tokenView) });
 }
 
@@ -421,16 +407,6 @@ async function createApiToken(c: Context<AppEnv>): Promise<Response> {
 
 /** DELETE /api/tokens/:id: Revoke an API token (your own, or any of the team as an owner). */
 async function revokeApiToken(c: Context<AppEnv>): Promise<Response> {
-  const s = c.get("services");
-  const p = userOf(c);
-  const id = c.req.param("id")!;
-  const existing = await s.store.tokens.apiToken(p.team.id, id);
-  if (!existing || (p.role !== "owner" && existing.user_id !== p.user.id)) {
-    throw notFound(
-      "API token",
-    );
-  }
-  const revoked = await s.store.tokens.revokeApiToken(p.team.id, id, p.actor);
-  if (!revoked) throw notFound("API token");
+  const revoked = await c.get("services").teams.revokeApiToken(userOf(c), c.req.param("id")!);
   return c.json(tokenView(revoked));
 }

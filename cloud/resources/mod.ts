@@ -1,7 +1,7 @@
 /**
  * Resources of a team: request schemas, checks against the gateway's schema, the generated gateway
  * configuration, and the services the REST API, the MCP server and the UI are thin faces over
- * (ResourceService, ShareService, the kind catalogue).
+ * (ResourceService, ShareService, TeamService, the kind catalogue).
  *
  * @example
  * ```ts
@@ -40,3 +40,4 @@ export {
 } from "./service.ts";
 export { type KindInfo, KINDS, SINGULAR } from "./kinds.ts";
 export { ShareService } from "./shares.ts";
+export { type TeamCaller, TeamService } from "./teams.ts";

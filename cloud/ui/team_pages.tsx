@@ -94,6 +94,13 @@ async function teamsPage(
   );
 }
 
+/** The page's wording of a refused membership change. */
+function memberRefusal(err: StoreError): string {
+  if (err.code === "forbidden") return "Only team owners manage members.";
+  if (err.field === "email") return "No account has this email; ask them to sign up first.";
+  return err.message;
+}
+
 /** Mounts `/teams` and its forms (including the header's team switcher). */
 export function mountTeamPages(ui: Hono<AppEnv>, s: Services): void {
   ui.get("/teams", page(s, (c, user) => teamsPage(c, s, user)));
@@ -135,28 +142,16 @@ export function mountTeamPages(ui: Hono<AppEnv>, s: Services): void {
   ui.post(
     "/teams/members",
     form(s, async (c, user, f) => {
-      if (user.role !== "owner") {
-        return teamsPage(c, s, user, {
-          kind: "error",
-          message: "Only team owners manage members.",
-        });
+      const email = (f.email ?? "").trim();
+      try {
+        await s.teams.addMember(user, email, f.role === "owner" ? "owner" : "member");
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+        return teamsPage(c, s, user, { kind: "error", message: memberRefusal(err) });
       }
-      const member = await s.store.identity.userByEmail((f.email ?? "").trim());
-      if (!member) {
-        return teamsPage(c, s, user, {
-          kind: "error",
-          message: "No account has this email; ask them to sign up first.",
-        });
-      }
-      await s.store.identity.addMember(
-        user.team.id,
-        member,
-        f.role === "owner" ? "owner" : "member",
-        user.actor,
-      );
       return teamsPage(c, s, user, {
         kind: "ok",
-        message: `${member.email} is now a member of ${user.team.name}.`,
+        message: `${email.toLowerCase()} is now a member of ${user.team.name}.`,
       });
     }),
   );
@@ -164,17 +159,11 @@ export function mountTeamPages(ui: Hono<AppEnv>, s: Services): void {
   ui.post(
     "/teams/members/remove",
     form(s, async (c, user, f) => {
-      if (user.role !== "owner") {
-        return teamsPage(c, s, user, {
-          kind: "error",
-          message: "Only team owners manage members.",
-        });
-      }
       try {
-        await s.store.identity.removeMember(user.team.id, f.user_id ?? "", user.actor);
+        await s.teams.removeMember(user, f.user_id ?? "");
       } catch (err) {
         if (!(err instanceof StoreError)) throw err;
-        return teamsPage(c, s, user, { kind: "error", message: err.message });
+        return teamsPage(c, s, user, { kind: "error", message: memberRefusal(err) });
       }
       return teamsPage(c, s, user, { kind: "ok", message: "Member removed." });
     }),

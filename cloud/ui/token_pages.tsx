@@ -4,6 +4,7 @@ import type { Context, Hono } from "hono";
 import type { AppEnv } from "../api/mod.ts";
 import { createApiToken } from "../auth/mod.ts";
 import type { Services } from "../services.ts";
+import { StoreError } from "../store/mod.ts";
 import { form, page } from "./guard.tsx";
 import { Csrf, Flash, Layout, Table, When } from "./layout.tsx";
 import type { UiUser } from "./session.ts";
@@ -14,10 +15,7 @@ async function tokensPage(
   user: UiUser,
   extra: { created?: { name: string; token: string }; error?: string } = {},
 ) {
-  const tokens = await s.store.tokens.listApiTokens(
-    user.team.id,
-    user.role === "owner" ? undefined : user.user.id,
-  );
+  const tokens = await s.teams.apiTokens(user);
   const emails = new Map(
     (await s.store.identity.members(user.team.id)).map((m) => [m.user.id, m.user.email]),
   );
@@ -114,12 +112,12 @@ export function mountTokenPages(ui: Hono<AppEnv>, s: Services): void {
   ui.post(
     "/tokens/:id/revoke",
     form(s, async (c, user) => {
-      const id = c.req.param("id")!;
-      const existing = await s.store.tokens.apiToken(user.team.id, id);
-      if (!existing || (user.role !== "owner" && existing.user_id !== user.user.id)) {
+      try {
+        await s.teams.revokeApiToken(user, c.req.param("id")!);
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
         return tokensPage(c, s, user, { error: "No such token in this team." });
       }
-      await s.store.tokens.revokeApiToken(user.team.id, id, user.actor);
       return c.redirect("/tokens", 303);
     }),
   );
