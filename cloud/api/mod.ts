@@ -46,7 +46,7 @@ export function mountApi(app: Hono<AppEnv>, s: Services): Registry {
   mountAccount(reg);
   mountGateway(reg);
   mountResourceActions(reg);
-  mountResources(reg, s);
+  mountResources(reg);
   mountOpenApi(reg, s);
   return reg;
 }

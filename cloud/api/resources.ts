@@ -4,17 +4,16 @@
  * record of another team answers 404, unless that team shared it: then GET works (and PATCH
  * with a write share), and DELETE answers 403.
  */
-import type { Context } from "hono";
-import type { AnyRecord, ResourceKind } from "../store/mod.ts";
+import type { Context, Handler } from "hono";
+import type { ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS } from "../store/mod.ts";
 import { KINDS, SCHEMAS, SINGULAR } from "../resources/mod.ts";
-import type { Services } from "../services.ts";
 import { readJson } from "./body.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError, notFound } from "./errors.ts";
 import { CREATE_EXAMPLES, EXAMPLE_IDS, recordExample, UPDATE_EXAMPLES } from "./examples.ts";
 import { requireBearer, userOf } from "./middleware.ts";
-import type { QueryDoc, Registry } from "./registry.ts";
+import type { QueryDoc, Registry, RouteDoc } from "./registry.ts";
 
 /** Most records in one page. */
 export const MAX_PAGE = 1000;
@@ -48,19 +47,30 @@ function ifRevision(c: Context<AppEnv>): number | undefined {
   return Number(m[1]);
 }
 
-/** Mounts the routes of every kind. */
-export function mountResources(reg: Registry, s: Services): void {
-  for (const kind of RESOURCE_KINDS) mountKind(reg, s, kind);
+/** User tokens and API tokens are accepted. */
+const auth = requireBearer("user_token", "api_token");
+
+/** Mounts the routes of every kind, one sub-app per kind (`/api/<kind>`). */
+export function mountResources(reg: Registry): void {
+  for (const kind of RESOURCE_KINDS) {
+    reg.group(`/api/${kind}`, (g) => {
+      g.add(listDoc(kind), auth, listRecords(kind));
+      g.add(createDoc(kind), auth, createRecord(kind));
+      g.add(getDoc(kind), auth, getRecord(kind));
+      g.add(updateDoc(kind), auth, updateRecord(kind));
+      g.add(deleteDoc(kind), auth, deleteRecord(kind));
+    });
+  }
 }
 
-function mountKind(reg: Registry, s: Services, kind: ResourceKind): void {
-  const auth = requireBearer("user_token", "api_token");
-  const one = SINGULAR[kind];
-  const base = `/api/${kind}`;
-  const tag = kind[0].toUpperCase() + kind.slice(1);
-  const view = (r: AnyRecord, fresh: boolean) => s.resources.view(kind, r, fresh);
-  const filters = KINDS[kind].filters;
-  const query: QueryDoc[] = [
+/** Names a kind's routes use: singular, path, OpenAPI tag. */
+function naming(kind: ResourceKind): { one: string; base: string; tag: string } {
+  return { one: SINGULAR[kind], base: `/api/${kind}`, tag: kind[0].toUpperCase() + kind.slice(1) };
+}
+
+/** The list route's query parameters: paging, name, the kind's filter fields. */
+function listQuery(kind: ResourceKind): QueryDoc[] {
+  return [
     {
       name: "limit",
       type: "integer",
@@ -72,213 +82,243 @@ function mountKind(reg: Registry, s: Services, kind: ResourceKind): void {
       type: "string",
       description: "Only records whose name contains this text (case-insensitive).",
     },
-    ...filters.map((f) => ({
+    ...KINDS[kind].filters.map((f) => ({
       name: f,
       type: "string" as const,
       description: `Only records with this ${f}.`,
     })),
   ];
+}
 
-  reg.add(
-    {
-      method: "get",
-      path: base,
-      tag,
-      summary: `List ${kind} of the current team`,
-      description: "Oldest first. `next_cursor` is present while more pages follow.",
-      auth: ["user_token", "api_token"],
-      query,
-      responses: {
-        200: {
-          description: "A page",
-          example: { items: [recordExample(kind)], next_cursor: null },
-        },
+/** The documentation of the list route of `kind`. */
+function listDoc(kind: ResourceKind): RouteDoc {
+  const { base, tag } = naming(kind);
+  return {
+    method: "get",
+    path: base,
+    tag,
+    summary: `List ${kind} of the current team`,
+    description: "Oldest first. `next_cursor` is present while more pages follow.",
+    auth: ["user_token", "api_token"],
+    query: listQuery(kind),
+    responses: {
+      200: {
+        description: "A page",
+        example: { items: [recordExample(kind)], next_cursor: null },
       },
     },
-    auth,
-    async (c) => {
-      const p = userOf(c);
-      const where = Object.fromEntries(filters.map((f) => [f, c.req.query(f)]));
-      const query = { ...pageParams(c), name: c.req.query("name"), where };
-      return c.json(await s.resources.find(kind, p.team.id, query));
-    },
-  );
+  };
+}
 
-  reg.add(
-    {
-      method: "post",
-      path: base,
-      tag,
-      summary: `Create a ${one}`,
-      description: createDescription(kind),
-      auth: ["user_token", "api_token"],
-      body: { schema: SCHEMAS[kind].create, example: CREATE_EXAMPLES[kind] },
-      responses: {
-        201: { description: "Created", example: recordExample(kind), headers: { ETag: '"1"' } },
-        409: {
-          description: "Name already used in this team",
-          example: {
-            error: {
-              code: "name_taken",
-              message: `name: a ${one} with name \`x\` already exists in this team`,
-            },
+/** The documentation of the create route of `kind`. */
+function createDoc(kind: ResourceKind): RouteDoc {
+  const { one, base, tag } = naming(kind);
+  return {
+    method: "post",
+    path: base,
+    tag,
+    summary: `Create a ${one}`,
+    description: createDescription(kind),
+    auth: ["user_token", "api_token"],
+    body: { schema: SCHEMAS[kind].create, example: CREATE_EXAMPLES[kind] },
+    responses: {
+      201: { description: "Created", example: recordExample(kind), headers: { ETag: '"1"' } },
+      409: {
+        description: "Name already used in this team",
+        example: {
+          error: {
+            code: "name_taken",
+            message: `name: a ${one} with name \`x\` already exists in this team`,
           },
         },
-        422: {
-          description:
-            "Invalid body, a missing reference, or a change that would break a gateway's configuration",
-          example: {
-            error: {
-              code: "validation_failed",
-              message: "invalid body: name: use letters, digits…",
-              fields: [{
-                field: "name",
-                message: "use letters, digits, `_` and `-`, starting with a letter or digit",
-              }],
-            },
+      },
+      422: {
+        description:
+          "Invalid body, a missing reference, or a change that would break a gateway's configuration",
+        example: {
+          error: {
+            code: "validation_failed",
+            message: "invalid body: name: use letters, digits…",
+            fields: [{
+              field: "name",
+              message: "use letters, digits, `_` and `-`, starting with a letter or digit",
+            }],
           },
         },
       },
     },
-    auth,
-    async (c) => {
-      const p = userOf(c);
-      const body = await readJson(c, SCHEMAS[kind].create) as Record<string, unknown>;
-      const input = withDerived(kind, body);
-      const record = await s.resources.create(kind, p.team.id, p.actor, input as never);
-      c.header("ETag", `"${record.revision}"`);
-      c.header("Location", `${base}/${record.id}`);
-      return c.json(await view(record, true), 201);
-    },
-  );
+  };
+}
 
-  reg.add(
-    {
-      method: "get",
-      path: `${base}/:id`,
-      tag,
-      summary: `Get a ${one} (of your team, or shared with it)`,
-      description:
-        "Records shared with your team carry `access` (`read` or `write`); your own carry `owner`.",
-      auth: ["user_token", "api_token"],
-      responses: {
-        200: {
-          description: "The record",
-          example: { ...recordExample(kind), access: "owner" },
-          headers: { ETag: '"1"' },
-        },
-        404: NOT_FOUND(kind),
+/** The documentation of the get route of `kind`. */
+function getDoc(kind: ResourceKind): RouteDoc {
+  const { one, base, tag } = naming(kind);
+  return {
+    method: "get",
+    path: `${base}/:id`,
+    tag,
+    summary: `Get a ${one} (of your team, or shared with it)`,
+    description:
+      "Records shared with your team carry `access` (`read` or `write`); your own carry `owner`.",
+    auth: ["user_token", "api_token"],
+    responses: {
+      200: {
+        description: "The record",
+        example: { ...recordExample(kind), access: "owner" },
+        headers: { ETag: '"1"' },
       },
+      404: NOT_FOUND(kind),
     },
-    auth,
-    async (c) => {
-      const p = userOf(c);
-      const seen = await s.resources.visible(kind, p.team.id, c.req.param("id")!);
-      if (!seen) throw notFound(one);
-      c.header("ETag", `"${seen.record.revision}"`);
-      return c.json({ ...await view(seen.record, seen.access === "owner"), access: seen.access });
-    },
-  );
+  };
+}
 
-  reg.add(
-    {
-      method: "patch",
-      path: `${base}/:id`,
-      tag,
-      summary: `Update a ${one} (fields left out stay as they are)`,
-      description:
-        '`If-Match: "<revision>"` makes the update fail with 409 when the record changed since it was read.',
-      auth: ["user_token", "api_token"],
-      headers: [{
-        name: "If-Match",
-        type: "string",
-        description: 'The ETag (`"<revision>"`) the change is based on.',
-      }],
-      body: { schema: SCHEMAS[kind].update, example: UPDATE_EXAMPLES[kind] },
-      responses: {
-        200: {
-          description: "Updated",
-          example: {
-            ...recordExample(kind),
-            ...UPDATE_EXAMPLES[kind],
-            revision: 2,
-            access: "owner",
-          },
-        },
-        403: {
-          description: "Shared with your team read-only",
-          example: {
-            error: { code: "forbidden", message: `this ${one} is shared with your team read-only` },
-          },
-        },
-        404: NOT_FOUND(kind),
-        409: {
-          description: "Name taken, or If-Match revision outdated",
-          example: { error: { code: "conflict", message: `${one} is at revision 3, not 2` } },
-        },
-        422: {
-          description: "Invalid change",
-          example: { error: { code: "validation_failed", message: "…", fields: [] } },
+/** The documentation of the update route of `kind`. */
+function updateDoc(kind: ResourceKind): RouteDoc {
+  const { one, base, tag } = naming(kind);
+  return {
+    method: "patch",
+    path: `${base}/:id`,
+    tag,
+    summary: `Update a ${one} (fields left out stay as they are)`,
+    description:
+      '`If-Match: "<revision>"` makes the update fail with 409 when the record changed since it was read.',
+    auth: ["user_token", "api_token"],
+    headers: [{
+      name: "If-Match",
+      type: "string",
+      description: 'The ETag (`"<revision>"`) the change is based on.',
+    }],
+    body: { schema: SCHEMAS[kind].update, example: UPDATE_EXAMPLES[kind] },
+    responses: {
+      200: {
+        description: "Updated",
+        example: {
+          ...recordExample(kind),
+          ...UPDATE_EXAMPLES[kind],
+          revision: 2,
+          access: "owner",
         },
       },
-    },
-    auth,
-    async (c) => {
-      const p = userOf(c);
-      const patch = await readJson(c, SCHEMAS[kind].update) as Record<string, unknown>;
-      const updated = await s.resources.update(
-        kind,
-        p.team.id,
-        p.actor,
-        c.req.param("id")!,
-        withDerived(kind, patch, true) as never,
-        ifRevision(c),
-      );
-      c.header("ETag", `"${updated.record.revision}"`);
-      return c.json({
-        ...await view(updated.record, updated.access === "owner"),
-        access: updated.access,
-      });
-    },
-  );
-
-  reg.add(
-    {
-      method: "delete",
-      path: `${base}/:id`,
-      tag,
-      summary: `Delete a ${one}`,
-      description:
-        "Refused with 409 `in_use` while other records reference it. Deleting a gateway also ends its machine tokens.",
-      auth: ["user_token", "api_token"],
-      responses: {
-        204: { description: "Deleted" },
-        403: {
-          description: "Shared with your team (shares never grant deletion)",
-          example: {
-            error: { code: "forbidden", message: `only the owning team can delete this ${one}` },
-          },
+      403: {
+        description: "Shared with your team read-only",
+        example: {
+          error: { code: "forbidden", message: `this ${one} is shared with your team read-only` },
         },
-        404: NOT_FOUND(kind),
-        409: {
-          description: "Still referenced",
-          example: {
-            error: {
-              code: "in_use",
-              message: `${one} \`x\` is used by pipelines/…; remove those references first`,
-              used_by: [{ kind: "pipelines", id: EXAMPLE_IDS.pipelines }],
-            },
+      },
+      404: NOT_FOUND(kind),
+      409: {
+        description: "Name taken, or If-Match revision outdated",
+        example: { error: { code: "conflict", message: `${one} is at revision 3, not 2` } },
+      },
+      422: {
+        description: "Invalid change",
+        example: { error: { code: "validation_failed", message: "…", fields: [] } },
+      },
+    },
+  };
+}
+
+/** The documentation of the delete route of `kind`. */
+function deleteDoc(kind: ResourceKind): RouteDoc {
+  const { one, base, tag } = naming(kind);
+  return {
+    method: "delete",
+    path: `${base}/:id`,
+    tag,
+    summary: `Delete a ${one}`,
+    description:
+      "Refused with 409 `in_use` while other records reference it. Deleting a gateway also ends its machine tokens.",
+    auth: ["user_token", "api_token"],
+    responses: {
+      204: { description: "Deleted" },
+      403: {
+        description: "Shared with your team (shares never grant deletion)",
+        example: {
+          error: { code: "forbidden", message: `only the owning team can delete this ${one}` },
+        },
+      },
+      404: NOT_FOUND(kind),
+      409: {
+        description: "Still referenced",
+        example: {
+          error: {
+            code: "in_use",
+            message: `${one} \`x\` is used by pipelines/…; remove those references first`,
+            used_by: [{ kind: "pipelines", id: EXAMPLE_IDS.pipelines }],
           },
         },
       },
     },
-    auth,
-    async (c) => {
-      const p = userOf(c);
-      await s.resources.delete(kind, p.team.id, p.actor, c.req.param("id")!);
-      return c.body(null, 204);
-    },
-  );
+  };
+}
+
+/** List the records of a kind: a page, filtered by name and the kind's fields. */
+function listRecords(kind: ResourceKind): Handler<AppEnv> {
+  return async function listRecords(c: Context<AppEnv>): Promise<Response> {
+    const s = c.get("services");
+    const p = userOf(c);
+    const where = Object.fromEntries(KINDS[kind].filters.map((f) => [f, c.req.query(f)]));
+    const query = { ...pageParams(c), name: c.req.query("name"), where };
+    return c.json(await s.resources.find(kind, p.team.id, query));
+  };
+}
+
+/** Create a record of a kind. */
+function createRecord(kind: ResourceKind): Handler<AppEnv> {
+  return async function createRecord(c: Context<AppEnv>): Promise<Response> {
+    const s = c.get("services");
+    const p = userOf(c);
+    const body = await readJson(c, SCHEMAS[kind].create) as Record<string, unknown>;
+    const record = await s.resources.createFrom(kind, p.team.id, p.actor, body);
+    c.header("ETag", `"${record.revision}"`);
+    c.header("Location", `/api/${kind}/${record.id}`);
+    return c.json(await s.resources.view(kind, record, true), 201);
+  };
+}
+
+/** Get a record of the team, or shared with it. */
+function getRecord(kind: ResourceKind): Handler<AppEnv> {
+  return async function getRecord(c: Context<AppEnv>): Promise<Response> {
+    const s = c.get("services");
+    const p = userOf(c);
+    const seen = await s.resources.visible(kind, p.team.id, c.req.param("id")!);
+    if (!seen) throw notFound(SINGULAR[kind]);
+    c.header("ETag", `"${seen.record.revision}"`);
+    const record = await s.resources.view(kind, seen.record, seen.access === "owner");
+    return c.json({ ...record, access: seen.access });
+  };
+}
+
+/** Update a record (PATCH, optional If-Match). */
+function updateRecord(kind: ResourceKind): Handler<AppEnv> {
+  return async function updateRecord(c: Context<AppEnv>): Promise<Response> {
+    const s = c.get("services");
+    const p = userOf(c);
+    const patch = await readJson(c, SCHEMAS[kind].update) as Record<string, unknown>;
+    const updated = await s.resources.update(
+      kind,
+      p.team.id,
+      p.actor,
+      c.req.param("id")!,
+      patch as never,
+      ifRevision(c),
+    );
+    c.header("ETag", `"${updated.record.revision}"`);
+    return c.json({
+      ...await s.resources.view(kind, updated.record, updated.access === "owner"),
+      access: updated.access,
+    });
+  };
+}
+
+/** Delete a record of the team. */
+function deleteRecord(kind: ResourceKind): Handler<AppEnv> {
+  return async function deleteRecord(c: Context<AppEnv>): Promise<Response> {
+    const s = c.get("services");
+    const p = userOf(c);
+    await s.resources.delete(kind, p.team.id, p.actor, c.req.param("id")!);
+    return c.body(null, 204);
+  };
 }
 
 function createDescription(kind: ResourceKind): string {
@@ -300,15 +340,4 @@ function createDescription(kind: ResourceKind): string {
       "A listener (bind, port, TLS), optional HTTP/3 (inherits unset keys from the network) and optional tunnel settings (kept by the cloud).",
   };
   return texts[kind];
-}
-
-/** Fills derived fields of a create (or patch) body. */
-function withDerived(
-  kind: ResourceKind,
-  body: Record<string, unknown>,
-  patch = false,
-): Record<string, unknown> {
-  if (kind === "gateways" && !patch) return { ...body, name: body.name ?? body.code };
-  if (kind === "transforms" && !patch) return { ...body, sha256: "" };
-  return body;
 }

@@ -91,12 +91,7 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
       const parsed = createSchema.safeParse(args);
       if (!parsed.success) return invalidInput(parsed.error);
       const body = parsed.data as Record<string, unknown>;
-      const input = kind === "gateways"
-        ? { ...body, name: body.name ?? body.code }
-        : kind === "transforms"
-        ? { ...body, sha256: "" }
-        : body;
-      const record = await s.resources.create(kind, p.team.id, p.actor, input as never);
+      const record = await s.resources.createFrom(kind, p.team.id, p.actor, body);
       return { record: await view(record, true) };
     },
   });

@@ -156,6 +156,25 @@ export class ResourceService {
     return shared ? { record: shared, access: grant.access } : null;
   }
 
+  /**
+   * Creates a record from a create request (a REST body or MCP arguments, already checked
+   * against the kind's create schema): a gateway is named after its code unless named, a
+   * transform's digest is computed on save.
+   */
+  createFrom<K extends ResourceKind>(
+    kind: K,
+    teamId: string,
+    actor: Actor,
+    body: Record<string, unknown>,
+  ): Promise<RecordOf[K]> {
+    const input = kind === "gateways"
+      ? { ...body, name: body.name ?? body.code }
+      : kind === "transforms"
+      ? { ...body, sha256: "" }
+      : body;
+    return this.create(kind, teamId, actor, input as unknown as RecordInput<RecordOf[K]>);
+  }
+
   /** Creates a record after checking it. */
   async create<K extends ResourceKind>(
     kind: K,

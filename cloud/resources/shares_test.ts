@@ -20,7 +20,7 @@ async function world() {
   const ada = await user("ada@example.com");
   const bob = await user("bob@example.com");
   const actor = (u: typeof ada): Actor => ({ type: "user", id: u.user.id, label: u.user.email });
-  return { kv, store, resources, shares, ada, bob, actor };
+  return { kv, clock, store, resources, shares, ada, bob, actor };
 }
 
 Deno.test("shares: a team shares its own record with another team, once; revoke ends it", async () => {
@@ -87,6 +87,7 @@ Deno.test("find: name substring (a gateway's code too) and the kind's exact filt
       name: "Berlin",
       description: "",
     });
+    w.clock.advance(5); // lists are oldest first, by id: a later millisecond sorts after
     await w.resources.create("gateways", team, actor, {
       code: "edge-paris-1",
       name: "Paris",
@@ -111,6 +112,7 @@ Deno.test("find: name substring (a gateway's code too) and the kind's exact filt
       middleware_ids: [],
       backend_ids: [],
     } as never);
+    w.clock.advance(5);
     await w.resources.create("pipelines", team, actor, {
       name: "unplaced",
       description: "",
