@@ -41,6 +41,9 @@ Deno.test("import cycles: none inside the JOLT engine or its fast path, which th
     const text = await Deno.readTextFile(`${REPO_ROOT}/shared/jolt/engine/${entry.name}`);
     assertEquals(/from "\.\.\/fast\//.test(text), false, `engine/${entry.name} imports fast/`);
   }
+  // The JSON tape reads no shift (nor any engine) code.
+  const tape = await Deno.readTextFile(`${REPO_ROOT}/shared/jolt/fast/raw_json.ts`);
+  assertEquals(/from "\.\.\/engine\//.test(tape), false, "fast/raw_json.ts imports engine/");
   const root = await tempDir("cycles-");
   try {
     await Deno.writeTextFile(

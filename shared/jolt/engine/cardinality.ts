@@ -6,7 +6,7 @@
  */
 
 import { atPath, specFail } from "./errors.ts";
-import { describe, isContainer, isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
+import { describe, isContainer, isMap, type JsonMap, type Ownership, setKey } from "../json.ts";
 import { countMatches, javaToString, parseJavaInt } from "./java.ts";
 import { StarAll, StarMany, type StarMatcher, StarSingle } from "./star.ts";
 import { Matched, WalkedPath } from "./walked_path.ts";

@@ -5,7 +5,7 @@
 
 import { specSizeProblem, startRun } from "./limits.ts";
 import { JoltSpecError, JoltTransformError, SpecIssue, TransformIssue } from "./errors.ts";
-import { describe, has, isMap, Ownership } from "./json.ts";
+import { describe, has, isMap, Ownership } from "../json.ts";
 import { ShiftOp } from "./shift.ts";
 import type { ShiftNode } from "./shift_parts.ts";
 import { DefaultOp } from "./default.ts";

@@ -15,7 +15,7 @@ import {
   type JsonMap,
   type Ownership,
   setKey,
-} from "./json.ts";
+} from "../json.ts";
 import { javaSplitLiteral, parseJavaInt } from "./java.ts";
 import { chargeOutput, MAX_ARRAY_INDEX, padTo, valueCount } from "./limits.ts";
 

@@ -3,7 +3,7 @@
  * ListFunction, ArgDrivenFunction, SquashFunction): how the evaluated arguments reach the code.
  */
 
-import { ABSENT, type Absent } from "./json.ts";
+import { ABSENT, type Absent } from "../json.ts";
 
 /** A modify function: evaluated arguments in, a value or ABSENT out. */
 export type JoltFunction = (args: readonly unknown[]) => unknown | Absent;

@@ -7,7 +7,7 @@
  * list it was given); they return new values instead.
  */
 
-import { ABSENT, isMap, jsonEquals, type JsonMap, setKey } from "./json.ts";
+import { ABSENT, isMap, jsonEquals, type JsonMap, setKey } from "../json.ts";
 import {
   isJavaDouble,
   isJavaInt,

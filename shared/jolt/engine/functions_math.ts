@@ -1,6 +1,6 @@
 /** Numeric conversions and math functions (JOLT's Objects.toInteger… and Math). */
 
-import { ABSENT } from "./json.ts";
+import { ABSENT } from "../json.ts";
 import { intValue, type KindedNumber, longValue, numKind, toKindedNumber } from "./java.ts";
 import type { R } from "./function_conventions.ts";
 

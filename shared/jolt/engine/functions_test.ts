@@ -3,7 +3,7 @@
 import { strictEqual } from "node:assert";
 import { FUNCTIONS, JOLT_FUNCTIONS } from "../mod.ts";
 import { lookupFunction } from "./functions.ts";
-import { ABSENT } from "./json.ts";
+import { ABSENT } from "../json.ts";
 import { assertJson, run } from "../../../tests/support/jolt.ts";
 
 /** [arguments, expected result (ABSENT: no value)] */

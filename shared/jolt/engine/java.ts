@@ -7,7 +7,7 @@
  * a fraction is a Double. (A JSON "3.0" parses to 3 and so counts as an Integer here.)
  */
 
-import { isMap, type JsonMap } from "./json.ts";
+import { isMap, type JsonMap } from "../json.ts";
 
 /** Java's boxed number classes as far as JOLT can tell them apart. */
 export type NumKind = "int" | "long" | "double";

@@ -47,5 +47,4 @@ export type { DotPath } from "./paths.ts";
 export type { Ref } from "./references.ts";
 export { putIndex, type ShiftWriter } from "./shift_write.ts";
 export { indexKey } from "./walked_path.ts";
-export { getOwn, type JsonMap, setKey } from "./json.ts";
 export { javaToString, parseJavaInt } from "./java.ts";

@@ -21,7 +21,7 @@ import {
   type JsonMap,
   type Ownership,
   setKey,
-} from "./json.ts";
+} from "../json.ts";
 import { parseJavaInt } from "./java.ts";
 import { Evaluator, LiteralArg, type RhsState } from "./modify_rhs.ts";
 import { ArrayElement, LiteralElement, type PathElement, StarElement } from "./path_elements.ts";

@@ -4,7 +4,7 @@
  */
 
 import { specFail } from "./errors.ts";
-import { ABSENT, type Absent, deepCopy, deepFreeze, type JsonMap } from "./json.ts";
+import { ABSENT, type Absent, deepCopy, deepFreeze, type JsonMap } from "../json.ts";
 import { toKindedNumber } from "./java.ts";
 import { type JoltFunction, lookupFunction } from "./functions.ts";
 import { TransposeElement } from "./path_elements.ts";

@@ -5,7 +5,7 @@
  */
 
 import { specFail } from "./errors.ts";
-import { ABSENT, type Absent } from "./json.ts";
+import { ABSENT, type Absent } from "../json.ts";
 import { intValue, parseJavaInt } from "./java.ts";
 import { checkRef, parseGroupRef, parseHashRef, type Ref } from "./references.ts";
 import { type StarMatcher, starMatcher } from "./star.ts";

@@ -8,7 +8,7 @@
  */
 
 import { specFail } from "./errors.ts";
-import { ABSENT, type Absent, getOwn, has, isMap } from "./json.ts";
+import { ABSENT, type Absent, getOwn, has, isMap } from "../json.ts";
 import {
   countMatches,
   isBlank,

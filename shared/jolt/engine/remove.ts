@@ -5,7 +5,7 @@
  */
 
 import { atPath, specFail } from "./errors.ts";
-import { describe, has, isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
+import { describe, has, isMap, type JsonMap, type Ownership, setKey } from "../json.ts";
 import { javaTrim, parseJavaInt } from "./java.ts";
 import { splitOr } from "./paths.ts";
 import { type StarMatcher, starMatcher } from "./star.ts";

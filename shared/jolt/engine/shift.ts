@@ -4,7 +4,15 @@
  */
 
 import { atPath, specFail } from "./errors.ts";
-import { ABSENT, type Absent, describe, has, isMap, type JsonMap, type Ownership } from "./json.ts";
+import {
+  ABSENT,
+  type Absent,
+  describe,
+  has,
+  isMap,
+  type JsonMap,
+  type Ownership,
+} from "../json.ts";
 import {
   AmpElement,
   ArrayElement,

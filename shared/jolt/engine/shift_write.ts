@@ -5,7 +5,7 @@
  */
 
 import { checkIndex, MAX_ARRAY_INDEX, padTo, startRun } from "./limits.ts";
-import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "./json.ts";
+import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "../json.ts";
 import { DotPath } from "./paths.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
 

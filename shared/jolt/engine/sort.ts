@@ -6,7 +6,7 @@
  * enumerated first, in numeric order, whatever order they were inserted in.
  */
 
-import { isMap, type JsonMap, type Ownership, setKey } from "./json.ts";
+import { isMap, type JsonMap, type Ownership, setKey } from "../json.ts";
 
 /** JOLT's key order: "~" keys first, then String.compareTo. */
 export function compareSortKeys(a: string, b: string): number {

@@ -4,7 +4,7 @@
  * wins when both could match. Shared by shift and the modify operations.
  */
 
-import { ABSENT, type Absent, getOwn, has, isMap, type JsonMap } from "./json.ts";
+import { ABSENT, type Absent, getOwn, has, isMap, type JsonMap } from "../json.ts";
 import { javaToString, parseJavaInt } from "./java.ts";
 import { indexKey, type WalkedPath } from "./walked_path.ts";
 

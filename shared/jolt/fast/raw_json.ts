@@ -12,7 +12,7 @@
  * also owns the error message for malformed JSON.
  */
 
-import { setKey } from "../engine/mod.ts";
+import { setKey } from "../json.ts";
 
 /** Node kinds on the tape. */
 export const Kind = {

@@ -23,11 +23,9 @@ import {
   type CompositeParts,
   DollarElement,
   type DotPath,
-  getOwn,
   HashElement,
   indexKey,
   javaToString,
-  type JsonMap,
   keyOf,
   type LeafParts,
   LiteralElement,
@@ -35,13 +33,13 @@ import {
   type PathElement,
   putIndex,
   type Ref,
-  setKey,
   type ShiftNode,
   type ShiftWriter,
   Source,
   StarElement,
   TransposeElement,
 } from "../engine/mod.ts";
+import { getOwn, type JsonMap, setKey } from "../json.ts";
 import { keyHash, Kind, type RawDoc, SMALL_OBJECT } from "./raw_json.ts";
 
 /** A compiled shift: writes the output of `doc` under `holder.root`. */

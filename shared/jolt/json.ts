@@ -1,4 +1,7 @@
-/** JSON value helpers shared by the operations: type tests, safe key access, copies, equality. */
+/**
+ * JSON value helpers shared by the engine's operations and the fast path's tape: type tests, safe
+ * key access, copies, equality. Depends on nothing else of the JOLT code.
+ */
 
 /** A JSON object as the engine sees it. */
 export type JsonMap = Record<string, unknown>;
