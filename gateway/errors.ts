@@ -10,6 +10,11 @@ export class GatewayError extends Error {
    * response, which carries `message`.
    */
   readonly internal?: string;
+  /**
+   * Headers the error response carries besides the endpoint's own (e.g. `WWW-Authenticate` on a
+   * 401, `Retry-After` on a 429).
+   */
+  headers?: Record<string, string>;
 
   constructor(
     status: number,

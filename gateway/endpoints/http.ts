@@ -69,7 +69,7 @@ export class HttpEndpointService implements HttpEndpoint {
     ex.record.failed(g);
     // An unread request body must not keep the connection busy.
     ex.request.body?.cancel().catch(() => {});
-    return this.errorResponse(g, ex.requestId);
+    return withErrorHeaders(this.errorResponse(g, ex.requestId), g);
   }
 
   /** Convert the HTTP request to an envelope (413 at once when Content-Length is over the limit). */
@@ -205,6 +205,12 @@ export class HttpEndpointService implements HttpEndpoint {
       headers: { "content-type": "application/json", "x-request-id": requestId },
     });
   }
+}
+
+/** `res` with the headers `err` asks for (a challenge, a retry delay). */
+export function withErrorHeaders(res: Response, err: GatewayError): Response {
+  if (err.headers) { for (const [k, v] of Object.entries(err.headers)) res.headers.set(k, v); }
+  return res;
 }
 
 /** Build an `http` endpoint. */

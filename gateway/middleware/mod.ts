@@ -5,12 +5,14 @@
  * ```ts
  * import { MIDDLEWARE_FACTORIES } from "./mod.ts";
  *
- * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort()); // [ "metadata_transform", "transform" ]
+ * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort());
+ * // [ "api_key", "basic_auth", "metadata_transform", "transform" ]
  * ```
  *
  * @module
  */
 import type { MiddlewareFactory } from "../pipeline/mod.ts";
+import { createApiKeyMiddleware, createBasicAuthMiddleware } from "./auth/mod.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
 import { createTransformMiddleware } from "./transform.ts";
 
@@ -18,9 +20,12 @@ export { MetadataTransformMiddleware } from "./metadata_transform.ts";
 export { context as transformContext, TransformMiddleware } from "./transform.ts";
 export { FileTransformSource, type TransformSource } from "./transform_source.ts";
 export { SpecFile } from "./spec_file.ts";
+export { AUTH_METADATA, type Identity } from "./auth/mod.ts";
 
 /** Factories by middleware `type`; a type missing here is refused at config load. */
 export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = {
   transform: createTransformMiddleware,
   metadata_transform: createMetadataTransformMiddleware,
+  api_key: createApiKeyMiddleware,
+  basic_auth: createBasicAuthMiddleware,
 };

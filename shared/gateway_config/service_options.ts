@@ -447,6 +447,12 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
   echo: { doc: "Returns the request as the response; takes no options.", fields: {} },
 };
 
+/** An HTTP header name (RFC 9110 token), matched case-insensitively. */
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, "an HTTP header name");
+
+/** Names of API keys and users: they become `auth.subject`. */
+const NAME_PATTERN = /^[A-Za-z0-9_.@-]{1,100}$/;
+
 const transformFields = (kind: "data" | "metadata"): TableSpec => ({
   spec_path: field("string", text(), "JOLT spec file, relative to `transforms_path`.", {
     path: "transforms",
@@ -500,5 +506,64 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
   metadata_transform: {
     doc: "JOLT transform of the request metadata (the key-values used for routing).",
     fields: transformFields("metadata"),
+  },
+  api_key: {
+    doc: "Requires an API key (a header, or a query parameter when set); the key's name becomes " +
+      "`auth.subject`. Keys are stored as SHA-256 hashes (`printf %s KEY | sha256sum`).",
+    fields: {
+      header: field("string", headerName, "Header carrying the key.", {
+        default: "x-api-key",
+        example: "x-api-key",
+      }),
+      query_param: field(
+        "string",
+        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "1-64 letters, digits, `_`, `.` or `-`"),
+        "Query parameter that may carry the key instead (keys in URLs end up in logs: prefer the header).",
+        { example: "api_key" },
+      ),
+      keys: field(
+        "table of strings",
+        z.record(
+          z.string().regex(NAME_PATTERN, "key names: letters, digits, `_`, `.`, `-`, `@`"),
+          z.string().regex(/^sha256:[0-9a-fA-F]{64}$/, "`sha256:` and 64 hex digits of the key"),
+        ).refine((keys) => Object.keys(keys).length > 0, "at least one key"),
+        "Key name -> `sha256:<hex>` of the key; the name becomes `auth.subject`.",
+        {
+          required: true,
+          example: {
+            lab_system: "sha256:4c716d4cf211c7b7d2f3233c941771ad0507ea5bacf93b492766aa41ae9f720d",
+          },
+        },
+      ),
+      forward_credentials: field(
+        "boolean",
+        z.boolean(),
+        "Pass the key on to the backend (else it is removed).",
+        { default: false, example: true },
+      ),
+    },
+  },
+  basic_auth: {
+    doc: "HTTP Basic authentication against an htpasswd file (bcrypt or Argon2 hashes only, " +
+      "`htpasswd -B`); the user name becomes `auth.subject`.",
+    fields: {
+      htpasswd_path: field("string", text(), "htpasswd file, read at load and on every reload.", {
+        path: "config",
+        required: true,
+        example: "users.htpasswd",
+      }),
+      realm: field(
+        "string",
+        z.string().min(1).max(100).regex(/^[^"\\\r\n]*$/, "no quotes, backslashes or line breaks"),
+        "Realm named in the `WWW-Authenticate` challenge.",
+        { default: "gateway", example: "radiology" },
+      ),
+      forward_credentials: field(
+        "boolean",
+        z.boolean(),
+        "Pass the Authorization header on to the backend (else it is removed).",
+        { default: false, example: true },
+      ),
+    },
   },
 };

@@ -32,7 +32,7 @@ import {
   relativePath,
   runPipeline,
 } from "../../pipeline/mod.ts";
-import { HttpEndpointService } from "../http.ts";
+import { HttpEndpointService, withErrorHeaders } from "../http.ts";
 import type { HttpEndpoint, HttpExchange } from "../types.ts";
 import { matchRoute, ROUTE_METHODS } from "./routes.ts";
 import { type JmixBackends, JmixService } from "./service.ts";
@@ -117,7 +117,7 @@ export class JmixEndpointService extends HttpEndpointService {
   ): Response {
     ex.record.failed(g);
     ex.request.body?.cancel().catch(() => {});
-    const res = this.errorResponse(g, ex.requestId);
+    const res = withErrorHeaders(this.errorResponse(g, ex.requestId), g);
     for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
     return res;
   }
