@@ -6,13 +6,17 @@
  * import { MIDDLEWARE_FACTORIES } from "./mod.ts";
  *
  * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort());
- * // [ "api_key", "basic_auth", "metadata_transform", "transform" ]
+ * // [ "api_key", "basic_auth", "jwt_auth", "metadata_transform", "transform" ]
  * ```
  *
  * @module
  */
 import type { MiddlewareFactory } from "../pipeline/mod.ts";
-import { createApiKeyMiddleware, createBasicAuthMiddleware } from "./auth/mod.ts";
+import {
+  createApiKeyMiddleware,
+  createBasicAuthMiddleware,
+  createJwtAuthMiddleware,
+} from "./auth/mod.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
 import { createTransformMiddleware } from "./transform.ts";
 
@@ -28,4 +32,5 @@ export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = 
   metadata_transform: createMetadataTransformMiddleware,
   api_key: createApiKeyMiddleware,
   basic_auth: createBasicAuthMiddleware,
+  jwt_auth: createJwtAuthMiddleware,
 };

@@ -447,6 +447,20 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
   echo: { doc: "Returns the request as the response; takes no options.", fields: {} },
 };
 
+/** Signature algorithms `jwt_auth` may accept: asymmetric ones only. */
+const JWT_ALGORITHM_NAMES = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+] as const;
+
 /** An HTTP header name (RFC 9110 token), matched case-insensitively. */
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, "an HTTP header name");
 
@@ -542,6 +556,71 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
         { default: false, example: true },
       ),
     },
+  },
+  jwt_auth: {
+    doc: "OAuth 2.0 bearer tokens that are JWTs, verified against the issuer's keys (a JWKS URL " +
+      "or file): signature, `iss`, `aud`, expiry, required claims and scopes. `sub` becomes " +
+      "`auth.subject`.",
+    fields: {
+      jwks_url: field("string", httpUrl(), "The issuer's JWKS (e.g. its `jwks_uri`).", {
+        requiredWhen: "`jwks_path` is not set",
+        example: "https://login.example.org/oauth2/jwks",
+      }),
+      jwks_path: field("string", text(), "A JWKS file of public keys, instead of `jwks_url`.", {
+        path: "config",
+        example: "issuer-keys.json",
+      }),
+      issuer: field("string", text(), "Required `iss` of tokens.", {
+        required: true,
+        example: "https://login.example.org",
+      }),
+      audience: field(
+        "array of strings",
+        z.array(text()).min(1, "at least one audience"),
+        "Accepted `aud` values (a token must name one of them).",
+        { required: true, example: ["https://gateway.example.org/fhir"] },
+      ),
+      algorithms: field(
+        "array of strings",
+        z.array(z.enum(JWT_ALGORITHM_NAMES)).min(1, "at least one algorithm"),
+        "Accepted signature algorithms (asymmetric only: `none` and HMAC are never accepted).",
+        { default: ["RS256", "ES256"], example: ["RS256", "PS256", "ES256", "EdDSA"] },
+      ),
+      clock_skew_secs: field(
+        "integer",
+        int(0, 300),
+        "Seconds of clock difference tolerated for `exp` and `nbf`.",
+        { default: 60, example: 30 },
+      ),
+      required_scopes: field(
+        "array of strings",
+        z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "a scope token")),
+        "Scopes every token must carry (else 403 insufficient_scope).",
+        { default: [], example: ["lab.orders"] },
+      ),
+      required_claims: field(
+        "array of strings",
+        z.array(z.string().min(1).max(100)),
+        "Claims every token must carry (besides `iss`, `aud` and `exp`).",
+        { default: [], example: ["sub"] },
+      ),
+      realm: field(
+        "string",
+        z.string().min(1).max(100).regex(/^[^"\\\r\n]*$/, "no quotes, backslashes or line breaks"),
+        "Realm named in the `WWW-Authenticate` challenge.",
+        { default: "gateway", example: "fhir" },
+      ),
+      forward_credentials: field(
+        "boolean",
+        z.boolean(),
+        "Pass the token on to the backend (else the Authorization header is removed).",
+        { default: false, example: true },
+      ),
+    },
+    rules: (o) =>
+      (o.jwks_url === undefined) === (o.jwks_path === undefined)
+        ? [{ key: "jwks_url", message: "set exactly one of `jwks_url` and `jwks_path`" }]
+        : [],
   },
   basic_auth: {
     doc: "HTTP Basic authentication against an htpasswd file (bcrypt or Argon2 hashes only, " +

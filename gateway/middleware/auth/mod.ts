@@ -1,5 +1,5 @@
 /**
- * Authentication middleware: `api_key` and `basic_auth`. Each sets the request's `auth.*`
+ * Authentication middleware: `api_key`, `basic_auth` and `jwt_auth`. Each sets the request's `auth.*`
  * metadata (identity.ts) on success and answers 401 with a `WWW-Authenticate` challenge otherwise;
  * credentials are never logged nor repeated in answers, and are removed before the backend unless
  * `forward_credentials` is set.
@@ -20,6 +20,7 @@
  */
 export { ApiKeyMiddleware, createApiKeyMiddleware } from "./api_key.ts";
 export { BasicAuthMiddleware, createBasicAuthMiddleware } from "./basic_auth.ts";
+export { createJwtAuthMiddleware, JwtAuthMiddleware, scopesOf } from "./jwt_auth.ts";
 export { AUTH_METADATA, type Identity, setIdentity } from "./identity.ts";
 export { parseHtpasswd } from "./htpasswd.ts";
 export { sha256Hex } from "./credentials.ts";
