@@ -14,7 +14,7 @@ Deno.test("localKeys: public keys only, a key set with keys, JSON", async () => 
     ["{nope", /keys.json: not JSON/],
   ];
   for (const [text, message] of refusals) {
-    await assertRejects(async () => localKeys(text, "keys.json"), message);
+    await assertRejects(() => localKeys(text, "keys.json"), message);
   }
 });
 
