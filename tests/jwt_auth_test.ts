@@ -7,7 +7,9 @@
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
-import { freePort, startOidcProvider } from "./support/mod.ts";
+import { freePort } from "./support/mod.ts";
+// Not through support/mod.ts: only these tests load the provider (and its dependencies).
+import { startOidcProvider } from "./support/oidc.ts";
 
 const AUDIENCE = "https://gateway.example/fhir";
 

@@ -22,6 +22,8 @@ export interface WrkOptions {
   threads: number;
   connections: number;
   durationSec: number;
+  /** Request headers (`-H`), e.g. `Authorization: Bearer …`. */
+  headers?: string[];
   /** A Lua script (`-s`) and its arguments (after `--`). */
   script?: string;
   scriptArgs?: string[];
@@ -71,6 +73,7 @@ export function wrkArgs(options: WrkOptions): string[] {
     "--timeout",
     "10s",
   ];
+  for (const h of options.headers ?? []) args.push("-H", h);
   if (options.script) args.push("-s", options.script);
   args.push(options.url);
   if (options.scriptArgs?.length) args.push("--", ...options.scriptArgs);

@@ -13,7 +13,6 @@ export {
 export { type NginxOptions, type NginxProcess, startNginx } from "./nginx.ts";
 export { findBinary, hasPeer, isCi, requirePeer } from "./peers.ts";
 export { freePort } from "./ports.ts";
-export { type OidcProvider, startOidcProvider } from "./oidc.ts";
 export {
   type CapturedProcess,
   type CommandResult,

@@ -3,6 +3,8 @@
  * against the issuer's keys (jwks.ts): signature with an allowed asymmetric algorithm (never
  * `none`, never HMAC), `iss`, `aud`, `exp`/`nbf` with a clock skew, required claims and scopes.
  * `sub` becomes `auth.subject`, `client_id` (or `azp`) `auth.client_id`, the scopes `auth.scopes`.
+ * A verified token is remembered (by its SHA-256, until it expires or for 5 minutes at most), so a
+ * client sending the same token on every request pays the signature check once.
  * Failures answer 401 (`invalid_token`) or 403 (`insufficient_scope`) with an RFC 6750 challenge;
  * a malformed header 400 (`invalid_request`); keys that cannot be fetched 503. The reason is
  * logged at debug level, the token never.
@@ -13,7 +15,7 @@ import type { Logger } from "../../../shared/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import type { BuildContext, Middleware } from "../../pipeline/mod.ts";
-import { bearerToken } from "./credentials.ts";
+import { bearerToken, sha256Hex } from "./credentials.ts";
 import { challenge, forbidden, unauthorized } from "./failures.ts";
 import { setIdentity } from "./identity.ts";
 import { localKeys, MAX_JWKS_BYTES, remoteKeys } from "./jwks.ts";
@@ -32,6 +34,10 @@ export interface JwtAuthOptions {
   forward_credentials: boolean;
 }
 
+/** Verified tokens remembered per middleware, and for how long at most. */
+const REMEMBERED_TOKENS = 10_000;
+const REMEMBER_TOKEN_MS = 5 * 60_000;
+
 /** The scopes of a token: `scope` (space-separated, RFC 8693/9068) or `scp` (a list). */
 export function scopesOf(payload: JWTPayload): string[] {
   if (typeof payload.scope === "string") return payload.scope.split(" ").filter(Boolean);
@@ -46,6 +52,8 @@ export class JwtAuthMiddleware implements Middleware {
   readonly #keys: JWTVerifyGetKey;
   readonly #options: JwtAuthOptions;
   readonly #logger: Logger;
+  /** SHA-256 of a verified token -> its payload and until when it may be reused. */
+  readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
 
   constructor(name: string, keys: JWTVerifyGetKey, options: JwtAuthOptions, logger: Logger) {
     this.name = name;
@@ -102,6 +110,10 @@ export class JwtAuthMiddleware implements Middleware {
 
   async #verify(token: string, req: RequestEnvelope): Promise<JWTPayload> {
     const o = this.#options;
+    const digest = sha256Hex(token);
+    const now = Date.now();
+    const seen = this.#verified.get(digest);
+    if (seen && seen.until > now) return seen.payload;
     try {
       const { payload } = await jwtVerify(token, this.#keys, {
         issuer: o.issuer,
@@ -110,6 +122,16 @@ export class JwtAuthMiddleware implements Middleware {
         clockTolerance: o.clock_skew_secs,
         requiredClaims: ["exp", ...o.required_claims],
       });
+      // Reused only while jose would still accept it (exp is required), 5 minutes at most.
+      const until = Math.min(
+        payload.exp! * 1000 + o.clock_skew_secs * 1000,
+        now + REMEMBER_TOKEN_MS,
+      );
+      this.#verified.delete(digest);
+      if (this.#verified.size >= REMEMBERED_TOKENS) {
+        this.#verified.delete(this.#verified.keys().next().value!);
+      }
+      this.#verified.set(digest, { payload, until });
       return payload;
     } catch (err) {
       if (keysUnavailable(err)) {
