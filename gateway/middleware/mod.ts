@@ -6,7 +6,7 @@
  * import { MIDDLEWARE_FACTORIES } from "./mod.ts";
  *
  * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort());
- * // [ "api_key", "basic_auth", "jwt_auth", "metadata_transform", "transform" ]
+ * // [ "api_key", "basic_auth", "ip_filter", "jwt_auth", "metadata_transform", "transform" ]
  * ```
  *
  * @module
@@ -17,6 +17,7 @@ import {
   createBasicAuthMiddleware,
   createJwtAuthMiddleware,
 } from "./auth/mod.ts";
+import { createIpFilterMiddleware } from "./ip_filter.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
 import { createTransformMiddleware } from "./transform.ts";
 
@@ -33,4 +34,5 @@ export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = 
   api_key: createApiKeyMiddleware,
   basic_auth: createBasicAuthMiddleware,
   jwt_auth: createJwtAuthMiddleware,
+  ip_filter: createIpFilterMiddleware,
 };

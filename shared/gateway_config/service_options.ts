@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { RETRIEVE_FIELDS, retrieveBudgetProblems } from "./dicom_retrieve.ts";
 import { field, type TableSpec } from "./fields.ts";
+import { rangeProblem } from "../net/mod.ts";
 import type { BackendService, EndpointService } from "./types.ts";
 import { absolutePath, aeTitle, httpUrl, int, pathPrefix, port, S3_ROOT, text } from "./values.ts";
 
@@ -464,6 +465,27 @@ const JWT_ALGORITHM_NAMES = [
 /** An HTTP header name (RFC 9110 token), matched case-insensitively. */
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, "an HTTP header name");
 
+/** `realm` of an authentication middleware's challenge. */
+const realmField = (example: string) =>
+  field(
+    "string",
+    z.string().min(1).max(100).regex(/^[^"\\\r\n]*$/, "no quotes, backslashes or line breaks"),
+    "Realm named in the `WWW-Authenticate` challenge.",
+    { default: "gateway", example },
+  );
+
+/** `forward_credentials` of an authentication middleware: what it removes unless set. */
+const forwardCredentials = (what: string) =>
+  field("boolean", z.boolean(), `Pass ${what} on to the backend (else it is removed).`, {
+    default: false,
+    example: true,
+  });
+
+/** An address or CIDR range. */
+const addressRange = z.string().refine((v) => rangeProblem(v) === null, {
+  message: "an IPv4 or IPv6 address, or a CIDR range such as 10.0.0.0/8 or fd00::/8",
+});
+
 /** Names of API keys and users: they become `auth.subject`. */
 const NAME_PATTERN = /^[A-Za-z0-9_.@-]{1,100}$/;
 
@@ -549,12 +571,7 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
           },
         },
       ),
-      forward_credentials: field(
-        "boolean",
-        z.boolean(),
-        "Pass the key on to the backend (else it is removed).",
-        { default: false, example: true },
-      ),
+      forward_credentials: forwardCredentials("the key"),
     },
   },
   jwt_auth: {
@@ -604,22 +621,41 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
         "Claims every token must carry (besides `iss`, `aud` and `exp`).",
         { default: [], example: ["sub"] },
       ),
-      realm: field(
-        "string",
-        z.string().min(1).max(100).regex(/^[^"\\\r\n]*$/, "no quotes, backslashes or line breaks"),
-        "Realm named in the `WWW-Authenticate` challenge.",
-        { default: "gateway", example: "fhir" },
-      ),
-      forward_credentials: field(
-        "boolean",
-        z.boolean(),
-        "Pass the token on to the backend (else the Authorization header is removed).",
-        { default: false, example: true },
-      ),
+      realm: realmField("fhir"),
+      forward_credentials: forwardCredentials("the token"),
     },
     rules: (o) =>
       (o.jwks_url === undefined) === (o.jwks_path === undefined)
         ? [{ key: "jwks_url", message: "set exactly one of `jwks_url` and `jwks_path`" }]
+        : [],
+  },
+  ip_filter: {
+    doc: "Allow and deny lists of client addresses and CIDR ranges (IPv4, IPv6); 403 " +
+      "`ip_denied` otherwise. Behind `trusted_proxies`, the client is read from X-Forwarded-For.",
+    fields: {
+      allow: field(
+        "array of strings",
+        z.array(addressRange),
+        "Only these addresses and ranges may pass (empty: any not denied).",
+        { default: [], example: ["10.20.0.0/16", "fd00:20::/32"] },
+      ),
+      deny: field("array of strings", z.array(addressRange), "Never these (deny wins).", {
+        default: [],
+        example: ["10.20.99.0/24"],
+      }),
+      trusted_proxies: field(
+        "array of strings",
+        z.array(addressRange),
+        "Proxies whose X-Forwarded-For names the client (read from the right).",
+        { default: [], example: ["10.0.0.5"] },
+      ),
+    },
+    rules: (o) =>
+      (o.allow as unknown[]).length === 0 && (o.deny as unknown[]).length === 0
+        ? [{
+          key: "allow",
+          message: "set `allow`, `deny` or both: an empty filter passes everyone",
+        }]
         : [],
   },
   basic_auth: {
@@ -631,18 +667,8 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
         required: true,
         example: "users.htpasswd",
       }),
-      realm: field(
-        "string",
-        z.string().min(1).max(100).regex(/^[^"\\\r\n]*$/, "no quotes, backslashes or line breaks"),
-        "Realm named in the `WWW-Authenticate` challenge.",
-        { default: "gateway", example: "radiology" },
-      ),
-      forward_credentials: field(
-        "boolean",
-        z.boolean(),
-        "Pass the Authorization header on to the backend (else it is removed).",
-        { default: false, example: true },
-      ),
+      realm: realmField("radiology"),
+      forward_credentials: forwardCredentials("the Authorization header"),
     },
   },
 };

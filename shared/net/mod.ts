@@ -1,6 +1,7 @@
 /**
  * Network helpers shared by the gateway and the cloud: the slow-client guard in front of
- * `Deno.serve` (header, idle and per-address limits the runtime's server does not have).
+ * `Deno.serve` (header, idle and per-address limits the runtime's server does not have), and IP
+ * address ranges (CIDR) for allow and deny lists.
  *
  * @example
  * ```ts
@@ -26,3 +27,4 @@ export {
   type GuardOptions,
 } from "./guarded_listener.ts";
 export { DEFAULT_GUARD, guardedServe, type GuardedServer } from "./guarded_serve.ts";
+export { AddressRanges, parseAddress, rangeProblem } from "./address_ranges.ts";
