@@ -6,7 +6,8 @@
  * import { MIDDLEWARE_FACTORIES } from "./mod.ts";
  *
  * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort());
- * // [ "api_key", "basic_auth", "ip_filter", "jwt_auth", "metadata_transform", "transform" ]
+ * // [ "api_key", "basic_auth", "cors", "headers", "ip_filter", "jwt_auth", "metadata_transform",
+ * //   "transform" ]
  * ```
  *
  * @module
@@ -17,6 +18,8 @@ import {
   createBasicAuthMiddleware,
   createJwtAuthMiddleware,
 } from "./auth/mod.ts";
+import { createCorsMiddleware } from "./cors.ts";
+import { createHeadersMiddleware } from "./headers.ts";
 import { createIpFilterMiddleware } from "./ip_filter.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
 import { createTransformMiddleware } from "./transform.ts";
@@ -35,4 +38,6 @@ export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = 
   basic_auth: createBasicAuthMiddleware,
   jwt_auth: createJwtAuthMiddleware,
   ip_filter: createIpFilterMiddleware,
+  cors: createCorsMiddleware,
+  headers: createHeadersMiddleware,
 };

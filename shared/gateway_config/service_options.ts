@@ -486,6 +486,40 @@ const addressRange = z.string().refine((v) => rangeProblem(v) === null, {
   message: "an IPv4 or IPv6 address, or a CIDR range such as 10.0.0.0/8 or fd00::/8",
 });
 
+/** Headers the gateway owns (message framing, hop-by-hop): no rule may set or remove them. */
+const GATEWAY_OWNED = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-connection",
+]);
+
+/** A header name a `headers` rule may touch. */
+const ownHeaderName = headerName.refine((h) => !GATEWAY_OWNED.has(h.toLowerCase()), {
+  message: "framing and hop-by-hop headers are the gateway's",
+});
+
+/** Header name -> value (no line breaks or NUL in values). */
+const headerTable = z.record(
+  ownHeaderName,
+  z.string().max(8192).regex(/^[^\r\n\0]*$/, "no line breaks"),
+);
+
+/** A CORS origin: `*`, or `scheme://host[:port]` exactly as browsers send it. */
+const corsOrigin = z.string().refine((v) => {
+  if (v === "*") return true;
+  try {
+    return new URL(v).origin === v;
+  } catch {
+    return false;
+  }
+}, "an origin such as https://app.example.org (scheme, host, port; no path), or *");
+
 /** Names of API keys and users: they become `auth.subject`. */
 const NAME_PATTERN = /^[A-Za-z0-9_.@-]{1,100}$/;
 
@@ -657,6 +691,88 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
           message: "set `allow`, `deny` or both: an empty filter passes everyone",
         }]
         : [],
+  },
+  cors: {
+    doc: "Cross-Origin Resource Sharing for browser clients: preflights answered by the gateway, " +
+      "`Access-Control-Allow-Origin` on answers to allowed origins. List it before authentication.",
+    fields: {
+      allow_origins: field(
+        "array of strings",
+        z.array(corsOrigin).min(1, "at least one origin"),
+        "Origins allowed (`https://app.example.org`), or `*` for any (not with credentials).",
+        { required: true, example: ["https://viewer.example.org"] },
+      ),
+      allow_methods: field(
+        "array of strings",
+        z.array(z.string().regex(/^[A-Z]{1,20}$/, "an HTTP method in capitals")).min(1),
+        "Methods a preflight may ask for.",
+        {
+          default: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+          example: ["GET", "POST"],
+        },
+      ),
+      allow_headers: field(
+        "array of strings",
+        z.array(headerName),
+        "Request headers a preflight may ask for (besides the CORS-safelisted ones).",
+        { default: ["authorization"], example: ["authorization", "x-api-key"] },
+      ),
+      expose_headers: field(
+        "array of strings",
+        z.array(headerName),
+        "Response headers the page may read.",
+        { default: [], example: ["x-request-id", "etag"] },
+      ),
+      allow_credentials: field(
+        "boolean",
+        z.boolean(),
+        "Let pages send cookies and credentials (`allow_origins` must then name origins).",
+        { default: false, example: true },
+      ),
+      max_age_secs: field("integer", int(0, 86_400), "How long a browser may cache a preflight.", {
+        default: 600,
+        example: 3600,
+      }),
+    },
+    rules: (o) =>
+      o.allow_credentials === true && (o.allow_origins as string[]).includes("*")
+        ? [{ key: "allow_origins", message: "with allow_credentials, name the origins (no `*`)" }]
+        : [],
+  },
+  headers: {
+    doc: "Set and remove request and response headers; `request_from_metadata` forwards " +
+      "metadata such as `auth.subject`. Framing and hop-by-hop headers cannot be changed.",
+    fields: {
+      request_set: field("table of strings", headerTable, "Request headers to set.", {
+        default: {},
+        example: { "x-gateway": "edge-1" },
+      }),
+      request_remove: field(
+        "array of strings",
+        z.array(ownHeaderName),
+        "Request headers to remove.",
+        {
+          default: [],
+          example: ["cookie"],
+        },
+      ),
+      request_from_metadata: field(
+        "table of strings",
+        z.record(ownHeaderName, z.string().min(1).max(100)),
+        "Request header -> metadata key whose value it carries (removed when the key is unset).",
+        { default: {}, example: { "x-authenticated-user": "auth.subject" } },
+      ),
+      response_set: field("table of strings", headerTable, "Response headers to set.", {
+        default: {},
+        example: { "strict-transport-security": "max-age=31536000" },
+      }),
+      response_remove: field(
+        "array of strings",
+        z.array(ownHeaderName),
+        "Response headers to remove.",
+        { default: [], example: ["server", "x-powered-by"] },
+      ),
+    },
   },
   basic_auth: {
     doc: "HTTP Basic authentication against an htpasswd file (bcrypt or Argon2 hashes only, " +
