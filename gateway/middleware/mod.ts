@@ -7,7 +7,7 @@
  *
  * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort());
  * // [ "api_key", "basic_auth", "cors", "headers", "ip_filter", "jwt_auth", "metadata_transform",
- * //   "transform" ]
+ * //   "rate_limit", "transform" ]
  * ```
  *
  * @module
@@ -22,6 +22,7 @@ import { createCorsMiddleware } from "./cors.ts";
 import { createHeadersMiddleware } from "./headers.ts";
 import { createIpFilterMiddleware } from "./ip_filter.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
+import { createRateLimitMiddleware } from "./rate_limit.ts";
 import { createTransformMiddleware } from "./transform.ts";
 
 export { MetadataTransformMiddleware } from "./metadata_transform.ts";
@@ -40,4 +41,5 @@ export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = 
   ip_filter: createIpFilterMiddleware,
   cors: createCorsMiddleware,
   headers: createHeadersMiddleware,
+  rate_limit: createRateLimitMiddleware,
 };
