@@ -185,7 +185,29 @@ export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
           example: ["MODALITY1"],
         },
       ),
+      peers: field(
+        "table of tables",
+        z.record(
+          aeTitle(),
+          z.strictObject({
+            services: z.array(z.enum(["echo", "find", "get", "move", "store"])).min(1),
+            move_destinations: z.array(aeTitle()).default([]),
+          }),
+        ),
+        "Per calling AE: the services it may use (`echo`, `find`, `get`, `move`, `store`, among " +
+          "those enabled) and the AEs it may C-MOVE to; only these AEs may associate.",
+        {
+          example: {
+            MODALITY1: { services: ["echo", "store"] },
+            VIEWER: { services: ["echo", "find", "move"], move_destinations: ["VIEWER"] },
+          },
+        },
+      ),
     },
+    rules: (o) =>
+      o.peers !== undefined && o.allowed_calling_aets !== undefined
+        ? [{ key: "peers", message: "use peers or allowed_calling_aets, not both" }]
+        : [],
   },
 };
 

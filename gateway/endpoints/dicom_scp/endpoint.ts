@@ -62,6 +62,8 @@ export interface ScpOptions {
   enable_store: boolean;
   storage_dir?: string;
   allowed_calling_aets?: string[];
+  /** Per calling AE: the services it may use and where it may C-MOVE to. */
+  peers?: Record<string, { services: DimseService[]; move_destinations: string[] }>;
 }
 
 /** Keeps a config generation alive while its operations run. */
@@ -109,7 +111,7 @@ export class DicomScpEndpoint {
     if (o.enable_store) services.add("store");
     this.policy = {
       calledAet: o.local_aet,
-      allowedCallingAets: o.allowed_calling_aets,
+      allowedCallingAets: o.peers ? Object.keys(o.peers) : o.allowed_calling_aets,
       services,
     };
     this.#recyclable = releasesBodies(pipeline);
@@ -125,6 +127,20 @@ export class DicomScpEndpoint {
     this.#tracker = tracker;
     // Temporary files of C-STOREs cut off by an earlier crash are removed once per process.
     if (this.#store) sweepOnce(this.#store.dir, deps.logger);
+  }
+
+  /**
+   * What the calling AE may do: with `peers`, its own services among those enabled (a context of
+   * any other service is rejected at negotiation); else the endpoint's services.
+   */
+  #policyFor(callingAet: string): AcceptPolicy {
+    const own = this.options.peers?.[callingAet];
+    if (!own) return this.policy;
+    const allowed = new Set(own.services);
+    return {
+      ...this.policy,
+      services: new Set([...this.policy.services].filter((s) => allowed.has(s))),
+    };
   }
 
   /** Serve one association. */
@@ -147,7 +163,7 @@ export class DicomScpEndpoint {
           calledAet: association.getCalledAeTitle().trim(),
           remoteAddr,
         };
-        const rejection = negotiate(association, this.policy);
+        const rejection = negotiate(association, this.#policyFor(peer.callingAet));
         if (rejection) {
           log.warn("DIMSE association rejected", {
             endpoint: this.config.name,
@@ -175,13 +191,24 @@ export class DicomScpEndpoint {
       get: (req, reply) => guard(this.#get(conn, req, reply, peer, running)),
       move: (req, reply) => guard(this.#move(req, reply, peer, running)),
       storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop) : undefined,
-      store: (req, reply, spool, recycle) =>
+      store: (req, reply, spool, recycle) => {
+        // Storage contexts also serve C-GET sub-operations: a caller allowed to C-GET but not
+        // to store is refused here, per request.
+        const own = this.options.peers?.[peer.callingAet];
+        if ((own && !own.services.includes("store")) || !this.policy.services.has("store")) {
+          (spool as ReceivedFile | undefined)?.abort();
+          const res = lib.responses.CStoreResponse.fromRequest(req);
+          res.setStatus(STATUS.notAuthorized);
+          res.setErrorComment(comment(`${peer.callingAet} may not store here`));
+          return reply(res);
+        }
         guard(
           this.#storeInstance(req, reply, peer, running, {
             spool: spool as ReceivedFile | undefined,
             recycle: this.#recyclable ? recycle : undefined,
           }),
-        ),
+        );
+      },
       cancel: (req) => running.get(req.getMessageIdBeingRespondedTo())?.abort(),
       closed: () => {
         for (const c of running.values()) c.abort();
@@ -359,6 +386,21 @@ export class DicomScpEndpoint {
       reply,
       () => lib.responses.CMoveResponse.fromRequest(req),
     );
+    const allowedDestinations = this.options.peers?.[peer.callingAet]?.move_destinations;
+    if (allowedDestinations && !allowedDestinations.includes(destination)) {
+      // PS3.7 C.5: 0124H "Refused: Not Authorized".
+      respond(
+        STATUS.notAuthorized,
+        undefined,
+        `${peer.callingAet} may not move to ${destination}`,
+      );
+      this.#deps!.logger.warn("DIMSE C-MOVE refused: destination not allowed for the caller", {
+        endpoint: this.config.name,
+        calling_aet: peer.callingAet,
+        destination,
+      });
+      return;
+    }
     const target = this.#peers[destination];
     if (!target) {
       respond(STATUS.moveDestinationUnknown, undefined, `unknown move destination ${destination}`);
