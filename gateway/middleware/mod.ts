@@ -7,7 +7,7 @@
  *
  * console.log(Object.keys(MIDDLEWARE_FACTORIES).sort());
  * // [ "api_key", "basic_auth", "cors", "headers", "ip_filter", "jwt_auth", "metadata_transform",
- * //   "rate_limit", "transform" ]
+ * //   "rate_limit", "request_filter", "transform" ]
  * ```
  *
  * @module
@@ -23,6 +23,7 @@ import { createHeadersMiddleware } from "./headers.ts";
 import { createIpFilterMiddleware } from "./ip_filter.ts";
 import { createMetadataTransformMiddleware } from "./metadata_transform.ts";
 import { createRateLimitMiddleware } from "./rate_limit.ts";
+import { createRequestFilterMiddleware } from "./request_filter.ts";
 import { createTransformMiddleware } from "./transform.ts";
 
 export { MetadataTransformMiddleware } from "./metadata_transform.ts";
@@ -42,4 +43,5 @@ export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = 
   cors: createCorsMiddleware,
   headers: createHeadersMiddleware,
   rate_limit: createRateLimitMiddleware,
+  request_filter: createRequestFilterMiddleware,
 };

@@ -542,6 +542,31 @@ const corsOrigin = z.string().refine((v) => {
   }
 }, "an origin such as https://app.example.org (scheme, host, port; no path), or *");
 
+/** FHIR RESTful interactions (gateway/middleware/request_kind.ts classifies requests). */
+const FHIR_INTERACTION_NAMES = [
+  "read",
+  "vread",
+  "update",
+  "patch",
+  "delete",
+  "history",
+  "create",
+  "search",
+  "capabilities",
+  "batch",
+  "operation",
+] as const;
+
+/** A URLPattern pathname (`/Patient/:id`, `/studies/*`). */
+const urlPatternPath = z.string().startsWith("/", "starts with `/`").refine((p) => {
+  try {
+    new URLPattern({ pathname: p });
+    return true;
+  } catch {
+    return false;
+  }
+}, "a URLPattern pathname such as /Patient/:id or /studies/*");
+
 /** Names of API keys and users: they become `auth.subject`. */
 const NAME_PATTERN = /^[A-Za-z0-9_.@-]{1,100}$/;
 
@@ -792,6 +817,57 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
           default: 100_000,
           example: 10_000,
         },
+      ),
+    },
+  },
+  request_filter: {
+    doc: "What a pipeline accepts: methods, paths, required headers, body size, FHIR resource " +
+      "types and interactions, DICOMweb services; 403 `request_not_allowed` (405 for methods).",
+    fields: {
+      methods: field(
+        "array of strings",
+        z.array(z.string().regex(/^[A-Z]{1,20}$/, "an HTTP method in capitals")),
+        "Methods accepted (empty: any).",
+        { default: [], example: ["GET", "HEAD"] },
+      ),
+      paths: field(
+        "array of strings",
+        z.array(urlPatternPath),
+        "URLPattern pathnames below the endpoint's prefix; one must match (empty: any).",
+        { default: [], example: ["/Patient/:id", "/Observation{/*}?"] },
+      ),
+      required_headers: field(
+        "array of strings",
+        z.array(headerName),
+        "Headers every request must carry.",
+        {
+          default: [],
+          example: ["x-tenant"],
+        },
+      ),
+      max_body_bytes: field(
+        "integer",
+        int(0),
+        "Largest body by its declared length (a chunked body stays bounded by max_body_size).",
+        { example: 1_048_576 },
+      ),
+      fhir_resource_types: field(
+        "array of strings",
+        z.array(z.string().regex(/^[A-Z][A-Za-z]{0,63}$/, "a FHIR resource type")),
+        "FHIR resource types accepted (system-level calls refused when set).",
+        { default: [], example: ["Patient", "Observation"] },
+      ),
+      fhir_interactions: field(
+        "array of strings",
+        z.array(z.enum(FHIR_INTERACTION_NAMES)),
+        "FHIR interactions accepted.",
+        { default: [], example: ["read", "search"] },
+      ),
+      dicomweb_services: field(
+        "array of strings",
+        z.array(z.enum(["qido", "wado", "stow"])),
+        "DICOMweb services accepted (QIDO-RS search, WADO-RS retrieve, STOW-RS store).",
+        { default: [], example: ["qido", "wado"] },
       ),
     },
   },

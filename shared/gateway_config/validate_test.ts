@@ -662,7 +662,7 @@ options = {}
       p(
         3,
         "middleware.a.type",
-        'unknown middleware type "transfrom"; did you mean `transform`?; known types: transform, metadata_transform, api_key, jwt_auth, ip_filter, cors, rate_limit, headers, basic_auth',
+        'unknown middleware type "transfrom"; did you mean `transform`?; known types: transform, metadata_transform, api_key, jwt_auth, ip_filter, cors, rate_limit, request_filter, headers, basic_auth',
       ),
       p(
         6,

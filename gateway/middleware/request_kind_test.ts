@@ -1,0 +1,57 @@
+/** FHIR interactions and DICOMweb services as request_kind.ts reads them from method and path. */
+import { assertEquals } from "../../tests/assert.ts";
+import { dicomwebService, fhirRequest } from "./request_kind.ts";
+
+Deno.test("fhirRequest: the RESTful API's interactions and resource types", () => {
+  const cases: [string, string, string | null, string | undefined][] = [
+    ["GET", "/Patient/123", "read", "Patient"],
+    ["HEAD", "/Patient/123", "read", "Patient"],
+    ["GET", "/Patient/123/_history/2", "vread", "Patient"],
+    ["GET", "/Patient/123/_history", "history", "Patient"],
+    ["GET", "/Patient/_history", "history", "Patient"],
+    ["GET", "/_history", "history", undefined],
+    ["GET", "/Patient", "search", "Patient"],
+    ["POST", "/Patient/_search", "search", "Patient"],
+    ["POST", "/_search", "search", undefined],
+    ["GET", "/Patient/123/Observation", "search", "Observation"],
+    ["POST", "/Patient", "create", "Patient"],
+    ["PUT", "/Patient/123", "update", "Patient"],
+    ["PUT", "/Patient", "update", "Patient"],
+    ["PATCH", "/Patient/123", "patch", "Patient"],
+    ["DELETE", "/Patient/123", "delete", "Patient"],
+    ["GET", "/metadata", "capabilities", undefined],
+    ["POST", "/", "batch", undefined],
+    ["GET", "/", "search", undefined],
+    ["POST", "/Patient/123/$everything", "operation", "Patient"],
+    ["GET", "/$export", "operation", undefined],
+    ["GET", "/patient/123", null, undefined],
+    ["POST", "/Patient/123", null, undefined],
+    ["DELETE", "/metadata", null, undefined],
+  ];
+  for (const [method, path, interaction, type] of cases) {
+    const r = fhirRequest(method, path);
+    assertEquals(r?.interaction ?? null, interaction, `${method} ${path}`);
+    assertEquals(r?.resourceType, r ? type : undefined, `${method} ${path}`);
+  }
+});
+
+Deno.test("dicomwebService: QIDO, WADO and STOW by method and path", () => {
+  const cases: [string, string, string | null][] = [
+    ["GET", "/studies", "qido"],
+    ["GET", "/studies/1.2/series", "qido"],
+    ["GET", "/studies/1.2/series/3.4/instances", "qido"],
+    ["GET", "/instances", "qido"],
+    ["GET", "/studies/1.2", "wado"],
+    ["GET", "/studies/1.2/metadata", "wado"],
+    ["GET", "/studies/1.2/series/3.4/instances/5.6/frames/1", "wado"],
+    ["GET", "/studies/1.2/rendered", "wado"],
+    ["POST", "/studies", "stow"],
+    ["POST", "/studies/1.2", "stow"],
+    ["POST", "/studies/1.2/series", null],
+    ["DELETE", "/studies/1.2", null],
+    ["GET", "/other", null],
+  ];
+  for (const [method, path, service] of cases) {
+    assertEquals(dicomwebService(method, path), service, `${method} ${path}`);
+  }
+});
