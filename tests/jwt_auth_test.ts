@@ -6,7 +6,7 @@
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { startTestGateway } from "./harness.ts";
+import { startTestGateway, startUpstream } from "./harness.ts";
 import { freePort } from "./support/mod.ts";
 // Not through support/mod.ts: only these tests load the provider (and its dependencies).
 import { startOidcProvider } from "./support/oidc.ts";
@@ -247,5 +247,103 @@ Deno.test("jwt_auth: a JWKS URL that hangs or answers garbage costs bounded time
     hanging.close();
     for (const c of held) c.close();
     await garbage.shutdown();
+  }
+});
+
+Deno.test("jwt_auth smart: SMART scopes from oidc-provider, the patient compartment on requests and answers", async () => {
+  const op = await startOidcProvider({
+    audience: AUDIENCE,
+    scopes: ["patient/Observation.rs", "patient/Patient.read", "user/Encounter.read"],
+    claims: { patient: "123" },
+  });
+  // The FHIR server behind the gateway: observations of two patients.
+  const resources: Record<string, unknown> = {
+    "/Observation/mine": {
+      resourceType: "Observation",
+      id: "mine",
+      subject: { reference: "Patient/123" },
+    },
+    "/Observation/theirs": {
+      resourceType: "Observation",
+      id: "theirs",
+      subject: { reference: "Patient/999" },
+    },
+    "/Patient/123": { resourceType: "Patient", id: "123" },
+  };
+  const fhirServer = startUpstream((req) => {
+    const path = new URL(req.url).pathname;
+    const found = resources[path] ?? { resourceType: "Bundle", type: "searchset", entry: [] };
+    return Response.json(found, { headers: { "content-type": "application/fhir+json" } });
+  });
+  const gw = await startTestGateway(`
+[endpoints.fhir]
+service = "fhir"
+[endpoints.fhir.options]
+path_prefix = "/fhir"
+
+[middleware.smart]
+type = "jwt_auth"
+[middleware.smart.options]
+jwks_url = "${op.jwksUrl}"
+issuer = "${op.issuer}"
+audience = ["${AUDIENCE}"]
+smart = true
+
+[backends.server]
+service = "fhir"
+[backends.server.options]
+base_url = "${fhirServer.url}"
+
+[pipelines.fhir]
+endpoints = ["fhir"]
+middleware = ["smart"]
+backends = ["server"]
+`);
+  try {
+    const base = `${gw.url}/fhir`;
+    const token = await op.token("patient/Observation.rs patient/Patient.read");
+    const status = async (path: string, t = token, method = "GET") => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${t}` },
+      });
+      const body = await res.json();
+      return { status: res.status, body };
+    };
+    assertEquals((await status("/Patient/123")).status, 200);
+    assertEquals((await status("/Observation?patient=123")).status, 200);
+    assertEquals((await status("/Observation/mine")).status, 200);
+    const theirs = await status("/Observation/theirs");
+    assertEquals(theirs.status, 403);
+    assertEquals(theirs.body.resourceType, "OperationOutcome");
+    assertMatch(theirs.body.issue[0].diagnostics, /does not belong to Patient\/123/);
+    for (
+      const [path, why] of [
+        ["/Patient/999", /not Patient\/999/],
+        ["/Observation?code=1234-5", /must name the patient/],
+        ["/Encounter/1", /no scope grants read on Encounter/],
+      ] as const
+    ) {
+      const r = await status(path);
+      assertEquals(r.status, 403, path);
+      assertMatch(r.body.issue[0].diagnostics, why);
+    }
+    const create = await fetch(`${base}/Observation`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/fhir+json" },
+      body: JSON.stringify(resources["/Observation/mine"]),
+    });
+    assertEquals(create.status, 403);
+    assertMatch(
+      (await create.json()).issue[0].diagnostics,
+      /no scope grants create on Observation/,
+    );
+    // The server never saw the refused requests.
+    const seen = fhirServer.received.map((r) => new URL(r.url).pathname + new URL(r.url).search);
+    assert(!seen.some((p) => p.startsWith("/Patient/999") || p.includes("code=")), seen.join(" "));
+  } finally {
+    await gw.stop();
+    await fhirServer.stop();
+    await op.stop();
   }
 });

@@ -704,6 +704,13 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
       ),
       realm: realmField("fhir"),
       forward_credentials: forwardCredentials("the token"),
+      smart: field(
+        "boolean",
+        z.boolean(),
+        "Enforce SMART on FHIR scopes (v1 and v2) per resource type and interaction; `patient/` " +
+          "scopes confine requests and answers to the token's `patient` (FHIR pipelines).",
+        { default: false, example: true },
+      ),
     },
     rules: (o) =>
       (o.jwks_url === undefined) === (o.jwks_path === undefined)

@@ -18,7 +18,7 @@ export interface OidcProvider {
 
 /** Starts a provider whose tokens are for `audience` and may carry `scopes`. */
 export async function startOidcProvider(
-  options: { audience: string; scopes: string[] },
+  options: { audience: string; scopes: string[]; claims?: Record<string, unknown> },
 ): Promise<OidcProvider> {
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const key = { ...(await exportJWK(privateKey)), kid: "provider-1", alg: "RS256", use: "sig" };
@@ -47,6 +47,8 @@ export async function startOidcProvider(
       },
     },
     jwks: { keys: [key] },
+    // Launch context and the like (a SMART server's `patient`) go into every access token.
+    extraTokenClaims: () => options.claims ?? {},
   });
   // Its start-up notices (development adapter, runtime) are not the tests' business.
   const warn = console.warn;

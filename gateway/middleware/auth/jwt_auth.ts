@@ -12,13 +12,15 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { MiddlewareConfig } from "../../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
-import type { RequestEnvelope } from "../../envelope.ts";
+import type { RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import type { BuildContext, Middleware } from "../../pipeline/mod.ts";
 import { bearerToken, sha256Hex } from "./credentials.ts";
 import { challenge, forbidden, unauthorized } from "./failures.ts";
 import { setIdentity } from "./identity.ts";
 import { localKeys, MAX_JWKS_BYTES, remoteKeys } from "./jwks.ts";
+import { fhirRequest } from "../request_kind.ts";
+import { inCompartment, patientConfined, smartDecision, smartGrants } from "./smart.ts";
 
 /** Options of `jwt_auth` (after schema checks). */
 export interface JwtAuthOptions {
@@ -32,6 +34,8 @@ export interface JwtAuthOptions {
   required_claims: string[];
   realm: string;
   forward_credentials: boolean;
+  /** Enforce SMART on FHIR scopes per resource type and interaction (smart.ts). */
+  smart?: boolean;
 }
 
 /** Verified tokens remembered per middleware, and for how long at most. */
@@ -48,8 +52,10 @@ export function scopesOf(payload: JWTPayload): string[] {
 /** The bearer-token middleware. */
 export class JwtAuthMiddleware implements Middleware {
   readonly name: string;
-  readonly acts = { request: true, response: false };
+  readonly acts: { request: boolean; response: boolean };
   readonly #keys: JWTVerifyGetKey;
+  /** Requests whose answer must be checked against the token's patient (SMART, patient/ scopes). */
+  readonly #answerFor = new WeakMap<RequestEnvelope, string>();
   readonly #options: JwtAuthOptions;
   readonly #logger: Logger;
   /** SHA-256 of a verified token -> its payload and until when it may be reused. */
@@ -60,6 +66,7 @@ export class JwtAuthMiddleware implements Middleware {
     this.#keys = keys;
     this.#options = options;
     this.#logger = logger;
+    this.acts = { request: true, response: options.smart === true };
   }
 
   #challenge(params: Record<string, string> = {}): string {
@@ -99,6 +106,7 @@ export class JwtAuthMiddleware implements Middleware {
       : typeof payload.azp === "string"
       ? payload.azp
       : undefined;
+    if (this.#options.smart) await this.#smart(req, payload, scopes);
     if (!this.#options.forward_credentials) req.headers.delete("authorization");
     setIdentity(req, {
       method: "jwt_auth",
@@ -106,6 +114,55 @@ export class JwtAuthMiddleware implements Middleware {
       clientId,
       scopes,
     });
+  }
+
+  /** SMART scopes: the interaction on the resource type, and the patient compartment. */
+  async #smart(req: RequestEnvelope, payload: JWTPayload, scopes: string[]): Promise<void> {
+    const path = req.path.startsWith("/") ? req.path : `/${req.path}`;
+    const denied = (why: string) =>
+      forbidden(
+        "insufficient_scope",
+        `SMART scopes do not allow this request: ${why}`,
+        this.#challenge({ error: "insufficient_scope" }),
+      );
+    const kind = fhirRequest(req.method, path);
+    if (!kind) throw denied(`${req.method} ${path} is not a FHIR interaction`);
+    const decision = smartDecision(kind, smartGrants(scopes));
+    if (!decision.allowed) throw denied(decision.why);
+    if (!decision.patientOnly) return;
+    const patient = typeof payload.patient === "string" ? payload.patient : undefined;
+    if (!patient) throw denied("patient/ scopes need a token with a patient claim");
+    let confined: boolean;
+    try {
+      confined = patientConfined(path, req.query, kind, patient);
+    } catch (err) {
+      throw denied((err as Error).message);
+    }
+    if (confined) return;
+    if (kind.interaction === "create" || kind.interaction === "update") {
+      if (!inCompartment(await req.body.data(), patient)) {
+        throw denied(`the resource does not belong to Patient/${patient}`);
+      }
+      return;
+    }
+    if (kind.interaction === "read" || kind.interaction === "vread") {
+      this.#answerFor.set(req, patient); // checked on the answer (onResponse)
+      return;
+    }
+    throw denied(`a patient-context ${kind.interaction} of ${kind.resourceType} cannot be checked`);
+  }
+
+  /** SMART, patient/ scopes: an answer outside the patient's compartment is not handed out. */
+  async onResponse(res: ResponseEnvelope, req: RequestEnvelope): Promise<void> {
+    const patient = this.#answerFor.get(req);
+    if (patient === undefined || res.status < 200 || res.status >= 300) return;
+    if (!inCompartment(await res.body.data(), patient)) {
+      throw forbidden(
+        "insufficient_scope",
+        `SMART scopes do not allow this request: the resource does not belong to Patient/${patient}`,
+        this.#challenge({ error: "insufficient_scope" }),
+      );
+    }
   }
 
   async #verify(token: string, req: RequestEnvelope): Promise<JWTPayload> {
