@@ -332,7 +332,7 @@ function createDescription(kind: ResourceKind): string {
     backends:
       "`type` must be one of the service's `backend_types`; `options`, `targets` and settings are checked against the gateway's schema.",
     middleware:
-      "`transform` and `metadata_transform` middleware need `transform_id`; the cloud writes `spec_path` from it.",
+      "`transform` and `metadata_transform` middleware need `transform_id`; the cloud writes `spec_path` from it. The security middleware (`api_key`, `basic_auth`, `jwt_auth`, `ip_filter`, `rate_limit`, `request_filter`, `cors`, `headers`) take options only.",
     transforms: "`spec` is a JOLT chain, compiled with the gateway's engine on save.",
     pipelines:
       "Ordered `middleware_ids`; when `gateway_id` is set, the gateway's whole configuration is validated with the change.",

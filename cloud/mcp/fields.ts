@@ -12,7 +12,7 @@ const FIELDS: Record<string, string> = {
   backend_types: 'Backend service types this service allows, e.g. ["http", "fhir", "echo"].',
   service_id: "Id of a service of your team (list-services) whose types allow `type`.",
   type:
-    "Endpoint/backend: a service type allowed by the service (http, fhir, jmix, dicomweb, dicom_scp, http3, dicom_scu, storage, echo). Middleware: transform, metadata_transform, or another gateway middleware type.",
+    "Endpoint/backend: a service type allowed by the service (http, fhir, jmix, dicomweb, dicom_scp, http3, dicom_scu, storage, echo). Middleware: transform, metadata_transform, api_key, basic_auth, jwt_auth, ip_filter, rate_limit, request_filter, cors or headers.",
   options:
     'Options of the type as in the gateway\'s TOML, e.g. {"path_prefix": "/fhir"} for an http endpoint or {"base_url": "http://fhir:8080"} for an http backend. For transform middleware: apply (left|right|both), fail_on_error, debug; never spec_path (the cloud writes it from transform_id).',
   network_ids: "Networks serving this endpoint (ids from list-networks); empty: every network.",

@@ -21,7 +21,7 @@ function record(type: string, options: Record<string, unknown>): MiddlewareRecor
   } as unknown as MiddlewareRecord;
 }
 
-Deno.test("checkMiddleware: api_key and basic_auth as the gateway's schema has them", () => {
+Deno.test("checkMiddleware: the security middleware as the gateway's schema has them", () => {
   const digest = "sha256:" + "ab".repeat(32);
   assertEquals(checkMiddleware(record("api_key", { keys: { lab_system: digest } })), []);
   assertEquals(checkMiddleware(record("basic_auth", { htpasswd_path: "data/users.htpasswd" })), []);
@@ -29,4 +29,15 @@ Deno.test("checkMiddleware: api_key and basic_auth as the gateway's schema has t
   assertEquals(plain.map((p) => p.field), ["options.keys.lab_system"]);
   const none = checkMiddleware(record("basic_auth", {}));
   assertEquals(none.map((p) => p.field), ["options.htpasswd_path"]);
+  const jwt = { jwks_url: "https://login.example.org/jwks", issuer: "https://login.example.org" };
+  assertEquals(
+    checkMiddleware(record("jwt_auth", { ...jwt, audience: ["fhir"], smart: true })),
+    [],
+  );
+  const hs = checkMiddleware(
+    record("jwt_auth", { ...jwt, audience: ["fhir"], algorithms: ["HS256"] }),
+  );
+  assertEquals(hs.map((p) => p.field), ["options.algorithms[0]"]);
+  assertEquals(checkMiddleware(record("rate_limit", { requests_per_second: 5 })), []);
+  assertEquals(checkMiddleware(record("ip_filter", { allow: ["10.0.0.0/8"] })), []);
 });
