@@ -4,22 +4,9 @@
  * to a DICOMweb endpoint (PS3.18: QIDO-RS search, WADO-RS retrieve, STOW-RS store). Paths are
  * those below the endpoint's prefix.
  */
+import { DICOMWEB_SERVICES, FHIR_INTERACTIONS } from "../../shared/gateway_config/mod.ts";
 
-/** FHIR RESTful interactions (and `operation` for `$name` calls). */
-export const FHIR_INTERACTIONS = [
-  "read",
-  "vread",
-  "update",
-  "patch",
-  "delete",
-  "history",
-  "create",
-  "search",
-  "capabilities",
-  "batch",
-  "operation",
-] as const;
-/** A FHIR interaction. */
+/** A FHIR interaction (`operation` for `$name` calls). */
 export type FhirInteraction = typeof FHIR_INTERACTIONS[number];
 
 /** The interaction of a FHIR request and the resource type it names (none at system level). */
@@ -81,8 +68,6 @@ export function fhirRequest(method: string, path: string): FhirRequest | null {
   return null;
 }
 
-/** DICOMweb services. */
-export const DICOMWEB_SERVICES = ["qido", "wado", "stow"] as const;
 /** A DICOMweb service. */
 export type DicomwebService = typeof DICOMWEB_SERVICES[number];
 

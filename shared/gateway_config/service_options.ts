@@ -543,7 +543,7 @@ const corsOrigin = z.string().refine((v) => {
 }, "an origin such as https://app.example.org (scheme, host, port; no path), or *");
 
 /** FHIR RESTful interactions (gateway/middleware/request_kind.ts classifies requests). */
-const FHIR_INTERACTION_NAMES = [
+export const FHIR_INTERACTIONS = [
   "read",
   "vread",
   "update",
@@ -556,6 +556,9 @@ const FHIR_INTERACTION_NAMES = [
   "batch",
   "operation",
 ] as const;
+
+/** DICOMweb services: QIDO-RS search, WADO-RS retrieve, STOW-RS store. */
+export const DICOMWEB_SERVICES = ["qido", "wado", "stow"] as const;
 
 /** A URLPattern pathname (`/Patient/:id`, `/studies/*`). */
 const urlPatternPath = z.string().startsWith("/", "starts with `/`").refine((p) => {
@@ -866,13 +869,13 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
       ),
       fhir_interactions: field(
         "array of strings",
-        z.array(z.enum(FHIR_INTERACTION_NAMES)),
+        z.array(z.enum(FHIR_INTERACTIONS)),
         "FHIR interactions accepted.",
         { default: [], example: ["read", "search"] },
       ),
       dicomweb_services: field(
         "array of strings",
-        z.array(z.enum(["qido", "wado", "stow"])),
+        z.array(z.enum(DICOMWEB_SERVICES)),
         "DICOMweb services accepted (QIDO-RS search, WADO-RS retrieve, STOW-RS store).",
         { default: [], example: ["qido", "wado"] },
       ),
