@@ -183,14 +183,15 @@ Deno.test("cloud service: a failing credential is locked out, not the valid toke
     }
     // The same bad credential again: locked out.
     assertEquals((await call(cloud, "GET", "/api/me", { token: bad })).status, 429);
-    // Spraying other bad tokens from the address: past its budget they get 429 too.
-    const spray = await Promise.all(
-      Array.from(
-        { length: 6 },
-        (_, i) => call(cloud, "GET", "/api/me", { token: "gwc_" + String(i).repeat(43) }),
-      ),
-    );
-    assertEquals(spray.at(-1)!.status, 429);
+    // Spraying other bad tokens from the address: past its budget they get 429 too. One after
+    // the other: sent at once, which of them the budget stops first is up to the scheduler.
+    const spray: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const token = "gwc_" + String(i).repeat(43);
+      spray.push((await call(cloud, "GET", "/api/me", { token })).status);
+    }
+    assertEquals(spray.at(-1), 429);
+    assertEquals(spray.every((s) => s === 401 || s === 429), true);
     // A colleague behind the same address with a valid token is not locked out.
     assertEquals((await call(cloud, "GET", "/api/me", { token: u.apiToken })).status, 200);
     assertEquals((await call(cloud, "GET", "/api/me", { token: u.userToken })).status, 200);
