@@ -1,5 +1,6 @@
 /** FHIR interactions and DICOMweb services as request_kind.ts reads them from method and path. */
 import { assertEquals } from "../../tests/assert.ts";
+import { validateConfigText } from "../../shared/gateway_config/mod.ts";
 import { dicomwebService, fhirRequest } from "./request_kind.ts";
 
 Deno.test("fhirRequest: the RESTful API's interactions and resource types", () => {
@@ -54,4 +55,17 @@ Deno.test("dicomwebService: QIDO, WADO and STOW by method and path", () => {
   for (const [method, path, service] of cases) {
     assertEquals(dicomwebService(method, path), service, `${method} ${path}`);
   }
+});
+
+Deno.test("request_filter paths: regexp groups are refused, so matching stays linear", () => {
+  const problems = (paths: string[]) =>
+    validateConfigText(
+      `[middleware.f]\ntype = "request_filter"\n[middleware.f.options]\npaths = ${
+        JSON.stringify(paths)
+      }`,
+      "gateway.toml",
+    ).problems.map((p) => p.message);
+  assertEquals(problems(["/Patient/:id", "/studies/*", "/Observation{/*}?"]), []);
+  assertEquals(problems(["/:id((a+)+$)"]).some((m) => m.includes("no `(` regexp groups")), true);
+  assertEquals(problems(["no-slash"]).length, 1);
 });

@@ -561,14 +561,18 @@ export const FHIR_INTERACTIONS = [
 export const DICOMWEB_SERVICES = ["qido", "wado", "stow"] as const;
 
 /** A URLPattern pathname (`/Patient/:id`, `/studies/*`). */
-const urlPatternPath = z.string().startsWith("/", "starts with `/`").refine((p) => {
-  try {
-    new URLPattern({ pathname: p });
-    return true;
-  } catch {
-    return false;
-  }
-}, "a URLPattern pathname such as /Patient/:id or /studies/*");
+const urlPatternPath = z.string().max(512).startsWith("/", "starts with `/`")
+  // Regular-expression groups (`:id(\\d+)`) are refused: a pattern from a pushed configuration
+  // must not be able to make matching a request path run in more than linear time.
+  .refine((p) => !/[()]/.test(p), "named parameters, `*` and `{…}?` only, no `(` regexp groups")
+  .refine((p) => {
+    try {
+      new URLPattern({ pathname: p });
+      return true;
+    } catch {
+      return false;
+    }
+  }, "a URLPattern pathname such as /Patient/:id or /studies/*");
 
 /** Names of API keys and users: they become `auth.subject`. */
 const NAME_PATTERN = /^[A-Za-z0-9_.@-]{1,100}$/;
