@@ -10,6 +10,8 @@ import { startTestGateway, startUpstream } from "./harness.ts";
 import { freePort } from "./support/mod.ts";
 // Not through support/mod.ts: only these tests load the provider (and its dependencies).
 import { startOidcProvider } from "./support/oidc.ts";
+import { makeUser, startTestCloud } from "./cloud_harness.ts";
+import { USER_TOKEN_AUDIENCE } from "../shared/mod.ts";
 
 const AUDIENCE = "https://gateway.example/fhir";
 
@@ -345,5 +347,39 @@ backends = ["server"]
     await gw.stop();
     await fhirServer.stop();
     await op.stop();
+  }
+});
+
+Deno.test("jwt_auth: the project's cloud as the issuer; its user tokens pass, its machine tokens do not", async () => {
+  const cloud = await startTestCloud();
+  try {
+    const alice = await makeUser(cloud, "alice@hospital.example");
+    const gw = await startTestGateway(pipeline(
+      `jwks_url = "${cloud.url}/.well-known/jwks.json"\nissuer = "${cloud.baseUrl}"\n` +
+        `audience = ["${USER_TOKEN_AUDIENCE}"]\nrequired_claims = ["team"]`,
+    ));
+    try {
+      const ok = await get(`${gw.url}/api/x`, alice.userToken);
+      assertEquals(ok.status, 200, JSON.stringify(ok.body));
+      assertEquals(ok.body.metadata["auth.subject"], alice.user.id);
+      // A machine token from the same cloud is for gateways, not for this audience.
+      const machine = await cloud.server.services.jwt.issueMachineToken({
+        jti: crypto.randomUUID(),
+        gatewayId: "gw-1",
+        gatewayCode: "edge",
+        teamId: alice.team.id,
+        abilities: [],
+        expiresAt: Date.now() + 60_000,
+      });
+      const refused = await get(`${gw.url}/api/x`, machine);
+      assertEquals([refused.status, refused.body.error.code], [401, "invalid_token"]);
+      // The cloud's API tokens are opaque, not JWTs.
+      const opaque = await get(`${gw.url}/api/x`, alice.apiToken);
+      assertEquals([opaque.status, opaque.body.error.code], [401, "invalid_token"]);
+    } finally {
+      await gw.stop();
+    }
+  } finally {
+    await cloud.stop();
   }
 });
