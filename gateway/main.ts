@@ -4,11 +4,13 @@
  *   gateway                         run the embedded default (echo under /echo on :8080)
  *   gateway --config FILE           run FILE (hot-reloaded when it changes)
  *   gateway --validate-config FILE  check FILE; exit 0, or 1 listing every problem
+ *   gateway audit verify FILE...    check the hash chain of audit files; exit 0 intact, 1 broken
  */
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { Logger } from "../shared/mod.ts";
 import { formatProblems, loadConfigFile } from "./config/mod.ts";
+import { verifyAuditFiles } from "./audit/mod.ts";
 import { createMetrics } from "./observability/mod.ts";
 import { buildRuntime, ConfigError, Gateway } from "./runtime/mod.ts";
 import { VERSION } from "./version.ts";
@@ -18,6 +20,8 @@ const USAGE = `gateway ${VERSION}: healthcare data-pipeline gateway
 Usage:
   gateway [--config FILE]          run (no --config: embedded default, echo under /echo on :8080)
   gateway --validate-config FILE   validate FILE and exit 0 (valid) or 1 (every problem listed)
+  gateway audit verify FILE...     check the SHA-256 chain of audit files (the active one and
+                                   its rotated siblings, in any order); exit 0 intact, 1 broken
   gateway --help | --version
 `;
 
@@ -75,8 +79,21 @@ async function run(configFile: string | null): Promise<number> {
   return 0;
 }
 
+/** `gateway audit verify FILE...`. */
+async function audit(args: string[]): Promise<number> {
+  if (args[0] !== "verify" || args.length < 2) {
+    console.error(`usage: gateway audit verify FILE...\n\n${USAGE}`);
+    return 2;
+  }
+  const report = await verifyAuditFiles(args.slice(1));
+  for (const line of report.lines) console.log(line);
+  console.log(report.ok ? "audit trail intact" : "audit trail BROKEN");
+  return report.ok ? 0 : 1;
+}
+
 /** Entry point. */
 export async function main(args: string[]): Promise<number> {
+  if (args[0] === "audit") return await audit(args.slice(1));
   let parsed;
   try {
     parsed = parseArgs({

@@ -2,7 +2,8 @@
  * `dicom_scp` per calling AE (`peers`), with DCMTK's SCUs: a modality may only store, a viewer may
  * find and move to itself only (no storage contexts, a C-MOVE elsewhere refused with 0124H), an AE
  * allowed C-GET gets storage contexts for the sub-operations yet its C-STORE is refused (0124H),
- * and an AE not listed cannot associate.
+ * and an AE not listed cannot associate. Every operation, allowed or refused, is in the audit trail
+ * with its calling AE, SOP class and instance.
  */
 import { generateInstances } from "../fixtures/dicom/generate.ts";
 import { startDcmqrscp, startStorescp } from "../fixtures/dicom/peers.ts";
@@ -15,6 +16,7 @@ import {
   requirePeer,
   runCommand,
   tempDir,
+  waitFor,
 } from "./support/mod.ts";
 
 const HAS_DCMTK = requirePeer("DCMTK", "findscu", "dcmtk");
@@ -69,6 +71,10 @@ port = ${viewer.port}
 [dicom.peers.OTHER]
 host = "127.0.0.1"
 port = ${other.port}
+
+[audit]
+file = "audit.jsonl"
+flush_interval_ms = 20
 `);
     const host = ["127.0.0.1", String(port)];
     const scu = (cmd: string, aet: string, args: string[], files: string[] = []) =>
@@ -125,6 +131,37 @@ port = ${other.port}
       const stranger = await scu("echoscu", "STRANGER", []);
       assert(stranger.code !== 0, out(stranger));
       assertMatch(out(stranger), /Association Rejected|Calling AE Title Not Recognized/i);
+
+      // The audit trail: one record per operation, refusals included.
+      const trail = async () =>
+        (await Deno.readTextFile(`${gw.dir}/audit.jsonl`).catch(() => "")).trimEnd().split("\n")
+          .filter((l) => l !== "").map((l) => JSON.parse(l));
+      await waitFor(async () => (await trail()).length >= 5, {
+        timeoutMs: 5000,
+        description: "five DIMSE audit records",
+      });
+      const records = (await trail()).map((r) =>
+        [r.dicom_calling_aet, r.method, r.dicom_status, r.outcome].join(" ")
+      );
+      assertEquals(records, [
+        "MODALITY1 C-STORE 0x0000 success",
+        "VIEWER C-FIND 0x0000 success",
+        "VIEWER C-MOVE 0x0000 success",
+        "VIEWER C-MOVE 0x0124 failure",
+        "GETTER C-STORE 0x0124 failure",
+      ]);
+      const [store, , , refusedMove, refusedStore] = await trail();
+      assertEquals(
+        [store.dicom_sop_instance, store.dicom_sop_class, store.dicom_study_uid],
+        [extra.sopInstanceUid, extra.sopClassUid, extra.studyUid],
+      );
+      assertEquals([store.protocol, store.endpoint, store.dicom_called_aet], [
+        "dimse",
+        "scp",
+        "GWSCP",
+      ]);
+      assertEquals(refusedMove.error_code, "dimse_not_authorized");
+      assertEquals(refusedStore.dicom_sop_instance, extra.sopInstanceUid);
     } finally {
       await gw.stop();
       await qr.stop();

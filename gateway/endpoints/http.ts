@@ -89,7 +89,8 @@ export class HttpEndpointService implements HttpEndpoint {
       // The endpoint's limits also bound what the backend answers (executor.ts).
       : Body.empty(this.limits);
     const path = relativePath(url.pathname, this.prefix);
-    return new RequestEnvelope({
+    // The record reads the identity and what was asked from it at the end (the audit trail).
+    return ex.record.envelope = new RequestEnvelope({
       id: ex.requestId,
       protocol: ex.protocol,
       method: request.method,

@@ -31,6 +31,7 @@ export { context as transformContext, TransformMiddleware } from "./transform.ts
 export { FileTransformSource, type TransformSource } from "./transform_source.ts";
 export { SpecFile } from "./spec_file.ts";
 export { AUTH_METADATA, type Identity } from "./auth/mod.ts";
+export { type FhirInteraction, type FhirRequest, fhirRequest } from "./request_kind.ts";
 
 /** Factories by middleware `type`; a type missing here is refused at config load. */
 export const MIDDLEWARE_FACTORIES: Partial<Record<string, MiddlewareFactory>> = {

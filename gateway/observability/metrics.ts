@@ -20,6 +20,8 @@ export interface Metrics {
   summary(): MetricsSummary;
   /** Metrics of the cloud integration. */
   readonly cloud: CloudMetrics;
+  /** Metrics of the audit trail. */
+  readonly audit: AuditMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
 }
@@ -49,6 +51,19 @@ export interface CloudMetrics {
   configVersion(version: number | null): void;
   /** The cloud service answered a call at `ms` (since the epoch). */
   contact(ms: number): void;
+}
+
+/** Where audit records go. */
+export type AuditSinkName = "file" | "fhir";
+
+/** Metrics of the audit trail (gateway/audit). */
+export interface AuditMetrics {
+  /** `n` records reached a sink. */
+  written(sink: AuditSinkName, n: number): void;
+  /** `n` records were lost: `queue_full`, `write_error`, `rejected` or `unsent_at_stop`. */
+  dropped(sink: AuditSinkName, reason: string, n: number): void;
+  /** Records waiting in memory for a sink. */
+  queued(sink: AuditSinkName, n: number): void;
 }
 
 /** Upper bounds in seconds of the latency histograms (1 ms … 10 s). */
@@ -123,6 +138,7 @@ class GatewayMetrics implements Metrics {
   readonly #reloadOk: CounterCell;
   readonly #reloadFailed: CounterCell;
   readonly cloud: CloudMetrics;
+  readonly audit: AuditMetrics;
 
   constructor(options: MetricsOptions) {
     const reloads = this.#registry.counter(
@@ -135,6 +151,7 @@ class GatewayMetrics implements Metrics {
     this.#reloadFailed = reloads.labels("failure");
 
     this.cloud = cloudMetrics(this.#registry);
+    this.audit = auditMetrics(this.#registry);
 
     const start = this.#registry.gauge(
       "gateway_start_time_seconds",
@@ -200,6 +217,30 @@ class GatewayMetrics implements Metrics {
   render(): string {
     return this.#registry.render();
   }
+}
+
+/** The audit families. */
+function auditMetrics(registry: Registry): AuditMetrics {
+  const written = registry.counter(
+    "gateway_audit_records_total",
+    "Audit records written, by sink (file, fhir).",
+    ["sink"],
+  );
+  const dropped = registry.counter(
+    "gateway_audit_dropped_total",
+    "Audit records lost, by sink and reason (queue_full, write_error, rejected, unsent_at_stop). Alert on any.",
+    ["sink", "reason"],
+  );
+  const queued = registry.gauge(
+    "gateway_audit_queue_depth",
+    "Audit records waiting in memory, by sink.",
+    ["sink"],
+  );
+  return {
+    written: (sink, n) => written.labels(sink).inc(n),
+    dropped: (sink, reason, n) => dropped.labels(sink, reason).inc(n),
+    queued: (sink, n) => queued.labels(sink).set(n),
+  };
 }
 
 /** The cloud families; every outcome label exists from the start (a zero, not a gap). */

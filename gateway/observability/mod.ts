@@ -15,6 +15,8 @@
  * @module
  */
 export {
+  type AuditMetrics,
+  type AuditSinkName,
   type CloudMetrics,
   type CloudPullOutcome,
   createMetrics,

@@ -10,6 +10,7 @@ import { GatewayError, internalDetail } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { removeSpool } from "../spool.ts";
 import { abortAfter } from "./deadlines.ts";
+import type { AuditSink } from "./front_door.ts";
 import type { Backend, Middleware } from "./types.ts";
 
 /** A pipeline with its middleware and backends built. */
@@ -24,6 +25,8 @@ export interface BuiltPipeline {
 export interface ExecutorDeps {
   metrics: Metrics;
   logger: Logger;
+  /** The audit trail, when the gateway keeps one (front_door.ts writes to it). */
+  audit?: AuditSink;
 }
 
 /** True when the backend takes part in a request with this metadata. */

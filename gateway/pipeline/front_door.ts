@@ -5,6 +5,7 @@
  * calling this. The listener keeps what is its own: routing, and the shape of its answers.
  */
 import type { Logger } from "../../shared/mod.ts";
+import type { RequestEnvelope } from "../envelope.ts";
 import type { GatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
 
@@ -16,10 +17,32 @@ export function requestIdOf(incoming: string | null | undefined): string {
   return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
 }
 
+/** Where the audit record of a finished request goes (the audit trail, gateway/audit). */
+export interface AuditSink {
+  /** False when no `[audit]` is configured: records then cost nothing. */
+  readonly enabled: boolean;
+  /** One request (or DIMSE operation) ended with `status` after `seconds`. */
+  requestFinished(record: RequestRecord, status: number, seconds: number): void;
+}
+
+/** What an HTTP listener knows of a request before any endpoint has made an envelope of it. */
+export interface RequestOrigin {
+  endpoint: string;
+  protocol: string;
+  method: string;
+  /** The path as received (prefix included). */
+  path: string;
+  /** `?…` as received, or empty. */
+  query: string;
+  remoteAddr?: string;
+}
+
 /** Where the front door writes. */
 export interface FrontDoorDeps {
   metrics: Metrics;
   logger: Logger;
+  /** The audit trail, when the gateway keeps one. */
+  audit?: AuditSink;
 }
 
 /** Milliseconds with two decimals, as the access log writes durations. */
@@ -34,6 +57,12 @@ export class RequestRecord {
   #finished = false;
   /** The code of the failure the request ended with, if any (for the access log). */
   errorCode?: string;
+  /** The request as it arrived (set by the listener while an audit trail is kept). */
+  origin?: RequestOrigin;
+  /** The envelope, once the endpoint made it: the audit trail reads identity and DICOM ids there. */
+  envelope?: RequestEnvelope;
+  /** The DIMSE status sent, for a DIMSE operation. */
+  dimseStatus?: number;
 
   /** Starts the record: counts the request as in flight on `pipeline`. */
   constructor(deps: FrontDoorDeps, readonly pipeline: string, readonly requestId: string) {
@@ -71,6 +100,7 @@ export class RequestRecord {
     this.#finished = true;
     const seconds = (performance.now() - this.#started) / 1000;
     this.#deps.metrics.requestFinished(this.pipeline, status, seconds);
+    if (this.#deps.audit?.enabled) this.#deps.audit.requestFinished(this, status, seconds);
     if (!this.#deps.logger.enabled("info")) return;
     this.#deps.logger.info(message, {
       request_id: this.requestId,

@@ -14,7 +14,13 @@
  */
 export { type BuiltPipeline, type ExecutorDeps, runPipeline } from "./executor.ts";
 export { abortAfter } from "./deadlines.ts";
-export { type FrontDoorDeps, requestIdOf, RequestRecord } from "./front_door.ts";
+export {
+  type AuditSink,
+  type FrontDoorDeps,
+  requestIdOf,
+  type RequestOrigin,
+  RequestRecord,
+} from "./front_door.ts";
 export { normalizePrefix, relativePath, type Route, RouteTable } from "./routes.ts";
 export { joinUrl, Target, TargetPool } from "./targets.ts";
 export type {

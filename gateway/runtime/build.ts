@@ -12,6 +12,7 @@ import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dico
 import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
 import {
+  type AuditSink,
   type Backend,
   type BuildContext,
   type BuiltPipeline,
@@ -29,6 +30,8 @@ export class Runtime {
   readonly deps: ExecutorDeps;
   /** DICOM (issue 4): dicom_scp endpoints by listener key (`bind_addr:port`). */
   readonly dimse = new Map<string, DicomScpEndpoint>();
+  /** The backend named by `[audit] fhir_backend`, built whether or not a pipeline uses it. */
+  auditBackend?: Backend;
   #inFlight = 0;
   #retired = false;
   #closed = false;
@@ -79,6 +82,7 @@ export class Runtime {
     // Backends are shared by pipelines: close each once.
     const backends = new Set<Backend>();
     for (const p of this.pipelines.values()) for (const b of p.backends) backends.add(b);
+    if (this.auditBackend) backends.add(this.auditBackend);
     for (const b of backends) await b.close();
   }
 }
@@ -91,6 +95,8 @@ export interface BuildDeps {
   validateOnly?: boolean;
   /** Where transform specs come from (the cloud integration's downloading source, when active). */
   transformSource?: TransformSource;
+  /** The audit trail the runtime's requests are recorded in. */
+  audit?: AuditSink;
 }
 
 /** Build a Runtime, or list every problem that prevents it (and release what was built). */
@@ -179,7 +185,9 @@ export async function buildRuntime(
   const runtime = new Runtime(generation, config, routes, pipelines, {
     logger: deps.logger,
     metrics: deps.metrics,
+    audit: deps.audit,
   });
+  if (config.audit?.fhir_backend) runtime.auditBackend = backends.get(config.audit.fhir_backend);
   for (const ep of dimse) {
     runtime.dimse.set(ep.key, ep);
     ep.attach(runtime.deps, runtime);
@@ -192,7 +200,7 @@ export async function buildRuntime(
     return { problems };
   }
   // Unattached middleware and backends are valid config but unused: release them now.
-  const used = new Set<unknown>();
+  const used = new Set<unknown>([runtime.auditBackend]);
   for (const p of pipelines.values()) {
     p.middleware.forEach((m) => used.add(m));
     p.backends.forEach((b) => used.add(b));

@@ -14,7 +14,8 @@ import {
   type CloudIntegrationOptions,
   loadWithManagedConfig,
 } from "../cloud_client/mod.ts";
-import type { Protocol } from "../envelope.ts";
+import { AuditTrail } from "../audit/mod.ts";
+import { Body, type Protocol, RequestEnvelope } from "../envelope.ts";
 import { errorBody, GatewayError } from "../errors.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
@@ -73,12 +74,15 @@ export class Gateway implements GatewayControl {
   #ready = false;
   #reloading: Promise<ReloadOutcome> | undefined;
   #reloadAgain = false;
+  /** The audit trail (`[audit]`); it outlives configurations, so its chain does too. */
+  readonly #audit: AuditTrail;
 
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
     this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
+    this.#audit = new AuditTrail({ logger: opts.logger, metrics: opts.metrics.audit });
     this.#http = new HttpListeners({
       handle: (req, info, tls, network, protocol) =>
         this.#handle(req, info, tls, network, protocol),
@@ -121,6 +125,11 @@ export class Gateway implements GatewayControl {
     // The token store is ready before the first build (transforms may be downloaded by id).
     const runtime = await this.#load((config) => this.#cloud.configure(config, this.#baseDir()));
     if (runtime instanceof ConfigError) throw runtime;
+    const auditProblem = await this.#configureAudit(runtime);
+    if (auditProblem) {
+      await runtime.close();
+      throw new ConfigError([auditProblem]);
+    }
     this.#current = runtime;
     this.#applyLogging(runtime.config);
     HttpListeners.assertPortsFree(runtime.config);
@@ -264,6 +273,8 @@ export class Gateway implements GatewayControl {
       await this.#http.sync(next.config, true);
       await this.#dimse.sync(next.dimse.values()); // DICOM (issue 4)
       await this.#management.sync(next.config, this.#baseDir());
+      const auditProblem = await this.#configureAudit(next);
+      if (auditProblem) throw new Error(auditProblem.message);
     } catch (err) {
       await next.close();
       this.metrics.reload(false);
@@ -313,6 +324,8 @@ export class Gateway implements GatewayControl {
     }
     await this.#management.shutdown();
     await this.#dimse.close(); // DICOM (issue 4)
+    // Every request has ended: the last records are written before the backends close.
+    await this.#audit.close();
     await this.#current?.close();
     stopRenderWorkers();
     this.#logger.info("gateway stopped");
@@ -340,10 +353,65 @@ export class Gateway implements GatewayControl {
       metrics: this.metrics,
       baseDir: this.#baseDir(),
       transformSource: this.#cloud.transformSource(loaded.config),
+      audit: this.#audit,
     });
     if (!built.runtime) return new ConfigError(built.problems);
     this.#generation++;
     return built.runtime;
+  }
+
+  /**
+   * Points the audit trail at `runtime`'s `[audit]` (AuditEvents go through the audit backend
+   * of whichever runtime is current when they are sent); the problem when its file cannot be
+   * opened.
+   */
+  async #configureAudit(runtime: Runtime): Promise<ConfigProblem | undefined> {
+    const config = runtime.config.audit;
+    try {
+      // Wherever a key may travel in a query, its value stays out of the trail.
+      const keyParams = Object.values(runtime.config.middleware)
+        .filter((m) => m.type === "api_key" && typeof m.options.query_param === "string")
+        .map((m) => m.options.query_param as string);
+      await this.#audit.configure(
+        config,
+        config?.fhir_backend ? (bundle, signal) => this.#sendAudit(bundle, signal) : undefined,
+        keyParams,
+      );
+      return undefined;
+    } catch (err) {
+      return {
+        file: this.configFile ?? "<embedded>",
+        path: "audit.file",
+        message: `the audit file cannot be opened: ${(err as Error).message}`,
+      };
+    }
+  }
+
+  /** One batch of AuditEvents to the current configuration's audit backend. */
+  async #sendAudit(
+    bundle: Uint8Array,
+    signal: AbortSignal,
+  ): Promise<{ status: number; body: string }> {
+    const rt = this.#current;
+    const backend = rt.auditBackend;
+    if (!backend) throw new Error("no audit backend in the running configuration");
+    rt.acquire();
+    try {
+      const req = new RequestEnvelope({
+        id: crypto.randomUUID(),
+        protocol: "http",
+        method: "POST",
+        path: "/",
+        headers: new Headers({ accept: "application/fhir+json" }),
+        body: new Body(bundle, "application/fhir+json"),
+        endpoint: "audit",
+        signal,
+      });
+      const res = await backend.invoke(req, { signal, logger: this.#logger });
+      return { status: res.status, body: await res.body.text() };
+    } finally {
+      rt.release();
+    }
   }
 
   /** Directory relative paths of the config resolve against. */
@@ -391,6 +459,16 @@ export class Gateway implements GatewayControl {
       const endpoint = route.endpoint;
       const pipeline = endpoint.pipeline.name;
       const record = new RequestRecord(rt.deps, pipeline, requestId);
+      if (this.#audit.enabled) {
+        record.origin = {
+          endpoint: endpoint.config.name,
+          protocol,
+          method: request.method,
+          path: url.pathname,
+          query: url.search,
+          remoteAddr: info.remoteAddr.hostname,
+        };
+      }
       const ex = {
         request,
         url,

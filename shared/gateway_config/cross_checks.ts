@@ -15,6 +15,22 @@ export function checkReferences(sink: ProblemSink, config: GatewayConfig): void 
   checkPipelines(sink, config);
   checkRoutes(sink, config);
   checkListeners(sink, config);
+  checkAudit(sink, config);
+}
+
+/** `[audit] fhir_backend` names a backend that speaks FHIR over HTTP. */
+function checkAudit(sink: ProblemSink, config: GatewayConfig): void {
+  const name = config.audit?.fhir_backend;
+  if (name === undefined) return;
+  const backend = Object.hasOwn(config.backends, name) ? config.backends[name] : undefined;
+  if (!backend) {
+    sink.report("audit.fhir_backend", unknownName("backend", name, config.backends));
+  } else if (backend.service !== "fhir" && backend.service !== "http") {
+    sink.report(
+      "audit.fhir_backend",
+      `backend \`${name}\` has service ${backend.service}; AuditEvents go to a fhir or http backend`,
+    );
+  }
 }
 
 function unknownName(kind: string, name: string, defined: Record<string, unknown>): string {

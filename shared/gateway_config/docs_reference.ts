@@ -4,6 +4,7 @@
  */
 import type { FieldSpec, TableSpec } from "./fields.ts";
 import {
+  AUDIT,
   BACKEND,
   CLOUD,
   CONTENT_LIMITS,
@@ -45,6 +46,7 @@ export function configReferenceMarkdown(): string {
     table("`[proxy.content_limits]`", CONTENT_LIMITS),
     table("`[management]`", MANAGEMENT),
     table("`[logging]`", LOGGING),
+    table("`[audit]`", AUDIT),
     table(
       "`[dicom.peers.<AET>]`",
       DICOM_PEER,

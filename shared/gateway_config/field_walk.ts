@@ -15,6 +15,7 @@
  */
 import { childPath, type FieldSpec, isTable, type TableSpec } from "./fields.ts";
 import {
+  AUDIT,
   BACKEND,
   CLOUD,
   CONTENT_LIMITS,
@@ -84,6 +85,7 @@ export function visitFields(doc: Record<string, unknown>, visit: (f: FieldVisit)
   table(doc.cloud, CLOUD, "cloud", visit);
   table(doc.management, MANAGEMENT, "management", visit);
   table(doc.logging, LOGGING, "logging", visit);
+  table(doc.audit, AUDIT, "audit", visit);
   if (isTable(doc.proxy)) {
     table(doc.proxy.content_limits, CONTENT_LIMITS, "proxy.content_limits", visit);
   }

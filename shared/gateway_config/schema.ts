@@ -48,6 +48,7 @@ export const SECTIONS = [
   "proxy",
   "management",
   "logging",
+  "audit",
   "dicom",
 ] as const;
 
@@ -502,6 +503,71 @@ export const LOGGING: TableSpec = {
     z.boolean(),
     "Write request paths whole in the request log. Off: FHIR ids, DICOM UIDs and the path below other endpoints' prefixes are replaced by placeholders (patient identifiers stay out of the log).",
     { default: false, example: true },
+  ),
+};
+
+/** `[audit]`: the audit trail (docs/security.md); absent: no audit records. */
+export const AUDIT: TableSpec = {
+  file: field(
+    "string",
+    text(),
+    "JSON Lines file of audit records, one per request, each carrying the SHA-256 of the one " +
+      "before (`gateway audit verify` checks the chain); rotated by size. Relative to the main " +
+      "config file's directory; created 0600.",
+    { path: "config", requiredWhen: "`fhir_backend` is not set", example: "audit/audit.jsonl" },
+  ),
+  max_file_bytes: field(
+    "integer",
+    int(4096),
+    "Size at which the file is rotated (renamed to `<file>.<UTC time>`, a new file started; the " +
+      "chain continues into it).",
+    { default: 104_857_600, example: 1_073_741_824 },
+  ),
+  keep_files: field(
+    "integer",
+    int(0, 100_000),
+    "Rotated files kept (the oldest beyond this are deleted); 0 keeps every one.",
+    { default: 0, example: 30 },
+  ),
+  queue_size: field(
+    "integer",
+    int(1, 1_000_000),
+    "Records held in memory waiting to be written. When full, records are dropped, counted in " +
+      "`gateway_audit_dropped_total`, logged as an error and noted in the trail itself.",
+    { default: 10_000, example: 50_000 },
+  ),
+  flush_interval_ms: field(
+    "integer",
+    int(10, 60_000),
+    "Longest time a record waits in memory before it is written.",
+    { default: 200, example: 1000 },
+  ),
+  redact_query: field(
+    "array of strings",
+    z.array(text()),
+    "Query parameters whose values are written as `[redacted]`, besides the built-in ones " +
+      "(`access_token`, `api_key`, `apikey`, `client_secret`, `code`, `key`, `password`, " +
+      "`secret`, `token`).",
+    { default: [], example: ["ssn"] },
+  ),
+  fhir_backend: field(
+    "string",
+    text(),
+    "A `fhir` or `http` backend that also receives every record as a FHIR R4 `AuditEvent`, in " +
+      "batch Bundles posted to its base URL.",
+    { requiredWhen: "`file` is not set", example: "audit-server" },
+  ),
+  fhir_batch_size: field(
+    "integer",
+    int(1, 1000),
+    "AuditEvents per batch Bundle sent to `fhir_backend`.",
+    { default: 100, example: 20 },
+  ),
+  source_name: field(
+    "string",
+    text(),
+    "Name of this gateway in the AuditEvents (`source.observer`).",
+    { defaultDoc: "the host name", example: "edge-gateway-1" },
   ),
 };
 

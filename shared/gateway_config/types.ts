@@ -178,6 +178,24 @@ export interface LoggingConfig {
   log_identifiers?: boolean;
 }
 
+/** `[audit]`: the audit trail. */
+export interface AuditConfig {
+  /** JSON Lines file (absolute once loaded from a file). */
+  file?: string;
+  max_file_bytes: number;
+  /** Rotated files kept; 0 keeps all. */
+  keep_files: number;
+  queue_size: number;
+  flush_interval_ms: number;
+  /** Query parameters redacted besides the built-in ones. */
+  redact_query: string[];
+  /** Backend that receives FHIR AuditEvents. */
+  fhir_backend?: string;
+  fhir_batch_size: number;
+  /** The observer named in AuditEvents; default: the host name. */
+  source_name?: string;
+}
+
 /** `[cloud]`. */
 export interface CloudConfig {
   enabled: boolean;
@@ -225,6 +243,8 @@ export interface GatewayConfig {
   proxy: { content_limits: ContentLimits };
   management: ManagementConfig;
   logging: LoggingConfig;
+  /** The audit trail; absent when the file has no `[audit]` table. */
+  audit?: AuditConfig;
   /** DICOM (issue 4): known AEs; absent when the file has no `[dicom]` table. */
   dicom?: DicomConfig;
   /** Files this configuration was read from (main file first); empty for embedded text. */

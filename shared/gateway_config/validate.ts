@@ -3,6 +3,7 @@ import { asTable, checkTable, childPath, isTable, ProblemSink, type TableSpec } 
 import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./cross_checks.ts";
 import {
+  AUDIT,
   BACKEND,
   CLOUD,
   CONTENT_LIMITS,
@@ -30,6 +31,7 @@ import {
 } from "./service_options.ts";
 import { didYouMean } from "./suggest.ts";
 import type {
+  AuditConfig,
   BackendConfig,
   CloudConfig,
   ConfigProblem,
@@ -108,9 +110,23 @@ export function validateConfig(
   checkManagementExposure(sink, config.management);
   if (top.pipelines_path !== undefined) config.pipelines_path = top.pipelines_path as string;
   if (doc.dicom !== undefined) config.dicom = dicom(sink, doc.dicom);
+  if (doc.audit !== undefined) config.audit = audit(sink, doc.audit);
   checkReferences(sink, config);
   const problems = sortProblems(sink.problems, fileName);
   return problems.length ? { problems } : { config, problems };
+}
+
+/** `[audit]`: at least one sink. */
+function audit(sink: ProblemSink, raw: unknown): AuditConfig {
+  const a = checkTable(sink, raw, AUDIT, "audit") as unknown as AuditConfig;
+  if (isTable(raw) && raw.file === undefined && raw.fhir_backend === undefined) {
+    sink.report(
+      "audit",
+      "the audit trail needs somewhere to go: set `file` (a JSON Lines file) or " +
+        "`fhir_backend` (a backend that receives FHIR AuditEvents), or both",
+    );
+  }
+  return a;
 }
 
 /** Problems of the main file first, then by file name and line. */

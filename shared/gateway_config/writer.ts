@@ -7,6 +7,7 @@
 import { stringify } from "smol-toml";
 import type { TableSpec } from "./fields.ts";
 import {
+  AUDIT,
   BACKEND,
   CLOUD,
   CONTENT_LIMITS,
@@ -78,6 +79,7 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
     ),
     section("management", withoutDefaults(config.management, MANAGEMENT)),
     section("logging", withoutDefaults(config.logging, LOGGING)),
+    section("audit", config.audit ? withoutDefaults(config.audit, AUDIT) : undefined),
     // DICOM (issue 4): known AEs.
     section(
       "dicom",

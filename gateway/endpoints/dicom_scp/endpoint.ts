@@ -199,8 +199,14 @@ export class DicomScpEndpoint {
           (spool as ReceivedFile | undefined)?.abort();
           const res = lib.responses.CStoreResponse.fromRequest(req);
           res.setStatus(STATUS.notAuthorized);
-          res.setErrorComment(comment(`${peer.callingAet} may not store here`));
-          return reply(res);
+          const why = `${peer.callingAet} may not store here`;
+          res.setErrorComment(comment(why));
+          reply(res);
+          this.#refused("C-STORE", peer, {
+            dicom_sop_class: req.getAffectedSopClassUid(),
+            dicom_instance_uid: req.getAffectedSopInstanceUid(),
+          }, why);
+          return;
         }
         guard(
           this.#storeInstance(req, reply, peer, running, {
@@ -214,6 +220,40 @@ export class DicomScpEndpoint {
         for (const c of running.values()) c.abort();
       },
     };
+  }
+
+  /**
+   * An operation refused before the pipeline by the `peers` policy (0124H was sent): logged,
+   * counted as a 403 `dimse_not_authorized` and audited like any other operation.
+   */
+  #refused(op: string, peer: Peer, extra: Record<string, string>, why: string): void {
+    const deps = this.#deps!;
+    const env = dimseEnvelope(
+      this.config.name,
+      op,
+      peer,
+      extra,
+      Body.empty(),
+      new AbortController().signal,
+    );
+    const record = new RequestRecord(deps, this.pipeline.name, env.id);
+    record.envelope = env;
+    record.dimseStatus = STATUS.notAuthorized;
+    record.failed(new GatewayError(403, "dimse_not_authorized", why), {
+      endpoint: this.config.name,
+      operation: op,
+      calling_aet: peer.callingAet,
+    }, {
+      message: `DIMSE ${op} refused: not authorized for the caller`,
+      level: "warn",
+      logged: true,
+    });
+    record.finished(403, "dimse", {
+      endpoint: this.config.name,
+      operation: op,
+      calling_aet: peer.callingAet,
+      status: "0x0124",
+    });
   }
 
   /**
@@ -247,6 +287,7 @@ export class DicomScpEndpoint {
       controller.signal,
     );
     const record = new RequestRecord(deps, this.pipeline.name, env.id);
+    record.envelope = env;
     let outcome: Omit<OperationOutcome, "report">;
     try {
       const res = await runPipeline(this.pipeline, env, deps);
@@ -277,13 +318,15 @@ export class DicomScpEndpoint {
       this.#tracker?.release();
     }
     // The DIMSE status actually sent ends the record (metrics as 200 or 502, and the log line).
-    const report = (sent: number) =>
+    const report = (sent: number) => {
+      record.dimseStatus = sent;
       record.finished(statusKind(sent) === "failure" ? 502 : 200, "dimse", {
         endpoint: this.config.name,
         operation: op,
         calling_aet: peer.callingAet,
         status: `0x${sent.toString(16).padStart(4, "0")}`,
       });
+    };
     return { ...outcome, report };
   }
 
@@ -394,11 +437,10 @@ export class DicomScpEndpoint {
         undefined,
         `${peer.callingAet} may not move to ${destination}`,
       );
-      this.#deps!.logger.warn("DIMSE C-MOVE refused: destination not allowed for the caller", {
-        endpoint: this.config.name,
-        calling_aet: peer.callingAet,
-        destination,
-      });
+      this.#refused("C-MOVE", peer, {
+        dicom_sop_class: req.getAffectedSopClassUid(),
+        dicom_move_destination: destination,
+      }, `${peer.callingAet} may not move to ${destination}`);
       return;
     }
     const target = this.#peers[destination];

@@ -1,0 +1,44 @@
+/**
+ * The audit trail (`[audit]`, docs/security.md): one record per request that reaches a pipeline,
+ * written off the request path to a SHA-256-chained JSON Lines file and, optionally, to a FHIR
+ * server as R4 `AuditEvent`s; `verifyAuditFiles` checks a chain (`gateway audit verify`).
+ *
+ * @example
+ * ```ts
+ * import { AuditFile, verifyAuditFiles } from "./mod.ts";
+ * import { Logger } from "../../shared/mod.ts";
+ *
+ * const dir = await Deno.makeTempDir();
+ * const file = await AuditFile.open({
+ *   path: `${dir}/audit.jsonl`,
+ *   maxFileBytes: 1 << 20,
+ *   keepFiles: 0,
+ *   logger: new Logger({ level: "error", format: "json" }),
+ * });
+ * await file.append([{ event: "request", time: new Date().toISOString(), method: "GET", status: 200 }]);
+ * await file.close();
+ * const report = await verifyAuditFiles([`${dir}/audit.jsonl`]);
+ * console.log(report.ok, report.lines[0].endsWith("1 records, seq 1-1, chain intact")); // true true
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+export { AuditFile, type AuditFileOptions } from "./audit_file.ts";
+export {
+  type ChainTip,
+  GENESIS,
+  lineHash,
+  readChain,
+  verifyAuditFiles,
+  type VerifyReport,
+} from "./chain.ts";
+export {
+  type AuditEntry,
+  BUILT_IN_REDACTED_QUERY,
+  entryOf,
+  REDACTED_VALUE,
+  redactQuery,
+} from "./entry.ts";
+export { auditEventOf, batchBundle, type FhirResource } from "./fhir_event.ts";
+export { AuditTrail, type AuditTrailDeps, type FhirDelivery } from "./trail.ts";
