@@ -6,7 +6,9 @@
  *    `jwtVerify` alone, which is what the first request with a new token costs (keys from a JWKS
  *    file, so no fetch); and `api_key`.
  * 2. Throughput with Debian's wrk: the gateway's `echo` pipeline without authentication, and the
- *    same pipeline behind `jwt_auth` (ES256 and RS256 tokens), requests/s and the ratio.
+ *    same pipeline behind `jwt_auth` (ES256 and RS256 tokens), requests/s and the ratio; then the
+ *    ES256 pipeline again on a gateway that keeps an `[audit]` trail (a record per request,
+ *    chained by SHA-256), with the records written per second.
  */
 import { parseArgs } from "node:util";
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from "jose";
@@ -17,7 +19,7 @@ import { sha256Hex } from "../../gateway/middleware/auth/credentials.ts";
 import { freePort, removeDir, startGateway, tempDir } from "../../tests/support/mod.ts";
 import { Logger } from "../../shared/mod.ts";
 import { fixed, markdownTable } from "../http_proxy/report.ts";
-import { runWrk } from "../http_proxy/wrk.ts";
+import { runWrk, type WrkResult } from "../http_proxy/wrk.ts";
 
 const AUDIENCE = "https://gateway.example/fhir";
 const ISSUER = "https://issuer.example";
@@ -112,12 +114,11 @@ console.log(
   markdownTable(["middleware", "token seen before", "new token (jose jwtVerify)"], rows),
 );
 
-// Throughput: plain echo pipeline vs the same behind jwt_auth.
+// Throughput: plain echo pipeline vs the same behind jwt_auth, then with the audit trail on.
 const dir = await tempDir("bench-auth-");
 await Deno.writeTextFile(`${dir}/keys.json`, JSON.stringify(jwks));
-const dataPort = freePort();
-const gateway = await startGateway({
-  configText: `[network.main]
+const config = (dataPort: number, audit: string) =>
+  `[network.main]
 bind = "127.0.0.1"
 port = ${dataPort}
 [management]
@@ -149,24 +150,52 @@ backends = ["e"]
 endpoints = ["authed"]
 middleware = ["auth"]
 backends = ["e"]
-`,
-});
+${audit}`;
+
+const results: [string, WrkResult][] = [];
+let plain: WrkResult | undefined;
+let auditLine = "";
 try {
-  const base = `http://127.0.0.1:${dataPort}`;
+  let dataPort = freePort();
+  let gateway = await startGateway({ configText: config(dataPort, "") });
   const run = (path: string, headers: string[] = []) =>
-    runWrk({ url: `${base}${path}`, threads: 2, connections: 32, durationSec: duration, headers });
-  await run("/plain/warm");
-  await run("/authed/warm", [`Authorization: Bearer ${tokens.ES256}`]);
-  const plain = await run("/plain/x");
-  const results = [["echo, no authentication", plain]] as [
-    string,
-    Awaited<ReturnType<typeof run>>,
-  ][];
-  for (const [alg, t] of Object.entries(tokens)) {
-    results.push([
-      `echo behind jwt_auth (${alg})`,
-      await run("/authed/x", [`Authorization: Bearer ${t}`]),
-    ]);
+    runWrk({
+      url: `http://127.0.0.1:${dataPort}${path}`,
+      threads: 2,
+      connections: 32,
+      durationSec: duration,
+      headers,
+    });
+  try {
+    await run("/plain/warm");
+    await run("/authed/warm", [`Authorization: Bearer ${tokens.ES256}`]);
+    plain = await run("/plain/x");
+    results.push(["echo, no authentication", plain]);
+    for (const [alg, t] of Object.entries(tokens)) {
+      results.push([
+        `echo behind jwt_auth (${alg})`,
+        await run("/authed/x", [`Authorization: Bearer ${t}`]),
+      ]);
+    }
+  } finally {
+    await gateway.stop();
+  }
+  dataPort = freePort();
+  const auditFile = `${dir}/audit/audit.jsonl`;
+  gateway = await startGateway({
+    configText: config(dataPort, `[audit]\nfile = "${auditFile}"\nmax_file_bytes = 1073741824\n`),
+  });
+  try {
+    await run("/authed/warm", [`Authorization: Bearer ${tokens.ES256}`]);
+    const before = (await Deno.stat(auditFile)).size;
+    const audited = await run("/authed/x", [`Authorization: Bearer ${tokens.ES256}`]);
+    results.push(["echo behind jwt_auth (ES256), audit trail on", audited]);
+    await new Promise((r) => setTimeout(r, 500));
+    const bytes = (await Deno.stat(auditFile)).size - before;
+    auditLine = `Audit trail: ${fixed(bytes / 1e6, 1)} MB written in the ${duration} s run ` +
+      `(${fixed(bytes / Math.max(1, audited.requests), 0)} bytes per request).`;
+  } finally {
+    await gateway.stop();
   }
   console.log(`\nThroughput, wrk 2 threads, 32 connections, ${duration} s:\n`);
   console.log(markdownTable(
@@ -177,10 +206,10 @@ try {
       fixed(r.p50Ms, 2),
       fixed(r.p99Ms, 2),
       String(r.non2xx),
-      fixed(r.requestsPerSec / plain.requestsPerSec, 2),
+      fixed(r.requestsPerSec / plain!.requestsPerSec, 2),
     ]),
   ));
+  console.log(`\n${auditLine}`);
 } finally {
-  await gateway.stop();
   await removeDir(dir);
 }
