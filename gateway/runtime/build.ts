@@ -164,7 +164,13 @@ export async function buildRuntime(
     for (const epName of pc.endpoints) {
       const ec = config.endpoints[epName];
       if (ec.service === "dicom_scp") {
-        dimse.push(createDicomScpEndpoint(ec, pipeline, config.dicom?.peers ?? {}, deps.baseDir));
+        try {
+          dimse.push(
+            await createDicomScpEndpoint(ec, pipeline, config.dicom?.peers ?? {}, deps.baseDir),
+          );
+        } catch (err) {
+          problem(`endpoints.${epName}`, (err as Error).message);
+        }
         continue;
       }
       const factory = HTTP_ENDPOINT_FACTORIES[ec.service];

@@ -578,4 +578,28 @@ export const DICOM_PEER: TableSpec = {
     example: "10.0.0.7",
   }),
   port: field("integer", port(), "DIMSE port of the AE.", { required: true, example: 104 }),
+  use_tls: field("boolean", z.boolean(), "Associate with this AE over DICOM TLS.", {
+    default: false,
+    example: true,
+  }),
+  ca_cert_path: field(
+    "string",
+    text(),
+    "PEM CA certificates the AE's certificate is checked against (with `use_tls`; default: the " +
+      "system's roots).",
+    { path: "config", example: "certs/viewer-ca.pem" },
+  ),
+  cert_path: field(
+    "string",
+    text(),
+    "PEM client certificate presented to the AE (with `use_tls`).",
+    {
+      path: "config",
+      example: "certs/gateway.pem",
+    },
+  ),
+  key_path: field("string", text(), "PEM private key of `cert_path`.", {
+    path: "config",
+    example: "certs/gateway-key.pem",
+  }),
 };

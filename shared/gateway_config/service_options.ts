@@ -203,11 +203,37 @@ export const ENDPOINT_OPTION_SCHEMAS: Record<EndpointService, OptionSchema> = {
           },
         },
       ),
+      tls_cert_path: field(
+        "string",
+        text(),
+        "PEM certificate chain: with `tls_key_path` the listener speaks DICOM TLS (PS3.15 B.1) " +
+          "instead of plain TCP.",
+        { path: "config", example: "certs/scp.pem" },
+      ),
+      tls_key_path: field("string", text(), "PEM private key of `tls_cert_path`.", {
+        path: "config",
+        example: "certs/scp-key.pem",
+      }),
+      tls_client_ca_path: field(
+        "string",
+        text(),
+        "PEM CA certificates: every peer must present a client certificate issued by one of " +
+          "them (others are refused in the TLS handshake).",
+        { path: "config", example: "certs/modalities-ca.pem" },
+      ),
     },
-    rules: (o) =>
-      o.peers !== undefined && o.allowed_calling_aets !== undefined
+    rules: (o) => [
+      ...(o.peers !== undefined && o.allowed_calling_aets !== undefined
         ? [{ key: "peers", message: "use peers or allowed_calling_aets, not both" }]
-        : [],
+        : []),
+      ...bothOrNeither(o, "tls_cert_path", "tls_key_path"),
+      ...(o.tls_client_ca_path !== undefined && o.tls_cert_path === undefined
+        ? [{
+          key: "tls_client_ca_path",
+          message: "client certificates need TLS: set tls_cert_path and tls_key_path too",
+        }]
+        : []),
+    ],
   },
 };
 

@@ -221,6 +221,11 @@ export interface DicomPeerConfig {
   aet: string;
   host: string;
   port: number;
+  /** DICOM TLS to this AE, with these PEM files (absolute once loaded from a file). */
+  use_tls?: boolean;
+  ca_cert_path?: string;
+  cert_path?: string;
+  key_path?: string;
 }
 
 /** `[dicom]`: settings shared by the DICOM endpoints and backends. */

@@ -318,6 +318,18 @@ function dicom(sink: ProblemSink, raw: unknown): DicomConfig {
   const peers = named(sink, table.peers, "dicom.peers", (s, r, path, name) => {
     if (name.length > 16) s.report(path, `AE title \`${name}\` is longer than 16 characters`);
     const peer = checkTable(s, r, DICOM_PEER, path) as Omit<DicomPeerConfig, "aet">;
+    for (const key of ["ca_cert_path", "cert_path", "key_path"] as const) {
+      if (peer[key] !== undefined && peer.use_tls !== true) {
+        s.report(childPath(path, key), "applies only when use_tls = true");
+      }
+    }
+    if ((peer.cert_path === undefined) !== (peer.key_path === undefined)) {
+      const missing = peer.cert_path === undefined ? "cert_path" : "key_path";
+      s.report(
+        childPath(path, missing),
+        `missing \`${missing}\`: set both cert_path and key_path, or neither`,
+      );
+    }
     return { aet: name, ...peer };
   });
   return { peers };

@@ -22,6 +22,7 @@ export {
 } from "./process.ts";
 export { peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
 export { removeDir, tempDir } from "./temp.ts";
+export { type IssuedCert, makeTestCa, type TestCa } from "./test_ca.ts";
 export { canConnect, waitFor } from "./wait.ts";
 export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";

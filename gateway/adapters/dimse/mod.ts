@@ -44,5 +44,5 @@ export {
   serviceOf,
 } from "./negotiate.ts";
 export { type FileSpool, SPOOL_SLICE } from "./instance_buffer.ts";
-export { DimseListener, type ListenOptions } from "./server.ts";
+export { DimseListener, type DimseTlsServer, type ListenOptions } from "./server.ts";
 export { retrieveContexts, type RetrievePlan, storeContexts } from "./storage_classes.ts";

@@ -13,10 +13,22 @@ import { TcpSocket } from "./tcp_socket.ts";
 export interface ListenOptions {
   hostname: string;
   port: number;
-  /** TLS server material (PEM); absent: plain TCP. */
-  tls?: { cert: string; key: string; ca?: string; requestCert?: boolean };
+  /** TLS server material; absent: plain TCP. */
+  tls?: DimseTlsServer;
   timeouts?: ConnectionTimeouts;
   onConnection(conn: DimseConnection, remote: { address?: string; port?: number }): void;
+  /** A TLS handshake failed (the connection is closed). */
+  onTlsError?(err: Error, address: string | undefined): void;
+}
+
+/**
+ * A DIMSE TLS listener's material (PEM). With `clientCa`, every peer must present a certificate
+ * issued by one of those CAs: the handshake fails without one.
+ */
+export interface DimseTlsServer {
+  cert: string;
+  key: string;
+  clientCa?: string;
 }
 
 /** Live connections of a listener; resolves `idle` waiters when the last one closes. */
@@ -72,6 +84,14 @@ export class DimseListener {
     return this.#live.conns.size;
   }
 
+  /**
+   * Stop accepting now; open associations go on, and `close` waits for them later. (A listener
+   * restarted with new TLS material frees its port this way.)
+   */
+  async stopAccepting(): Promise<void> {
+    await this.#stop();
+  }
+
   /** Stop accepting; `drain` lets open associations finish, else they are destroyed. */
   async close(drain = false): Promise<void> {
     const stopped = this.#stop();
@@ -119,9 +139,15 @@ export class DimseListener {
     const server = tls.createServer({
       cert: t.cert,
       key: t.key,
-      ca: t.ca,
-      requestCert: t.requestCert ?? false,
+      ca: t.clientCa,
+      requestCert: t.clientCa !== undefined,
+      rejectUnauthorized: true,
     }, (socket) => onSocket(socket as unknown as DimseSocket));
+    // A failed handshake (no client certificate, an unknown CA) ends that connection only.
+    server.on("tlsClientError", (err: Error, socket: net.Socket) => {
+      opts.onTlsError?.(err, socket.remoteAddress);
+      socket.destroy();
+    });
     return new Promise((resolve, reject) => {
       server.once("error", reject);
       server.listen({ host: opts.hostname, port: opts.port }, () => {

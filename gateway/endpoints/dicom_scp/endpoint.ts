@@ -13,6 +13,8 @@ import {
   datasetJson,
   type DimseConnection,
   type DimseService,
+  type DimseTls,
+  type DimseTlsServer,
   JsonDataset,
   lib,
   type LibResponse,
@@ -64,6 +66,9 @@ export interface ScpOptions {
   allowed_calling_aets?: string[];
   /** Per calling AE: the services it may use and where it may C-MOVE to. */
   peers?: Record<string, { services: DimseService[]; move_destinations: string[] }>;
+  tls_cert_path?: string;
+  tls_key_path?: string;
+  tls_client_ca_path?: string;
 }
 
 /** Keeps a config generation alive while its operations run. */
@@ -83,8 +88,12 @@ export class DicomScpEndpoint {
   readonly pipeline: BuiltPipeline;
   readonly options: ScpOptions;
   readonly key: string;
+  /** DICOM TLS material of the listener (read at build); absent: plain TCP. */
+  readonly tls: DimseTlsServer | undefined;
   readonly policy: AcceptPolicy;
   readonly #peers: Record<string, DicomPeerConfig>;
+  /** DICOM TLS material of the `[dicom.peers]` reached over TLS, by AE title. */
+  readonly #peerTls: ReadonlyMap<string, DimseTls>;
   readonly #store: InstanceStore | undefined;
   /** Whether a received instance's memory may be reused once its pipeline finished. */
   readonly #recyclable: boolean;
@@ -96,8 +105,12 @@ export class DicomScpEndpoint {
     pipeline: BuiltPipeline,
     peers: Record<string, DicomPeerConfig>,
     baseDir: string,
+    tls?: DimseTlsServer,
+    peerTls: ReadonlyMap<string, DimseTls> = new Map(),
   ) {
     this.config = config;
+    this.tls = tls;
+    this.#peerTls = peerTls;
     this.pipeline = pipeline;
     this.options = config.options as unknown as ScpOptions;
     this.key = listenerKeyOf(config.options);
@@ -468,6 +481,7 @@ export class DicomScpEndpoint {
             host: target.host,
             port: target.port,
             callingAet: this.options.local_aet,
+            tls: this.#peerTls.get(destination),
           },
           { aet: peer.callingAet, messageId: req.getMessageId() },
           files,

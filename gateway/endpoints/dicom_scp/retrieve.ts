@@ -5,6 +5,7 @@
 import { GatewayError } from "../../errors.ts";
 import {
   type DimseConnection,
+  type DimseTls,
   lib,
   type LibRequest,
   type LibResponse,
@@ -124,7 +125,7 @@ export async function getSubOperations(
 
 /** C-MOVE: open an association to the destination and store each instance there. */
 export async function moveSubOperations(
-  target: { aet: string; host: string; port: number; callingAet: string },
+  target: { aet: string; host: string; port: number; callingAet: string; tls?: DimseTls },
   originator: { aet: string; messageId: number },
   files: P10File[],
   cancelled: () => boolean,
@@ -137,6 +138,7 @@ export async function moveSubOperations(
     callingAet: target.callingAet,
     calledAet: target.aet,
     contexts: storeContexts(files),
+    tls: target.tls,
   });
   try {
     return await storeEach(files, cancelled, progress, async (f) => {
