@@ -7,6 +7,7 @@ import { parseMediaType } from "../codecs/mod.ts";
 import type { ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Backend, BuildContext } from "../pipeline/mod.ts";
+import { loadUpstreamAccess } from "./credentials/mod.ts";
 import { HttpBackend } from "./http.ts";
 
 const FHIR_TYPES = new Set([
@@ -48,7 +49,15 @@ export function checkFhirResponse(res: ResponseEnvelope, backend: string): void 
   );
 }
 
-/** Build a `fhir` backend. */
-export function createFhirBackend(config: BackendConfig, ctx: BuildContext): Backend {
-  return new HttpBackend(config, ctx, checkFhirResponse);
+/** Build a `fhir` backend (reads its credential and TLS files). */
+export async function createFhirBackend(
+  config: BackendConfig,
+  ctx: BuildContext,
+): Promise<Backend> {
+  return new HttpBackend(
+    config,
+    ctx,
+    checkFhirResponse,
+    await loadUpstreamAccess(config, ctx.baseDir),
+  );
 }

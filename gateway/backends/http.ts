@@ -7,6 +7,13 @@ import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/mod.ts";
 import { joinUrl, type Target, TargetPool } from "../pipeline/mod.ts";
+import {
+  type HeaderField,
+  loadUpstreamAccess,
+  sendWithCredentials,
+  type UpstreamAccess,
+  type UpstreamCredentials,
+} from "./credentials/mod.ts";
 import { sendWithFailover } from "./failover.ts";
 import { Http1Client, Http1Error } from "./http1/mod.ts";
 import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
@@ -23,23 +30,62 @@ export class HttpBackend implements Backend {
   /** Our pooled HTTP/1.1 client, or undefined to use fetch (`upstream_protocol = "auto"`). */
   readonly #http1: Http1Client | undefined;
 
-  constructor(config: BackendConfig, ctx: BuildContext, check?: ResponseCheck) {
+  /** Outbound credentials (`auth`), when the upstream asks for some. */
+  readonly #credentials: UpstreamCredentials | undefined;
+  /** fetch's client with the backend's TLS material (`upstream_protocol = "auto"`). */
+  readonly #fetchClient: Deno.HttpClient | undefined;
+
+  constructor(
+    config: BackendConfig,
+    ctx: BuildContext,
+    check?: ResponseCheck,
+    access: UpstreamAccess = {},
+  ) {
     this.name = config.name;
     this.config = config;
     this.#check = check;
+    this.#credentials = access.credentials;
     const base = config.options.base_url as string | undefined;
     const targets = config.targets.length
       ? config.targets.map((t) => ({ name: t, url: ctx.config.targets[t].url }))
       : [{ name: config.name, url: base ?? "" }];
     this.pool = new TargetPool(config.name, targets, config);
-    this.#http1 = config.options.upstream_protocol === "auto" ? undefined : new Http1Client();
+    const tls = access.tls;
+    if (config.options.upstream_protocol === "auto") {
+      this.#fetchClient = tls
+        ? Deno.createHttpClient({ caCerts: tls.caCerts, ...(tls.clientCert ?? {}) })
+        : undefined;
+    } else {
+      this.#http1 = new Http1Client({ caCerts: tls?.caCerts, clientCert: tls?.clientCert });
+    }
     if (!ctx.validateOnly) {
       this.pool.startHealthChecks(config, ctx.logger.child({ backend: config.name }));
     }
   }
 
-  /** Forward the request; retry idempotent requests with a replayable body on connection errors. */
-  async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+  /**
+   * Forward the request; retry idempotent requests with a replayable body on connection errors.
+   * With credentials, a 401 drops them and an idempotent request that can be sent again is, once,
+   * with new ones.
+   */
+  invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    const credentials = this.#credentials;
+    if (!credentials) return this.#invoke(req, call, undefined);
+    return sendWithCredentials(
+      credentials,
+      req,
+      call.signal,
+      call.logger,
+      this.name,
+      (fields) => this.#invoke(req, call, fields),
+    );
+  }
+
+  async #invoke(
+    req: RequestEnvelope,
+    call: BackendCall,
+    auth: readonly HeaderField[] | undefined,
+  ): Promise<ResponseEnvelope> {
     const res = await sendWithFailover({
       backend: this.name,
       pool: this.pool,
@@ -48,7 +94,7 @@ export class HttpBackend implements Backend {
       req,
       signal: call.signal,
       logger: call.logger,
-      send: (target, body) => this.#send(target, req, body, call.signal),
+      send: (target, body) => this.#send(target, req, body, call.signal, auth),
       // Our client reports every upstream failure as an Http1Error; anything else (or a body
       // that broke its own Content-Length) came from reading the client's body, and must not
       // count against the target's health.
@@ -70,6 +116,7 @@ export class HttpBackend implements Backend {
     req: RequestEnvelope,
     body: ReturnType<Body["forwardable"]>,
     signal: AbortSignal,
+    auth: readonly HeaderField[] | undefined,
   ): Promise<ResponseEnvelope> {
     let url = joinUrl(target.url, req.path);
     url += req.queryString();
@@ -85,6 +132,7 @@ export class HttpBackend implements Backend {
           req,
           req.body.contentType,
           body instanceof ReadableStream ? req.body.knownLength : null,
+          auth,
         ),
         body: hasBody ? body : null,
         signal,
@@ -111,6 +159,7 @@ export class HttpBackend implements Backend {
       return ResponseEnvelope.fromFields(raw.status, fields, resBody, this.name);
     }
     const headers = upstreamHeaders(req.readHeaders, req);
+    if (auth) { for (const [name, value] of auth) headers.set(name, value); }
     if (req.body.contentType) headers.set("content-type", req.body.contentType);
     // fetch decompresses gzip/br bodies but keeps Content-Encoding: ask for identity so what
     // reaches the client is what the headers say.
@@ -121,6 +170,7 @@ export class HttpBackend implements Backend {
       body: hasBody ? body as BodyInit : undefined,
       signal,
       redirect: "manual",
+      ...(this.#fetchClient ? { client: this.#fetchClient } : {}),
     });
     const length = res.headers.get("content-length");
     const resBody = new Body(
@@ -137,10 +187,15 @@ export class HttpBackend implements Backend {
   async close(): Promise<void> {
     this.pool.close();
     await this.#http1?.close();
+    this.#credentials?.close();
+    this.#fetchClient?.close();
   }
 }
 
-/** Build an `http` backend. */
-export function createHttpBackend(config: BackendConfig, ctx: BuildContext): Backend {
-  return new HttpBackend(config, ctx);
+/** Build an `http` backend (reads its credential and TLS files). */
+export async function createHttpBackend(
+  config: BackendConfig,
+  ctx: BuildContext,
+): Promise<Backend> {
+  return new HttpBackend(config, ctx, undefined, await loadUpstreamAccess(config, ctx.baseDir));
 }

@@ -52,11 +52,17 @@ export function forwardedHeaderView(
   client: { remoteAddr?: string; scheme: string; host: string },
   contentType: string | null,
   streamLength: number | null = null,
+  credentials?: readonly (readonly [string, string])[],
 ): { forEach(callback: (value: string, name: string) => void): void } {
   return {
     forEach(callback) {
       const named = headers.get("connection");
-      const skip = named ? new Set(named.split(",").map((n) => n.trim().toLowerCase())) : undefined;
+      let skip = named ? new Set(named.split(",").map((n) => n.trim().toLowerCase())) : undefined;
+      // The backend's own credentials replace whatever the client sent under their names.
+      if (credentials) {
+        skip ??= new Set();
+        for (const [name] of credentials) skip.add(name);
+      }
       let xff: string | undefined;
       let proto = false;
       let fwdHost = false;
@@ -88,6 +94,7 @@ export function forwardedHeaderView(
       } else if (xff) callback(xff, "x-forwarded-for");
       if (!proto) callback(client.scheme, "x-forwarded-proto");
       if (!fwdHost && client.host) callback(client.host, "x-forwarded-host");
+      if (credentials) { for (const [name, value] of credentials) callback(value, name); }
     },
   };
 }

@@ -2,6 +2,7 @@
  * The key reference of docs/configuration.md, rendered from the schema tables so the docs cannot
  * drift from what validation accepts (a test compares the two).
  */
+import { BACKEND_AUTH } from "./backend_auth.ts";
 import type { FieldSpec, TableSpec } from "./fields.ts";
 import {
   AUDIT,
@@ -39,6 +40,11 @@ export function configReferenceMarkdown(): string {
     table("`[backends.<name>]`", BACKEND),
     table("`[backends.<name>.health_check]`", HEALTH_CHECK),
     ...options("backends", "service", BACKEND_OPTION_SCHEMAS),
+    table(
+      "`[backends.<name>.options.auth]`",
+      BACKEND_AUTH,
+      "Credentials of an `http`, `fhir`, `dicomweb` or `http3` backend (docs/security.md).",
+    ),
     table("`[targets.<name>]`", TARGET),
     table("`[middleware.<name>]`", MIDDLEWARE),
     ...options("middleware", "type", MIDDLEWARE_OPTION_SCHEMAS),

@@ -31,6 +31,8 @@ import {
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
+import { z } from "zod";
+import { BACKEND_AUTH } from "./backend_auth.ts";
 import {
   BACKEND_OPTION_SCHEMAS,
   ENDPOINT_OPTION_SCHEMAS,
@@ -59,6 +61,27 @@ function table(
   for (const [key, value] of Object.entries(holder)) {
     const f = Object.hasOwn(spec, key) ? spec[key] : undefined;
     if (f) visit({ path: childPath(path, key), key, holder, spec: f, value });
+  }
+}
+
+/** A credential-valued entry of a table of strings (the `headers` of a backend's `auth`). */
+const HEADER_VALUE: FieldSpec = {
+  schema: z.string(),
+  type: "string",
+  doc: "a header value",
+  secret: true,
+};
+
+/** Visits every key of `holder` with the same spec. */
+function each(
+  holder: unknown,
+  spec: FieldSpec,
+  path: string,
+  visit: (f: FieldVisit) => void,
+): void {
+  if (!isTable(holder)) return;
+  for (const [key, value] of Object.entries(holder)) {
+    visit({ path: childPath(path, key), key, holder, spec, value });
   }
 }
 
@@ -99,8 +122,15 @@ export function visitFields(doc: Record<string, unknown>, visit: (f: FieldVisit)
   });
   named(doc.backends, "backends", (b, p) => {
     table(b, BACKEND, p, visit);
-    table(b.options, optionsOf(BACKEND_OPTION_SCHEMAS, b.service), childPath(p, "options"), visit);
+    const options = optionsOf(BACKEND_OPTION_SCHEMAS, b.service);
+    table(b.options, options, childPath(p, "options"), visit);
     table(b.health_check, HEALTH_CHECK, childPath(p, "health_check"), visit);
+    if (options?.auth && isTable(b.options) && isTable(b.options.auth)) {
+      const at = childPath(childPath(p, "options"), "auth");
+      table(b.options.auth, BACKEND_AUTH, at, visit);
+      // Every static header value is treated as a credential.
+      each(b.options.auth.headers, HEADER_VALUE, childPath(at, "headers"), visit);
+    }
   });
   named(doc.targets, "targets", (t, p) => table(t, TARGET, p, visit));
   named(doc.middleware, "middleware", (m, p) => {

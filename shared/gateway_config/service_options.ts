@@ -3,6 +3,7 @@
  * (DICOM, storage, HTTP/3, new middleware) reads or extends these registries in one place.
  */
 import { z } from "zod";
+import { BACKEND_TLS_FIELDS, backendAuthProblems, backendAuthSchema } from "./backend_auth.ts";
 import { RETRIEVE_FIELDS, retrieveBudgetProblems } from "./dicom_retrieve.ts";
 import { field, type TableSpec } from "./fields.ts";
 import { rangeProblem } from "../net/mod.ts";
@@ -253,6 +254,22 @@ function baseUrlOrTargets(options: Record<string, unknown>, owner: BackendOwner)
   return [];
 }
 
+/** `auth` of the HTTP-family backends: a table checked against BACKEND_AUTH. */
+const authField = () =>
+  field(
+    "table",
+    backendAuthSchema(),
+    "Credentials sent to the upstream; see `[backends.<name>.options.auth]`.",
+    { example: { type: "bearer", token: "${FHIR_TOKEN}" } },
+  );
+
+/** Problems of `auth` across its keys, at `auth.<key>`. */
+function authRules(options: Record<string, unknown>): RuleProblem[] {
+  const auth = options.auth as Record<string, unknown> | undefined;
+  if (!auth) return [];
+  return backendAuthProblems(auth).map(([key, message]) => ({ key: `auth.${key}`, message }));
+}
+
 const httpLike = (doc: string, example: string): OptionSchema<BackendOwner> => ({
   doc,
   fields: {
@@ -267,8 +284,14 @@ const httpLike = (doc: string, example: string): OptionSchema<BackendOwner> => (
         "fetch, which negotiates HTTP/2 with https upstreams and streams large downloads natively.",
       { default: "http1", example: "auto" },
     ),
+    auth: authField(),
+    ...BACKEND_TLS_FIELDS,
   },
-  rules: baseUrlOrTargets,
+  rules: (o, owner) => [
+    ...baseUrlOrTargets(o, owner),
+    ...authRules(o),
+    ...bothOrNeither(o, "client_cert_path", "client_key_path"),
+  ],
 });
 
 /** Reports `key` when set and `condition` is false. */
@@ -315,7 +338,9 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         default: 30,
         example: 10,
       }),
+      auth: authField(),
     },
+    rules: authRules,
   },
   dicom_scu: {
     doc: "DICOM DIMSE peer (PACS): C-ECHO, C-FIND, C-MOVE, C-GET, C-STORE.",

@@ -11,6 +11,9 @@ import { freePort } from "./ports.ts";
 export interface OidcProvider {
   issuer: string;
   jwksUrl: string;
+  tokenUrl: string;
+  /** Client-credentials access tokens issued so far. */
+  readonly issued: number;
   /** An access token of client `lab` for `scope` (space-separated). */
   token(scope: string): Promise<string>;
   stop(): Promise<void>;
@@ -18,7 +21,15 @@ export interface OidcProvider {
 
 /** Starts a provider whose tokens are for `audience` and may carry `scopes`. */
 export async function startOidcProvider(
-  options: { audience: string; scopes: string[]; claims?: Record<string, unknown> },
+  options: {
+    audience: string;
+    scopes: string[];
+    claims?: Record<string, unknown>;
+    /** More clients (e.g. `client_secret_post` or `private_key_jwt` ones). */
+    clients?: Record<string, unknown>[];
+    /** Lifetime of client-credentials access tokens, in seconds (default: the provider's). */
+    tokenTtlSeconds?: number;
+  },
 ): Promise<OidcProvider> {
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const key = { ...(await exportJWK(privateKey)), kid: "provider-1", alg: "RS256", use: "sig" };
@@ -31,7 +42,8 @@ export async function startOidcProvider(
       grant_types: ["client_credentials"],
       redirect_uris: [],
       response_types: [],
-    }],
+    }, ...(options.clients ?? [])],
+    ...(options.tokenTtlSeconds ? { ttl: { ClientCredentials: options.tokenTtlSeconds } } : {}),
     features: {
       clientCredentials: { enabled: true },
       resourceIndicators: {
@@ -47,6 +59,10 @@ export async function startOidcProvider(
       },
     },
     jwks: { keys: [key] },
+    // SMART Backend Services clients sign their assertions with RS384 or ES384.
+    enabledJWA: {
+      clientAuthSigningAlgValues: ["RS256", "RS384", "PS256", "ES256", "ES384", "EdDSA"],
+    },
     // Launch context and the like (a SMART server's `patient`) go into every access token.
     extraTokenClaims: () => options.claims ?? {},
   });
@@ -55,9 +71,17 @@ export async function startOidcProvider(
   console.warn = () => {};
   const server = provider.listen(port, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  let issued = 0;
+  // Opaque tokens are "saved", JWT ones "issued".
+  provider.on("client_credentials.saved", () => issued++);
+  provider.on("client_credentials.issued", () => issued++);
   return {
     issuer,
     jwksUrl: `${issuer}/jwks`,
+    tokenUrl: `${issuer}/token`,
+    get issued() {
+      return issued;
+    },
     async token(scope: string) {
       const res = await fetch(`${issuer}/token`, {
         method: "POST",

@@ -55,6 +55,7 @@ import { causedError, GatewayError } from "../../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
 import { normalizeOperation } from "../dicom_scu/mod.ts";
 import { HttpBackend } from "../http.ts";
+import { loadUpstreamAccess, type UpstreamAccess } from "../credentials/mod.ts";
 import { qidoRequest, stowBody, wadoPath } from "./format.ts";
 import { gatewayBase, mayCarryRetrieveUrls, rewriteRetrieveUrls } from "./retrieve_url.ts";
 
@@ -68,10 +69,10 @@ export class DicomwebBackend implements Backend {
   /** The base and target URLs (no trailing slash): the origin addresses retrieve URLs name. */
   readonly #origins: string[];
 
-  constructor(config: BackendConfig, ctx: BuildContext) {
+  constructor(config: BackendConfig, ctx: BuildContext, access: UpstreamAccess = {}) {
     this.name = config.name;
     this.config = config;
-    this.#http = new HttpBackend(config, ctx);
+    this.#http = new HttpBackend(config, ctx, undefined, access);
     this.#origins = this.#http.pool.targets.map((t) => t.url.replace(/\/+$/, ""))
       .filter((u) => u !== "");
   }
@@ -225,6 +226,9 @@ function derived(
 }
 
 /** Build a `dicomweb` backend. */
-export function createDicomwebBackend(config: BackendConfig, ctx: BuildContext): Backend {
-  return new DicomwebBackend(config, ctx);
+export async function createDicomwebBackend(
+  config: BackendConfig,
+  ctx: BuildContext,
+): Promise<Backend> {
+  return new DicomwebBackend(config, ctx, await loadUpstreamAccess(config, ctx.baseDir));
 }

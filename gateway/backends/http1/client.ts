@@ -18,6 +18,8 @@ export interface Http1ClientOptions {
   maxHeaderBytes?: number;
   /** Extra PEM root certificates for https upstreams. */
   caCerts?: string[];
+  /** PEM client certificate chain and key presented to https upstreams (mutual TLS). */
+  clientCert?: { cert: string; key: string };
   /** Limit for TCP connect plus TLS handshake, in milliseconds (default 10 000). */
   connectTimeoutMs?: number;
 }
@@ -61,6 +63,7 @@ export class Http1Client {
   readonly #pool: Pool;
   readonly #connectTimeoutMs: number;
   readonly #caCerts: string[] | undefined;
+  readonly #clientCert: { cert: string; key: string } | undefined;
   readonly #exchange: ExchangeOptions;
   #closed = false;
   /** Counters since the client was made. */
@@ -73,6 +76,7 @@ export class Http1Client {
     );
     this.#connectTimeoutMs = positive("connectTimeoutMs", options.connectTimeoutMs, 10_000);
     this.#caCerts = options.caCerts;
+    this.#clientCert = options.clientCert;
     this.#exchange = {
       maxHeaderBytes: positive("maxHeaderBytes", options.maxHeaderBytes, 64 * 1024, 64),
       release: (conn) => this.#pool.put(conn),
@@ -108,6 +112,7 @@ export class Http1Client {
       if (conn === undefined) {
         conn = await connect(url, origin, {
           caCerts: this.#caCerts,
+          clientCert: this.#clientCert,
           timeoutMs: this.#connectTimeoutMs,
         }, signal);
         this.stats.connects++;

@@ -7,6 +7,8 @@ import { Http1Error } from "./errors.ts";
 export interface ConnectOptions {
   /** Extra PEM root certificates for https upstreams. */
   caCerts?: string[];
+  /** PEM client certificate chain and key (mutual TLS). */
+  clientCert?: { cert: string; key: string };
   /** Limit for the TCP connect plus the TLS handshake. */
   timeoutMs: number;
 }
@@ -38,6 +40,11 @@ export async function connect(
   let conn: Deno.Conn | undefined;
   let stage = "connect";
   try {
+    if (url.protocol === "https:" && options.clientCert) {
+      stage = "tls";
+      conn = await connectWithCertificate(hostname, port, options, controller.signal);
+      return new Connection(conn, origin);
+    }
     // Deno.connect + Deno.startTls rather than Deno.connectTls: only connect takes a signal, so
     // the timeout and the caller's abort can end a connect that hangs.
     const tcp = await Deno.connect({ hostname, port, signal: controller.signal });
@@ -95,5 +102,45 @@ export async function connect(
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * Mutual TLS: Deno.startTls cannot present a client certificate, so Deno.connectTls does the
+ * connect and the handshake. It takes no signal: on abort the caller stops waiting, and a
+ * connection that arrives later is closed.
+ */
+async function connectWithCertificate(
+  hostname: string,
+  port: number,
+  options: ConnectOptions,
+  signal: AbortSignal,
+): Promise<Deno.TlsConn> {
+  signal.throwIfAborted();
+  const pending = Deno.connectTls({
+    hostname,
+    port,
+    caCerts: options.caCerts,
+    alpnProtocols: ["http/1.1"],
+    cert: options.clientCert!.cert,
+    key: options.clientCert!.key,
+  }).then(async (tls) => {
+    try {
+      // (A TlsConn has no setNoDelay: Nagle stays on for these connections.)
+      await tls.handshake();
+      return tls;
+    } catch (err) {
+      tls.close();
+      throw err;
+    }
+  });
+  const aborted = new Promise<never>((_, reject) =>
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true })
+  );
+  try {
+    return await Promise.race([pending, aborted]);
+  } catch (err) {
+    pending.then((tls) => tls.close(), () => {});
+    throw err;
   }
 }

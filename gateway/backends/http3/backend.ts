@@ -5,6 +5,12 @@
  * in the `http` backend: 502 `backend_unavailable`, 504 `backend_timeout` (after the backend's
  * `timeout_secs` or the option `timeout_secs`, whichever is shorter), JSON bodies.
  */
+import {
+  type HeaderField,
+  loadUpstreamAccess,
+  sendWithCredentials,
+  type UpstreamCredentials,
+} from "../credentials/mod.ts";
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { Http3RequestError } from "../../http3/mod.ts";
@@ -35,9 +41,18 @@ export class Http3Backend implements Backend {
   readonly #slots = new Map<Target, H3ConnectionSlot>();
   readonly #timeoutMs: number;
 
-  constructor(config: BackendConfig, caCerts: string[] | undefined, ctx: BuildContext) {
+  /** Outbound credentials (`auth`), when the upstream asks for some. */
+  readonly #credentials: UpstreamCredentials | undefined;
+
+  constructor(
+    config: BackendConfig,
+    caCerts: string[] | undefined,
+    ctx: BuildContext,
+    credentials?: UpstreamCredentials,
+  ) {
     this.name = config.name;
     this.config = config;
+    this.#credentials = credentials;
     const o = config.options;
     const targets = config.targets.length
       ? config.targets.map((t) => ({ name: t, url: ctx.config.targets[t].url }))
@@ -64,7 +79,24 @@ export class Http3Backend implements Backend {
   }
 
   /** Forward the request; retry requests that were not processed, or idempotent replayable ones. */
-  async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+  invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    const credentials = this.#credentials;
+    if (!credentials) return this.#invoke(req, call, undefined);
+    return sendWithCredentials(
+      credentials,
+      req,
+      call.signal,
+      call.logger,
+      this.name,
+      (fields) => this.#invoke(req, call, fields),
+    );
+  }
+
+  async #invoke(
+    req: RequestEnvelope,
+    call: BackendCall,
+    auth: readonly HeaderField[] | undefined,
+  ): Promise<ResponseEnvelope> {
     const signal = this.#signal(call);
     try {
       return await sendWithFailover({
@@ -75,7 +107,7 @@ export class Http3Backend implements Backend {
         req,
         signal: signal.signal,
         logger: call.logger,
-        send: (target, body) => this.#send(target, req, body, signal.signal),
+        send: (target, body) => this.#send(target, req, body, signal.signal, auth),
         // A request the peer refused before processing it may go out again whatever its method.
         unprocessed: (err) => err instanceof Http3RequestError && !err.processed,
       });
@@ -112,6 +144,7 @@ export class Http3Backend implements Backend {
     req: RequestEnvelope,
     body: ReturnType<Body["forwardable"]>,
     signal: AbortSignal,
+    auth: readonly HeaderField[] | undefined,
   ): Promise<ResponseEnvelope> {
     const slot = this.#slots.get(target)!;
     const { path: basePath } = parseTarget(target.url, `backend ${this.name}`);
@@ -119,6 +152,7 @@ export class Http3Backend implements Backend {
     path += req.queryString();
     const headers = upstreamHeaders(req.readHeaders, req);
     if (req.body.contentType) headers.set("content-type", req.body.contentType);
+    if (auth) { for (const [name, value] of auth) headers.set(name, value); }
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
     if (hasBody && body instanceof Uint8Array) headers.set("content-length", String(body.length));
     else if (hasBody && req.body.knownLength !== null) {
@@ -158,6 +192,7 @@ export class Http3Backend implements Backend {
   close(): void {
     this.pool.close();
     for (const slot of this.#slots.values()) slot.close();
+    this.#credentials?.close();
   }
 }
 
@@ -182,5 +217,6 @@ export async function createHttp3Backend(
       );
     }
   }
-  return new Http3Backend(config, caCerts, ctx);
+  const { credentials } = await loadUpstreamAccess(config, ctx.baseDir);
+  return new Http3Backend(config, caCerts, ctx, credentials);
 }

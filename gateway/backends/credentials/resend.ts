@@ -1,0 +1,31 @@
+/** A backend call with credentials: sent with them, and once more with new ones after a 401. */
+import type { Logger } from "../../../shared/mod.ts";
+import type { RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
+import { IDEMPOTENT } from "../failover.ts";
+import type { HeaderField, UpstreamCredentials } from "./types.ts";
+
+/**
+ * Calls `send` with the credentials' fields. When the upstream answers 401, the credentials are
+ * dropped and, for an idempotent request whose body can be sent again, `send` runs once more with
+ * new ones (a token revoked or expired early); any other answer is returned as it is.
+ */
+export async function sendWithCredentials(
+  credentials: UpstreamCredentials,
+  req: RequestEnvelope,
+  signal: AbortSignal,
+  logger: Logger,
+  backend: string,
+  send: (fields: readonly HeaderField[]) => Promise<ResponseEnvelope>,
+): Promise<ResponseEnvelope> {
+  const resendable = IDEMPOTENT.has(req.method) && (!req.body.streaming || req.body.replayable);
+  let used = await credentials.fields(signal);
+  const res = await send(used);
+  if (res.status !== 401 || !credentials.rejected(used) || !resendable) return res;
+  const unread = res.body.forwardable();
+  if (unread instanceof ReadableStream) await unread.cancel().catch(() => {});
+  logger.info("the upstream refused the backend's credentials; sending again with new ones", {
+    backend,
+  });
+  used = await credentials.fields(signal);
+  return await send(used);
+}
