@@ -17,8 +17,8 @@ export interface TestCa {
   certPath: string;
   /** A server certificate for localhost and 127.0.0.1. */
   server(name: string): Promise<IssuedCert>;
-  /** A client certificate with `cn` as its subject's common name. */
-  client(name: string, cn: string): Promise<IssuedCert>;
+  /** A client certificate with `cn` as its subject's common name (`expired`: ended at issue). */
+  client(name: string, cn: string, options?: { expired?: boolean }): Promise<IssuedCert>;
 }
 
 async function openssl(args: string[]): Promise<void> {
@@ -49,7 +49,12 @@ export async function makeTestCa(dir: string, name = "ca"): Promise<TestCa> {
     "-addext",
     "keyUsage=critical,keyCertSign,cRLSign",
   ]);
-  const issue = async (file: string, cn: string, extensions: string): Promise<IssuedCert> => {
+  const issue = async (
+    file: string,
+    cn: string,
+    extensions: string,
+    days = "1",
+  ): Promise<IssuedCert> => {
     const certPath = `${dir}/${file}.pem`;
     const keyPath = `${dir}/${file}-key.pem`;
     const csr = `${dir}/${file}.csr`;
@@ -69,7 +74,7 @@ export async function makeTestCa(dir: string, name = "ca"): Promise<TestCa> {
       "-out",
       certPath,
       "-days",
-      "1",
+      days,
       "-extfile",
       ext,
     ]);
@@ -84,12 +89,14 @@ export async function makeTestCa(dir: string, name = "ca"): Promise<TestCa> {
         "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n" +
           "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
       ),
-    client: (file, cn) =>
+    client: (file, cn, options) =>
       issue(
         file,
         cn,
         "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n" +
           "extendedKeyUsage=clientAuth\n",
+        // `-days 0` ends the certificate the second it starts.
+        options?.expired ? "0" : "1",
       ),
   };
 }
