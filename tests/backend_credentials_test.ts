@@ -13,7 +13,11 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
 import { startOidcProvider } from "./support/oidc.ts";
 import { withEnv } from "./support/mod.ts";
-import { literalSecretPaths, validateConfigText } from "../shared/gateway_config/mod.ts";
+import {
+  literalSecretPaths,
+  validateConfigText,
+  writeConfigToml,
+} from "../shared/gateway_config/mod.ts";
 
 const RESOURCE = "https://fhir.hospital.example";
 
@@ -333,6 +337,16 @@ Deno.test("backend auth config: each type's keys, files named when unreadable, l
     problems(base + 'client_cert_path = "c.pem"\n'),
     /options\.client_key_path: missing `client_key_path`/,
   );
+  // The TOML writer (the cloud's generator) keeps the auth table as it was.
+  const text = base +
+    '[backends.a.options.auth]\ntype = "oauth2_client_credentials"\ntoken_url = "https://t"\n' +
+    'client_id = "c"\nclient_secret = "${S}"\nscopes = ["system/*.rs"]\n';
+  const written = writeConfigToml(validateConfigText(text, "gw.toml").config!);
+  assertEquals(
+    validateConfigText(written, "out.toml").config!.backends.a.options.auth,
+    validateConfigText(text, "gw.toml").config!.backends.a.options.auth,
+  );
+  assertMatch(written, /client_secret = "\$\{S\}"/);
   const secrets = literalSecretPaths({
     backends: {
       a: {

@@ -2,11 +2,22 @@
  * Mutual TLS to an upstream, against nginx with `ssl_verify_client on` and a private CA made with
  * openssl in the test: the gateway's pooled HTTP/1.1 client and the fetch path present the
  * client certificate and trust the CA (`ca_path`); without a certificate, with an expired one or
- * one of another CA, nginx refuses; trusting the wrong CA is a 502 naming the TLS failure.
+ * one of another CA, nginx refuses; trusting the wrong CA is a 502 naming the TLS failure. And the
+ * dicomweb backend with Basic credentials to Orthanc's DICOMweb behind nginx's `auth_basic`.
  */
 import { assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
-import { makeTestCa, removeDir, requirePeer, startNginx, tempDir } from "./support/mod.ts";
+import {
+  makeTestCa,
+  removeDir,
+  requirePeer,
+  runCommand,
+  startNginx,
+  tempDir,
+  withEnv,
+} from "./support/mod.ts";
+import { generateInstances } from "../fixtures/dicom/generate.ts";
+import { requireDicomwebPlugin, startOrthanc } from "../fixtures/dicom/peers.ts";
 
 Deno.test({
   name:
@@ -91,6 +102,79 @@ backends = ["${name}"]
     } finally {
       await gw.stop();
       await nginx.stop();
+      await removeDir(dir);
+    }
+  },
+});
+
+Deno.test({
+  name: "dicomweb backend with basic auth: Orthanc's DICOMweb behind nginx auth_basic (htpasswd)",
+  ignore: !requirePeer("nginx", "nginx", "nginx-light") ||
+    !requirePeer("Orthanc", "Orthanc", "orthanc") ||
+    !requirePeer("htpasswd", "htpasswd", "apache2-utils") || !requireDicomwebPlugin(),
+  fn: async () => {
+    const dir = await tempDir("gw-pacs-web-");
+    const [instance] = await generateInstances(`${dir}/in`, { patientPrefix: "BASICWEB" });
+    const orthanc = await startOrthanc({ dicomweb: true });
+    const made = await runCommand("htpasswd", [
+      "-bcB",
+      `${dir}/htpasswd`,
+      "gateway",
+      "pacs-pässword",
+    ]);
+    assertEquals(made.code, 0, made.stderr);
+    const nginx = await startNginx({
+      conf: `
+server {
+  listen 127.0.0.1:{{port}};
+  location / {
+    auth_basic "pacs";
+    auth_basic_user_file ${dir}/htpasswd;
+    proxy_pass ${orthanc.url};
+  }
+}`,
+    });
+    const gw = await withEnv({ PACS_WEB_PASSWORD: "pacs-pässword" }, () =>
+      startTestGateway(`
+[endpoints.web]
+service = "dicomweb"
+[endpoints.web.options]
+path_prefix = "/web"
+[backends.pacs]
+service = "dicomweb"
+[backends.pacs.options]
+base_url = "${nginx.url}/dicom-web"
+[backends.pacs.options.auth]
+type = "basic"
+username = "gateway"
+password = "\${PACS_WEB_PASSWORD}"
+[pipelines.web]
+endpoints = ["web"]
+backends = ["pacs"]
+`));
+    try {
+      const direct = await fetch(`${nginx.url}/dicom-web/studies`);
+      assertEquals(direct.status, 401, "nginx asks for credentials");
+      await direct.body?.cancel();
+      const stow = await fetch(`${gw.url}/web/studies`, {
+        method: "POST",
+        headers: { "content-type": "application/dicom" },
+        body: await Deno.readFile(instance.path),
+      });
+      assertEquals(stow.status, 200, await stow.clone().text());
+      await stow.body?.cancel();
+      const qido = await fetch(`${gw.url}/web/studies?PatientID=${instance.patientId}`, {
+        headers: { accept: "application/dicom+json" },
+      });
+      const found = await qido.json();
+      assertEquals(qido.status, 200, JSON.stringify(found));
+      assertEquals(found.map((s: Record<string, { Value: string[] }>) => s["0020000D"].Value[0]), [
+        instance.studyUid,
+      ]);
+    } finally {
+      await gw.stop();
+      await nginx.stop();
+      await orthanc.stop();
       await removeDir(dir);
     }
   },

@@ -374,3 +374,44 @@ Deno.test("resources: a literal credential in a secret field is refused; an envi
     assertEquals(reference.json.options.secret_access_key, "${S3_SECRET}");
   });
 });
+
+Deno.test("resources: a FHIR backend's auth table is validated; a literal client secret is refused, a reference stored", async () => {
+  await withCloud(async (cloud) => {
+    const { apiToken: t } = await makeUser(cloud, "grace@example.com");
+    const svc = (await post(cloud, t, "services", {
+      name: "ehr",
+      endpoint_types: ["fhir"],
+      backend_types: ["fhir"],
+    })).json;
+    const auth = {
+      type: "oauth2_client_credentials",
+      token_url: "https://login.hospital.example/oauth2/token",
+      client_id: "edge-gateway",
+      scopes: ["system/Observation.rs"],
+    };
+    const create = (a: Record<string, unknown>) =>
+      post(cloud, t, "backends", {
+        name: "ehr",
+        service_id: svc.id,
+        type: "fhir",
+        options: { base_url: "https://fhir.hospital.example/r4", auth: a },
+      });
+    const literal = await create({ ...auth, client_secret: "hunter2-literal" });
+    assertEquals(literal.status, 422);
+    assertEquals(literal.json.error.fields.map((f: { field: string }) => f.field), [
+      "options.auth.client_secret",
+    ]);
+    assert(!JSON.stringify(literal.json).includes("hunter2-literal"));
+    const incomplete = await create({ type: "oauth2_client_credentials", client_id: "c" });
+    assertEquals(incomplete.status, 422);
+    assert(
+      incomplete.json.error.fields.some((f: { field: string }) =>
+        f.field === "options.auth.token_url"
+      ),
+      JSON.stringify(incomplete.json),
+    );
+    const stored = await create({ ...auth, client_secret: "${EHR_CLIENT_SECRET}" });
+    assertEquals(stored.status, 201, stored.text);
+    assertEquals(stored.json.options.auth.client_secret, "${EHR_CLIENT_SECRET}");
+  });
+});

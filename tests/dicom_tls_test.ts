@@ -67,12 +67,34 @@ aet = "TLSSCP"
 host = "127.0.0.1"
 port = ${port}
 use_tls = true
+# storescp serves one association at a time: an idle pooled one would hold up the next.
+association_idle_secs = 0
 ca_cert_path = "${server.certPath}"
 cert_path = "${client.certPath}"
 key_path = "${client.keyPath}"
 [pipelines.pacs]
 endpoints = ["pacs"]
 backends = ["pacs"]
+
+# Trusts another certificate than the one storescp presents.
+[endpoints.wrong_ca]
+service = "http"
+[endpoints.wrong_ca.options]
+path_prefix = "/wrong-ca"
+[backends.wrong_ca]
+service = "dicom_scu"
+timeout_secs = 5
+[backends.wrong_ca.options]
+aet = "TLSSCP"
+host = "127.0.0.1"
+port = ${port}
+use_tls = true
+ca_cert_path = "${client.certPath}"
+cert_path = "${client.certPath}"
+key_path = "${client.keyPath}"
+[pipelines.wrong_ca]
+endpoints = ["wrong_ca"]
+backends = ["wrong_ca"]
 `);
     try {
       const echo = await fetch(`${gw.url}/pacs/echo`);
@@ -90,6 +112,12 @@ backends = ["pacs"]
         stored.push(parseP10(await Deno.readFile(`${dir}/out/${e.name}`)).meta.sopInstanceUid);
       }
       assertEquals(stored, [instance.sopInstanceUid]);
+
+      const wrong = await fetch(`${gw.url}/wrong-ca/echo`);
+      const refused = await wrong.json();
+      assertEquals(wrong.status, 502, JSON.stringify(refused));
+      assertEquals(refused.error.code, "backend_unavailable");
+      assertMatch(refused.error.message, /cannot associate with TLSSCP .*certificate/);
     } finally {
       await gw.stop();
       await scp.stop();
