@@ -32,7 +32,7 @@
  * `,
  *   "gateway.toml",
  * );
- * const backend = createDicomwebBackend(config!.backends.pacs, {
+ * const backend = await createDicomwebBackend(config!.backends.pacs, {
  *   config: config!,
  *   logger: silentLogger,
  *   baseDir: ".",
