@@ -337,6 +337,18 @@ Deno.test("backend auth config: each type's keys, files named when unreadable, l
     problems(base + 'client_cert_path = "c.pem"\n'),
     /options\.client_key_path: missing `client_key_path`/,
   );
+  assertMatch(
+    problems(
+      base +
+        'server_name = "fhir.internal"\nclient_cert_path = "c.pem"\nclient_key_path = "k.pem"\n',
+    ),
+    /options\.server_name: cannot be combined with client_cert_path/,
+  );
+  assertMatch(
+    problems(base + 'server_name = "fhir.internal"\nupstream_protocol = "auto"\n'),
+    /options\.server_name: applies only to the pooled client/,
+  );
+  assertMatch(problems(base + 'server_name = "not a name"\n'), /server_name: .*a DNS host name/);
   // The TOML writer (the cloud's generator) keeps the auth table as it was.
   const text = base +
     '[backends.a.options.auth]\ntype = "oauth2_client_credentials"\ntoken_url = "https://t"\n' +

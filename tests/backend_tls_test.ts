@@ -1,8 +1,9 @@
 /**
  * Mutual TLS to an upstream, against nginx with `ssl_verify_client on` and a private CA made with
  * openssl in the test: the gateway's pooled HTTP/1.1 client and the fetch path present the
- * client certificate and trust the CA (`ca_path`); without a certificate, with an expired one or
- * one of another CA, nginx refuses; trusting the wrong CA is a 502 naming the TLS failure. And the
+ * client certificate and trust the CA (`ca_path`); without a certificate or with one of another CA
+ * nginx refuses, an expired one is refused at load; trusting the wrong CA is a 502 naming the TLS
+ * failure; a server reached by address is checked against `server_name`. And the
  * dicomweb backend with Basic credentials to Orthanc's DICOMweb behind nginx's `auth_basic`.
  */
 import { assertEquals, assertMatch } from "./assert.ts";
@@ -71,7 +72,6 @@ backends = ["${name}"]
         `upstream_protocol = "auto"\nca_path = "${ca.certPath}"\n${identity(client)}`,
       ),
       backend("anonymous", `ca_path = "${ca.certPath}"`),
-      backend("expired", `ca_path = "${ca.certPath}"\n${identity(expired)}`),
       backend("foreign", `ca_path = "${ca.certPath}"\n${identity(foreign)}`),
       backend("untrusted", `ca_path = "${rogue.certPath}"\n${identity(client)}`),
     ].join("\n"));
@@ -89,16 +89,77 @@ backends = ["${name}"]
       const anonymous = await get("anonymous");
       assertEquals(anonymous.status, 400);
       assertMatch(anonymous.text, /No required SSL certificate was sent/);
-      for (const name of ["expired", "foreign"]) {
-        const refused = await get(name);
-        assertEquals(refused.status, 400, `${name}: ${refused.text}`);
-        assertMatch(refused.text, /SSL certificate error/);
-      }
+      const refused = await get("foreign");
+      assertEquals(refused.status, 400, refused.text);
+      assertMatch(refused.text, /SSL certificate error/);
       const untrusted = await get("untrusted");
       assertEquals(untrusted.status, 502, untrusted.text);
       const error = JSON.parse(untrusted.text).error;
       assertEquals(error.code, "backend_unavailable");
       assertMatch(error.message, /backend untrusted .*TLS handshake with localhost:\d+ failed/);
+      // An expired client certificate is a configuration error naming the key, not a 400 later.
+      let failed = "";
+      await startTestGateway(backend("expired", `ca_path = "${ca.certPath}"\n${identity(expired)}`))
+        .then((g) => g.stop(), (err) => failed = (err as Error).message);
+      assertMatch(
+        failed,
+        /backends\.expired: options\.client_cert_path: the certificate expired on/,
+      );
+    } finally {
+      await gw.stop();
+      await nginx.stop();
+      await removeDir(dir);
+    }
+  },
+});
+
+Deno.test({
+  name: "backend server_name: an upstream reached by address, its certificate checked for its name",
+  ignore: !requirePeer("nginx", "nginx", "nginx-light") ||
+    !requirePeer("openssl", "openssl", "openssl"),
+  fn: async () => {
+    const dir = await tempDir("gw-sni-");
+    const ca = await makeTestCa(dir, "hospital");
+    const server = await ca.server("fhir", ["fhir.hospital.internal"]);
+    const nginx = await startNginx({
+      conf: `
+server {
+  listen 127.0.0.1:{{port}} ssl;
+  ssl_certificate ${server.certPath};
+  ssl_certificate_key ${server.keyPath};
+  location / {
+    default_type text/plain;
+    return 200 "sni=$ssl_server_name\n";
+  }
+}`,
+    });
+    const backend = (name: string, extra: string) => `
+[endpoints.${name}]
+service = "http"
+[endpoints.${name}.options]
+path_prefix = "/${name}"
+[backends.${name}]
+service = "http"
+retries = 0
+[backends.${name}.options]
+base_url = "https://127.0.0.1:${nginx.port}"
+ca_path = "${ca.certPath}"
+${extra}
+[pipelines.${name}]
+endpoints = ["${name}"]
+backends = ["${name}"]
+`;
+    const gw = await startTestGateway(
+      backend("named", 'server_name = "fhir.hospital.internal"') + backend("unnamed", ""),
+    );
+    try {
+      const named = await fetch(`${gw.url}/named/x`);
+      assertEquals(named.status, 200);
+      assertEquals(await named.text(), "sni=fhir.hospital.internal\n");
+      const unnamed = await fetch(`${gw.url}/unnamed/x`);
+      const body = await unnamed.json();
+      assertEquals([unnamed.status, body.error.code], [502, "backend_unavailable"]);
+      assertMatch(body.error.message, /TLS handshake with 127\.0\.0\.1:\d+ failed/);
     } finally {
       await gw.stop();
       await nginx.stop();

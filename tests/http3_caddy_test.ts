@@ -1,6 +1,7 @@
 /**
  * The `http3` backend against Caddy (Debian package caddy) serving HTTP/3 on loopback with a
- * generated certificate: Caddy proxies to a local upstream that echoes what it received and
+ * certificate of a private CA (made with openssl; the backend trusts the CA, reaches Caddy by
+ * address with `server_name`, and sends a bearer token where Caddy asks for one): Caddy proxies to a local upstream that echoes what it received and
  * serves a large file, so GET and POST bodies, large responses and concurrency are checked end to
  * end, and Caddy reports the protocol it spoke (HTTP/3.0).
  */
@@ -8,8 +9,8 @@ import { deepEqual, equal } from "node:assert/strict";
 import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3/mod.ts";
 import { backendConfig, buildContext, call, envelope } from "./http3_support.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
-import { freeDualPort, makeH3Cert, sha256 } from "./http3_support.ts";
-import { requirePeer, spawnCaptured, waitReady } from "./support/mod.ts";
+import { freeDualPort, sha256 } from "./http3_support.ts";
+import { makeTestCa, requirePeer, spawnCaptured, waitReady } from "./support/mod.ts";
 import { Http3Client } from "../gateway/http3/mod.ts";
 
 const hasCaddy = requirePeer("http3 backend against Caddy", "caddy", "caddy");
@@ -21,7 +22,8 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "h3-caddy-" });
-    const cert = await makeH3Cert(dir);
+    const ca = await makeTestCa(dir, "hospital");
+    const cert = await ca.server("caddy");
     const large = crypto.getRandomValues(new Uint8Array(65536));
     const file = new Uint8Array(6 * 1024 * 1024);
     for (let i = 0; i < file.length; i += large.length) file.set(large, i);
@@ -53,6 +55,13 @@ Deno.test({
 https://localhost:${port}, https://127.0.0.1:${port} {
   bind 127.0.0.1
   tls ${cert.certPath} ${cert.keyPath}
+  handle /base/secure/* {
+    @anonymous not header Authorization "Bearer h3-secret"
+    respond @anonymous 401
+    reverse_proxy 127.0.0.1:${upstream.port} {
+      header_up X-Caddy-Proto {http.request.proto}
+    }
+  }
   handle_path /base/files/* {
     root * ${dir}/www/files
     file_server
@@ -79,7 +88,7 @@ https://localhost:${port}, https://127.0.0.1:${port} {
             hostname: "127.0.0.1",
             port,
             serverName: "localhost",
-            caCerts: [cert.cert],
+            caCerts: [await Deno.readTextFile(ca.certPath)],
             idleTimeoutMs: 500,
           });
           c.close();
@@ -96,11 +105,29 @@ options = { path_prefix = "/api" }
 
 [backends.caddy]
 service = "http3"
-options = { host = "localhost", port = ${port}, base_path = "/base", ca_cert_path = "${cert.certPath}", timeout_secs = 1 }
+options = { host = "localhost", port = ${port}, base_path = "/base", ca_cert_path = "${ca.certPath}", timeout_secs = 1 }
+
+[endpoints.secure]
+service = "http"
+options = { path_prefix = "/secure" }
+
+[backends.secure]
+service = "http3"
+[backends.secure.options]
+host = "127.0.0.1"
+server_name = "localhost"
+port = ${port}
+base_path = "/base/secure"
+ca_cert_path = "${ca.certPath}"
+auth = { type = "bearer", token = "h3-secret" }
 
 [pipelines.p]
 endpoints = ["api"]
 backends = ["caddy"]
+
+[pipelines.s]
+endpoints = ["secure"]
+backends = ["secure"]
 `);
     try {
       // GET with a query.
@@ -161,8 +188,20 @@ backends = ["caddy"]
         equal(r.path, `/base/c/${i}`);
       }
 
+      // Caddy wants a bearer token under /base/secure: the backend's auth sends it.
+      const anonymous = await fetch(`${gw.url}/api/secure/x`);
+      equal(anonymous.status, 401);
+      await anonymous.body?.cancel();
+      const secure = await fetch(`${gw.url}/secure/x`, {
+        headers: { authorization: "Bearer nope" },
+      });
+      equal(secure.status, 200, await secure.clone().text());
+      const sj = await secure.json();
+      equal(sj.path, "/base/secure/x");
+      equal(sj.proto, "HTTP/3.0");
+
       // The backend itself: 100 concurrent calls share one pooled QUIC connection.
-      const backend = await createHttp3Backend(backendConfig(port, cert.certPath), buildContext());
+      const backend = await createHttp3Backend(backendConfig(port, ca.certPath), buildContext());
       try {
         const calls = await Promise.all(Array.from({ length: 100 }, async (_, i) => {
           const res = await backend.invoke(envelope(`/n/${i}`), call());

@@ -34,6 +34,8 @@ export class HttpBackend implements Backend {
   readonly #credentials: UpstreamCredentials | undefined;
   /** fetch's client with the backend's TLS material (`upstream_protocol = "auto"`). */
   readonly #fetchClient: Deno.HttpClient | undefined;
+  /** When the client certificate expires, if there is one. */
+  readonly #certExpiresAt: number | undefined;
 
   constructor(
     config: BackendConfig,
@@ -51,12 +53,17 @@ export class HttpBackend implements Backend {
       : [{ name: config.name, url: base ?? "" }];
     this.pool = new TargetPool(config.name, targets, config);
     const tls = access.tls;
+    this.#certExpiresAt = tls?.clientCertExpiresAt;
     if (config.options.upstream_protocol === "auto") {
       this.#fetchClient = tls
         ? Deno.createHttpClient({ caCerts: tls.caCerts, ...(tls.clientCert ?? {}) })
         : undefined;
     } else {
-      this.#http1 = new Http1Client({ caCerts: tls?.caCerts, clientCert: tls?.clientCert });
+      this.#http1 = new Http1Client({
+        caCerts: tls?.caCerts,
+        clientCert: tls?.clientCert,
+        serverName: tls?.serverName,
+      });
     }
     if (!ctx.validateOnly) {
       this.pool.startHealthChecks(config, ctx.logger.child({ backend: config.name }));
@@ -69,6 +76,18 @@ export class HttpBackend implements Backend {
    * with new ones.
    */
   invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    if (this.#certExpiresAt !== undefined && Date.now() >= this.#certExpiresAt) {
+      // The upstream would refuse the handshake: say why instead of passing on its 400.
+      return Promise.reject(
+        new GatewayError(
+          502,
+          "backend_unavailable",
+          `backend ${this.name}: its client certificate (client_cert_path) expired on ${
+            new Date(this.#certExpiresAt).toISOString()
+          }`,
+        ),
+      );
+    }
     const credentials = this.#credentials;
     if (!credentials) return this.#invoke(req, call, undefined);
     return sendWithCredentials(

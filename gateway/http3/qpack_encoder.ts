@@ -15,22 +15,25 @@ export function encodeFieldSection(fields: Iterable<readonly [string, string]>):
   return w.finish();
 }
 
-/** Names whose values are secrets: sent with the N (never-index) bit, as RFC 9204 §7.1.3 asks. */
-const SENSITIVE = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization"]);
-
+/**
+ * Every line goes out as a static-table index or a literal; none is ever inserted into a dynamic
+ * table. The N (never-index) bit of RFC 9204 §7.1.3 is not set, even for Authorization and
+ * cookies: it is advice to intermediaries that re-encode, and quic-go's QPACK decoder (Caddy,
+ * Traefik and other Go HTTP/3 servers) takes a literal with a name reference and the N bit for a
+ * dynamic-table reference and closes the connection (docs/decisions.md).
+ */
 function encodeFieldLine(w: ByteWriter, name: string, value: string): void {
   const exact = STATIC_EXACT.get(`${name}\0${value}`);
   if (exact !== undefined) {
     w.int(exact, 6, 0xc0); // Indexed Field Line, static: 11xxxxxx
     return;
   }
-  const never = SENSITIVE.has(name) ? 0x20 : 0;
   const nameIndex = STATIC_NAME.get(name);
   if (nameIndex !== undefined) {
-    w.int(nameIndex, 4, 0x50 | never); // Literal With Name Reference, static: 01N1xxxx
+    w.int(nameIndex, 4, 0x50); // Literal With Name Reference, static, N = 0: 0101xxxx
     w.string(value, 7, 0x00);
     return;
   }
-  w.string(name, 3, 0x20 | (never ? 0x10 : 0)); // Literal With Literal Name: 001NHxxx
+  w.string(name, 3, 0x20); // Literal With Literal Name, N = 0: 0010Hxxx
   w.string(value, 7, 0x00);
 }

@@ -129,12 +129,15 @@ Deno.test("qpack: the static-only encoder round-trips through the decoder", () =
     ["content-type", "application/json"], // exact
     ["content-type", "application/fhir+json"], // name reference
     ["x-request-id", "5f1c-äbc"], // literal name, Latin-1 value
-    ["authorization", "Bearer secret"], // never-indexed
+    ["authorization", "Bearer secret"], // name reference, no N bit (quic-go refuses it)
     ["set-cookie", "a=1"],
   ];
   const section = encodeFieldSection(list);
   // Required Insert Count 0, Base 0, then ":status: 200" as static index 25 (0xc0 | 25).
   equal(toHex(section.subarray(0, 3)), "0000d9");
+  // `authorization` is static name 84: 0101 1111, then 84 - 15 = 69 (0x45). No N bit (0x20).
+  const auth = encodeFieldSection([["authorization", "Bearer x"]]);
+  equal(toHex(auth.subarray(2, 4)), "5f45");
   const d = new QpackDecoder({ maxTableCapacity: 0, maxFieldSectionSize: 4096 });
   deepEqual(d.decodeSection(0, section), fields(list));
 });

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { field, type TableSpec } from "./fields.ts";
-import { httpUrl, int, text } from "./values.ts";
+import { hostName, httpUrl, int, text } from "./values.ts";
 
 /** Kinds of outbound credentials. */
 export const BACKEND_AUTH_TYPES = [
@@ -221,4 +221,31 @@ export const BACKEND_TLS_FIELDS: TableSpec = {
     path: "config",
     example: "certs/gateway-client-key.pem",
   }),
+  server_name: field(
+    "string",
+    hostName(),
+    "Name the upstream's certificate is checked against (and sent in SNI) when the host of " +
+      "`base_url` is an address or another name. Pooled HTTP/1.1 client only, without a client " +
+      "certificate (Deno's TLS client cannot do both).",
+    { example: "fhir.hospital.internal" },
+  ),
 };
+
+/** `server_name` needs the pooled client and no client certificate. */
+export function serverNameProblems(o: Record<string, unknown>): { key: string; message: string }[] {
+  if (o.server_name === undefined) return [];
+  if (o.client_cert_path !== undefined) {
+    return [{
+      key: "server_name",
+      message: "cannot be combined with client_cert_path (Deno's TLS client checks the host it " +
+        "connects to when it presents a certificate): name the upstream by that host in base_url",
+    }];
+  }
+  if (o.upstream_protocol === "auto") {
+    return [{
+      key: "server_name",
+      message: 'applies only to the pooled client: not with upstream_protocol = "auto"',
+    }];
+  }
+  return [];
+}

@@ -3,12 +3,27 @@
  * (DICOM, storage, HTTP/3, new middleware) reads or extends these registries in one place.
  */
 import { z } from "zod";
-import { BACKEND_TLS_FIELDS, backendAuthProblems, backendAuthSchema } from "./backend_auth.ts";
+import {
+  BACKEND_TLS_FIELDS,
+  backendAuthProblems,
+  backendAuthSchema,
+  serverNameProblems,
+} from "./backend_auth.ts";
 import { RETRIEVE_FIELDS, retrieveBudgetProblems } from "./dicom_retrieve.ts";
 import { field, type TableSpec } from "./fields.ts";
 import { rangeProblem } from "../net/mod.ts";
 import type { BackendService, EndpointService } from "./types.ts";
-import { absolutePath, aeTitle, httpUrl, int, pathPrefix, port, S3_ROOT, text } from "./values.ts";
+import {
+  absolutePath,
+  aeTitle,
+  hostName,
+  httpUrl,
+  int,
+  pathPrefix,
+  port,
+  S3_ROOT,
+  text,
+} from "./values.ts";
 
 /** A problem found by a cross-key rule, at `key` of the options table (or the table itself). */
 export interface RuleProblem {
@@ -291,6 +306,7 @@ const httpLike = (doc: string, example: string): OptionSchema<BackendOwner> => (
     ...baseUrlOrTargets(o, owner),
     ...authRules(o),
     ...bothOrNeither(o, "client_cert_path", "client_key_path"),
+    ...serverNameProblems(o),
   ],
 });
 
@@ -338,6 +354,12 @@ export const BACKEND_OPTION_SCHEMAS: Record<BackendService, OptionSchema<Backend
         default: 30,
         example: 10,
       }),
+      server_name: field(
+        "string",
+        hostName(),
+        "Name the server's certificate is checked against (SNI) when `host` is an address.",
+        { example: "api.example.com" },
+      ),
       auth: authField(),
     },
     rules: authRules,

@@ -23,6 +23,13 @@ function isHttpUrl(value: string): boolean {
 
 /** An http:// or https:// URL with a host. */
 export const httpUrl = () => text().refine(isHttpUrl, "must be an http:// or https:// URL");
+/** A DNS host name (letters, digits, hyphens, dots). */
+export const hostName = () =>
+  text().max(253).regex(
+    /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+    "a DNS host name",
+  );
+
 /** A URL path starting with `/`. */
 export const absolutePath = () => text().refine((v) => v.startsWith("/"), "must start with `/`");
 

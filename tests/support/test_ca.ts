@@ -15,8 +15,8 @@ export interface IssuedCert {
 /** A CA that can issue certificates. */
 export interface TestCa {
   certPath: string;
-  /** A server certificate for localhost and 127.0.0.1. */
-  server(name: string): Promise<IssuedCert>;
+  /** A server certificate for `names` (default: localhost and 127.0.0.1). */
+  server(name: string, names?: string[]): Promise<IssuedCert>;
   /** A client certificate with `cn` as its subject's common name (`expired`: ended at issue). */
   client(name: string, cn: string, options?: { expired?: boolean }): Promise<IssuedCert>;
 }
@@ -82,12 +82,13 @@ export async function makeTestCa(dir: string, name = "ca"): Promise<TestCa> {
   };
   return {
     certPath: caCert,
-    server: (file) =>
+    server: (file, names = ["localhost", "127.0.0.1"]) =>
       issue(
         file,
-        "localhost",
+        names[0],
         "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n" +
-          "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+          "extendedKeyUsage=serverAuth\nsubjectAltName=" +
+          names.map((n) => /^[\d.]+$|:/.test(n) ? `IP:${n}` : `DNS:${n}`).join(",") + "\n",
       ),
     client: (file, cn, options) =>
       issue(

@@ -3,6 +3,7 @@
  * built: its credentials (`auth`) and its TLS identity (`ca_path`, `client_cert_path`,
  * `client_key_path`). A file that cannot be read is an error naming its key.
  */
+import { X509Certificate } from "node:crypto";
 import { resolve } from "node:path";
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import { ClientCredentials, importSigningKey } from "./client_credentials.ts";
@@ -15,6 +16,27 @@ export interface UpstreamTls {
   caCerts?: string[];
   /** Presented to the upstream (mutual TLS). */
   clientCert?: { cert: string; key: string };
+  /** Name the upstream's certificate is checked against, instead of the URL's host. */
+  serverName?: string;
+  /** When the client certificate stops being valid (ms since the epoch). */
+  clientCertExpiresAt?: number;
+}
+
+/**
+ * When the first certificate of `pem` expires; an error naming `key` when it cannot be read or
+ * has already expired (the upstream would refuse every request).
+ */
+export function certificateExpiry(pem: string, key: string): number {
+  let expires: number;
+  try {
+    expires = Date.parse(new X509Certificate(pem).validTo);
+  } catch (err) {
+    throw new Error(`${key}: not a PEM certificate: ${(err as Error).message}`);
+  }
+  if (!(expires > Date.now())) {
+    throw new Error(`${key}: the certificate expired on ${new Date(expires).toISOString()}`);
+  }
+  return expires;
 }
 
 /** A backend's way in. */
@@ -44,14 +66,16 @@ export async function loadUpstreamAccess(
 ): Promise<UpstreamAccess> {
   const o = config.options;
   const access: UpstreamAccess = {};
-  if (o.ca_path !== undefined || o.client_cert_path !== undefined) {
+  if (
+    o.ca_path !== undefined || o.client_cert_path !== undefined || o.server_name !== undefined
+  ) {
     const tls: UpstreamTls = {};
+    if (o.server_name !== undefined) tls.serverName = String(o.server_name);
     if (o.ca_path !== undefined) tls.caCerts = [await readKey(baseDir, o, "ca_path", "options")];
     if (o.client_cert_path !== undefined) {
-      tls.clientCert = {
-        cert: await readKey(baseDir, o, "client_cert_path", "options"),
-        key: await readKey(baseDir, o, "client_key_path", "options"),
-      };
+      const cert = await readKey(baseDir, o, "client_cert_path", "options");
+      tls.clientCert = { cert, key: await readKey(baseDir, o, "client_key_path", "options") };
+      tls.clientCertExpiresAt = certificateExpiry(cert, "options.client_cert_path");
     }
     access.tls = tls;
   }

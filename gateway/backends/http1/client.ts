@@ -20,6 +20,8 @@ export interface Http1ClientOptions {
   caCerts?: string[];
   /** PEM client certificate chain and key presented to https upstreams (mutual TLS). */
   clientCert?: { cert: string; key: string };
+  /** Name https upstreams' certificates are checked against, instead of the URL's host. */
+  serverName?: string;
   /** Limit for TCP connect plus TLS handshake, in milliseconds (default 10 000). */
   connectTimeoutMs?: number;
 }
@@ -64,6 +66,7 @@ export class Http1Client {
   readonly #connectTimeoutMs: number;
   readonly #caCerts: string[] | undefined;
   readonly #clientCert: { cert: string; key: string } | undefined;
+  readonly #serverName: string | undefined;
   readonly #exchange: ExchangeOptions;
   #closed = false;
   /** Counters since the client was made. */
@@ -77,6 +80,7 @@ export class Http1Client {
     this.#connectTimeoutMs = positive("connectTimeoutMs", options.connectTimeoutMs, 10_000);
     this.#caCerts = options.caCerts;
     this.#clientCert = options.clientCert;
+    this.#serverName = options.serverName;
     this.#exchange = {
       maxHeaderBytes: positive("maxHeaderBytes", options.maxHeaderBytes, 64 * 1024, 64),
       release: (conn) => this.#pool.put(conn),
@@ -113,6 +117,7 @@ export class Http1Client {
         conn = await connect(url, origin, {
           caCerts: this.#caCerts,
           clientCert: this.#clientCert,
+          serverName: this.#serverName,
           timeoutMs: this.#connectTimeoutMs,
         }, signal);
         this.stats.connects++;

@@ -9,6 +9,8 @@ export interface ConnectOptions {
   caCerts?: string[];
   /** PEM client certificate chain and key (mutual TLS). */
   clientCert?: { cert: string; key: string };
+  /** Name the certificate is checked against (and SNI), instead of the URL's host. */
+  serverName?: string;
   /** Limit for the TCP connect plus the TLS handshake. */
   timeoutMs: number;
 }
@@ -55,7 +57,7 @@ export async function connect(
     if (url.protocol === "https:") {
       stage = "tls";
       const tls = await Deno.startTls(tcp, {
-        hostname,
+        hostname: options.serverName ?? hostname,
         caCerts: options.caCerts,
         alpnProtocols: ["http/1.1"],
       });

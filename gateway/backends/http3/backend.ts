@@ -65,7 +65,8 @@ export class Http3Backend implements Backend {
     this.pool = new TargetPool(config.name, targets, config);
     for (const t of this.pool.targets) {
       const { host, port } = parseTarget(t.url, `backend ${config.name}`);
-      this.#slots.set(t, new H3ConnectionSlot({ host, port, caCerts }));
+      const serverName = o.server_name as string | undefined;
+      this.#slots.set(t, new H3ConnectionSlot({ host, port, caCerts, serverName }));
     }
     const optionTimeout = Number(o.timeout_secs ?? 30) * 1000;
     this.#timeoutMs = Math.min(optionTimeout, config.timeout_secs * 1000);

@@ -10,6 +10,8 @@ export interface H3TargetAddress {
   host: string;
   port: number;
   caCerts?: string[];
+  /** Name the certificate is checked against (SNI); default: `host`. */
+  serverName?: string;
 }
 
 /** The connection slot of one target. */
@@ -49,7 +51,7 @@ export class H3ConnectionSlot {
     const client = await Http3Client.connect({
       hostname: a.host,
       port: a.port,
-      serverName: a.host,
+      serverName: a.serverName ?? a.host,
       caCerts: a.caCerts,
       // A handshake gives up after 3 s of silence (nothing listens on the UDP port); keep-alives
       // every second keep an idle pooled connection open.
