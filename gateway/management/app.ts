@@ -13,6 +13,7 @@ import type { GatewayControl } from "./control.ts";
 import { allRoutes } from "./dimse_routes.ts";
 import { type GuardSettings, managementGuard } from "./guard.ts";
 import { instanceInfo } from "./info.ts";
+import { queueRoutes } from "./queues.ts";
 import { type ManagementEnv, requestContext } from "./request_context.ts";
 import { errorResponse, fail } from "./responses.ts";
 import { allowedMethods, normalizePrefix, pathOf, PREFIXED, routingPath } from "./routing.ts";
@@ -89,6 +90,7 @@ export function createManagementApp(
   for (const op of CLOUD_OPERATIONS) {
     app.post(`${PREFIXED}/${op}`, cloudHandler(control, logger, op));
   }
+  queueRoutes(app, control);
 
   const allowed = allowedMethods(app.routes);
   app.notFound((c) => {

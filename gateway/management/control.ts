@@ -1,4 +1,5 @@
 /** What the management API needs from the running gateway (implemented by gateway/runtime). */
+import type { DeliveryQueues } from "../delivery/mod.ts";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
 import type { CloudControl } from "../cloud_client/mod.ts";
@@ -76,4 +77,6 @@ export interface GatewayControl {
   readonly metrics: Metrics;
   /** The cloud operations (`token`, `authorize`, `update`) and the `cloud` part of `info`. */
   readonly cloud?: CloudControl;
+  /** The delivery queues (`[backends.<name>.queue]`). */
+  readonly queues?: DeliveryQueues;
 }

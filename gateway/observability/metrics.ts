@@ -22,6 +22,8 @@ export interface Metrics {
   readonly cloud: CloudMetrics;
   /** Metrics of the audit trail. */
   readonly audit: AuditMetrics;
+  /** Metrics of the delivery queues. */
+  readonly queues: QueueMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
 }
@@ -64,6 +66,25 @@ export interface AuditMetrics {
   dropped(sink: AuditSinkName, reason: string, n: number): void;
   /** Records waiting in memory for a sink. */
   queued(sink: AuditSinkName, n: number): void;
+}
+
+/** What the delivery queues report at each scrape. */
+export interface QueueSnapshot {
+  backend: string;
+  depth: number;
+  bytes: number;
+  in_flight: number;
+  dead: number;
+  oldest_age_secs: number;
+  delivered_total: number;
+  retried_total: number;
+  dead_lettered_total: number;
+}
+
+/** Metrics of the delivery queues: read from them at each scrape. */
+export interface QueueMetrics {
+  /** Where the figures come from (the gateway's queues). */
+  source(read: () => QueueSnapshot[]): void;
 }
 
 /** Upper bounds in seconds of the latency histograms (1 ms … 10 s). */
@@ -139,6 +160,7 @@ class GatewayMetrics implements Metrics {
   readonly #reloadFailed: CounterCell;
   readonly cloud: CloudMetrics;
   readonly audit: AuditMetrics;
+  readonly queues: QueueMetrics;
 
   constructor(options: MetricsOptions) {
     const reloads = this.#registry.counter(
@@ -152,6 +174,7 @@ class GatewayMetrics implements Metrics {
 
     this.cloud = cloudMetrics(this.#registry);
     this.audit = auditMetrics(this.#registry);
+    this.queues = queueMetrics(this.#registry);
 
     const start = this.#registry.gauge(
       "gateway_start_time_seconds",
@@ -217,6 +240,54 @@ class GatewayMetrics implements Metrics {
   render(): string {
     return this.#registry.render();
   }
+}
+
+/** The queue families, filled from the queues' own counters at each scrape. */
+function queueMetrics(registry: Registry): QueueMetrics {
+  const gauge = (name: string, help: string) => registry.gauge(name, help, ["backend"]);
+  const depth = gauge("gateway_queue_depth", "Messages waiting for delivery, by backend.");
+  const bytes = gauge("gateway_queue_bytes", "Bytes of the messages waiting, by backend.");
+  const inFlight = gauge("gateway_queue_in_flight", "Deliveries running, by backend.");
+  const dead = gauge("gateway_queue_dead_letters", "Dead-lettered messages held, by backend.");
+  const age = gauge(
+    "gateway_queue_oldest_age_seconds",
+    "Age of the oldest waiting message, by backend (0: none).",
+  );
+  const counter = (name: string, help: string) => registry.counter(name, help, ["backend"]);
+  const delivered = counter("gateway_queue_delivered_total", "Messages delivered, by backend.");
+  const retried = counter(
+    "gateway_queue_retried_total",
+    "Failed attempts to be retried, by backend.",
+  );
+  const deadLettered = counter(
+    "gateway_queue_dead_lettered_total",
+    "Messages moved to the dead letters, by backend.",
+  );
+  const seen = new Map<string, { delivered: number; retried: number; dead: number }>();
+  let read: () => QueueSnapshot[] = () => [];
+  registry.onCollect(() => {
+    for (const q of read()) {
+      depth.labels(q.backend).set(q.depth);
+      bytes.labels(q.backend).set(q.bytes);
+      inFlight.labels(q.backend).set(q.in_flight);
+      dead.labels(q.backend).set(q.dead);
+      age.labels(q.backend).set(q.oldest_age_secs);
+      // The queues count since they opened; the counters only ever go up by the difference.
+      const last = seen.get(q.backend) ?? { delivered: 0, retried: 0, dead: 0 };
+      const up = (cell: CounterCell, now: number, before: number) => {
+        if (now > before) cell.inc(now - before);
+      };
+      up(delivered.labels(q.backend), q.delivered_total, last.delivered);
+      up(retried.labels(q.backend), q.retried_total, last.retried);
+      up(deadLettered.labels(q.backend), q.dead_lettered_total, last.dead);
+      seen.set(q.backend, {
+        delivered: Math.max(last.delivered, q.delivered_total),
+        retried: Math.max(last.retried, q.retried_total),
+        dead: Math.max(last.dead, q.dead_lettered_total),
+      });
+    }
+  });
+  return { source: (fn) => read = fn };
 }
 
 /** The audit families. */

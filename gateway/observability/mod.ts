@@ -24,6 +24,8 @@ export {
   type Metrics,
   type MetricsOptions,
   type MetricsSummary,
+  type QueueMetrics,
+  type QueueSnapshot,
 } from "./metrics.ts";
 export {
   Counter,

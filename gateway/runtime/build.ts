@@ -11,6 +11,7 @@ import { HTTP_ENDPOINT_FACTORIES, type HttpEndpoint } from "../endpoints/mod.ts"
 import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dicom_scp/mod.ts";
 import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
+import { type DeliveryQueues, QueuedBackend } from "../delivery/mod.ts";
 import {
   type AuditSink,
   type Backend,
@@ -32,6 +33,13 @@ export class Runtime {
   readonly dimse = new Map<string, DicomScpEndpoint>();
   /** The backend named by `[audit] fhir_backend`, built whether or not a pipeline uses it. */
   auditBackend?: Backend;
+  /** Backends with a delivery queue, by name: what their queues deliver through. */
+  readonly queued = new Map<string, Backend>();
+
+  /** The backend (not its queueing face) a queue delivers through. */
+  backend(name: string): Backend | undefined {
+    return this.queued.get(name);
+  }
   #inFlight = 0;
   #retired = false;
   #closed = false;
@@ -97,6 +105,8 @@ export interface BuildDeps {
   transformSource?: TransformSource;
   /** The audit trail the runtime's requests are recorded in. */
   audit?: AuditSink;
+  /** The gateway's delivery queues (backends with `[backends.<name>.queue]`). */
+  queues?: DeliveryQueues;
 }
 
 /** Build a Runtime, or list every problem that prevents it (and release what was built). */
@@ -116,6 +126,7 @@ export async function buildRuntime(
   };
   const middleware = new Map<string, Middleware>();
   const backends = new Map<string, Backend>();
+  const queued = new Map<string, Backend>();
   const problem = (path: string, message: string) => problems.push({ file, path, message });
 
   for (const [name, mc] of Object.entries(config.middleware)) {
@@ -143,7 +154,18 @@ export async function buildRuntime(
       continue;
     }
     try {
-      backends.set(name, await factory(bc, ctx));
+      const backend = await factory(bc, ctx);
+      if (bc.queue && deps.queues && !deps.validateOnly) {
+        queued.set(name, backend);
+        try {
+          backends.set(name, new QueuedBackend(backend, await deps.queues.open(bc, deps.baseDir)));
+        } catch (err) {
+          await backend.close();
+          throw new Error(`queue: ${(err as Error).message}`);
+        }
+      } else {
+        backends.set(name, backend);
+      }
     } catch (err) {
       problem(`backends.${name}`, (err as Error).message);
     }
@@ -194,6 +216,7 @@ export async function buildRuntime(
     audit: deps.audit,
   });
   if (config.audit?.fhir_backend) runtime.auditBackend = backends.get(config.audit.fhir_backend);
+  for (const [name, b] of queued) runtime.queued.set(name, b);
   for (const ep of dimse) {
     runtime.dimse.set(ep.key, ep);
     ep.attach(runtime.deps, runtime);

@@ -15,6 +15,7 @@ import {
   loadWithManagedConfig,
 } from "../cloud_client/mod.ts";
 import { AuditTrail } from "../audit/mod.ts";
+import { DeliveryQueues } from "../delivery/mod.ts";
 import { Body, type Protocol, RequestEnvelope } from "../envelope.ts";
 import { errorBody, GatewayError } from "../errors.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
@@ -76,6 +77,8 @@ export class Gateway implements GatewayControl {
   #reloadAgain = false;
   /** The audit trail (`[audit]`); it outlives configurations, so its chain does too. */
   readonly #audit: AuditTrail;
+  /** Delivery queues of the backends with `[backends.<name>.queue]`; they outlive configurations. */
+  readonly #queues: DeliveryQueues;
 
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
@@ -83,6 +86,8 @@ export class Gateway implements GatewayControl {
     this.metrics = opts.metrics;
     this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
     this.#audit = new AuditTrail({ logger: opts.logger, metrics: opts.metrics.audit });
+    this.#queues = new DeliveryQueues(opts.logger);
+    opts.metrics.queues.source(() => this.#queues.stats());
     this.#http = new HttpListeners({
       handle: (req, info, tls, network, protocol) =>
         this.#handle(req, info, tls, network, protocol),
@@ -106,6 +111,11 @@ export class Gateway implements GatewayControl {
 
   // Cloud (issue 7): token store, sync and the management API's cloud operations.
   readonly #cloud: CloudIntegration;
+
+  /** The delivery queues, for the management API. */
+  get queues(): DeliveryQueues {
+    return this.#queues;
+  }
 
   /** The cloud operations of the management API. */
   get cloud(): CloudIntegration {
@@ -131,6 +141,7 @@ export class Gateway implements GatewayControl {
       throw new ConfigError([auditProblem]);
     }
     this.#current = runtime;
+    await this.#queues.attach(runtime, new Set(runtime.queued.keys()));
     this.#applyLogging(runtime.config);
     HttpListeners.assertPortsFree(runtime.config);
     await this.#http.sync(runtime.config);
@@ -288,6 +299,7 @@ export class Gateway implements GatewayControl {
     }
     const old = this.#current;
     this.#current = next;
+    await this.#queues.attach(next, new Set(next.queued.keys()));
     old.retire();
     await this.#http.closeStale(next.config);
     await this.#dimse.closeStale(next.dimse.values()); // DICOM (issue 4)
@@ -324,7 +336,9 @@ export class Gateway implements GatewayControl {
     }
     await this.#management.shutdown();
     await this.#dimse.close(); // DICOM (issue 4)
-    // Every request has ended: the last records are written before the backends close.
+    // Every request has ended: deliveries stop (what waits stays on disk), the last audit
+    // records are written, then the backends close.
+    await this.#queues.close();
     await this.#audit.close();
     await this.#current?.close();
     stopRenderWorkers();
@@ -354,6 +368,7 @@ export class Gateway implements GatewayControl {
       baseDir: this.#baseDir(),
       transformSource: this.#cloud.transformSource(loaded.config),
       audit: this.#audit,
+      queues: this.#queues,
     });
     if (!built.runtime) return new ConfigError(built.problems);
     this.#generation++;

@@ -18,6 +18,7 @@ import {
   MIDDLEWARE,
   NETWORK,
   PIPELINE,
+  QUEUE,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
@@ -39,6 +40,11 @@ export function configReferenceMarkdown(): string {
     ...options("endpoints", "service", ENDPOINT_OPTION_SCHEMAS),
     table("`[backends.<name>]`", BACKEND),
     table("`[backends.<name>.health_check]`", HEALTH_CHECK),
+    table(
+      "`[backends.<name>.queue]`",
+      QUEUE,
+      "Durable delivery: requests are kept on disk, answered 202 and delivered in the background (docs/delivery.md).",
+    ),
     ...options("backends", "service", BACKEND_OPTION_SCHEMAS),
     table(
       "`[backends.<name>.options.auth]`",

@@ -28,6 +28,7 @@ import {
   MIDDLEWARE,
   NETWORK,
   PIPELINE,
+  QUEUE,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
@@ -125,6 +126,7 @@ export function visitFields(doc: Record<string, unknown>, visit: (f: FieldVisit)
     const options = optionsOf(BACKEND_OPTION_SCHEMAS, b.service);
     table(b.options, options, childPath(p, "options"), visit);
     table(b.health_check, HEALTH_CHECK, childPath(p, "health_check"), visit);
+    table(b.queue, QUEUE, childPath(p, "queue"), visit);
     if (options?.auth && isTable(b.options) && isTable(b.options.auth)) {
       const at = childPath(childPath(p, "options"), "auth");
       table(b.options.auth, BACKEND_AUTH, at, visit);

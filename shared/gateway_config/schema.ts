@@ -300,6 +300,70 @@ export const BACKEND: TableSpec = {
 };
 
 /** `[backends.<name>.health_check]`: active health checks of the targets. */
+/** `[backends.<name>.queue]`: durable delivery (docs/delivery.md). */
+export const QUEUE: TableSpec = {
+  dir: field(
+    "string",
+    text(),
+    "Directory of the queue's messages (one file each, fsynced before the sender is answered). " +
+      "Relative to the main config file's directory; one directory per backend.",
+    {
+      path: "config",
+      defaultDoc: "`queues/<backend>` beside the config file",
+      example: "/var/lib/gateway/q/pacs",
+    },
+  ),
+  ordering: field(
+    "string",
+    z.enum(["fifo", "parallel"]),
+    "`fifo`: one message at a time, in the order accepted (a failing head waits); `parallel`: " +
+      "up to `concurrency` at once.",
+    { default: "fifo", example: "parallel" },
+  ),
+  concurrency: field("integer", int(1, 256), 'Deliveries at once with `ordering = "parallel"`.', {
+    default: 4,
+    example: 8,
+  }),
+  max_messages: field(
+    "integer",
+    int(1),
+    "Messages held (waiting and dead-lettered); beyond, new requests get 503 `queue_full`.",
+    { default: 100_000, example: 1_000_000 },
+  ),
+  max_bytes: field(
+    "integer",
+    int(1024),
+    "Bytes held; beyond, new requests get 507 `queue_full`.",
+    { default: 10_737_418_240, example: 107_374_182_400 },
+  ),
+  max_attempts: field(
+    "integer",
+    int(0),
+    "Deliveries tried before a message goes to the dead letters; 0: no limit (only `max_age_secs`).",
+    { default: 0, example: 50 },
+  ),
+  max_age_secs: field(
+    "integer",
+    int(1),
+    "Age after which an undelivered message goes to the dead letters.",
+    { default: 604_800, example: 86_400 },
+  ),
+  initial_backoff_ms: field("integer", int(1), "Wait before the first retry.", {
+    default: 1000,
+    example: 500,
+  }),
+  max_backoff_ms: field("integer", int(1), "Longest wait between retries (doubling, jittered).", {
+    default: 300_000,
+    example: 60_000,
+  }),
+  fsync: field(
+    "boolean",
+    z.boolean(),
+    "Flush each message to disk before answering the sender (off only for disposable traffic).",
+    { default: true, example: false },
+  ),
+};
+
 export const HEALTH_CHECK: TableSpec = {
   path: field(
     "string",

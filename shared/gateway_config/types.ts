@@ -112,6 +112,22 @@ export interface HealthCheckConfig {
   healthy_threshold: number;
 }
 
+/** `[backends.<name>.queue]`: durable delivery. */
+export interface QueueConfig {
+  /** Directory of the messages (absolute once loaded from a file); default `queues/<backend>`. */
+  dir?: string;
+  ordering: "fifo" | "parallel";
+  concurrency: number;
+  max_messages: number;
+  max_bytes: number;
+  /** 0: no limit. */
+  max_attempts: number;
+  max_age_secs: number;
+  initial_backoff_ms: number;
+  max_backoff_ms: number;
+  fsync: boolean;
+}
+
 /** `[backends.<name>]`. */
 export interface BackendConfig {
   name: string;
@@ -133,6 +149,8 @@ export interface BackendConfig {
   max_failures: number;
   cooldown_secs: number;
   health_check?: HealthCheckConfig;
+  /** Durable delivery: requests are queued, answered 202 and delivered in the background. */
+  queue?: QueueConfig;
   /**
    * Metadata routing: when set, the backend takes part only in requests whose metadata has every
    * listed key with the listed value. The first matching backend is the primary.

@@ -17,6 +17,7 @@ import {
   NETWORK,
   PIPELINE,
   PROXY,
+  QUEUE,
   SECTIONS,
   TARGET,
   TOP_LEVEL,
@@ -47,6 +48,7 @@ import type {
   MiddlewareConfig,
   NetworkConfig,
   PipelineConfig,
+  QueueConfig,
   TargetConfig,
 } from "./types.ts";
 
@@ -222,7 +224,7 @@ function endpoint(sink: ProblemSink, raw: unknown, path: string, name: string): 
 
 function backend(sink: ProblemSink, raw: unknown, path: string, name: string): BackendConfig {
   const table = asTable(sink, raw, path);
-  const base = checkTable(sink, table, BACKEND, path, ["options", "health_check"]);
+  const base = checkTable(sink, table, BACKEND, path, ["options", "health_check", "queue"]);
   const service = base.service as BackendConfig["service"] | undefined;
   const targets = (base.targets ?? []) as string[];
   const httpLike = service === undefined || HTTP_LIKE_BACKENDS.includes(service);
@@ -244,6 +246,17 @@ function backend(sink: ProblemSink, raw: unknown, path: string, name: string): B
       HEALTH_CHECK,
       hcPath,
     ) as unknown as HealthCheckConfig;
+  }
+  if (table.queue !== undefined) {
+    out.queue = checkTable(
+      sink,
+      table.queue,
+      QUEUE,
+      childPath(path, "queue"),
+    ) as unknown as QueueConfig;
+    if (service === "echo") {
+      sink.report(childPath(path, "queue"), "an echo backend answers at once: nothing to queue");
+    }
   }
   out.options = serviceOptions<BackendOwner>(
     sink,

@@ -18,6 +18,7 @@ import {
   MANAGEMENT,
   NETWORK,
   PIPELINE,
+  QUEUE,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
@@ -62,6 +63,7 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
         ...withoutDefaults(b, BACKEND),
         ...nonEmpty("options", serviceOptions(b.options, BACKEND_OPTION_SCHEMAS[b.service])),
         ...(b.health_check ? { health_check: withoutDefaults(b.health_check, HEALTH_CHECK) } : {}),
+        ...(b.queue ? { queue: withoutDefaults(b.queue, QUEUE) } : {}),
       })),
     ),
     section("targets", mapValues(config.targets, (t) => withoutDefaults(t, TARGET))),

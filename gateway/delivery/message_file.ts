@@ -1,0 +1,194 @@
+/**
+ * One queued message as one file: `GWQ1`, the header's length (u32, big endian), the header (JSON:
+ * what the request was), the body bytes, and the SHA-256 of everything before it. Written to a
+ * temporary name, flushed, then renamed into place (and the directory flushed): a crash leaves
+ * either a whole, checked message or a temporary file that the next start removes. A message
+ * whose checksum does not match is never delivered.
+ */
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+
+const MAGIC = new TextEncoder().encode("GWQ1");
+const CHECKSUM_BYTES = 32;
+/** Largest header accepted when reading a message back. */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
+/** What a queued request was: enough to send it again as it came. */
+export interface MessageHeader {
+  id: string;
+  backend: string;
+  pipeline: string;
+  endpoint: string;
+  protocol: string;
+  /** ms since the epoch. */
+  accepted_at: number;
+  method: string;
+  path: string;
+  /** `?…` or empty. */
+  query: string;
+  /** Request headers, credentials left out (the backend's own apply at delivery). */
+  headers: [string, string][];
+  metadata: Record<string, string>;
+  content_type: string | null;
+}
+
+/** A message's file, checked. */
+export interface StoredMessage {
+  header: MessageHeader;
+  /** Offset and length of the body in the file. */
+  bodyOffset: number;
+  bodyLength: number;
+  size: number;
+}
+
+/** A failure to write a message (ENOSPC, a size limit), with the bytes left behind removed. */
+export class MessageWriteError extends Error {
+  constructor(message: string, readonly noSpace: boolean) {
+    super(message);
+  }
+}
+
+async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await file.write(bytes.subarray(written));
+}
+
+/** Flushes a directory's entries (the rename of a new file) to disk. */
+export async function syncDir(dir: string): Promise<void> {
+  try {
+    using d = await Deno.open(dir, { read: true });
+    await d.sync();
+  } catch {
+    // Some filesystems cannot open or sync directories; the file itself was synced.
+  }
+}
+
+/**
+ * Writes a message: header, then `body` (bytes or a stream, never held whole), then the
+ * checksum, into `tmpDir`, flushed when `fsync`, renamed into `readyDir`. `limit` bounds the
+ * body; past it the write fails and leaves nothing. Returns the file's size.
+ */
+export async function writeMessage(
+  tmpDir: string,
+  readyDir: string,
+  header: MessageHeader,
+  body: Uint8Array | ReadableStream<Uint8Array> | null,
+  options: { fsync: boolean; limit: number },
+): Promise<number> {
+  const tmp = join(tmpDir, `${header.id}.tmp`);
+  const hash = createHash("sha256");
+  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+  const prefix = new Uint8Array(8);
+  prefix.set(MAGIC, 0);
+  new DataView(prefix.buffer).setUint32(4, headerBytes.length);
+  let size = 0;
+  const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
+  try {
+    for (const part of [prefix, headerBytes]) {
+      hash.update(part);
+      await writeAll(file, part);
+      size += part.length;
+    }
+    let bodyBytes = 0;
+    const put = async (chunk: Uint8Array) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > options.limit) {
+        throw new MessageWriteError(`the body is over ${options.limit} bytes`, false);
+      }
+      hash.update(chunk);
+      await writeAll(file, chunk);
+    };
+    if (body instanceof Uint8Array) await put(body);
+    else if (body) { for await (const chunk of body) await put(chunk); }
+    size += bodyBytes;
+    const sum = new Uint8Array(hash.digest());
+    await writeAll(file, sum);
+    size += sum.length;
+    if (options.fsync) await file.sync();
+  } catch (err) {
+    file.close();
+    await Deno.remove(tmp).catch(() => {});
+    if (err instanceof MessageWriteError) throw err;
+    const noSpace = /no space|ENOSPC|os error 28/i.test((err as Error).message);
+    throw new MessageWriteError((err as Error).message, noSpace);
+  }
+  file.close();
+  await Deno.rename(tmp, join(readyDir, `${header.id}.msg`));
+  if (options.fsync) await syncDir(readyDir);
+  return size;
+}
+
+async function readExactly(file: Deno.FsFile, length: number, path: string): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  let at = 0;
+  while (at < length) {
+    const n = await file.read(out.subarray(at));
+    if (n === null) throw new Error(`${path}: truncated`);
+    at += n;
+  }
+  return out;
+}
+
+/** Reads a message's header and checks its checksum over the whole file; throws when it fails. */
+export async function readMessage(path: string): Promise<StoredMessage> {
+  using file = await Deno.open(path, { read: true });
+  const size = (await file.stat()).size;
+  if (size < 8 + CHECKSUM_BYTES) throw new Error(`${path}: truncated`);
+  const prefix = await readExactly(file, 8, path);
+  if (!MAGIC.every((b, i) => prefix[i] === b)) throw new Error(`${path}: not a queued message`);
+  const headLength = new DataView(prefix.buffer).getUint32(4);
+  if (headLength > MAX_HEADER_BYTES || 8 + headLength + CHECKSUM_BYTES > size) {
+    throw new Error(`${path}: bad header length`);
+  }
+  const head = await readExactly(file, headLength, path);
+  const hash = createHash("sha256").update(prefix).update(head);
+  const bodyLength = size - CHECKSUM_BYTES - 8 - headLength;
+  const buffer = new Uint8Array(64 * 1024);
+  for (let left = bodyLength; left > 0;) {
+    const n = await file.read(buffer.subarray(0, Math.min(left, buffer.length)));
+    if (n === null) throw new Error(`${path}: truncated`);
+    hash.update(buffer.subarray(0, n));
+    left -= n;
+  }
+  const sum = await readExactly(file, CHECKSUM_BYTES, path);
+  const expected = new Uint8Array(hash.digest());
+  if (!expected.every((b, i) => sum[i] === b)) {
+    throw new Error(`${path}: checksum mismatch (the file was damaged)`);
+  }
+  const header = JSON.parse(new TextDecoder().decode(head)) as MessageHeader;
+  return { header, bodyOffset: 8 + headLength, bodyLength, size };
+}
+
+/** The body of a checked message as a stream read from its file. */
+export function bodyStream(path: string, message: StoredMessage): ReadableStream<Uint8Array> {
+  let file: Deno.FsFile | undefined;
+  let left = message.bodyLength;
+  return new ReadableStream<Uint8Array>({
+    async start() {
+      file = await Deno.open(path, { read: true });
+      await file.seek(message.bodyOffset, Deno.SeekMode.Start);
+    },
+    async pull(controller) {
+      if (left === 0) {
+        file?.close();
+        file = undefined;
+        controller.close();
+        return;
+      }
+      const buf = new Uint8Array(Math.min(64 * 1024, left));
+      const n = await file!.read(buf);
+      if (n === null) {
+        file?.close();
+        file = undefined;
+        controller.error(new Error(`${path}: shorter than its header says`));
+        return;
+      }
+      left -= n;
+      controller.enqueue(buf.subarray(0, n));
+    },
+    cancel() {
+      file?.close();
+      file = undefined;
+    },
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * The gateway's delivery queues, one per backend with a `queue` table. They outlive
+ * configurations (messages wait on disk whatever is reloaded): a build opens or reuses the queue
+ * of each such backend, and the configuration that takes over becomes the one the queues deliver
+ * through. A queue no longer configured stops delivering; its messages stay on disk for the day it
+ * is configured again.
+ */
+import { resolve } from "node:path";
+import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
+import type { Logger } from "../../shared/mod.ts";
+import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import { GatewayError } from "../errors.ts";
+import type { Backend } from "../pipeline/mod.ts";
+import { DeliveryQueue, type QueueStats } from "./queue.ts";
+
+/** The configuration the queues deliver through. */
+export interface DeliveryTarget {
+  /** The backend (not its queueing face) called `name`, when configured. */
+  backend(name: string): Backend | undefined;
+  acquire(): void;
+  release(): void;
+}
+
+/** All queues of the gateway. */
+export class DeliveryQueues {
+  readonly #logger: Logger;
+  readonly #queues = new Map<string, DeliveryQueue>();
+  #target: DeliveryTarget | undefined;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /** The queue of backend `config` (opened, or the running one when its directory is the same). */
+  async open(config: BackendConfig, baseDir: string): Promise<DeliveryQueue> {
+    const settings = config.queue!;
+    const dir = resolve(baseDir, settings.dir ?? `queues/${config.name}`);
+    const deps = {
+      logger: this.#logger,
+      deliver: (req: RequestEnvelope, signal: AbortSignal) =>
+        this.deliver(config.name, req, signal),
+      attemptTimeoutMs: config.timeout_secs * 1000,
+    };
+    const running = this.#queues.get(config.name);
+    if (running && running.dir === dir) {
+      running.retune(settings, deps);
+      return running;
+    }
+    for (const q of this.#queues.values()) {
+      if (q.dir === dir && q.backend !== config.name) {
+        throw new Error(`queue.dir ${dir} is the queue of backend ${q.backend} already`);
+      }
+    }
+    const queue = await DeliveryQueue.open(config.name, dir, settings, deps);
+    if (running) await running.close();
+    this.#queues.set(config.name, queue);
+    return queue;
+  }
+
+  /** One attempt through the current configuration's backend `name`, its answer read whole. */
+  async deliver(
+    name: string,
+    req: RequestEnvelope,
+    signal: AbortSignal,
+  ): Promise<ResponseEnvelope> {
+    const target = this.#target;
+    const backend = target?.backend(name);
+    if (!target || !backend) {
+      throw new GatewayError(503, "backend_not_configured", `backend ${name} is not configured`);
+    }
+    target.acquire();
+    try {
+      const res = await backend.invoke(req, { signal, logger: this.#logger });
+      // Read here, while the configuration is held: the verdict and a dead letter look at it.
+      await res.body.bytes().catch(() => {});
+      return res;
+    } finally {
+      target.release();
+    }
+  }
+
+  /** The configuration now serving traffic; queues not in `names` stop delivering. */
+  async attach(target: DeliveryTarget, names: ReadonlySet<string>): Promise<void> {
+    this.#target = target;
+    for (const [name, q] of this.#queues) {
+      if (names.has(name)) continue;
+      this.#queues.delete(name);
+      const left = q.stats().depth;
+      if (left) {
+        this.#logger.warn("a queue is no longer configured; its messages wait on disk", {
+          backend: name,
+          waiting: left,
+          dir: q.dir,
+        });
+      }
+      await q.close();
+    }
+  }
+
+  /** A queue by backend name. */
+  get(name: string): DeliveryQueue | undefined {
+    return this.#queues.get(name);
+  }
+
+  /** Every queue's counters. */
+  stats(): QueueStats[] {
+    return [...this.#queues.values()].map((q) => q.stats());
+  }
+
+  /** Stop every queue (shutdown). */
+  async close(): Promise<void> {
+    for (const q of this.#queues.values()) await q.close();
+    this.#queues.clear();
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * Durable delivery against real upstreams: nginx answering 503 while it is "down" (a flag file),
+ * then 200: every accepted message arrives once, in order, with its delivery id as
+ * Idempotency-Key; a FHIR-shaped upstream answering 429 with Retry-After is waited for; a 400 goes
+ * to the dead letters with the answer kept, is inspected, retried and purged through the
+ * management API; a gateway restarted with messages waiting delivers them.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { startTestGateway, startUpstream, type TestGateway } from "./harness.ts";
+import { requirePeer, startNginx, waitFor } from "./support/mod.ts";
+
+function pipeline(baseUrl: string, queue: string, dir: string): string {
+  return `
+[endpoints.in]
+service = "http"
+[endpoints.in.options]
+path_prefix = "/in"
+[backends.out]
+service = "http"
+timeout_secs = 5
+retries = 0
+[backends.out.options]
+base_url = "${baseUrl}"
+[backends.out.queue]
+dir = "${dir}"
+initial_backoff_ms = 100
+max_backoff_ms = 400
+${queue}
+[pipelines.p]
+endpoints = ["in"]
+backends = ["out"]
+`;
+}
+
+async function queues(gw: TestGateway) {
+  const res = await gw.mgmtFetch("/admin/queues");
+  assertEquals(res.status, 200);
+  return (await res.json()).queues as Record<string, number | string>[];
+}
+
+Deno.test({
+  name: "delivery: nginx answers 503 while down, then 200: every message once, in order",
+  ignore: !requirePeer("nginx", "nginx", "nginx-light"),
+  fn: async () => {
+    const nginx = await startNginx({
+      conf: `
+log_format delivered '$status $request_uri $http_idempotency_key';
+server {
+  listen 127.0.0.1:{{port}};
+  access_log {{dir}}/deliveries.log delivered;
+  location / {
+    if (-f {{dir}}/down) { return 503; }
+    return 200 "ok\\n";
+  }
+}`,
+    });
+    await Deno.writeTextFile(`${nginx.dir}/down`, "");
+    const qdir = await Deno.makeTempDir({ prefix: "gw-queue-" });
+    const gw = await startTestGateway(pipeline(nginx.url, "", qdir));
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const res = await fetch(`${gw.url}/in/orders/${i}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: "Bearer client-secret" },
+          body: JSON.stringify({ order: i }),
+        });
+        assertEquals(res.status, 202);
+        const body = await res.json();
+        assertEquals(body.status, "queued");
+        assertEquals(res.headers.get("x-delivery-id"), body.delivery_id);
+        ids.push(body.delivery_id);
+      }
+      await waitFor(async () => Number((await queues(gw))[0].retried_total) >= 2, {
+        timeoutMs: 5000,
+        description: "retries while nginx answers 503",
+      });
+      const [down] = await queues(gw);
+      assertEquals([down.backend, down.depth, down.dead], ["out", 20, 0]);
+      assert(Number(down.oldest_age_secs) > 0);
+      // Nothing was stored that the client sent as a credential.
+      for await (const e of Deno.readDir(`${qdir}/ready`)) {
+        if (!e.name.endsWith(".msg")) continue;
+        const text = new TextDecoder().decode(await Deno.readFile(`${qdir}/ready/${e.name}`));
+        assert(!text.includes("client-secret"), "no credential on disk");
+      }
+
+      await Deno.remove(`${nginx.dir}/down`);
+      await waitFor(async () => Number((await queues(gw))[0].depth) === 0, {
+        timeoutMs: 15_000,
+        description: "the queue drained",
+      });
+      const log = (await Deno.readTextFile(`${nginx.dir}/deliveries.log`)).trim().split("\n");
+      const delivered = log.filter((l) => l.startsWith("200 ")).map((l) => l.split(" "));
+      assertEquals(delivered.map((d) => d[1]), ids.map((_, i) => `/orders/${i}`), "in order");
+      assertEquals(delivered.map((d) => d[2]), ids, "each once, with its id as Idempotency-Key");
+      const metrics = await (await gw.mgmtFetch("/metrics")).text();
+      assertMatch(metrics, /gateway_queue_delivered_total\{backend="out"\} 20/);
+      assertMatch(metrics, /gateway_queue_depth\{backend="out"\} 0/);
+    } finally {
+      await gw.stop();
+      await nginx.stop();
+      await Deno.remove(qdir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("delivery: 429 with Retry-After is waited for; a 400 is a dead letter, inspected, retried, purged", async () => {
+  const attempts: { path: string; at: number }[] = [];
+  let refuse = true;
+  const fhir = startUpstream((req) => {
+    const path = new URL(req.url).pathname;
+    attempts.push({ path, at: Date.now() });
+    if (path.endsWith("/busy") && attempts.filter((a) => a.path === path).length === 1) {
+      return new Response("slow down", { status: 429, headers: { "retry-after": "1" } });
+    }
+    if (path.endsWith("/bad") && refuse) {
+      return Response.json({ resourceType: "OperationOutcome", issue: [{ code: "invalid" }] }, {
+        status: 400,
+      });
+    }
+    return Response.json({ resourceType: "Observation", id: "1" }, { status: 201 });
+  });
+  const qdir = await Deno.makeTempDir({ prefix: "gw-queue-" });
+  const gw = await startTestGateway(pipeline(fhir.url, 'ordering = "parallel"', qdir));
+  try {
+    for (const path of ["busy", "bad"]) {
+      const res = await fetch(`${gw.url}/in/Observation/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/fhir+json" },
+        body: '{"resourceType":"Observation"}',
+      });
+      assertEquals(res.status, 202);
+      await res.body?.cancel();
+    }
+    await waitFor(async () => {
+      const [q] = await queues(gw);
+      return q.depth === 0 && q.dead === 1;
+    }, { timeoutMs: 10_000, description: "busy delivered, bad dead" });
+    const busy = attempts.filter((a) => a.path.endsWith("/busy"));
+    assertEquals(busy.length, 2);
+    assert(busy[1].at - busy[0].at >= 950, `Retry-After honoured: ${busy[1].at - busy[0].at} ms`);
+
+    const dead = await (await gw.mgmtFetch("/admin/queues/out/messages?state=dead")).json();
+    assertEquals(dead.messages.length, 1);
+    const [letter] = dead.messages;
+    assertEquals([letter.state, letter.method, letter.path], ["dead", "POST", "/Observation/bad"]);
+    assertEquals(letter.dead.status, 400);
+    assertMatch(letter.dead.answer, /OperationOutcome/);
+    assert(!("body" in letter), "never the body");
+    const one = await (await gw.mgmtFetch(`/admin/queues/out/messages/${letter.id}`)).json();
+    assertEquals(one.id, letter.id);
+
+    const unconfirmed = await gw.mgmtFetch("/admin/queues/out/dead", { method: "DELETE" });
+    assertEquals(unconfirmed.status, 400);
+    assertEquals((await unconfirmed.json()).error.code, "confirmation_required");
+
+    refuse = false;
+    const retry = await gw.mgmtFetch("/admin/queues/out/retry", {
+      method: "POST",
+      body: JSON.stringify({ id: letter.id }),
+    });
+    assertEquals(await retry.json(), { requeued: 1 });
+    await waitFor(async () => {
+      const [q] = await queues(gw);
+      return q.depth === 0 && q.dead === 0;
+    }, { timeoutMs: 5000, description: "the retried dead letter delivered" });
+    assertEquals(attempts.filter((a) => a.path.endsWith("/bad")).length, 2);
+
+    // A purge with confirmation deletes dead letters.
+    refuse = true;
+    const again = await fetch(`${gw.url}/in/Observation/bad`, { method: "POST", body: "{}" });
+    await again.body?.cancel();
+    await waitFor(async () => (await queues(gw))[0].dead === 1, {
+      timeoutMs: 5000,
+      description: "a new dead letter",
+    });
+    const purged = await gw.mgmtFetch("/admin/queues/out/dead?confirm=out", { method: "DELETE" });
+    assertEquals(await purged.json(), { purged: 1 });
+    assertEquals((await queues(gw))[0].dead, 0);
+  } finally {
+    await gw.stop();
+    await fhir.stop();
+    await Deno.remove(qdir, { recursive: true });
+  }
+});
+
+Deno.test("delivery: a gateway restarted with messages waiting delivers them", async () => {
+  let up = false;
+  const received: string[] = [];
+  const upstream = startUpstream((req, body) => {
+    if (!up) return new Response("down", { status: 503 });
+    received.push(new TextDecoder().decode(body));
+    return new Response("ok");
+  });
+  const qdir = await Deno.makeTempDir({ prefix: "gw-queue-" });
+  const first = await startTestGateway(pipeline(upstream.url, "", qdir));
+  try {
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${first.url}/in/x`, { method: "POST", body: `message ${i}` });
+      assertEquals(res.status, 202);
+      await res.body?.cancel();
+    }
+  } finally {
+    await first.stop();
+  }
+  up = true;
+  const second = await startTestGateway(pipeline(upstream.url, "", qdir));
+  try {
+    await waitFor(() => Promise.resolve(received.length === 5), {
+      timeoutMs: 10_000,
+      description: "the waiting messages delivered after the restart",
+    });
+    assertEquals(received, [0, 1, 2, 3, 4].map((i) => `message ${i}`));
+  } finally {
+    await second.stop();
+    await upstream.stop();
+    await Deno.remove(qdir, { recursive: true });
+  }
+});
