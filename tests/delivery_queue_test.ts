@@ -188,7 +188,7 @@ Deno.test("delivery: 429 with Retry-After is waited for; a 400 is a dead letter,
 Deno.test("delivery: a gateway restarted with messages waiting delivers them", async () => {
   let up = false;
   const received: string[] = [];
-  const upstream = startUpstream((req, body) => {
+  const upstream = startUpstream((_req, body) => {
     if (!up) return new Response("down", { status: 503 });
     received.push(new TextDecoder().decode(body));
     return new Response("ok");
