@@ -3,11 +3,15 @@
  * then 200: every accepted message arrives once, in order, with its delivery id as
  * Idempotency-Key; a FHIR-shaped upstream answering 429 with Retry-After is waited for; a 400 goes
  * to the dead letters with the answer kept, is inspected, retried and purged through the
- * management API; a gateway restarted with messages waiting delivers them.
+ * management API; a gateway restarted with messages waiting delivers them; DCMTK storescu through
+ * the gateway to an Orthanc that is down, then up: every instance arrives once, the same bytes.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream, type TestGateway } from "./harness.ts";
-import { requirePeer, startNginx, waitFor } from "./support/mod.ts";
+import { freePort, requirePeer, runCommand, startNginx, waitFor } from "./support/mod.ts";
+import { generateInstances } from "../fixtures/dicom/generate.ts";
+import { parseP10 } from "../gateway/dicom/mod.ts";
+import { DCMTK_ENV, startOrthanc } from "../fixtures/dicom/peers.ts";
 
 function pipeline(baseUrl: string, queue: string, dir: string): string {
   return `
@@ -217,4 +221,91 @@ Deno.test("delivery: a gateway restarted with messages waiting delivers them", a
     await upstream.stop();
     await Deno.remove(qdir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "delivery: storescu through the gateway to an Orthanc that is down, then up: every instance once, the same bytes",
+  ignore: !requirePeer("Orthanc", "Orthanc", "orthanc") ||
+    !requirePeer("storescu", "storescu", "dcmtk"),
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "gw-queue-dicom-" });
+    const instances = await generateInstances(`${dir}/in`, {
+      patientPrefix: "QUEUED",
+      instancesPerSeries: 3,
+    });
+    const orthancPort = freePort();
+    const orthancHttp = freePort();
+    const scpPort = freePort();
+    const gw = await startTestGateway(`
+[endpoints.scp]
+service = "dicom_scp"
+[endpoints.scp.options]
+local_aet = "GATEWAY"
+bind_addr = "127.0.0.1"
+port = ${scpPort}
+enable_store = true
+
+[backends.pacs]
+service = "dicom_scu"
+timeout_secs = 10
+[backends.pacs.options]
+aet = "ORTHANC"
+host = "127.0.0.1"
+port = ${orthancPort}
+association_idle_secs = 0
+[backends.pacs.queue]
+dir = "${dir}/queue"
+initial_backoff_ms = 200
+max_backoff_ms = 1000
+
+[pipelines.dimse]
+endpoints = ["scp"]
+backends = ["pacs"]
+`);
+    let orthanc: Awaited<ReturnType<typeof startOrthanc>> | undefined;
+    try {
+      const sent = await runCommand(
+        "storescu",
+        [
+          "-aet",
+          "MODALITY",
+          "-aec",
+          "GATEWAY",
+          "127.0.0.1",
+          String(scpPort),
+          ...instances.map((i) => i.path),
+        ],
+        { timeoutMs: 30_000, env: DCMTK_ENV },
+      );
+      assertEquals(sent.code, 0, sent.stderr);
+      const [waiting] = await queues(gw);
+      assertEquals(waiting.depth, instances.length, "accepted while the PACS is down");
+
+      orthanc = await startOrthanc({ port: orthancPort, httpPort: orthancHttp });
+      await waitFor(async () => (await queues(gw))[0].depth === 0, {
+        timeoutMs: 30_000,
+        description: "the queue delivered to Orthanc",
+      });
+      const ids = await (await fetch(`${orthanc.url}/instances`)).json() as string[];
+      assertEquals(ids.length, instances.length, "none twice");
+      for (const instance of instances) {
+        const found = await (await fetch(`${orthanc.url}/tools/lookup`, {
+          method: "POST",
+          body: instance.sopInstanceUid,
+        })).json() as { ID: string; Type: string }[];
+        const id = found.find((f) => f.Type === "Instance")!.ID;
+        const stored = new Uint8Array(
+          await (await fetch(`${orthanc.url}/instances/${id}/file`)).arrayBuffer(),
+        );
+        const original = await Deno.readFile(instance.path);
+        // The dataset is byte for byte the one sent (each file meta group is its writer's own).
+        assertEquals(parseP10(stored).dataset, parseP10(original).dataset, instance.sopInstanceUid);
+      }
+    } finally {
+      await gw.stop();
+      await orthanc?.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
