@@ -78,6 +78,33 @@ export class ManagementClient {
     return this.#get("info");
   }
 
+  /** `GET /{prefix}/queues`. */
+  queues(): Promise<Record<string, unknown>> {
+    return this.#get("queues");
+  }
+
+  /** `GET /{prefix}/queues/{backend}/messages?state=…`. */
+  queueMessages(backend: string, state: "ready" | "dead"): Promise<Record<string, unknown>> {
+    return this.#get(`queues/${encodeURIComponent(backend)}/messages?state=${state}`);
+  }
+
+  /** `POST /{prefix}/queues/{backend}/retry` (one dead letter, or all). */
+  async queueRetry(backend: string, id?: string): Promise<Record<string, unknown>> {
+    const route = `queues/${encodeURIComponent(backend)}/retry`;
+    const res = await this.send("POST", prefixedUrl(this.instance, route), id ? { id } : {});
+    if (res.status !== 200) throw this.failure(`POST /${this.instance.prefix}/${route}`, res);
+    return jsonObject(res, this.peer);
+  }
+
+  /** `DELETE /{prefix}/queues/{backend}/dead?confirm={backend}`. */
+  async queuePurge(backend: string): Promise<Record<string, unknown>> {
+    const b = encodeURIComponent(backend);
+    const route = `queues/${b}/dead?confirm=${b}`;
+    const res = await this.send("DELETE", prefixedUrl(this.instance, route));
+    if (res.status !== 200) throw this.failure(`DELETE /${this.instance.prefix}/${route}`, res);
+    return jsonObject(res, this.peer);
+  }
+
   /** `GET /{prefix}/pipelines`. */
   pipelines(): Promise<Record<string, unknown>> {
     return this.#get("pipelines");

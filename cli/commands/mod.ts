@@ -27,6 +27,7 @@ import { registerAuthorize } from "./gateway_authorize.ts";
 import { registerInstall } from "./gateway_install.ts";
 import { registerRegistryCommands } from "./gateway_registry.ts";
 import { registerGeneralCommands } from "./general.ts";
+import { registerQueueCommands } from "./gateway_queues.ts";
 import { registerLogin } from "./login.ts";
 
 /** Adds every command to `program`. */
@@ -41,6 +42,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerGatewayApiCommands(program, ctx);
   registerAuthorize(program, ctx);
   registerUpdate(program, ctx);
+  registerQueueCommands(program, ctx);
   registerDeprecatedCommands(program, ctx);
 }
 
