@@ -20,7 +20,7 @@ Deno.test("gwcli queues: list, messages, dead letters, retry and purge", async (
   const queueDir = await Deno.makeTempDir({ prefix: "gwcli-queue-" });
   try {
     await withGwcliHome(async (home) => {
-      await using gateway = await startGateway({
+      await using _gateway = await startGateway({
         configText: `
 [network.main]
 bind = "127.0.0.1"
