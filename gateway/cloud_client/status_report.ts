@@ -1,9 +1,9 @@
 /**
  * The body of `POST /api/gateway/status`: health, software version, uptime, the applied cloud
- * configuration version, requests and 5xx answers per pipeline, error counts by code, and one
- * check per backend target (its passive/active health).
+ * configuration version, requests and 5xx answers per pipeline, error counts by code, one check
+ * per backend target (its passive/active health) and one per delivery queue.
  */
-import type { MetricsSummary } from "../observability/mod.ts";
+import type { MetricsSummary, QueueSnapshot } from "../observability/mod.ts";
 import type { StatusBody } from "./client.ts";
 
 /** What a status report reads from the running gateway. */
@@ -16,6 +16,24 @@ export interface StatusSource {
     backends: { name: string; targets: { name: string; healthy: boolean }[] }[];
   }[];
   readonly metrics: { summary(): MetricsSummary };
+  /** The delivery queues' counters (docs/delivery.md), when the gateway has any. */
+  queueStats?(): QueueSnapshot[];
+}
+
+/**
+ * A queue's check: `pass` while nothing waits on a failing destination; `warn` (the gateway is
+ * `degraded`) while messages are being retried or dead letters wait for an operator.
+ */
+function queueCheck(q: QueueSnapshot): StatusBody["checks"][number] {
+  const name = `queue/${q.backend}`.slice(0, 100);
+  const retrying = q.retrying ?? 0;
+  if (retrying === 0 && q.dead === 0) return { name, status: "pass" };
+  return {
+    name,
+    status: "warn",
+    message: `${q.depth} waiting (oldest ${Math.round(q.oldest_age_secs)} s), ${retrying} ` +
+      `being retried, ${q.dead} dead letters`,
+  };
 }
 
 /**
@@ -48,9 +66,11 @@ export function statusReport(
       if (i === 0 && targets.length > 0 && targets.every((t) => !t.healthy)) primaryDown = true;
     });
   }
+  const queueChecks = (source.queueStats?.() ?? []).map(queueCheck);
+  const queueWarn = queueChecks.some((c) => c.status !== "pass");
   const health = !source.ready() || primaryDown
     ? "unhealthy"
-    : down > 0 || lastApplyFailed
+    : down > 0 || lastApplyFailed || queueWarn
     ? "degraded"
     : "healthy";
   return {
@@ -65,6 +85,7 @@ export function statusReport(
       errors: summary.pipelines[p.name]?.errors ?? 0,
     })),
     error_counts: summary.error_counts,
-    checks: checks.slice(0, 100),
+    // Queue checks first: a gateway with many targets still reports its queues.
+    checks: [...queueChecks, ...checks].slice(0, 100),
   };
 }

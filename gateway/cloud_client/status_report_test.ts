@@ -53,3 +53,30 @@ Deno.test("statusReport: degraded with a target down or a failed apply; unhealth
   assert.equal(down.health, "unhealthy");
   assert.deepEqual(down.checks.map((c) => c.status), ["fail", "fail"]);
 });
+
+Deno.test("statusReport: one check per delivery queue; retries or dead letters make it degraded", () => {
+  const queue = (retrying: number, dead: number) => ({
+    backend: "pacs",
+    depth: retrying,
+    bytes: 0,
+    in_flight: 0,
+    retrying,
+    dead,
+    oldest_age_secs: retrying ? 90 : 0,
+    delivered_total: 10,
+    retried_total: 3,
+    dead_lettered_total: dead,
+  });
+  const calm = { ...source(true, [true]), queueStats: () => [queue(0, 0)] };
+  const ok = statusReport(calm, 1, false, Date.UTC(2030, 0, 1));
+  assert.equal(ok.health, "healthy");
+  assert.deepEqual(ok.checks[0], { name: "queue/pacs", status: "pass" });
+  const stuck = { ...source(true, [true]), queueStats: () => [queue(4, 1)] };
+  const bad = statusReport(stuck, 1, false, Date.UTC(2030, 0, 1));
+  assert.equal(bad.health, "degraded");
+  assert.deepEqual(bad.checks[0], {
+    name: "queue/pacs",
+    status: "warn",
+    message: "4 waiting (oldest 90 s), 4 being retried, 1 dead letters",
+  });
+});

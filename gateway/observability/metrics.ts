@@ -74,6 +74,8 @@ export interface QueueSnapshot {
   depth: number;
   bytes: number;
   in_flight: number;
+  /** Waiting after at least one failed attempt. */
+  retrying?: number;
   dead: number;
   oldest_age_secs: number;
   delivered_total: number;

@@ -15,7 +15,7 @@ import {
   loadWithManagedConfig,
 } from "../cloud_client/mod.ts";
 import { AuditTrail } from "../audit/mod.ts";
-import { DeliveryQueues } from "../delivery/mod.ts";
+import { DeliveryQueues, type QueueStats } from "../delivery/mod.ts";
 import { Body, type Protocol, RequestEnvelope } from "../envelope.ts";
 import { errorBody, GatewayError } from "../errors.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
@@ -111,6 +111,11 @@ export class Gateway implements GatewayControl {
 
   // Cloud (issue 7): token store, sync and the management API's cloud operations.
   readonly #cloud: CloudIntegration;
+
+  /** The delivery queues' counters (status reports to the cloud). */
+  queueStats(): QueueStats[] {
+    return this.#queues.stats();
+  }
 
   /** The delivery queues, for the management API. */
   get queues(): DeliveryQueues {
