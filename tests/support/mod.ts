@@ -23,6 +23,7 @@ export {
 export { peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
 export { removeDir, tempDir } from "./temp.ts";
 export { type IssuedCert, makeTestCa, type TestCa } from "./test_ca.ts";
+export { mountSmallFilesystem, type SmallFilesystem } from "./tmpfs.ts";
 export { canConnect, waitFor } from "./wait.ts";
 export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";
