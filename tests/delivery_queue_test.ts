@@ -309,3 +309,70 @@ backends = ["pacs"]
     }
   },
 });
+
+Deno.test("delivery: fhir_conditional_create sends If-None-Exist, so a repeated create finds the resource", async () => {
+  const stored = new Map<string, unknown>();
+  const conditions: (string | null)[] = [];
+  // A FHIR server's conditional create (R4 §3.1.0.8.1): If-None-Exist that matches is a 200.
+  const fhir = startUpstream(async (req, body) => {
+    const condition = req.headers.get("if-none-exist");
+    conditions.push(condition);
+    const key = condition ? new URLSearchParams(condition).get("identifier")! : crypto.randomUUID();
+    if (stored.has(key)) {
+      return Response.json(stored.get(key), {
+        headers: { "content-type": "application/fhir+json" },
+      });
+    }
+    const resource = { ...JSON.parse(new TextDecoder().decode(body)), id: String(stored.size + 1) };
+    stored.set(key, resource);
+    return Response.json(resource, {
+      status: 201,
+      headers: { "content-type": "application/fhir+json" },
+    });
+  });
+  const qdir = await Deno.makeTempDir({ prefix: "gw-queue-" });
+  const gw = await startTestGateway(`
+[endpoints.in]
+service = "fhir"
+[endpoints.in.options]
+path_prefix = "/fhir"
+[backends.out]
+service = "fhir"
+[backends.out.options]
+base_url = "${fhir.url}/r4"
+[backends.out.queue]
+dir = "${qdir}"
+fhir_conditional_create = true
+[pipelines.p]
+endpoints = ["in"]
+backends = ["out"]
+`);
+  try {
+    const patient = {
+      resourceType: "Patient",
+      identifier: [{ system: "urn:oid:1.2.36.146.595.217.0.1", value: "12345|6" }],
+    };
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${gw.url}/fhir/Patient`, {
+        method: "POST",
+        headers: { "content-type": "application/fhir+json" },
+        body: JSON.stringify(patient),
+      });
+      assertEquals(res.status, 202);
+      await res.body?.cancel();
+    }
+    await waitFor(async () => (await queues(gw))[0].delivered_total === 2, {
+      timeoutMs: 5000,
+      description: "both delivered",
+    });
+    assertEquals(stored.size, 1, "one Patient, not two");
+    assertEquals(conditions, [
+      "identifier=urn%3Aoid%3A1.2.36.146.595.217.0.1%7C12345%5C%7C6",
+      "identifier=urn%3Aoid%3A1.2.36.146.595.217.0.1%7C12345%5C%7C6",
+    ]);
+  } finally {
+    await gw.stop();
+    await fhir.stop();
+    await Deno.remove(qdir, { recursive: true });
+  }
+});

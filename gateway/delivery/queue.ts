@@ -297,6 +297,17 @@ export class DeliveryQueue {
       const h = stored.header;
       const headers = new Headers(h.headers);
       headers.set("idempotency-key", h.id);
+      let body = stored.bodyLength > 0
+        ? new Body(bodyStream(path, stored), h.content_type, undefined, stored.bodyLength)
+        : Body.empty();
+      if (this.#config.fhir_conditional_create && isFhirCreate(h.method, h.path)) {
+        const bytes = stored.bodyLength <= MAX_CONDITIONAL_BODY
+          ? await new Body(bodyStream(path, stored), h.content_type).bytes()
+          : undefined;
+        const condition = bytes && ifNoneExist(bytes);
+        if (condition) headers.set("if-none-exist", condition);
+        if (bytes) body = new Body(bytes, h.content_type);
+      }
       const req = new Envelope({
         id: h.id,
         protocol: h.protocol as RequestEnvelope["protocol"],
@@ -305,9 +316,7 @@ export class DeliveryQueue {
         rawQuery: h.query,
         headers,
         metadata: { ...h.metadata, delivery_id: h.id },
-        body: stored.bodyLength > 0
-          ? new Body(bodyStream(path, stored), h.content_type, undefined, stored.bodyLength)
-          : Body.empty(),
+        body,
         endpoint: h.endpoint,
       });
       req.pipeline = h.pipeline;
@@ -535,6 +544,39 @@ export class DeliveryQueue {
     this.#controller.abort(new DOMException("the queue is closing", "AbortError"));
     await Promise.allSettled([...this.#attempts]);
   }
+}
+
+/** Largest create body read to find its identifier. */
+const MAX_CONDITIONAL_BODY = 1024 * 1024;
+
+/** A FHIR create: POST to a resource type. */
+function isFhirCreate(method: string, path: string): boolean {
+  return method === "POST" && /^\/[A-Z][A-Za-z]{0,63}\/?$/.test(path);
+}
+
+/** Escapes a FHIR search token part (`\`, `|`, `,`, `$`). */
+function tokenPart(text: string): string {
+  return text.replace(/[\\|,$]/g, (c) => `\\${c}`);
+}
+
+/**
+ * `identifier=<system>|<value>` (URL-encoded) of a JSON resource's first identifier with both, or
+ * undefined (no identifier, not JSON: the create is sent without a condition).
+ */
+export function ifNoneExist(bytes: Uint8Array): string | undefined {
+  let resource: { identifier?: { system?: unknown; value?: unknown }[] };
+  try {
+    resource = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+  const id = Array.isArray(resource?.identifier)
+    ? resource.identifier.find((i) => typeof i?.system === "string" && typeof i?.value === "string")
+    : undefined;
+  if (!id) return undefined;
+  return new URLSearchParams({
+    identifier: `${tokenPart(id.system as string)}|${tokenPart(id.value as string)}`,
+  }).toString();
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -362,6 +362,14 @@ export const QUEUE: TableSpec = {
     "Flush each message to disk before answering the sender (off only for disposable traffic).",
     { default: true, example: false },
   ),
+  fhir_conditional_create: field(
+    "boolean",
+    z.boolean(),
+    "`fhir` backends: a create (POST of a resource with an `identifier`) is delivered with " +
+      "`If-None-Exist: identifier=<system>|<value>`, so that a delivery repeated after a crash " +
+      "finds the resource instead of creating a second one.",
+    { default: false, example: true },
+  ),
 };
 
 export const HEALTH_CHECK: TableSpec = {

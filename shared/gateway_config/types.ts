@@ -126,6 +126,8 @@ export interface QueueConfig {
   initial_backoff_ms: number;
   max_backoff_ms: number;
   fsync: boolean;
+  /** `fhir` backends: creates carry `If-None-Exist` from the resource's first identifier. */
+  fhir_conditional_create: boolean;
 }
 
 /** `[backends.<name>]`. */

@@ -257,6 +257,12 @@ function backend(sink: ProblemSink, raw: unknown, path: string, name: string): B
     if (service === "echo") {
       sink.report(childPath(path, "queue"), "an echo backend answers at once: nothing to queue");
     }
+    if (out.queue.fhir_conditional_create === true && service !== "fhir") {
+      sink.report(
+        childPath(childPath(path, "queue"), "fhir_conditional_create"),
+        "applies only to fhir backends",
+      );
+    }
   }
   out.options = serviceOptions<BackendOwner>(
     sink,
