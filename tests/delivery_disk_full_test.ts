@@ -17,7 +17,7 @@ Deno.test({
     if ("reason" in small) throw new Error(small.reason);
     let up = false;
     let delivered = 0;
-    const upstream = startUpstream(async (_req, body) => {
+    const upstream = startUpstream((_req, body) => {
       if (!up) return new Response("down", { status: 503 });
       delivered += body.length > 0 ? 1 : 0;
       return new Response("ok");
