@@ -314,7 +314,7 @@ Deno.test("delivery: fhir_conditional_create sends If-None-Exist, so a repeated 
   const stored = new Map<string, unknown>();
   const conditions: (string | null)[] = [];
   // A FHIR server's conditional create (R4 §3.1.0.8.1): If-None-Exist that matches is a 200.
-  const fhir = startUpstream(async (req, body) => {
+  const fhir = startUpstream((req, body) => {
     const condition = req.headers.get("if-none-exist");
     conditions.push(condition);
     const key = condition ? new URLSearchParams(condition).get("identifier")! : crypto.randomUUID();
