@@ -88,13 +88,10 @@ export class HttpBackend implements Backend {
         ),
       );
     }
-    const credentials = this.#credentials;
-    if (!credentials) return this.#invoke(req, call, undefined);
     return sendWithCredentials(
-      credentials,
+      this.#credentials,
       req,
-      call.signal,
-      call.logger,
+      call,
       this.name,
       (fields) => this.#invoke(req, call, fields),
     );

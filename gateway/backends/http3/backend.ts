@@ -81,13 +81,10 @@ export class Http3Backend implements Backend {
 
   /** Forward the request; retry requests that were not processed, or idempotent replayable ones. */
   invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
-    const credentials = this.#credentials;
-    if (!credentials) return this.#invoke(req, call, undefined);
     return sendWithCredentials(
-      credentials,
+      this.#credentials,
       req,
-      call.signal,
-      call.logger,
+      call,
       this.name,
       (fields) => this.#invoke(req, call, fields),
     );
