@@ -3,6 +3,7 @@
  * Origin checks (DNS rebinding), sessions bound to their user and team, DELETE ending a session,
  * and the annotations of every tool.
  */
+import { isOwnAuthority } from "../cloud/mcp/guard.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { call, makeUser, type TestCloud, withCloud } from "./cloud_harness.ts";
 import { connectMcp } from "./mcp_harness.ts";
@@ -117,7 +118,37 @@ Deno.test("mcp http: a foreign Origin or Host is refused before anything else (D
     assertEquals(own.status, 200);
     assert(own.headers.get("mcp-session-id"));
     await own.body?.cancel();
+    // Its base URL is a loopback address: the loopback aliases on the same port are the service
+    // too (a client may say localhost for 127.0.0.1), other ports and hosts are not.
+    const port = new URL(cloud.baseUrl).port;
+    for (const alias of [`localhost:${port}`, `[::1]:${port}`, `127.0.0.1:${port}`]) {
+      const res = await rawPost(cloud, alias, u.apiToken);
+      assert(res.startsWith("HTTP/1.1 200"), `${alias}: ${res.slice(0, 80)}`);
+    }
+    for (const foreign of [`localhost:${Number(port) + 1}`, `localhost.evil.example:${port}`]) {
+      const res = await rawPost(cloud, foreign, u.apiToken);
+      assert(res.startsWith("HTTP/1.1 403"), `${foreign}: ${res.slice(0, 80)}`);
+    }
+    const aliasOrigin = await post(cloud, INIT, { ...auth, origin: `http://localhost:${port}` });
+    assertEquals(aliasOrigin.status, 200);
+    await aliasOrigin.body?.cancel();
   });
+});
+
+Deno.test("mcp guard: loopback aliases only for a loopback base URL", () => {
+  const loop = new URL("http://127.0.0.1:8000");
+  assert(isOwnAuthority("localhost:8000", loop));
+  assert(isOwnAuthority("[::1]:8000", loop));
+  assert(!isOwnAuthority("localhost:8001", loop));
+  assert(!isOwnAuthority("localhost", loop));
+  assert(!isOwnAuthority("user@localhost:8000", loop));
+  const pub = new URL("https://cloud.example.com");
+  assert(isOwnAuthority("cloud.example.com", pub));
+  assert(isOwnAuthority("CLOUD.example.com", pub));
+  assert(!isOwnAuthority("localhost:443", pub));
+  assert(!isOwnAuthority("127.0.0.1", pub));
+  assert(isOwnAuthority("localhost", new URL("http://localhost")));
+  assert(isOwnAuthority("127.0.0.1:80", new URL("http://localhost")));
 });
 
 Deno.test("mcp http: sessions carry Mcp-Session-Id, belong to their user, and end with DELETE", async () => {
