@@ -1,7 +1,7 @@
 /** The OpenAPI 3.1 document, built from the route registry (so every route is in it). */
 import { z } from "zod";
 import type { Services } from "../services.ts";
-import { openApiPath, type Registry, type RouteDoc } from "./registry.ts";
+import { openApiPath, type Registry, type ResponseDoc, type RouteDoc } from "./registry.ts";
 
 const ERROR_SCHEMA = {
   type: "object",
@@ -21,6 +21,29 @@ const ERROR_SCHEMA = {
             properties: { field: { type: "string" }, message: { type: "string" } },
           },
         },
+        used_by: {
+          type: "array",
+          description: "409 resource_in_use: the resources that still refer to this one.",
+          items: {
+            type: "object",
+            required: ["kind", "id"],
+            properties: { kind: { type: "string" }, id: { type: "string" } },
+          },
+        },
+        problems: {
+          type: "array",
+          description: "Problems of a gateway configuration (file, line and key when known).",
+          items: {
+            type: "object",
+            required: ["message"],
+            properties: {
+              file: { type: "string" },
+              line: { type: "integer" },
+              path: { type: "string" },
+              message: { type: "string" },
+            },
+          },
+        },
         request_id: { type: "string" },
       },
     },
@@ -36,6 +59,69 @@ const SECURITY: Record<string, string> = {
 function bodySchema(doc: RouteDoc): unknown {
   if (!doc.body?.schema) return { type: "string" };
   return z.toJSONSchema(doc.body.schema, { io: "input", unrepresentable: "any" });
+}
+
+/** An error body as the server writes it. */
+function errorExample(code: string, message: string): unknown {
+  return { error: { code, message, request_id: "7d0c3a9e-5b1f-4c2e-9f64-2b8a1d3e4f50" } };
+}
+
+/**
+ * The error answers every route of a kind gives besides its own documented ones, as the shared
+ * middleware and body reader write them: 401 and 429 from bearer authentication and the request
+ * budgets, 400/413/415/422 from the JSON body reader, 404 for an `:id` that names nothing.
+ */
+function sharedErrors(doc: RouteDoc): Record<number, ResponseDoc> {
+  const out: Record<number, ResponseDoc> = {};
+  if (doc.path.startsWith("/oauth/")) return out;
+  if (!doc.auth.includes("none")) {
+    out[401] = {
+      description: "No bearer token, or one that is malformed, expired, revoked or of the wrong " +
+        "kind (`unauthorized`); `WWW-Authenticate: Bearer`.",
+      headers: { "WWW-Authenticate": 'Bearer realm="gateway-cloud"' },
+      example: errorExample("unauthorized", "missing bearer token"),
+    };
+    out[429] = {
+      description: "The token's request budget (or, for bad tokens, the address's) is spent " +
+        "(`rate_limited`); `Retry-After` says when to try again.",
+      headers: { "Retry-After": "12" },
+      example: errorExample("rate_limited", "too many requests: try again in 12 s"),
+    };
+  }
+  if (doc.body && (doc.body.contentType ?? "application/json").includes("json")) {
+    out[400] = {
+      description: "The body is not valid JSON (`invalid_json`).",
+      example: errorExample("invalid_json", "the body is not valid JSON: Unexpected end of JSON input"),
+    };
+    out[413] = {
+      description: "The body is over the size limit (`payload_too_large`).",
+      example: errorExample("payload_too_large", "the body is larger than 1048576 bytes"),
+    };
+    out[415] = {
+      description: "The body is not sent as `application/json` (`unsupported_media_type`).",
+      example: errorExample("unsupported_media_type", "send the body as application/json"),
+    };
+    if (doc.body.schema) {
+      out[422] = {
+        description: "A field is missing or invalid (`validation_failed`, one entry per field).",
+        example: {
+          error: {
+            code: "validation_failed",
+            message: "invalid body: name: required",
+            fields: [{ field: "name", message: "required" }],
+            request_id: "7d0c3a9e-5b1f-4c2e-9f64-2b8a1d3e4f50",
+          },
+        },
+      };
+    }
+  }
+  if (/:id\b/.test(doc.path)) {
+    out[404] = {
+      description: "Nothing with this id in the caller's team (`not_found`).",
+      example: errorExample("not_found", "no such resource in your team"),
+    };
+  }
+  return out;
 }
 
 function operation(doc: RouteDoc): Record<string, unknown> {
@@ -62,7 +148,10 @@ function operation(doc: RouteDoc): Record<string, unknown> {
     })),
   ];
   const responses: Record<string, unknown> = {};
-  for (const [status, r] of Object.entries(doc.responses)) {
+  // The route's own answers win over the shared ones of the same status.
+  const all = { ...sharedErrors(doc), ...doc.responses };
+  const ordered = Object.entries(all).sort(([a], [b]) => Number(a) - Number(b));
+  for (const [status, r] of ordered) {
     const isError = Number(status) >= 400 && !doc.path.startsWith("/oauth/");
     const type = r.contentType ?? "application/json";
     responses[status] = {
