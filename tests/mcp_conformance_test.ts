@@ -21,6 +21,10 @@ export const APPLICABLE = [
   "tools-call-error",
   "server-sse-multiple-streams",
   "dns-rebinding-protection",
+  "logging-set-level",
+  "completion-complete",
+  "resources-list",
+  "prompts-list",
 ];
 
 /** A proxy on a free loopback port forwarding to `target()` with the bearer token `token()`. */

@@ -91,7 +91,10 @@ function sharedErrors(doc: RouteDoc): Record<number, ResponseDoc> {
   if (doc.body && (doc.body.contentType ?? "application/json").includes("json")) {
     out[400] = {
       description: "The body is not valid JSON (`invalid_json`).",
-      example: errorExample("invalid_json", "the body is not valid JSON: Unexpected end of JSON input"),
+      example: errorExample(
+        "invalid_json",
+        "the body is not valid JSON: Unexpected end of JSON input",
+      ),
     };
     out[413] = {
       description: "The body is over the size limit (`payload_too_large`).",

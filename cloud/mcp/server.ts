@@ -1,6 +1,7 @@
 /** The MCP server of the cloud: one McpServer per session, with every tool registered. */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Services } from "../services.ts";
+import { addContextFeatures } from "./context_features.ts";
 import { addCrudTools } from "./crud_tools.ts";
 import { addGatewayTools } from "./gateway_tools.ts";
 import { addPipelineTools } from "./pipeline_tools.ts";
@@ -16,7 +17,7 @@ const INSTRUCTIONS =
 /** A new McpServer with every tool of the cloud. */
 export function createMcpServer(s: Services): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
     instructions: INSTRUCTIONS,
   });
   addCrudTools(server, s);
@@ -24,5 +25,6 @@ export function createMcpServer(s: Services): McpServer {
   addShareTools(server, s);
   addTransformTools(server, s);
   addGatewayTools(server, s);
+  addContextFeatures(server, s);
   return server;
 }

@@ -56,7 +56,14 @@ export function addTool<I extends z.ZodObject>(server: McpServer, s: Services, d
         const out = await def.run(args, principalOf(extra));
         return "content" in out && Array.isArray(out.content) ? out : ok(out);
       } catch (err) {
-        return failFrom(err, s, def.name);
+        const result = failFrom(err, s, def.name);
+        // Clients that asked for logs (logging/setLevel) see why a call failed in their log too.
+        const text = (result.content[0] as { text?: string } | undefined)?.text ?? "failed";
+        void server.server.sendLoggingMessage(
+          { level: "warning", logger: def.name, data: { tool: def.name, error: text } },
+          extra?.sessionId,
+        ).catch(() => {});
+        return result;
       }
     }) as never,
   );

@@ -1,0 +1,113 @@
+/**
+ * The MCP server's context for agents, through the SDK's client: the configuration reference and
+ * each gateway's configuration as resources (listed per team, read, completed), the build-pipeline
+ * prompt with its arguments completed from the caller's team, and logging/setLevel with tool
+ * failures logged to the client.
+ */
+import type { LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { makeUser, withCloud } from "./cloud_harness.ts";
+import { connectMcp, MCP_TEST_LIMITS } from "./mcp_harness.ts";
+
+Deno.test("mcp context: resources, the build-pipeline prompt, completions and logging", async () => {
+  await withCloud(async (cloud) => {
+    const ada = await makeUser(cloud, "ada@example.com", "Radiology");
+    const bob = await makeUser(cloud, "bob@example.com", "Lab");
+    const mcp = await connectMcp(cloud, ada.apiToken);
+    const other = await connectMcp(cloud, bob.apiToken);
+    try {
+      const caps = mcp.client.getServerCapabilities()!;
+      assert(caps.resources && caps.prompts && caps.completions && caps.logging);
+      const gw = (await mcp.call("create-gateway", { name: "edge-ct", code: "edge-ct" })).record;
+      await mcp.call("create-service", {
+        name: "fhir-proxy",
+        endpoint_types: ["fhir"],
+        backend_types: ["fhir"],
+      });
+      await other.call("create-gateway", { name: "edge-lab", code: "edge-lab" });
+
+      // Resources: the reference, and the team's gateways only.
+      const listed = await mcp.client.listResources();
+      const uris = listed.resources.map((r: { uri: string }) => r.uri);
+      assert(uris.includes("docs://gateway/configuration-reference"), uris.join(", "));
+      assert(uris.includes(`gateway://${gw.id}/configuration`));
+      assertEquals(
+        uris.filter((u: string) => u.startsWith("gateway://")).length,
+        1,
+        "not bob's gateway",
+      );
+      const reference = await mcp.client.readResource({
+        uri: "docs://gateway/configuration-reference",
+      });
+      assertMatch(
+        (reference.contents[0] as { text: string }).text,
+        /### `\[backends\.<name>\.queue\]`/,
+      );
+      const config = await mcp.client.readResource({ uri: `gateway://${gw.id}/configuration` });
+      assertMatch(
+        (config.contents[0] as { text: string }).text,
+        /^# gateway edge-ct \(edge-ct\): configuration version \d+, applied by the gateway: none yet/,
+      );
+      const bobs = await other.client.listResources();
+      const bobGateway = bobs.resources.find((r: { uri: string }) =>
+        r.uri.startsWith("gateway://")
+      )!;
+      const foreign = await mcp.client.readResource({ uri: bobGateway.uri }).then(
+        () => "read",
+        (err: Error) => err.message,
+      );
+      assertMatch(foreign, /no gateway .* in your team/);
+
+      // The prompt, its arguments completed from the caller's own team.
+      const prompts = await mcp.client.listPrompts();
+      assertEquals(prompts.prompts.map((p: { name: string }) => p.name), ["build-pipeline"]);
+      const complete = async (argument: string, value: string) =>
+        (await mcp.client.complete({
+          ref: { type: "ref/prompt", name: "build-pipeline" },
+          argument: { name: argument, value },
+        })).completion.values;
+      assertEquals(await complete("gateway", "edge"), ["edge-ct"]);
+      assertEquals(await complete("service", "f"), ["fhir-proxy"]);
+      assertEquals(await complete("inbound", "dic"), ["dicom_scp", "dicomweb"]);
+      assertEquals(await complete("outbound", "h"), ["http", "http3"]);
+      const ids = await mcp.client.complete({
+        ref: { type: "ref/resource", uri: "gateway://{gateway_id}/configuration" },
+        argument: { name: "gateway_id", value: gw.id.slice(0, 4) },
+      });
+      assertEquals(ids.completion.values, [gw.id]);
+      const prompt = await mcp.client.getPrompt({
+        name: "build-pipeline",
+        arguments: { gateway: "edge-ct", inbound: "fhir", outbound: "fhir", service: "fhir-proxy" },
+      });
+      const text = (prompt.messages[0].content as { text: string }).text;
+      assertMatch(text, /on gateway "edge-ct" that receives fhir and sends to fhir/);
+      assertMatch(text, /Reuse the service "fhir-proxy"/);
+      assertMatch(text, /generate-pipeline-toml/);
+
+      // Logging: at "warning", a failed tool call is logged to the client.
+      const logs: LoggingMessageNotification["params"][] = [];
+      mcp.client.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (n: LoggingMessageNotification) => {
+          logs.push(n.params);
+        },
+      );
+      await mcp.client.setLoggingLevel("warning");
+      const failed = await mcp.raw("get-gateway-status", { gateway_id: crypto.randomUUID() });
+      assert(failed.isError);
+      for (let i = 0; i < 50 && logs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assertEquals(logs[0]?.level, "warning");
+      assertEquals(logs[0]?.logger, "get-gateway-status");
+      assertMatch(JSON.stringify(logs[0]?.data), /not found/);
+      // At "error", warnings are not sent.
+      await mcp.client.setLoggingLevel("error");
+      await mcp.raw("get-gateway-status", { gateway_id: crypto.randomUUID() });
+      await new Promise((r) => setTimeout(r, 200));
+      assertEquals(logs.length, 1);
+    } finally {
+      await mcp.close();
+      await other.close();
+    }
+  }, MCP_TEST_LIMITS);
+});
