@@ -102,6 +102,39 @@ Deno.test("SIGTERM: in-flight requests finish, then the process exits 0", async 
   }
 });
 
+Deno.test("SIGTERM with [runtime] shutdown_grace_secs: what outlasts the grace is cut, exit 0 in time", async () => {
+  const up = startUpstream(async () => {
+    await new Promise((r) => setTimeout(r, 5000));
+    return new Response("too late");
+  });
+  const dataPort = freePort();
+  const mgmtPort = freePort();
+  const gw = await startGateway({
+    configText: `[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n` +
+      `[management]\nport = ${mgmtPort}\n[runtime]\nshutdown_grace_secs = 1\n` +
+      `[endpoints.api]\nservice = "http"\n[endpoints.api.options]\npath_prefix = "/api"\n` +
+      `[backends.up]\nservice = "http"\ntimeout_secs = 30\n[backends.up.options]\n` +
+      `base_url = "${up.url}"\n[pipelines.p]\nendpoints = ["api"]\nbackends = ["up"]\n`,
+  });
+  try {
+    const inFlight = fetch(`${gw.dataUrl(dataPort)}/api/slow`).then(
+      async (r) => `${r.status} ${await r.text().catch(() => "")}`,
+      () => "cut",
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const started = performance.now();
+    const exit = await gw.stop();
+    const took = performance.now() - started;
+    assertEquals(exit.code, 0, gw.output());
+    assert(took < 3000, `exited ${Math.round(took)} ms after SIGTERM`);
+    assert(took >= 900, `waited for the grace period (${Math.round(took)} ms)`);
+    assertMatch(gw.output(), /drain timed out; closing remaining connections/);
+    assert(!(await inFlight).includes("too late"));
+  } finally {
+    await up.stop();
+  }
+});
+
 Deno.test("no --config: the embedded default serves echo under /echo on :8080", async () => {
   // The default binds 0.0.0.0:8080 and 127.0.0.1:9090; skip quietly if something else holds them.
   for (const port of [8080, 9090]) {

@@ -64,7 +64,8 @@ export class Gateway implements GatewayControl {
   readonly configFile: string | null;
   readonly metrics: Metrics;
   readonly #logger: Logger;
-  readonly #drainMs: number;
+  /** `drainSeconds` of the options (tests), over `[runtime] shutdown_grace_secs`. */
+  readonly #drainOverrideMs: number | undefined;
   #current!: Runtime;
   #generation = 0;
   /** The data plane's HTTP and HTTP/3 listeners (runtime/http_listeners.ts). */
@@ -84,7 +85,7 @@ export class Gateway implements GatewayControl {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
-    this.#drainMs = (opts.drainSeconds ?? 10) * 1000;
+    this.#drainOverrideMs = opts.drainSeconds === undefined ? undefined : opts.drainSeconds * 1000;
     this.#audit = new AuditTrail({ logger: opts.logger, metrics: opts.metrics.audit });
     this.#queues = new DeliveryQueues(opts.logger);
     opts.metrics.queues.source(() => this.#queues.stats());
@@ -93,7 +94,7 @@ export class Gateway implements GatewayControl {
         this.#handle(req, info, tls, network, protocol),
       internalError: (err) => this.#internalError(err),
       logger: opts.logger,
-      drainMs: this.#drainMs,
+      drainMs: () => this.#drainMs,
     });
     this.#management = new ManagementListener({
       control: this,
@@ -321,6 +322,12 @@ export class Gateway implements GatewayControl {
     return { ok: true, generation: next.generation, duration_ms };
   }
 
+  /** The grace period of a shutdown: the options' override, else the running configuration's. */
+  get #drainMs(): number {
+    return this.#drainOverrideMs ??
+      (this.#current?.config.runtime?.shutdown_grace_secs ?? 10) * 1000;
+  }
+
   /** Stop accepting, drain in-flight requests (bounded), close everything. */
   async shutdown(): Promise<void> {
     this.#ready = false;
@@ -329,18 +336,23 @@ export class Gateway implements GatewayControl {
     this.#logger.info("shutting down: draining in-flight requests", {
       in_flight: this.#current?.inFlight ?? 0,
     });
-    const drained = this.#http.shutdown();
+    const graceMs = this.#drainMs;
+    const deadline = Date.now() + graceMs;
+    // HTTP listeners and DIMSE associations finish side by side, within the one grace period.
+    const drained = Promise.all([this.#http.shutdown(), this.#dimse.close(true)]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((r) =>
-      timer = setTimeout(() => r("timeout"), this.#drainMs)
+      timer = setTimeout(() => r("timeout"), Math.max(0, deadline - Date.now()))
     );
     const outcome = await Promise.race([drained.then(() => "drained" as const), timeout]);
     clearTimeout(timer);
     if (outcome === "timeout") {
-      this.#logger.warn("drain timed out; closing remaining connections");
+      this.#logger.warn("drain timed out; closing remaining connections", {
+        grace_secs: graceMs / 1000,
+      });
     }
     await this.#management.shutdown();
-    await this.#dimse.close(); // DICOM (issue 4)
+    await this.#dimse.close(); // what is left of the DIMSE associations
     // Every request has ended: deliveries stop (what waits stays on disk), the last audit
     // records are written, then the backends close.
     await this.#queues.close();

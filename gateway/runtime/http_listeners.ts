@@ -39,7 +39,7 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
   readonly #handle: RequestHandler;
   readonly #internalError: (err: unknown) => Response;
   readonly #logger: Logger;
-  readonly #drainMs: number;
+  readonly #drainMsOf: () => number;
   readonly #listeners = new Map<string, HttpListener>();
   /** QUIC listeners by key, and the Alt-Svc value of each network that has one. */
   readonly #h3Listeners = new Map<string, Http3Listener>();
@@ -49,12 +49,17 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
     handle: RequestHandler;
     internalError: (err: unknown) => Response;
     logger: Logger;
-    drainMs: number;
+    /** The grace period of a listener that closes (read when it closes: a reload may change it). */
+    drainMs: () => number;
   }) {
     this.#handle = o.handle;
     this.#internalError = o.internalError;
     this.#logger = o.logger;
-    this.#drainMs = o.drainMs;
+    this.#drainMsOf = o.drainMs;
+  }
+
+  get #drainMs(): number {
+    return this.#drainMsOf();
   }
 
   /** Ports actually bound, by network name (tests bind port 0). */

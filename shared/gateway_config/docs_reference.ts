@@ -19,6 +19,7 @@ import {
   NETWORK,
   PIPELINE,
   QUEUE,
+  RUNTIME,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
@@ -58,6 +59,7 @@ export function configReferenceMarkdown(): string {
     table("`[proxy.content_limits]`", CONTENT_LIMITS),
     table("`[management]`", MANAGEMENT),
     table("`[logging]`", LOGGING),
+    table("`[runtime]`", RUNTIME),
     table("`[audit]`", AUDIT),
     table(
       "`[dicom.peers.<AET>]`",

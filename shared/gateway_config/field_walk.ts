@@ -29,6 +29,7 @@ import {
   NETWORK,
   PIPELINE,
   QUEUE,
+  RUNTIME,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
@@ -110,6 +111,7 @@ export function visitFields(doc: Record<string, unknown>, visit: (f: FieldVisit)
   table(doc.management, MANAGEMENT, "management", visit);
   table(doc.logging, LOGGING, "logging", visit);
   table(doc.audit, AUDIT, "audit", visit);
+  table(doc.runtime, RUNTIME, "runtime", visit);
   if (isTable(doc.proxy)) {
     table(doc.proxy.content_limits, CONTENT_LIMITS, "proxy.content_limits", visit);
   }

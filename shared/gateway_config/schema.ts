@@ -48,6 +48,7 @@ export const SECTIONS = [
   "proxy",
   "management",
   "logging",
+  "runtime",
   "audit",
   "dicom",
 ] as const;
@@ -575,6 +576,18 @@ export const LOGGING: TableSpec = {
     z.boolean(),
     "Write request paths whole in the request log. Off: FHIR ids, DICOM UIDs and the path below other endpoints' prefixes are replaced by placeholders (patient identifiers stay out of the log).",
     { default: false, example: true },
+  ),
+};
+
+/** `[runtime]`: how the gateway process runs. */
+export const RUNTIME: TableSpec = {
+  shutdown_grace_secs: field(
+    "integer",
+    int(0, 3600),
+    "Seconds SIGTERM waits for in-flight requests and DIMSE associations to finish before it " +
+      "closes what remains; then the delivery queues stop, the audit trail is written and the " +
+      "process exits 0.",
+    { default: 10, example: 30 },
   ),
 };
 

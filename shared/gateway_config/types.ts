@@ -198,6 +198,12 @@ export interface LoggingConfig {
   log_identifiers?: boolean;
 }
 
+/** `[runtime]`. */
+export interface RuntimeConfig {
+  /** Seconds SIGTERM waits for in-flight work. */
+  shutdown_grace_secs: number;
+}
+
 /** `[audit]`: the audit trail. */
 export interface AuditConfig {
   /** JSON Lines file (absolute once loaded from a file). */
@@ -268,6 +274,8 @@ export interface GatewayConfig {
   proxy: { content_limits: ContentLimits };
   management: ManagementConfig;
   logging: LoggingConfig;
+  /** How the process runs (always set by validation; optional for hand-made configs). */
+  runtime?: RuntimeConfig;
   /** The audit trail; absent when the file has no `[audit]` table. */
   audit?: AuditConfig;
   /** DICOM (issue 4): known AEs; absent when the file has no `[dicom]` table. */

@@ -18,6 +18,7 @@ import {
   PIPELINE,
   PROXY,
   QUEUE,
+  RUNTIME,
   SECTIONS,
   TARGET,
   TOP_LEVEL,
@@ -49,6 +50,7 @@ import type {
   NetworkConfig,
   PipelineConfig,
   QueueConfig,
+  RuntimeConfig,
   TargetConfig,
 } from "./types.ts";
 
@@ -98,6 +100,7 @@ export function validateConfig(
       "management",
     ) as unknown as ManagementConfig,
     logging: checkTable(sink, doc.logging, LOGGING, "logging") as unknown as LoggingConfig,
+    runtime: checkTable(sink, doc.runtime, RUNTIME, "runtime") as unknown as RuntimeConfig,
     source_files: [],
   };
   if (

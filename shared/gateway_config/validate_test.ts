@@ -105,6 +105,7 @@ backends = ["up"]
       allowed_hosts: [],
     },
     logging: { level: "info", format: "json", log_identifiers: false },
+    runtime: { shutdown_grace_secs: 10 },
     source_files: [],
   });
 });

@@ -19,6 +19,7 @@ import {
   NETWORK,
   PIPELINE,
   QUEUE,
+  RUNTIME,
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
@@ -81,6 +82,7 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
     ),
     section("management", withoutDefaults(config.management, MANAGEMENT)),
     section("logging", withoutDefaults(config.logging, LOGGING)),
+    section("runtime", config.runtime ? withoutDefaults(config.runtime, RUNTIME) : undefined),
     section("audit", config.audit ? withoutDefaults(config.audit, AUDIT) : undefined),
     // DICOM (issue 4): known AEs.
     section(

@@ -124,10 +124,14 @@ export class DimseListeners implements ListenerSet<Iterable<DicomScpEndpoint>> {
     return this.#listeners.get(listenerKeyOf(options))?.port;
   }
 
-  /** Close everything (shutdown). */
-  async close(): Promise<void> {
-    for (const l of this.#listeners.values()) await l.close();
-    for (const l of this.#draining) await l.close();
+  /**
+   * Close everything (shutdown); `drain` lets open associations finish (the caller bounds the
+   * wait, then calls again without it to end what is left).
+   */
+  async close(drain = false): Promise<void> {
+    const all = [...this.#listeners.values(), ...this.#draining];
+    await Promise.all(all.map((l) => l.close(drain)));
+    if (drain) return;
     this.#listeners.clear();
     this.#draining.clear();
   }
