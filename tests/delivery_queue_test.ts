@@ -155,6 +155,18 @@ Deno.test("delivery: 429 with Retry-After is waited for; a 400 is a dead letter,
     const one = await (await gw.mgmtFetch(`/admin/queues/out/messages/${letter.id}`)).json();
     assertEquals(one.id, letter.id);
 
+    // Ids become file names: anything but a delivery id is refused before the file system.
+    for (const bad of ["../../ready/x", "00000-bad"]) {
+      const hostile = await gw.mgmtFetch("/admin/queues/out/retry", {
+        method: "POST",
+        body: JSON.stringify({ id: bad }),
+      });
+      assertEquals([hostile.status, (await hostile.json()).error.code], [400, "invalid_id"]);
+    }
+    const badInspect = await gw.mgmtFetch("/admin/queues/out/messages/..%2F..%2Fgateway.toml");
+    assertEquals(badInspect.status, 400);
+    await badInspect.body?.cancel();
+
     const unconfirmed = await gw.mgmtFetch("/admin/queues/out/dead", { method: "DELETE" });
     assertEquals(unconfirmed.status, 400);
     assertEquals((await unconfirmed.json()).error.code, "confirmation_required");

@@ -88,6 +88,8 @@ export class HttpBackend implements Backend {
         ),
       );
     }
+    // Without credentials: no closure per request on this path.
+    if (!this.#credentials) return this.#invoke(req, call, undefined);
     return sendWithCredentials(
       this.#credentials,
       req,

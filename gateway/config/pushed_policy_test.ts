@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { loadConfigFile } from "./load.ts";
+import { pathProblems } from "./pushed_policy.ts";
 
 const LOCAL = (extra = "") => `
 [cloud]
@@ -118,4 +119,31 @@ Deno.test("pushed config: paths stay inside [cloud] data_dir, spec files inside 
   assert.deepEqual(elsewhere.problems, []);
   // The operator's own file may name any path.
   assert.deepEqual((await load(LOCAL() + STORAGE("/etc"), "")).problems, []);
+});
+
+Deno.test("pathProblems: queue dirs, credential and TLS files of a pushed config stay in data_dir", () => {
+  const policy = {
+    allowedEnv: new Set<string>(),
+    dataDir: "/srv/gw/data",
+    transformsDir: "/srv/gw/transforms",
+  };
+  const doc = {
+    backends: {
+      q: {
+        service: "http",
+        queue: { dir: "/etc" },
+        options: {
+          base_url: "http://x",
+          auth: { type: "bearer", token_file: "/etc/shadow" },
+          ca_path: "../x.pem",
+          client_cert_path: "data/ok.pem",
+        },
+      },
+    },
+  };
+  assert.deepEqual(pathProblems(doc, policy, "/srv/gw").map(([path]) => path).sort(), [
+    "backends.q.options.auth.token_file",
+    "backends.q.options.ca_path",
+    "backends.q.queue.dir",
+  ]);
 });

@@ -450,9 +450,7 @@ export class DeliveryQueue {
 
   /** One message's metadata (what it was, attempts, why it is dead); never its body. */
   async inspect(id: string, state?: "ready" | "dead"): Promise<Record<string, unknown>> {
-    if (!/^[0-9a-f-]{20,40}$/.test(id)) {
-      throw new GatewayError(400, "invalid_id", "not a delivery id");
-    }
+    checkId(id);
     const where = state ?? (await exists(join(this.dir, "ready", `${id}.msg`)) ? "ready" : "dead");
     const path = join(this.dir, where, `${id}.msg`);
     if (!(await exists(path))) {
@@ -487,8 +485,11 @@ export class DeliveryQueue {
   /** Puts dead letters (one, or all) back in the queue; returns how many. */
   async retryDead(id?: string): Promise<number> {
     const ids: string[] = [];
-    if (id) ids.push(id);
-    else {
+    if (id) {
+      // The id becomes a file name: nothing but a delivery id may reach the file system.
+      checkId(id);
+      ids.push(id);
+    } else {
       for await (const e of Deno.readDir(join(this.dir, "dead"))) {
         if (e.name.endsWith(".msg")) ids.push(e.name.slice(0, -4));
       }
@@ -544,6 +545,13 @@ export class DeliveryQueue {
     this.#controller.abort(new DOMException("the queue is closing", "AbortError"));
     await Promise.allSettled([...this.#attempts]);
   }
+}
+
+/** A delivery id as newId makes them (time, counter, random hex); anything else is refused. */
+const DELIVERY_ID = /^\d{13}-\d{6}-[0-9a-f]{8}$/;
+
+function checkId(id: string): void {
+  if (!DELIVERY_ID.test(id)) throw new GatewayError(400, "invalid_id", "not a delivery id");
 }
 
 /** Largest create body read to find its identifier. */

@@ -81,6 +81,8 @@ export class Http3Backend implements Backend {
 
   /** Forward the request; retry requests that were not processed, or idempotent replayable ones. */
   invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
+    // Without credentials: no closure per request on this path.
+    if (!this.#credentials) return this.#invoke(req, call, undefined);
     return sendWithCredentials(
       this.#credentials,
       req,
