@@ -9,7 +9,15 @@ import {
   ManualClock,
   startCloud,
 } from "../cloud/mod.ts";
-import { createApiToken } from "../cloud/auth/mod.ts";
+import {
+  approveAuthorization,
+  checkAuthorizationRequest,
+  createApiToken,
+  exchangeCode,
+  registerClient,
+} from "../cloud/auth/mod.ts";
+import { base64Url } from "../cloud/store/mod.ts";
+import { decodeTokenClaims } from "../shared/tokens.ts";
 import type { ResourceKind, Team, User } from "../cloud/store/mod.ts";
 import { CREATE_EXAMPLES, EXAMPLE_IDS, EXAMPLE_ORDER } from "../cloud/api/mod.ts";
 import { freePort, removeDir } from "./support/mod.ts";
@@ -167,4 +175,48 @@ export async function createExamples(
     out[kind] = res.json;
   }
   return out as Record<ResourceKind, unknown>;
+}
+
+/** A signed-in web session of `user`, made in the store: its cookie header and CSRF token. */
+export async function uiSession(
+  cloud: TestCloud,
+  user: User,
+): Promise<{ cookie: string; csrf: string }> {
+  const { id, session } = await cloud.server.services.store.sessions.create(user.id, 3600);
+  return { cookie: `gw_session=${id}`, csrf: session.csrf };
+}
+
+/**
+ * Registers an MCP client and runs its authorization (approved by `user` in `team`) through the
+ * flow's own functions; returns the grant's id (the MCP OAuth test drives the same over HTTP).
+ */
+export async function approveMcpClient(cloud: TestCloud, user: User, team: Team): Promise<string> {
+  const s = cloud.server.services;
+  const redirectUri = "http://127.0.0.1:1/callback";
+  const registered = await registerClient(s, {
+    client_name: "test client",
+    redirect_uris: [redirectUri],
+  });
+  if (!registered.ok) throw new Error(registered.description);
+  const clientId = registered.client.client_id;
+  const verifier = "v".repeat(43);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+  const check = await checkAuthorizationRequest(s, {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: base64Url(new Uint8Array(digest)),
+    code_challenge_method: "S256",
+  });
+  if (!check.ok) throw new Error(JSON.stringify(check));
+  const back = new URL(await approveAuthorization(s, check.request, user, team));
+  const tokens = await exchangeCode(s, {
+    code: back.searchParams.get("code")!,
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  });
+  if (!tokens.ok) throw new Error(tokens.description);
+  const claims = decodeTokenClaims(tokens.access_token) as { grant_id?: string } | undefined;
+  return String(claims?.grant_id);
 }

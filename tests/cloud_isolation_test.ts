@@ -5,7 +5,14 @@
  * they grant exactly what they say. A route added later without a case here fails this test.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { call, createExamples, makeUser, type TestCloud, withCloud } from "./cloud_harness.ts";
+import {
+  approveMcpClient,
+  call,
+  createExamples,
+  makeUser,
+  type TestCloud,
+  withCloud,
+} from "./cloud_harness.ts";
 import { UPDATE_EXAMPLES } from "../cloud/api/mod.ts";
 import { K, RESOURCE_KINDS, type ResourceKind } from "../cloud/store/mod.ts";
 import { decodeTokenClaims } from "../shared/tokens.ts";
@@ -429,7 +436,14 @@ Deno.test("team isolation: every web UI page and form refuses another team's rec
     const aJti = decodeTokenClaims(aMachine.machine_token)!.jti!;
     const aTokenId =
       (await call(cloud, "GET", "/api/tokens", { token: a.userToken })).json.items[0].id;
-    const aIds = [a.team.id, ...RESOURCE_KINDS.map((k) => recs[k].id as string), aJti, aTokenId];
+    const aGrantId = await approveMcpClient(cloud, a.user, a.team);
+    const aIds = [
+      a.team.id,
+      ...RESOURCE_KINDS.map((k) => recs[k].id as string),
+      aJti,
+      aTokenId,
+      aGrantId,
+    ];
     const { id: sessionId, session } = await s.store.sessions.create(b.user.id, 3600);
     const cookie = `gw_session=${sessionId}`;
     const device = await (await fetch(`${cloud.url}/oauth/device/code`, {
@@ -493,12 +507,19 @@ Deno.test("team isolation: every web UI page and form refuses another team's rec
       },
       "/tokens": { form: { name: "b-token", expires_in_days: "30" }, status: 200 },
       "/tokens/:id/revoke": { form: {}, status: 400, text: /No such token in this team/ },
+      "/tokens/mcp/:id/revoke": {
+        form: {},
+        status: 400,
+        text: /No such MCP client approval in this team/,
+      },
       "/gateways/:id/tokens/:jti/revoke": { form: {}, status: 404 },
     };
     const fill = (path: string) =>
       path.replace(":jti", aJti).replace(
         ":id",
-        path.startsWith("/tokens")
+        path.startsWith("/tokens/mcp")
+          ? aGrantId
+          : path.startsWith("/tokens")
           ? aTokenId
           : path.startsWith("/gateways")
           ? recs.gateways.id

@@ -83,7 +83,10 @@ Deno.test("mcp http: no token, a bad token and a machine token answer 401 with W
       const res = await post(cloud, INIT, auth ? { authorization: auth } : {});
       const body = await res.json();
       assertEquals(res.status, 401, String(auth));
-      assertEquals(res.headers.get("www-authenticate"), 'Bearer realm="gateway-cloud"');
+      assertEquals(
+        res.headers.get("www-authenticate"),
+        `Bearer realm="gateway-cloud", resource_metadata="${cloud.baseUrl}/.well-known/oauth-protected-resource/mcp/cloud", scope="mcp"`,
+      );
       assertEquals(body.error.code, "unauthorized");
     }
     const put = await fetch(`${cloud.url}/mcp/cloud`, { method: "PUT", body: "{}" });

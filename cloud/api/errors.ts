@@ -47,9 +47,12 @@ export function notFound(what: string): ApiError {
 }
 
 /** 401 for a missing, malformed, expired or revoked credential. */
-export function unauthorized(message = "a valid bearer token is required"): ApiError {
+export function unauthorized(
+  message = "a valid bearer token is required",
+  challenge = 'Bearer realm="gateway-cloud"',
+): ApiError {
   return new ApiError(401, "unauthorized", message, {
-    headers: { "WWW-Authenticate": 'Bearer realm="gateway-cloud"' },
+    headers: { "WWW-Authenticate": challenge },
   });
 }
 

@@ -11,7 +11,7 @@ import {
 } from "../auth/mod.ts";
 import type { Services } from "../services.ts";
 import type { AppEnv } from "./env.ts";
-import { forbidden, tooManyRequests, unauthorized } from "./errors.ts";
+import { forbidden, tooManyRequests, unauthorized as unauthorizedError } from "./errors.ts";
 import type { Budget } from "./rate_limit.ts";
 
 /** Sets `services` and `requestId`, answers with `X-Request-Id`, writes one access-log line. */
@@ -60,9 +60,21 @@ export function spend(c: Context<AppEnv>, key: string, budget: Budget): void {
  * token's own budget.
  */
 export function requireBearer(...kinds: BearerKind[]): MiddlewareHandler<AppEnv> {
+  return bearerAuth(kinds);
+}
+
+/**
+ * {@link requireBearer} with the `WWW-Authenticate` challenge of a 401 chosen by the route (the MCP
+ * endpoint names its protected resource metadata there, RFC 9728 §5.1).
+ */
+export function bearerAuth(
+  kinds: BearerKind[],
+  challenge?: (c: Context<AppEnv>) => string,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const s = c.get("services");
     const limits = s.options.rateLimits;
+    const unauthorized = (message: string) => unauthorizedError(message, challenge?.(c));
     const token = bearerToken(c.req.header("authorization"));
     if (!token) throw unauthorized("send Authorization: Bearer <token>");
     const credentialKey = `auth-fail-credential:${await digest(token)}`;
@@ -91,6 +103,8 @@ export function requireBearer(...kinds: BearerKind[]): MiddlewareHandler<AppEnv>
       ? `machine:${principal.gatewayId}`
       : principal.kind === "api_token"
       ? `api:${principal.apiToken!.id}`
+      : principal.kind === "mcp_access"
+      ? `mcp:${principal.grant!.id}`
       : `user:${principal.user.id}`;
     spend(c, budgetKey, s.options.rateLimits.perToken);
     c.set("principal", principal);
@@ -109,6 +123,8 @@ function describe(kind: BearerKind): string {
     ? "an API token"
     : kind === "user_token"
     ? "a user token"
+    : kind === "mcp_access"
+    ? "an MCP access token"
     : "a machine token";
 }
 

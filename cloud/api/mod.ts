@@ -23,6 +23,7 @@ import { ApiError, errorResponse } from "./errors.ts";
 import { mountResourceActions } from "./resource_actions.ts";
 import { mountGateway } from "./gateway.ts";
 import { mountOAuth } from "./oauth.ts";
+import { mountOAuthClients } from "./oauth_clients.ts";
 import { mountOpenApi } from "./openapi.ts";
 import { Registry } from "./registry.ts";
 import { mountResources } from "./resources.ts";
@@ -41,6 +42,8 @@ export { readBytes, readJson, validate } from "./body.ts";
 /** Mounts every API route on `app`; returns the registry (the routes and their documentation). */
 export function mountApi(app: Hono<AppEnv>, s: Services): Registry {
   const reg = new Registry(app);
+  // First: it puts CORS in front of the discovery and token routes mounted after it.
+  mountOAuthClients(reg, s);
   mountWellKnown(reg, s);
   mountOAuth(reg, s);
   mountAccount(reg);
@@ -101,4 +104,5 @@ export function handleApiError(err: unknown, c: import("hono").Context<AppEnv>):
     new ApiError(500, "internal_error", "an unexpected error occurred; it was logged"),
   );
 }
-export { requireBearer, userOf } from "./middleware.ts";
+export { bearerAuth, requireBearer, userOf } from "./middleware.ts";
+export { MCP_RESOURCE_METADATA_PATH } from "./well_known.ts";

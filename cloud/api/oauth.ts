@@ -1,79 +1,35 @@
 /**
- * The OAuth endpoints of the device flow (RFC 8628). Their errors follow RFC 6749 §5.2
- * (`{"error":"authorization_pending","error_description":…}`), which OAuth clients expect, rather
- * than the `{"error":{…}}` shape of the rest of the API.
+ * The token endpoints: the device flow of gwcli (RFC 8628) and the token endpoint's other grants,
+ * the authorization code and refresh token grants of the MCP authorization flow (their
+ * registration, consent and revocation live in oauth_clients.ts and the UI).
  */
 import type { Context } from "hono";
 import {
   DEVICE_CLIENTS,
   DEVICE_GRANT_TYPE,
+  exchangeCode,
+  type OAuthFailure,
   pollDeviceToken,
+  refreshGrant,
   startDeviceAuthorization,
+  type TokenAnswer,
 } from "../auth/mod.ts";
 import type { Services } from "../services.ts";
-import { readBytes } from "./body.ts";
 import type { AppEnv } from "./env.ts";
-import { ApiError } from "./errors.ts";
 import { clientIp } from "./middleware.ts";
+import { oauthError, oauthLimited, oauthParams } from "./oauth_params.ts";
 import type { Registry } from "./registry.ts";
 
-const MAX_BODY = 4096;
+/** The grant types of the token endpoint. */
+const GRANT_TYPES = [DEVICE_GRANT_TYPE, "authorization_code", "refresh_token"];
 
-/** An OAuth error answer. */
-function oauthError(
-  c: Context<AppEnv>,
-  status: 400 | 401 | 413 | 415 | 429,
-  error: string,
-  description: string,
-) {
+/** Answers a token request of the MCP flow. */
+function tokenAnswer(c: Context<AppEnv>, result: TokenAnswer | OAuthFailure): Response {
+  if (!result.ok) return oauthError(c, result.status ?? 400, result.error, result.description);
   c.header("Cache-Control", "no-store");
-  return c.json({ error, error_description: description }, status);
-}
-
-/** Reads form (or JSON) parameters of an OAuth request. */
-async function params(c: Context<AppEnv>): Promise<Record<string, string> | Response> {
-  const type = c.req.header("content-type") ?? "";
-  let bytes: Uint8Array;
-  try {
-    bytes = await readBytes(c, MAX_BODY);
-  } catch (err) {
-    if (err instanceof ApiError) return oauthError(c, 413, "invalid_request", err.message);
-    throw err;
-  }
-  const text = new TextDecoder().decode(bytes);
-  if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
-    return Object.fromEntries(new URLSearchParams(text));
-  }
-  if (/^application\/json\b/i.test(type)) {
-    try {
-      const o = JSON.parse(text);
-      if (typeof o === "object" && o !== null && !Array.isArray(o)) {
-        return Object.fromEntries(
-          Object.entries(o).filter(([, v]) => typeof v === "string"),
-        ) as Record<string, string>;
-      }
-    } catch {
-      // fall through
-    }
-    return oauthError(c, 400, "invalid_request", "the body is not a JSON object");
-  }
-  return oauthError(c, 415, "invalid_request", "send application/x-www-form-urlencoded parameters");
-}
-
-function limited(
-  c: Context<AppEnv>,
-  key: string,
-  budget: Services["options"]["rateLimits"]["perToken"],
-) {
-  const d = c.get("services").limiter.take(key, budget);
-  if (d.allowed) return null;
-  c.header("Retry-After", String(d.retryAfterSeconds));
-  return oauthError(
-    c,
-    429,
-    "rate_limited",
-    `too many requests: retry after ${d.retryAfterSeconds} s`,
-  );
+  c.header("Pragma", "no-cache");
+  const { ok: _, ...body } = result;
+  return c.json(body);
 }
 
 /** Mounts `/oauth/device/code` and `/oauth/token`. */
@@ -120,9 +76,13 @@ export function mountOAuth(reg: Registry, s: Services): void {
       },
     },
   }, async (c) => {
-    const tooMany = limited(c, `device-code:${clientIp(c)}`, s.options.rateLimits.deviceCodePerIp);
+    const tooMany = oauthLimited(
+      c,
+      `device-code:${clientIp(c)}`,
+      s.options.rateLimits.deviceCodePerIp,
+    );
     if (tooMany) return tooMany;
-    const p = await params(c);
+    const p = await oauthParams(c);
     if (p instanceof Response) return p;
     if (!p.client_id) return oauthError(c, 400, "invalid_request", "client_id is required");
     if (!Object.hasOwn(DEVICE_CLIENTS, p.client_id)) {
@@ -137,28 +97,36 @@ export function mountOAuth(reg: Registry, s: Services): void {
     method: "post",
     path: "/oauth/token",
     tag: "Device login",
-    summary: "Poll for the user token (RFC 8628 device access token request)",
+    summary: "Token endpoint: device login polls, MCP authorization codes and refresh tokens",
     description:
-      "Answers 400 with `authorization_pending` until the user approves, `slow_down` when polled faster than the interval (which then grows by 5 s), `access_denied` when the user denied, `expired_token` after `expires_in`, and `invalid_grant` for an unknown or already used code. On approval: a user token (RS256 JWT, about 24 h).",
+      "**Device flow** (`grant_type` = the device-code grant type, gwcli): answers 400 with `authorization_pending` until the user approves, `slow_down` when polled faster than the interval (which then grows by 5 s), `access_denied` when the user denied, `expired_token` after `expires_in`, and `invalid_grant` for an unknown or already used code. On approval: a user token (RS256 JWT, about 24 h).\n\n" +
+      "**MCP clients** (`authorization_code` with `code`, `client_id`, `code_verifier`, `redirect_uri`, optional `resource`; `refresh_token` with `refresh_token`, `client_id`): an access token for `/mcp/cloud` only (1 h) and a refresh token that is replaced at every use (a replaced one presented again ends the grant). Public clients: no client secret.",
     auth: ["none"],
     body: {
       contentType: "application/x-www-form-urlencoded",
       example: `grant_type=${
         encodeURIComponent(DEVICE_GRANT_TYPE)
       }&device_code=GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS&client_id=gwcli`,
-      description: "`grant_type` (the device-code grant type), `device_code`, `client_id`.",
+      description:
+        "`grant_type` (the device-code grant type, `authorization_code` or `refresh_token`) and the parameters of that grant.",
     },
     responses: {
       200: {
-        description: "The user token",
+        description:
+          "The user token (device flow), or an MCP access token with `refresh_token` and `scope`",
         example: {
           access_token: "eyJhbGciOiJSUzI1NiIsImtpZCI6Ims…",
           token_type: "Bearer",
           expires_in: 86400,
         },
       },
+      401: {
+        description: "Unknown client_id (MCP grants)",
+        example: { error: "invalid_client", error_description: "unknown client_id" },
+      },
       400: {
-        description: "Pending, slow down, denied, expired, or a bad request",
+        description:
+          "Pending, slow down, denied, expired, a bad code, verifier or refresh token, or a bad request",
         example: {
           error: "authorization_pending",
           error_description: "waiting for the user to approve",
@@ -170,16 +138,22 @@ export function mountOAuth(reg: Registry, s: Services): void {
       },
     },
   }, async (c) => {
-    const tooMany = limited(c, `device-poll:${clientIp(c)}`, s.options.rateLimits.devicePollPerIp);
+    const tooMany = oauthLimited(
+      c,
+      `device-poll:${clientIp(c)}`,
+      s.options.rateLimits.devicePollPerIp,
+    );
     if (tooMany) return tooMany;
-    const p = await params(c);
+    const p = await oauthParams(c);
     if (p instanceof Response) return p;
+    if (p.grant_type === "authorization_code") return tokenAnswer(c, await exchangeCode(s, p));
+    if (p.grant_type === "refresh_token") return tokenAnswer(c, await refreshGrant(s, p));
     if (p.grant_type !== DEVICE_GRANT_TYPE) {
       return oauthError(
         c,
         400,
         "unsupported_grant_type",
-        `grant_type must be ${DEVICE_GRANT_TYPE}`,
+        `grant_type must be one of ${GRANT_TYPES.join(", ")}`,
       );
     }
     if (!p.device_code || !p.client_id) {

@@ -18,8 +18,10 @@ export interface RateLimits {
   signInPerIp: Budget;
   /** Device authorization requests from one IP address. */
   deviceCodePerIp: Budget;
-  /** Device-flow token polls from one IP address. */
+  /** Token endpoint requests (device polls, MCP code and refresh grants) and revocations. */
   devicePollPerIp: Budget;
+  /** MCP client registrations (RFC 7591) from one IP address. */
+  clientRegistrationPerIp: Budget;
   /**
    * Requests with a bad bearer token from one IP address (spraying). Past it, bad tokens from
    * that address get 429 instead of 401; valid tokens still pass (a shared NAT address must not
@@ -36,6 +38,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   signInPerIp: { limit: 10, windowSeconds: 60 },
   deviceCodePerIp: { limit: 30, windowSeconds: 60 },
   devicePollPerIp: { limit: 120, windowSeconds: 60 },
+  clientRegistrationPerIp: { limit: 10, windowSeconds: 60 },
   authFailuresPerIp: { limit: 30, windowSeconds: 60 },
   authFailuresPerCredential: { limit: 5, windowSeconds: 60 },
 };

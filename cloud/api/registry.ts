@@ -59,6 +59,11 @@ export class Registry {
     this.#app.on(doc.method.toUpperCase(), doc.path, ...handlers as [Handler<AppEnv>]);
   }
 
+  /** Mounts middleware on `path` (all methods), e.g. CORS for a group of documented routes. */
+  use(path: string, handler: MiddlewareHandler<AppEnv>): void {
+    this.#app.use(path, handler);
+  }
+
   /** Records a route's documentation (a route is declared once). */
   document(doc: RouteDoc): void {
     if (this.routes.some((r) => r.method === doc.method && r.path === doc.path)) {

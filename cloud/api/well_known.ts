@@ -1,5 +1,8 @@
-/** Discovery: JWKS, OpenID-style metadata (RFC 8414 as well), health. */
-import { DEVICE_GRANT_TYPE } from "../auth/mod.ts";
+/**
+ * Discovery: JWKS, authorization server metadata (RFC 8414, also at the OpenID path), the MCP
+ * resource's protected resource metadata (RFC 9728), health.
+ */
+import { DEVICE_GRANT_TYPE, MCP_RESOURCE_PATH, MCP_SCOPE, mcpResource } from "../auth/mod.ts";
 import type { Services } from "../services.ts";
 import type { Registry } from "./registry.ts";
 
@@ -9,17 +12,40 @@ export function discovery(s: Services): Record<string, unknown> {
   return {
     issuer: base,
     jwks_uri: `${base}/.well-known/jwks.json`,
+    authorization_endpoint: `${base}/oauth/authorize`,
     device_authorization_endpoint: `${base}/oauth/device/code`,
     token_endpoint: `${base}/oauth/token`,
-    grant_types_supported: [DEVICE_GRANT_TYPE],
-    response_types_supported: ["none"],
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    grant_types_supported: ["authorization_code", "refresh_token", DEVICE_GRANT_TYPE],
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    code_challenge_methods_supported: ["S256"],
+    scopes_supported: [MCP_SCOPE],
     token_endpoint_auth_methods_supported: ["none"],
+    revocation_endpoint_auth_methods_supported: ["none"],
+    authorization_response_iss_parameter_supported: true,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],
     claims_supported: ["iss", "sub", "aud", "exp", "iat", "nbf", "jti", "user", "team"],
     service_documentation: `${base}/api/openapi.json`,
   };
 }
+
+/** The protected resource metadata of `/mcp/cloud` (RFC 9728 §2). */
+export function mcpResourceMetadata(s: Services): Record<string, unknown> {
+  return {
+    resource: mcpResource(s),
+    authorization_servers: [s.options.baseUrl],
+    scopes_supported: [MCP_SCOPE],
+    bearer_methods_supported: ["header"],
+    resource_name: "Healthcare gateway cloud (MCP)",
+  };
+}
+
+/** Where the MCP resource's metadata is (RFC 9728 §3.1: the resource path after the well-known). */
+export const MCP_RESOURCE_METADATA_PATH =
+  `/.well-known/oauth-protected-resource${MCP_RESOURCE_PATH}`;
 
 const JWKS_EXAMPLE = {
   keys: [{
@@ -67,6 +93,29 @@ export function mountWellKnown(reg: Registry, s: Services): void {
     }, (c) => {
       c.header("Cache-Control", "public, max-age=300");
       return c.json(discovery(s));
+    });
+  }
+  // The path-suffixed location (RFC 9728 §3.1) and the bare one, which clients try next.
+  for (const path of [MCP_RESOURCE_METADATA_PATH, "/.well-known/oauth-protected-resource"]) {
+    reg.add({
+      method: "get",
+      path,
+      tag: "MCP authorization",
+      summary: "OAuth 2.0 protected resource metadata of the MCP endpoint (RFC 9728)",
+      description:
+        "Named by the `resource_metadata` parameter of the `WWW-Authenticate` header of a 401 from `/mcp/cloud`: MCP clients learn here which authorization server to use (this service) and the resource indicator to ask tokens for.",
+      auth: ["none"],
+      responses: {
+        200: {
+          description: "Metadata",
+          example: mcpResourceMetadata(
+            { options: { baseUrl: "https://cloud.example.com" } } as Services,
+          ),
+        },
+      },
+    }, (c) => {
+      c.header("Cache-Control", "public, max-age=300");
+      return c.json(mcpResourceMetadata(s));
     });
   }
   reg.add({

@@ -31,6 +31,20 @@ export interface MachineTokenJwtClaims extends JWTPayload {
   abilities: MachineAbility[];
 }
 
+/**
+ * Claims of an MCP access token (the MCP authorization flow): audience-bound to the resource
+ * (RFC 8707), tied to the grant that the tokens page can revoke.
+ */
+export interface McpAccessClaims extends JWTPayload {
+  sub: string;
+  jti: string;
+  token_use: "mcp";
+  team_id: string;
+  grant_id: string;
+  client_id: string;
+  scope: string;
+}
+
 /** Most verified tokens remembered (oldest forgotten first). */
 const VERIFIED_CACHE_LIMIT = 10_000;
 
@@ -117,6 +131,50 @@ export class Tokens {
       .sign(key);
   }
 
+  /** An MCP access token for `resource` (its audience), valid `ttlSeconds`. */
+  async issueMcpAccessToken(input: {
+    userId: string;
+    teamId: string;
+    grantId: string;
+    clientId: string;
+    resource: string;
+    scope: string;
+    ttlSeconds: number;
+  }): Promise<string> {
+    const now = Math.floor(this.#clock.now() / 1000);
+    const { kid, key } = await this.#keys.signingKey();
+    return await new SignJWT({
+      token_use: "mcp",
+      team_id: input.teamId,
+      grant_id: input.grantId,
+      client_id: input.clientId,
+      scope: input.scope,
+    })
+      // RFC 9068's media type, so that no verifier takes it for an ID or user token.
+      .setProtectedHeader({ alg: "RS256", kid, typ: "at+jwt" })
+      .setIssuer(this.#issuer)
+      .setAudience(input.resource)
+      .setSubject(input.userId)
+      .setJti(crypto.randomUUID())
+      .setIssuedAt(now)
+      .setNotBefore(now - 5)
+      .setExpirationTime(now + input.ttlSeconds)
+      .sign(key);
+  }
+
+  /** Verifies an MCP access token for `resource`; throws TokenError. */
+  async verifyMcpAccessToken(token: string, resource: string): Promise<McpAccessClaims> {
+    const claims = await this.#verify(token, resource, "at+jwt");
+    if (
+      claims.token_use !== "mcp" || typeof claims.sub !== "string" ||
+      typeof claims.team_id !== "string" || typeof claims.grant_id !== "string" ||
+      typeof claims.client_id !== "string"
+    ) {
+      throw new TokenError("not an MCP access token");
+    }
+    return claims as McpAccessClaims;
+  }
+
   /** Verifies a user token; throws TokenError. */
   async verifyUserToken(token: string): Promise<UserTokenClaims> {
     const claims = await this.#verify(token, USER_TOKEN_AUDIENCE);
@@ -141,7 +199,7 @@ export class Tokens {
     return claims as MachineTokenJwtClaims;
   }
 
-  async #verify(token: string, audience: string): Promise<JWTPayload> {
+  async #verify(token: string, audience: string, typ?: string): Promise<JWTPayload> {
     const cacheKey = `${audience} ${token}`;
     const cached = this.#verified.get(cacheKey);
     if (cached) {
@@ -169,6 +227,7 @@ export class Tokens {
         issuer: this.#issuer,
         audience,
         algorithms: ["RS256"],
+        typ,
         currentDate: new Date(this.#clock.now()),
       });
       if (this.#verified.size >= VERIFIED_CACHE_LIMIT) {

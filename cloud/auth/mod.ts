@@ -1,5 +1,6 @@
 /**
- * Authentication: passwords, signing keys, JWTs, bearer tokens, device login, token issuing.
+ * Authentication: passwords, signing keys, JWTs, bearer tokens, device login, token issuing, and
+ * the MCP authorization flow (authorization code + PKCE, dynamic client registration).
  *
  * @example
  * ```ts
@@ -25,7 +26,37 @@ export {
   type SealedSecret,
   sealSecret,
 } from "./key_encryption.ts";
-export { type MachineTokenJwtClaims, TokenError, Tokens, type UserTokenClaims } from "./jwt.ts";
+export {
+  type MachineTokenJwtClaims,
+  type McpAccessClaims,
+  TokenError,
+  Tokens,
+  type UserTokenClaims,
+} from "./jwt.ts";
+export {
+  approveAuthorization,
+  type AuthorizationCheck,
+  type AuthorizationRequest,
+  checkAuthorizationRequest,
+  CODE_TTL_MS,
+  errorRedirect,
+  exchangeCode,
+  GRANT_MAX_MS,
+  MCP_ACCESS_TTL_SECONDS,
+  MCP_RESOURCE_PATH,
+  MCP_SCOPE,
+  mcpResource,
+  type OAuthFailure,
+  redirectUriMatches,
+  redirectUriProblem,
+  REFRESH_IDLE_MS,
+  REFRESH_TOKEN_PREFIX,
+  refreshGrant,
+  registerClient,
+  type RegisteredClient,
+  revokeToken,
+  type TokenAnswer,
+} from "./mcp_oauth.ts";
 export {
   API_TOKEN_PREFIX,
   authenticate,

@@ -8,6 +8,7 @@ import type {
   ApiTokenRecord,
   GatewayRecord,
   MachineTokenRecord,
+  OAuthGrantRecord,
   Role,
   Team,
   User,
@@ -20,13 +21,14 @@ import {
   type MachineAbility,
 } from "../../shared/mod.ts";
 import { TokenError } from "./jwt.ts";
+import { mcpResource } from "./mcp_oauth.ts";
 
 /** Prefix of API tokens (so secret scanners and people can recognize them). */
 export const API_TOKEN_PREFIX = "gwc_";
 
 /** A user acting in a team. */
 export interface UserPrincipal {
-  kind: "user_token" | "api_token" | "session";
+  kind: "user_token" | "api_token" | "session" | "mcp_access";
   user: User;
   team: Team;
   role: Role;
@@ -34,6 +36,8 @@ export interface UserPrincipal {
   apiToken?: ApiTokenRecord;
   /** The jti of the user token (user_token callers). */
   tokenId?: string;
+  /** The approval behind an MCP access token (mcp_access callers). */
+  grant?: OAuthGrantRecord;
   actor: Actor;
 }
 
@@ -52,7 +56,7 @@ export interface MachinePrincipal {
 export type Principal = UserPrincipal | MachinePrincipal;
 
 /** The kinds of bearer token. */
-export type BearerKind = "api_token" | "user_token" | "machine";
+export type BearerKind = "api_token" | "user_token" | "machine" | "mcp_access";
 
 /** The credential of an `Authorization: Bearer` header, or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -65,6 +69,7 @@ export function bearerKind(token: string): BearerKind | undefined {
   if (token.startsWith(API_TOKEN_PREFIX)) return "api_token";
   const claims = decodeTokenClaims(token);
   if (!claims) return undefined;
+  if ((claims as { token_use?: unknown }).token_use === "mcp") return "mcp_access";
   const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   return aud.includes(MACHINE_TOKEN_AUDIENCE) ? "machine" : "user_token";
 }
@@ -75,6 +80,7 @@ export async function authenticate(s: Services, token: string): Promise<Principa
   if (kind === "api_token") return await fromApiToken(s, token);
   if (kind === "user_token") return await fromUserToken(s, token);
   if (kind === "machine") return await fromMachineToken(s, token);
+  if (kind === "mcp_access") return await fromMcpAccessToken(s, token);
   throw new TokenError("malformed token");
 }
 
@@ -108,6 +114,31 @@ async function fromUserToken(s: Services, token: string): Promise<UserPrincipal>
     ...member,
     tokenId: claims.jti,
     actor: { type: "user", id: member.user.id, label: member.user.email, user_id: member.user.id },
+  };
+}
+
+async function fromMcpAccessToken(s: Services, token: string): Promise<UserPrincipal> {
+  // The audience must be this service's MCP resource (RFC 8707): a token minted for another
+  // resource, or a user token, does not pass.
+  const claims = await s.jwt.verifyMcpAccessToken(token, mcpResource(s));
+  const grant = (await s.store.oauth.grant(claims.team_id, claims.grant_id)).value;
+  if (!grant || grant.user_id !== claims.sub || grant.client_id !== claims.client_id) {
+    throw new TokenError("the authorization of this token was revoked");
+  }
+  if (Date.parse(grant.expires_at) <= s.options.clock.now()) {
+    throw new TokenError("the authorization of this token expired");
+  }
+  const member = await memberOf(s, claims.sub, claims.team_id);
+  return {
+    kind: "mcp_access",
+    ...member,
+    grant,
+    actor: {
+      type: "mcp_client",
+      id: grant.id,
+      label: `${grant.client_name ?? grant.client_id} (${member.user.email})`,
+      user_id: member.user.id,
+    },
   };
 }
 

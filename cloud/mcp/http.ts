@@ -1,6 +1,7 @@
 /**
- * `/mcp/cloud` over Streamable HTTP: Host/Origin checks, bearer authentication and the per-token
- * budget of the API (requireBearer), then the SDK's transport. Sessions (`Mcp-Session-Id`) live in
+ * `/mcp/cloud` over Streamable HTTP: Host/Origin checks, bearer authentication (API tokens, user
+ * tokens, or access tokens of the MCP authorization flow) and the per-token budget of the API,
+ * then the SDK's transport. Sessions (`Mcp-Session-Id`) live in
  * memory, belong to the user and team that opened them, end on DELETE, when idle too long, or when
  * the service stops.
  */
@@ -8,14 +9,15 @@ import type { Context, Hono } from "hono";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ApiError, type AppEnv } from "../api/mod.ts";
-import { requireBearer, userOf } from "../api/mod.ts";
+import { bearerAuth, MCP_RESOURCE_METADATA_PATH, userOf } from "../api/mod.ts";
+import { MCP_RESOURCE_PATH, MCP_SCOPE } from "../auth/mod.ts";
 import type { Services } from "../services.ts";
 import { SessionEventStore } from "./event_store.ts";
 import { checkHostAndOrigin } from "./guard.ts";
 import { createMcpServer } from "./server.ts";
 
 /** The path of the MCP endpoint (SPEC). */
-export const MCP_PATH = "/mcp/cloud";
+export const MCP_PATH = MCP_RESOURCE_PATH;
 /** The methods of the Streamable HTTP transport. */
 const METHODS = ["POST", "GET", "DELETE"];
 /** Sessions idle this long are closed. */
@@ -61,7 +63,7 @@ export function mountMcp(app: Hono<AppEnv>, s: Services): void {
     const now = s.options.clock.now();
     const authInfo = {
       token: "",
-      clientId: p.apiToken?.id ?? p.user.id,
+      clientId: p.grant?.client_id ?? p.apiToken?.id ?? p.user.id,
       scopes: [],
       extra: { principal: p },
     };
@@ -103,7 +105,11 @@ export function mountMcp(app: Hono<AppEnv>, s: Services): void {
     return res;
   };
 
-  const auth = requireBearer("api_token", "user_token");
+  // A 401 names the protected resource metadata (RFC 9728 §5.1): MCP clients start the
+  // authorization flow from it. API tokens and user tokens keep working as static bearers.
+  const challenge = () =>
+    `Bearer realm="gateway-cloud", resource_metadata="${s.options.baseUrl}${MCP_RESOURCE_METADATA_PATH}", scope="${MCP_SCOPE}"`;
+  const auth = bearerAuth(["api_token", "user_token", "mcp_access"], challenge);
   // One ALL route (methods checked in `gate`): it is neither a REST route of the OpenAPI document
   // nor a UI page, and the route listings of those tests skip ALL routes.
   app.all(MCP_PATH, gate, auth, handle);

@@ -1,13 +1,15 @@
 /**
  * The rules of a team's membership and API tokens, for the REST API and the web UI alike: only
  * owners add and remove members (never the last owner, store/identity.ts), a member must already
- * have an account, owners see and revoke every API token of the team and members their own.
+ * have an account, owners see and revoke every API token (and every MCP client approval) of the
+ * team and members their own.
  * Refusals are StoreErrors (forbidden, not_found) that each face words its own way.
  */
 import {
   type Actor,
   type ApiTokenRecord,
   type Membership,
+  type OAuthGrantRecord,
   type Role,
   type Store,
   StoreError,
@@ -57,6 +59,21 @@ export class TeamService {
       await this.#store.tokens.revokeApiToken(caller.team.id, id, caller.actor);
     if (!revoked) throw new StoreError("not_found", "API token not found");
     return revoked;
+  }
+
+  /** The MCP clients approved in the team: all of them for owners, their own for members. */
+  mcpGrants(caller: TeamCaller): Promise<OAuthGrantRecord[]> {
+    const onlyOf = caller.role === "owner" ? undefined : caller.user.id;
+    return this.#store.oauth.listGrants(caller.team.id, onlyOf);
+  }
+
+  /** Revokes an MCP client approval the caller may see; not_found for any other. */
+  async revokeMcpGrant(caller: TeamCaller, id: string): Promise<void> {
+    const existing = (await this.#store.oauth.grant(caller.team.id, id)).value;
+    const visible = existing && (caller.role === "owner" || existing.user_id === caller.user.id);
+    if (!visible || !(await this.#store.oauth.revokeGrant(caller.team.id, id, caller.actor))) {
+      throw new StoreError("not_found", "MCP client approval not found");
+    }
   }
 
   #ownerOnly(caller: TeamCaller): void {

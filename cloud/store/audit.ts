@@ -6,8 +6,8 @@ import { listPage, type Page } from "./kv.ts";
 
 /** Who made a change. */
 export interface Actor {
-  type: "user" | "api_token" | "machine" | "system";
-  /** User id, API token id, or gateway id. */
+  type: "user" | "api_token" | "mcp_client" | "machine" | "system";
+  /** User id, API token id, MCP client grant id, or gateway id. */
   id: string;
   /** Email of the user, `token name (email)`, or the gateway code. */
   label: string;

@@ -33,6 +33,9 @@ export const K = {
   apiTokenByHash: (hash: string) => ["api_token_hash", hash],
   device: (hash: string) => ["device", hash],
   deviceByUserCode: (userCode: string) => ["device_user_code", userCode],
+  oauthClient: (clientId: string) => ["oauth_clients", clientId],
+  oauthCode: (hash: string) => ["oauth_codes", hash],
+  oauthRefresh: (hash: string) => ["oauth_refresh", hash],
 
   teamPrefix: (teamId: string) => ["t", teamId],
   member: (teamId: string, userId: string) => ["t", teamId, "members", userId],
@@ -64,6 +67,8 @@ export const K = {
     jti,
   ],
   machineTokens: (teamId: string, gatewayId: string) => ["t", teamId, "machine_tokens", gatewayId],
+  oauthGrant: (teamId: string, id: string) => ["t", teamId, "oauth_grants", id],
+  oauthGrants: (teamId: string) => ["t", teamId, "oauth_grants"],
   gatewayState: (teamId: string, gatewayId: string) => ["t", teamId, "gw_state", gatewayId],
   gatewayConfig: (teamId: string, gatewayId: string) => ["t", teamId, "gw_config", gatewayId],
   reportedConfig: (teamId: string, gatewayId: string) => ["t", teamId, "gw_reported", gatewayId],

@@ -27,6 +27,7 @@ import { ShareStore } from "./shares.ts";
 import { SigningKeyStore } from "./signing_keys.ts";
 import { TokenStore } from "./tokens.ts";
 import { DeviceStore } from "./devices.ts";
+import { OAuthStore } from "./oauth.ts";
 
 export { type Actor, type AuditEntry, listAudit } from "./audit.ts";
 export { type DeviceRecord, type DeviceStatus, DeviceStore } from "./devices.ts";
@@ -52,6 +53,13 @@ export {
 export { base64Url, constantTimeEqual, randomBase64Url, sha256Hex, uuidv7 } from "./ids.ts";
 export { K, RESOURCE_KINDS, type ResourceKind } from "./keys.ts";
 export { BadCursorError, KV_FILE, listPage, openKv, type Page, restrictKvFiles } from "./kv.ts";
+export {
+  type OAuthClientRecord,
+  type OAuthCodeRecord,
+  type OAuthGrantRecord,
+  OAuthStore,
+  type RefreshRef,
+} from "./oauth.ts";
 export type * from "./records.ts";
 export {
   type BaseRecord,
@@ -76,6 +84,7 @@ export class Store {
   readonly tokens: TokenStore;
   readonly sessions: SessionStore;
   readonly devices: DeviceStore;
+  readonly oauth: OAuthStore;
   readonly signingKeys: SigningKeyStore;
   readonly shares: ShareStore;
   readonly gatewayState: GatewayStateStore;
@@ -87,6 +96,7 @@ export class Store {
     this.tokens = new TokenStore(kv, clock);
     this.sessions = new SessionStore(kv, clock);
     this.devices = new DeviceStore(kv, clock);
+    this.oauth = new OAuthStore(kv, clock);
     this.signingKeys = new SigningKeyStore(kv);
     this.shares = new ShareStore(kv, clock);
     this.gatewayState = new GatewayStateStore(kv, clock);

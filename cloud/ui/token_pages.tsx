@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-/** API tokens: create (shown once), list with last use, revoke. */
+/** API tokens: create (shown once), list with last use, revoke; approved MCP clients, revoke. */
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../api/mod.ts";
 import { createApiToken } from "../auth/mod.ts";
@@ -15,7 +15,7 @@ async function tokensPage(
   user: UiUser,
   extra: { created?: { name: string; token: string }; error?: string } = {},
 ) {
-  const tokens = await s.teams.apiTokens(user);
+  const [tokens, grants] = await Promise.all([s.teams.apiTokens(user), s.teams.mcpGrants(user)]);
   const emails = new Map(
     (await s.store.identity.members(user.team.id)).map((m) => [m.user.id, m.user.email]),
   );
@@ -79,6 +79,28 @@ async function tokensPage(
           ),
         ])}
       />
+      <h2>Connected MCP clients</h2>
+      <p class="muted">
+        Applications you allowed through the MCP authorization flow. Each acts as the approving user
+        in this team until revoked or 30 days after its last use.
+      </p>
+      <Table
+        head={["Application", "Client id", "Approved by", "Approved", "Last refresh", "Ends", ""]}
+        empty="No MCP client has been approved in this team."
+        testId="mcp-clients"
+        rows={grants.map((g) => [
+          g.client_name ?? "(unnamed)",
+          <code key="client">{g.client_id}</code>,
+          emails.get(g.user_id) ?? "former member",
+          <When key="created" at={g.created_at} />,
+          <When key="refreshed" at={g.refreshed_at} />,
+          <When key="ends" at={g.expires_at} />,
+          <form key="revoke" method="post" action={`/tokens/mcp/${g.id}/revoke`}>
+            <Csrf token={user.session.csrf} />
+            <button type="submit" class="danger">Revoke</button>
+          </form>,
+        ])}
+      />
     </Layout>,
     extra.error ? 400 : 200,
   );
@@ -106,6 +128,19 @@ export function mountTokenPages(ui: Hono<AppEnv>, s: Services): void {
         expiresInDays: days,
       }, user.actor);
       return tokensPage(c, s, user, { created: { name, token } });
+    }),
+  );
+
+  ui.post(
+    "/tokens/mcp/:id/revoke",
+    form(s, async (c, user) => {
+      try {
+        await s.teams.revokeMcpGrant(user, c.req.param("id")!);
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+        return tokensPage(c, s, user, { error: "No such MCP client approval in this team." });
+      }
+      return c.redirect("/tokens", 303);
     }),
   );
 

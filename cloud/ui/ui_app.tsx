@@ -10,6 +10,7 @@ import { mountAuthPages } from "./auth_pages.tsx";
 import { mountDevicePages } from "./device_pages.tsx";
 import { mountGatewayPages } from "./gateway_pages.tsx";
 import { Layout } from "./layout.tsx";
+import { consentFormAction, mountOAuthPages } from "./oauth_pages.tsx";
 import { mountPipelinePages } from "./pipeline_pages.tsx";
 import { sameOrigin } from "./session.ts";
 import { STYLESHEET } from "./style.ts";
@@ -28,11 +29,14 @@ export const UI_PATHS = [
   "/gateways",
   "/pipelines",
   "/audit",
+  "/oauth/authorize",
 ];
 
 /** The UI as a Hono sub-app. */
 export function createUi(s: Services): Hono<AppEnv> {
   const ui = new Hono<AppEnv>();
+  // Before the security headers: it edits the policy they set (see consentFormAction).
+  ui.use("/oauth/authorize", consentFormAction());
   ui.use(
     "*",
     secureHeaders({
@@ -57,6 +61,7 @@ export function createUi(s: Services): Hono<AppEnv> {
   });
   mountAuthPages(ui, s);
   mountDevicePages(ui, s);
+  mountOAuthPages(ui, s);
   mountTeamPages(ui, s);
   mountTokenPages(ui, s);
   mountGatewayPages(ui, s);
