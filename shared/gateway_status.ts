@@ -9,7 +9,8 @@ export interface GatewayStatusBody {
   software_version: string;
   uptime_secs: number;
   config_version: number | null;
-  pipelines: { name: string; requests: number; errors: number }[];
+  /** Cumulative counters since start; `duration_ms_sum` is the time spent on those requests. */
+  pipelines: { name: string; requests: number; errors: number; duration_ms_sum?: number }[];
   error_counts: Record<string, number>;
   checks: { name: string; status: "pass" | "warn" | "fail"; message?: string }[];
 }

@@ -514,17 +514,33 @@ Deno.test("team isolation: every web UI page and form refuses another team's rec
       },
       "/gateways/:id/tokens/:jti/revoke": { form: {}, status: 404 },
     };
+    // The builder's forms: B's own drafts and records, and A's records by id (all 404).
+    for (const kind of ["services", "endpoints", "backends", "middleware", "networks"]) {
+      forms[`/${kind}/new`] = { form: {}, status: 422 };
+    }
+    forms["/gateways/new"] = { form: { code: "b-gateway" }, status: 303 };
+    forms["/transforms/new"] = { form: { name: "t", spec: "[]" }, status: 200 };
+    forms["/transforms/preview"] = { form: { spec: "[]", sample: "{}" }, status: 200 };
+    forms["/pipelines/new"] = { form: { name: "p" }, status: 200 };
+    for (const kind of RESOURCE_KINDS) {
+      for (const action of ["edit", "delete", "share"]) {
+        forms[`/${kind}/:id/${action}`] = { form: { team_id: b.team.id }, status: 404 };
+      }
+      forms[`/${kind}/:id/shares/:shareId/revoke`] = { form: {}, status: 404 };
+    }
+    forms["/gateways/:id/versions/:version/rollback"] = { form: {}, status: 404 };
+    forms["/gateways/:id/versions/resume"] = { form: {}, status: 404 };
+    const idFor = (path: string): string => {
+      if (path.startsWith("/tokens/mcp")) return aGrantId;
+      if (path.startsWith("/tokens")) return aTokenId;
+      const kind = path.split("/")[1] as ResourceKind;
+      return (recs[kind]?.id as string | undefined) ?? recs.pipelines.id;
+    };
     const fill = (path: string) =>
-      path.replace(":jti", aJti).replace(
-        ":id",
-        path.startsWith("/tokens/mcp")
-          ? aGrantId
-          : path.startsWith("/tokens")
-          ? aTokenId
-          : path.startsWith("/gateways")
-          ? recs.gateways.id
-          : recs.pipelines.id,
-      );
+      path.replace(":jti", aJti).replace(":shareId", crypto.randomUUID()).replace(
+        ":version",
+        "1",
+      ).replace(":id", idFor(path));
     const uiRoutes = cloud.server.app.routes.filter((r) =>
       r.method !== "ALL" &&
       !["/api/", "/oauth/", "/.well-known/", "/healthz", "/readyz"].some((p) =>

@@ -76,7 +76,13 @@ const statusBody = z.strictObject({
   uptime_secs: z.number().min(0),
   config_version: z.int().min(0).nullable().default(null),
   pipelines: z.array(
-    z.strictObject({ name: z.string().max(100), requests: z.int().min(0), errors: z.int().min(0) }),
+    z.strictObject({
+      name: z.string().max(100),
+      requests: z.int().min(0),
+      errors: z.int().min(0),
+      /** Cumulative milliseconds spent on the pipeline's requests (mean latency over time). */
+      duration_ms_sum: z.number().min(0).optional(),
+    }),
   ).max(500).default([]),
   error_counts: z.record(z.string().max(100), z.int().min(0)).default({}),
   checks: z.array(z.strictObject({
@@ -538,10 +544,18 @@ async function reportApply(c: Context<AppEnv>): Promise<Response> {
       }`,
     );
   }
+  const reportedAt = iso(s.options.clock.now());
   await s.store.gatewayState.reportApply(m.teamId, m.gatewayId, {
     ...body,
-    reported_at: iso(s.options.clock.now()),
+    reported_at: reportedAt,
   });
+  await s.store.configHistory.markApplied(
+    m.teamId,
+    m.gatewayId,
+    body.version,
+    body.status,
+    reportedAt,
+  );
   const view = await s.resources.gatewayView(
     (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!,
   );
@@ -566,8 +580,15 @@ async function reportStatus(c: Context<AppEnv>): Promise<Response> {
       fields: [{ field: "error_counts", message: "at most 200 keys" }],
     });
   }
-  const report: StatusReport = { ...body, reported_at: iso(s.options.clock.now()) };
+  const now = s.options.clock.now();
+  const report: StatusReport = { ...body, reported_at: iso(now) };
   await s.store.gatewayState.reportStatus(m.teamId, m.gatewayId, report);
+  await s.store.statusSeries.add(m.teamId, m.gatewayId, {
+    at: now,
+    uptime_secs: body.uptime_secs,
+    health: body.health,
+    pipelines: body.pipelines,
+  });
   const view = await s.resources.gatewayView(
     (await s.store.repos.gateways.get(m.teamId, m.gatewayId))!,
   );
@@ -619,7 +640,16 @@ async function downloadTransform(c: Context<AppEnv>): Promise<Response> {
   const m = machineOf(c);
   const id = c.req.param("id")!;
   const config = await s.resources.gatewayConfig(m.teamId, m.gatewayId);
-  if (!config.transforms.some((t) => t.id === id)) throw notFound("transform");
+  const needed = config.transforms.find((t) => t.id === id);
+  if (!needed) throw notFound("transform");
+  // A rolled-back gateway gets the transform as it was at that version.
+  const pinnedText = config.transformTexts?.[id];
+  if (pinnedText !== undefined) {
+    const etag = `"${needed.sha256.slice(0, 32)}"`;
+    c.header("ETag", etag);
+    if (matches(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+    return c.body(pinnedText, 200, { "Content-Type": "application/json; charset=utf-8" });
+  }
   const t = await s.store.repos.transforms.get(m.teamId, id);
   if (!t) throw notFound("transform");
   const etag = `"${t.sha256.slice(0, 32)}"`;

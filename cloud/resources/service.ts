@@ -8,6 +8,7 @@ import type { Clock } from "../clock.ts";
 import {
   type Actor,
   type AnyRecord,
+  type ConfigSnapshot,
   type ConfigVersion,
   type GatewayRecord,
   type GatewayState,
@@ -67,8 +68,16 @@ export interface ListQuery {
   where?: Record<string, string | undefined>;
 }
 
+/** A gateway configuration: generated from the records, or a pinned version's snapshot. */
+export interface PinnableConfig extends GeneratedConfig {
+  /** The snapshot's transform texts by id (pinned configurations serve these, not the records). */
+  transformTexts?: Record<string, string>;
+  /** The version whose snapshot this is, when the gateway is pinned (rolled back). */
+  pinnedTo?: number;
+}
+
 /** A generated gateway configuration with its version. */
-export interface VersionedConfig extends GeneratedConfig {
+export interface VersionedConfig extends PinnableConfig {
   version: number;
   generated_at: string;
 }
@@ -85,7 +94,7 @@ export class ResourceService {
   #clock: Clock;
   #configCache = new Map<
     string,
-    { rev: string; config: GeneratedConfig; version?: ConfigVersion }
+    { rev: string; config: PinnableConfig; version?: ConfigVersion }
   >();
 
   constructor(store: Store, baseUrl: string, clock: Clock) {
@@ -286,7 +295,24 @@ export class ResourceService {
     const cacheKey = `${teamId}/${gatewayId}`;
     let cached = this.#configCache.get(cacheKey);
     if (cached?.rev !== revision) {
-      const config = await generateGatewayConfig(this.#sources(teamId), gatewayId, this.#baseUrl);
+      // A pin (a rollback) replaces the records' configuration by a stored snapshot; pinning
+      // moves the team's revision on, so the cache never serves the other one.
+      const pin = await this.#store.configHistory.pin(teamId, gatewayId);
+      const pinned = pin
+        ? await this.#store.configHistory.snapshot(teamId, gatewayId, pin.version)
+        : null;
+      const config: PinnableConfig = pinned
+        ? {
+          toml: pinned.toml,
+          problems: pinned.problems,
+          sha256: pinned.sha256,
+          transforms: pinned.transforms,
+          pipelines: pinned.pipelines,
+          skipped: pinned.skipped,
+          transformTexts: pinned.transform_texts,
+          pinnedTo: pin!.version,
+        }
+        : await generateGatewayConfig(this.#sources(teamId), gatewayId, this.#baseUrl);
       cached = { rev: revision, config };
       this.#configCache.delete(cacheKey);
       if (this.#configCache.size >= CACHE_LIMIT) {
@@ -295,16 +321,66 @@ export class ResourceService {
       this.#configCache.set(cacheKey, cached);
     }
     // The version belongs to the content: unchanged revision, unchanged content, same version.
+    const config = cached.config;
     cached.version ??= await this.#store.gatewayState.version(
       teamId,
       gatewayId,
-      cached.config.sha256,
+      config.sha256,
+      async () => ({
+        snapshot: await this.#snapshot(teamId, config),
+        source: config.pinnedTo ? `rollback to ${config.pinnedTo}` as const : "records",
+      }),
     );
     return {
-      ...cached.config,
+      ...config,
       version: cached.version.version,
       generated_at: cached.version.generated_at,
     };
+  }
+
+  /** What a version keeps: the configuration and the text of each transform it needs. */
+  async #snapshot(teamId: string, config: PinnableConfig): Promise<ConfigSnapshot> {
+    const texts: Record<string, string> = { ...config.transformTexts };
+    for (const t of config.transforms) {
+      if (texts[t.id] !== undefined) continue;
+      const record = await this.get("transforms", teamId, t.id);
+      if (record) texts[t.id] = transformText(record.spec);
+    }
+    return {
+      toml: config.toml,
+      sha256: config.sha256,
+      transforms: config.transforms,
+      transform_texts: texts,
+      pipelines: config.pipelines,
+      skipped: config.skipped,
+      problems: config.problems,
+    };
+  }
+
+  /**
+   * The configuration a gateway would get with `draft` (a record of `kind`, new or changed) in
+   * place of the stored one: what the pipeline builder shows before publishing.
+   */
+  async draftGatewayConfig(
+    teamId: string,
+    gatewayId: string,
+    kind: ResourceKind,
+    draft: AnyRecord,
+  ): Promise<GeneratedConfig> {
+    return await generateGatewayConfig(
+      this.#sources(teamId, draft, kind),
+      gatewayId,
+      this.#baseUrl,
+    );
+  }
+
+  /** The configuration of one pipeline on its own, also for a draft not stored yet. */
+  async draftPipelineConfig(teamId: string, pipeline: PipelineRecord): Promise<GeneratedConfig> {
+    return await generatePipelineConfig(
+      this.#sources(teamId, pipeline, "pipelines"),
+      pipeline,
+      this.#baseUrl,
+    );
   }
 
   /** The configuration of one pipeline of the team on its own (for review). */

@@ -5,6 +5,7 @@
  */
 import type { GatewayStatusBody } from "../../shared/mod.ts";
 import { type Clock, iso } from "../clock.ts";
+import { addVersion, type ConfigHistoryStore, type ConfigSnapshot } from "./config_history.ts";
 import { StoreError } from "./errors.ts";
 import { sha256Hex } from "./ids.ts";
 import { K } from "./keys.ts";
@@ -66,6 +67,7 @@ export class GatewayStateStore {
   #clock: Clock;
   /** When this instance last wrote `last_seen_at` of each gateway (saves a read per call). */
   #seenWritten = new Map<string, number>();
+  #history?: ConfigHistoryStore;
 
   constructor(kv: Deno.Kv, clock: Clock) {
     this.#kv = kv;
@@ -172,8 +174,19 @@ export class GatewayStateStore {
     return new TextDecoder().decode(all);
   }
 
-  /** The version of the desired configuration whose hash is `sha256` (a new version when it changed). */
-  async version(teamId: string, gatewayId: string, sha256: string): Promise<ConfigVersion> {
+  /**
+   * The version of the desired configuration whose hash is `sha256` (a new version when it
+   * changed, recorded in the history with the snapshot `describe` returns).
+   */
+  async version(
+    teamId: string,
+    gatewayId: string,
+    sha256: string,
+    describe?: () => Promise<
+      { snapshot: ConfigSnapshot; source: "records" | `rollback to ${number}` }
+    >,
+  ): Promise<ConfigVersion> {
+    let described: Awaited<ReturnType<NonNullable<typeof describe>>> | undefined;
     for (let i = 0; i < 8; i++) {
       const entry = await this.#kv.get<ConfigVersion>(K.gatewayConfig(teamId, gatewayId));
       if (entry.value?.sha256 === sha256) return entry.value;
@@ -182,11 +195,28 @@ export class GatewayStateStore {
         sha256,
         generated_at: iso(this.#clock.now()),
       };
-      const ok = await this.#kv.atomic().check(entry).set(K.gatewayConfig(teamId, gatewayId), next)
-        .commit();
-      if (ok.ok) return next;
+      const op = this.#kv.atomic().check(entry).set(K.gatewayConfig(teamId, gatewayId), next);
+      if (describe) {
+        described ??= await describe();
+        addVersion(op, teamId, gatewayId, {
+          ...next,
+          source: described.source,
+          pipelines: described.snapshot.pipelines,
+          applied_at: null,
+          failed_at: null,
+        }, described.snapshot);
+      }
+      if ((await op.commit()).ok) {
+        await this.#history?.prune(teamId, gatewayId, next.version);
+        return next;
+      }
     }
     throw new StoreError("conflict", "too many concurrent configuration changes; retry");
+  }
+
+  /** The history store (set by the Store), for pruning after a new version. */
+  set history(history: ConfigHistoryStore) {
+    this.#history = history;
   }
 
   /** The last known desired-configuration version, or null before the first pull. */

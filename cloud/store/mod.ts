@@ -28,10 +28,20 @@ import { SigningKeyStore } from "./signing_keys.ts";
 import { TokenStore } from "./tokens.ts";
 import { DeviceStore } from "./devices.ts";
 import { OAuthStore } from "./oauth.ts";
+import { ConfigHistoryStore } from "./config_history.ts";
+import { StatusSeriesStore } from "./status_series.ts";
 
 export { type Actor, type AuditEntry, listAudit } from "./audit.ts";
 export { type DeviceRecord, type DeviceStatus, DeviceStore } from "./devices.ts";
 export { StoreError, type StoreErrorCode } from "./errors.ts";
+export { SERIES_RETENTION_MS, type StatusSample, StatusSeriesStore } from "./status_series.ts";
+export {
+  ConfigHistoryStore,
+  type ConfigSnapshot,
+  type GatewayPin,
+  KEPT_VERSIONS,
+  type VersionMeta,
+} from "./config_history.ts";
 export {
   type ApplyReport,
   type ConfigVersion,
@@ -88,6 +98,8 @@ export class Store {
   readonly signingKeys: SigningKeyStore;
   readonly shares: ShareStore;
   readonly gatewayState: GatewayStateStore;
+  readonly configHistory: ConfigHistoryStore;
+  readonly statusSeries: StatusSeriesStore;
   readonly repos: Repos;
 
   constructor(kv: Deno.Kv, clock: Clock) {
@@ -100,6 +112,9 @@ export class Store {
     this.signingKeys = new SigningKeyStore(kv);
     this.shares = new ShareStore(kv, clock);
     this.gatewayState = new GatewayStateStore(kv, clock);
+    this.configHistory = new ConfigHistoryStore(kv, clock);
+    this.statusSeries = new StatusSeriesStore(kv);
+    this.gatewayState.history = this.configHistory;
     const repos: Record<string, Repo<never>> = {};
     for (const kind of RESOURCE_KINDS) {
       const spec = KIND_SPECS[kind] as KindSpec<never>;
@@ -125,6 +140,8 @@ export class Store {
     const keys = await this.shares.keysOfResource(teamId, kind, record.id);
     if (kind === "gateways") {
       keys.push(...await this.gatewayState.keys(teamId, record.id));
+      keys.push(...await this.configHistory.keys(teamId, record.id));
+      keys.push(...await this.statusSeries.keys(teamId, record.id));
       keys.push(...await this.tokens.machineTokenKeys(teamId, record.id));
     }
     return keys;

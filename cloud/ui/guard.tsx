@@ -4,13 +4,14 @@ import type { Context, Handler } from "hono";
 import type { AppEnv } from "../api/mod.ts";
 import type { Services } from "../services.ts";
 import { Layout } from "./layout.tsx";
-import { csrfOk, currentUser, readForm, type UiUser } from "./session.ts";
+import { csrfOk, currentUser, readFormParams, type UiUser } from "./session.ts";
 
 type PageFn = (c: Context<AppEnv>, user: UiUser) => Response | Promise<Response>;
 type FormFn = (
   c: Context<AppEnv>,
   user: UiUser,
   form: Record<string, string>,
+  params: URLSearchParams,
 ) => Response | Promise<Response>;
 
 /** A GET page: signed-out visitors go to the sign-in page and come back afterwards. */
@@ -31,10 +32,11 @@ export function form(s: Services, fn: FormFn): Handler<AppEnv> {
   return async (c) => {
     const user = await currentUser(c, s);
     if (!user) return c.redirect("/sign-in", 303);
-    const body = await readForm(c);
+    const params = await readFormParams(c);
+    const body = Object.fromEntries(params);
     if (!csrfOk(c, s, body, user)) return forbiddenPage(c, user);
     c.header("Cache-Control", "no-store");
-    return await fn(c, user, body);
+    return await fn(c, user, body, params);
   };
 }
 

@@ -3,6 +3,22 @@
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
 import type { UiUser } from "./session.ts";
 
+/** The pages of the navigation bar. */
+export const NAV: [string, string][] = [
+  ["/fleet", "Fleet"],
+  ["/gateways", "Gateways"],
+  ["/pipelines", "Pipelines"],
+  ["/endpoints", "Endpoints"],
+  ["/middleware", "Middleware"],
+  ["/transforms", "Transforms"],
+  ["/backends", "Backends"],
+  ["/services", "Services"],
+  ["/networks", "Networks"],
+  ["/tokens", "Tokens"],
+  ["/teams", "Team"],
+  ["/audit", "Audit log"],
+];
+
 /** The page frame: header with navigation, team switcher and sign-out (when signed in). */
 export const Layout: FC<
   PropsWithChildren<{ title: string; user?: UiUser | null; active?: string }>
@@ -14,21 +30,29 @@ export const Layout: FC<
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{title} · Gateway Cloud</title>
+      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
       <link rel="stylesheet" href="/ui.css" />
+      <meta
+        name="htmx-config"
+        content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}'
+      />
+      <script src="/assets/htmx.min.js" defer></script>
     </head>
     <body>
+      <a class="skip" href="#main">Skip to content</a>
       <header>
         <span class="brand">Gateway Cloud</span>
         {user && (
-          <nav>
-            {[
-              ["/gateways", "Gateways"],
-              ["/pipelines", "Pipelines"],
-              ["/tokens", "API tokens"],
-              ["/teams", "Team"],
-              ["/audit", "Audit log"],
-            ].map(([href, label]) => (
-              <a href={href} class={active === href ? "active" : ""}>{label}</a>
+          <nav aria-label="Main">
+            {NAV.map(([href, label]) => (
+              <a
+                key={href}
+                href={href}
+                class={active === href ? "active" : ""}
+                aria-current={active === href ? "page" : undefined}
+              >
+                {label}
+              </a>
             ))}
           </nav>
         )}
@@ -55,7 +79,7 @@ export const Layout: FC<
           </form>
         )}
       </header>
-      <main>{children}</main>
+      <main id="main">{children}</main>
     </body>
   </html>
 );

@@ -23,8 +23,8 @@ export interface UiUser {
   actor: Actor;
 }
 
-/** Largest form body, bytes. */
-export const MAX_FORM_BYTES = 16 * 1024;
+/** Largest form body, bytes (a transform's JOLT spec and sample input come in a form). */
+export const MAX_FORM_BYTES = 256 * 1024;
 
 function secure(s: Services): boolean {
   return s.options.baseUrl.startsWith("https://");
@@ -128,10 +128,15 @@ function refererOrigin(referer: string | undefined): string | undefined {
 
 /** Reads a urlencoded form body (at most {@link MAX_FORM_BYTES}). */
 export async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
+  return Object.fromEntries(await readFormParams(c));
+}
+
+/** Reads a urlencoded form body with its repeated fields (checkboxes, ordered lists). */
+export async function readFormParams(c: Context<AppEnv>): Promise<URLSearchParams> {
   const type = c.req.header("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return {};
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return new URLSearchParams();
   const bytes = await readBytes(c, MAX_FORM_BYTES);
-  return Object.fromEntries(new URLSearchParams(new TextDecoder().decode(bytes)));
+  return new URLSearchParams(new TextDecoder().decode(bytes));
 }
 
 /** True when the form's `_csrf` matches the session's (or the pre-session cookie's) token. */

@@ -1,4 +1,4 @@
-/** The stylesheet of the web UI (served at /ui.css; the pages run no scripts). */
+/** The stylesheet of the web UI (served at /ui.css; the only script is htmx, from this origin). */
 export const STYLESHEET = `
 :root { --fg: #1d2330; --muted: #5b6475; --line: #dde1e8; --accent: #1f5fbf; --bg: #f6f7f9;
   --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; }
@@ -38,4 +38,38 @@ pre { background: #fff; border: 1px solid var(--line); padding: .8rem; overflow:
 .muted { color: var(--muted); }
 .code { font-family: ui-monospace, monospace; font-size: 1.6rem; letter-spacing: .2rem; }
 .row { display: flex; gap: .6rem; align-items: end; flex-wrap: wrap; }
+textarea { font: inherit; width: 100%; padding: .35rem .5rem; border: 1px solid var(--line);
+  border-radius: 4px; }
+textarea.code, .code-input { font-family: ui-monospace, monospace; font-size: .85rem; }
+.field { margin-bottom: .8rem; border: 0; padding: 0; }
+fieldset.field { border: 1px solid var(--line); border-radius: 4px; padding: .5rem .8rem; }
+legend { font-weight: 600; padding: 0 .3rem; }
+.field input[type=text], .field input[type=number], .field select { min-width: 16rem; }
+label.check { display: block; font-weight: 400; margin: .2rem 0; }
+label.inline { display: inline; margin: 0; }
+.help { color: var(--muted); font-size: .85rem; margin: .2rem 0; }
+.field-error { color: var(--bad); margin: .3rem 0; padding-left: 1.2rem; }
+[aria-invalid=true] { border-color: var(--bad); }
+.split { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem; }
+@media (max-width: 900px) { .split { grid-template-columns: minmax(0, 1fr); } }
+pre.diff .add { color: var(--ok); background: #f3fbf5; }
+pre.diff .del { color: var(--bad); background: #fff5f5; }
+pre.diff .hunk { color: var(--muted); }
+pre.diff span { display: block; white-space: pre; }
+a.button { display: inline-block; padding: .35rem .9rem; border-radius: 4px; background: var(--accent);
+  color: #fff; text-decoration: none; }
+button.small { padding: .1rem .5rem; font-size: .85rem; }
+button[disabled] { opacity: .45; cursor: default; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible,
+textarea:focus-visible { outline: 3px solid #f0b429; outline-offset: 2px; }
+.skip { position: absolute; left: -999px; top: .5rem; background: #fff; padding: .4rem .8rem; }
+.skip:focus { left: .5rem; z-index: 10; }
+ol li { margin: .25rem 0; }
+svg.chart { background: #fff; border: 1px solid var(--line); border-radius: 4px; }
+svg.chart .line { fill: none; stroke: var(--accent); stroke-width: 2; }
+svg.chart .err { fill: none; stroke: var(--bad); stroke-width: 2; }
+svg.chart text { font-size: 10px; fill: var(--muted); }
+svg.chart .grid { stroke: var(--line); }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: .8rem; }
 `;

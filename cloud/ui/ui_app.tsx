@@ -12,6 +12,12 @@ import { mountGatewayPages } from "./gateway_pages.tsx";
 import { Layout } from "./layout.tsx";
 import { consentFormAction, mountOAuthPages } from "./oauth_pages.tsx";
 import { mountPipelinePages } from "./pipeline_pages.tsx";
+import { FAVICON_SVG, htmxScript } from "./assets.ts";
+import { mountFleetPage } from "./fleet_pages.tsx";
+import { mountPipelineBuilder } from "./pipeline_builder.tsx";
+import { mountResourcePages } from "./resource_pages.tsx";
+import { mountTransformEditor } from "./transform_editor.tsx";
+import { mountVersionPages } from "./version_pages.tsx";
 import { sameOrigin } from "./session.ts";
 import { STYLESHEET } from "./style.ts";
 import { mountTeamPages } from "./team_pages.tsx";
@@ -30,6 +36,16 @@ export const UI_PATHS = [
   "/pipelines",
   "/audit",
   "/oauth/authorize",
+  "/fleet",
+  "/endpoints",
+  "/middleware",
+  "/transforms",
+  "/backends",
+  "/services",
+  "/networks",
+  "/assets",
+  "/favicon.svg",
+  "/favicon.ico",
 ];
 
 /** The UI as a Hono sub-app. */
@@ -42,6 +58,8 @@ export function createUi(s: Services): Hono<AppEnv> {
     secureHeaders({
       contentSecurityPolicy: {
         defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        connectSrc: ["'self'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", "data:"],
         formAction: ["'self'"],
@@ -59,11 +77,29 @@ export function createUi(s: Services): Hono<AppEnv> {
     c.header("Cache-Control", "public, max-age=3600");
     return c.body(STYLESHEET, 200, { "Content-Type": "text/css; charset=utf-8" });
   });
+  ui.get("/assets/htmx.min.js", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.body(htmxScript() as Uint8Array<ArrayBuffer>, 200, {
+      "Content-Type": "text/javascript; charset=utf-8",
+    });
+  });
+  for (const path of ["/favicon.svg", "/favicon.ico"]) {
+    ui.get(path, (c) => {
+      c.header("Cache-Control", "public, max-age=86400");
+      return c.body(FAVICON_SVG, 200, { "Content-Type": "image/svg+xml" });
+    });
+  }
   mountAuthPages(ui, s);
   mountDevicePages(ui, s);
   mountOAuthPages(ui, s);
   mountTeamPages(ui, s);
   mountTokenPages(ui, s);
+  // Before the gateway and pipeline pages: `/gateways/new` must not reach `/gateways/:id`.
+  mountResourcePages(ui, s);
+  mountTransformEditor(ui, s);
+  mountPipelineBuilder(ui, s);
+  mountVersionPages(ui, s);
+  mountFleetPage(ui, s);
   mountGatewayPages(ui, s);
   mountPipelinePages(ui, s);
   mountAuditPages(ui, s);

@@ -83,6 +83,7 @@ export function statusReport(
       name: p.name.slice(0, 100),
       requests: summary.pipelines[p.name]?.requests ?? 0,
       errors: summary.pipelines[p.name]?.errors ?? 0,
+      duration_ms_sum: summary.pipelines[p.name]?.duration_ms_sum ?? 0,
     })),
     error_counts: summary.error_counts,
     // Queue checks first: a gateway with many targets still reports its queues.

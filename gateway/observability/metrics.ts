@@ -30,7 +30,10 @@ export interface Metrics {
 
 /** Totals read from the counters: requests and 5xx responses per pipeline, errors per code. */
 export interface MetricsSummary {
-  pipelines: Record<string, { requests: number; errors: number; in_flight: number }>;
+  pipelines: Record<
+    string,
+    { requests: number; errors: number; in_flight: number; duration_ms_sum: number }
+  >;
   error_counts: Record<string, number>;
 }
 
@@ -223,7 +226,8 @@ class GatewayMetrics implements Metrics {
 
   summary(): MetricsSummary {
     const pipelines: MetricsSummary["pipelines"] = {};
-    const of = (name: string) => pipelines[name] ??= { requests: 0, errors: 0, in_flight: 0 };
+    const of = (name: string) =>
+      pipelines[name] ??= { requests: 0, errors: 0, in_flight: 0, duration_ms_sum: 0 };
     for (const { values, cell } of this.#requests.series()) {
       const p = of(String(values[0]));
       p.requests += cell.value;
@@ -231,6 +235,9 @@ class GatewayMetrics implements Metrics {
     }
     for (const { values, cell } of this.#inFlight.series()) {
       of(String(values[0])).in_flight = cell.value;
+    }
+    for (const { values, cell } of this.#duration.series()) {
+      of(String(values[0])).duration_ms_sum = Math.round(cell.sum * 1000);
     }
     const error_counts: Record<string, number> = {};
     for (const { values, cell } of this.#errors.series()) {
