@@ -220,3 +220,39 @@ export async function approveMcpClient(cloud: TestCloud, user: User, team: Team)
   const claims = decodeTokenClaims(tokens.access_token) as { grant_id?: string } | undefined;
   return String(claims?.grant_id);
 }
+
+/** The answer of a web UI request: status, redirect target and page text. */
+export interface UiAnswer {
+  status: number;
+  location: string | null;
+  text: string;
+}
+
+/**
+ * A web UI request as a signed-in browser makes it: the session cookie, and for a form its CSRF
+ * token and this origin. `form` entries with array values are sent as repeated fields.
+ */
+export async function uiRequest(
+  cloud: TestCloud,
+  session: { cookie: string; csrf: string },
+  path: string,
+  form?: Record<string, string | string[]>,
+): Promise<UiAnswer> {
+  let body: URLSearchParams | undefined;
+  if (form) {
+    body = new URLSearchParams({ _csrf: session.csrf });
+    for (const [k, v] of Object.entries(form)) {
+      for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+    }
+  }
+  const res = await fetch(`${cloud.url}${path}`, {
+    method: form ? "POST" : "GET",
+    redirect: "manual",
+    headers: {
+      cookie: session.cookie,
+      ...(form ? { "content-type": "application/x-www-form-urlencoded", origin: cloud.url } : {}),
+    },
+    body,
+  });
+  return { status: res.status, location: res.headers.get("location"), text: await res.text() };
+}

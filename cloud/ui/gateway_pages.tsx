@@ -5,7 +5,7 @@ import type { AppEnv } from "../api/mod.ts";
 import type { GatewayRecord } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { form, notFoundPage, page } from "./guard.tsx";
-import { Csrf, Layout, Status, Table, When } from "./layout.tsx";
+import { Csrf, Flash, Layout, Status, Table, When } from "./layout.tsx";
 
 /** Machine tokens listed on a gateway's page (newest first; the API lists all). */
 const TOKENS_SHOWN = 50;
@@ -22,7 +22,11 @@ export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
           <h1>Gateways of {user.team.name}</h1>
           <p class="muted">
             A gateway appears here when it is authorized (<code>gwcli gateway:authorize</code>,{" "}
-            <code>gwcli token:get</code> or <code>POST /api/gateway/authorize</code>).
+            <code>gwcli token:get</code> or{" "}
+            <code>POST /api/gateway/authorize</code>), or when you add it here first.
+          </p>
+          <p>
+            <a class="button" href="/gateways/new">New gateway</a>
           </p>
           <Table
             head={[
@@ -67,6 +71,16 @@ export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
           <h1>
             Gateway {gw.code} <Status status={view.status} />
           </h1>
+          <p class="row">
+            <a href={`/gateways/${gw.id}/edit`}>Edit, share or delete</a>
+            <a href={`/gateways/${gw.id}/versions`}>Configuration versions</a>
+          </p>
+          {config.pinnedTo !== undefined && (
+            <Flash
+              kind="error"
+              message={`Rolled back: this gateway gets the configuration of version ${config.pinnedTo} until you resume on the versions page.`}
+            />
+          )}
           <div class="card">
             <p>
               <strong>Name:</strong> {gw.name} · <strong>Id:</strong> <code>{gw.id}</code>
@@ -145,7 +159,7 @@ export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
                 <When at={view.reported_config.uploaded_at} />
                 {view.reported_config.problems.length > 0 &&
                   ` · ${view.reported_config.problems.length} problems`} ·{" "}
-                <a href={`/api/gateways/${gw.id}/reported-config`}>download (API)</a>
+                <a href={`/gateways/${gw.id}/reported-config`}>download</a>
               </p>
             )
             : <p class="muted">Never uploaded.</p>}

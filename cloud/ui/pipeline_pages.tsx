@@ -2,7 +2,8 @@
 /** Pipelines and the resources they use. */
 import type { Hono } from "hono";
 import type { AppEnv } from "../api/mod.ts";
-import type { RecordOf, ResourceKind } from "../store/mod.ts";
+import type { AnyRecord, RecordOf, ResourceKind } from "../store/mod.ts";
+import { ShareSection } from "./resource_pages.tsx";
 import type { Services } from "../services.ts";
 import { notFoundPage, page } from "./guard.tsx";
 import { Layout, Table } from "./layout.tsx";
@@ -42,7 +43,13 @@ export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
         <Layout title="Pipelines" user={user} active="/pipelines">
           <h1>Pipelines of {user.team.name}</h1>
           <p class="muted">
-            Pipelines are built through the API (<code>/api/pipelines</code>) or an MCP client.
+            A pipeline takes traffic from its endpoints through its middleware, in order, to its
+            backends, on the gateway it is placed on. Build one here, through the API (<code>
+              /api/pipelines
+            </code>) or with an MCP client.
+          </p>
+          <p>
+            <a class="button" href="/pipelines/new">New pipeline</a>
           </p>
           <Table
             head={["Pipeline", "Gateway", "Endpoints", "Middleware (in order)", "Backends"]}
@@ -73,9 +80,14 @@ export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
       );
       const gateway = p.gateway_id ? await s.resources.get("gateways", t, p.gateway_id) : null;
       const config = await s.resources.pipelineConfig(t, p);
+      const shares = (await s.shares.outgoing(t)).filter((x) => x.resource_id === p.id);
       return c.html(
         <Layout title={p.name} user={user} active="/pipelines">
           <h1>Pipeline {p.name}</h1>
+          <p class="row">
+            <a class="button" href={`/pipelines/${p.id}/edit`}>Edit in the builder</a>
+            <a href={`/pipelines/${p.id}/delete`}>Delete…</a>
+          </p>
           <p>
             {p.description || <span class="muted">No description.</span>} · Gateway:{" "}
             {gateway ? <a href={`/gateways/${gateway.id}`}>{gateway.code}</a> : "none"}
@@ -122,6 +134,13 @@ export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
           {config.toml !== null && config.skipped.length === 0
             ? <pre>{config.toml}</pre>
             : <ul>{config.problems.map((x) => <li key="li-113-47">{x.path}: {x.message}</li>)}</ul>}
+          <h2>Sharing</h2>
+          <ShareSection
+            kind="pipelines"
+            record={p as unknown as AnyRecord}
+            user={user}
+            shares={shares}
+          />
         </Layout>,
       );
     }),

@@ -180,7 +180,8 @@ async function formPage(
   );
 }
 
-function ShareSection(
+/** The shares of a record the team owns, and the form to share it with another team. */
+export function ShareSection(
   { kind, record, user, shares }: {
     kind: ResourceKind;
     record: AnyRecord;
@@ -445,7 +446,7 @@ function mountDeleteAndShare(ui: Hono<AppEnv>, s: Services, kind: ResourceKind):
 }
 
 function shareBack(kind: ResourceKind, id: string): string {
-  return kind === "pipelines" ? `/pipelines/${id}/edit` : editUrl(kind, id);
+  return kind === "pipelines" ? `/pipelines/${id}` : editUrl(kind, id);
 }
 
 function shareProblem(

@@ -35,7 +35,11 @@ Deno.test("statusReport: counts from the metrics, one check per target, uptime",
     software_version: "1.2.3",
     uptime_secs: 3600,
     config_version: 4,
-    pipelines: [{ name: "fhir", requests: 2, errors: 1 }, { name: "idle", requests: 0, errors: 0 }],
+    // Two requests of 10 ms each: 20 ms spent (the cloud charts the mean latency from it).
+    pipelines: [
+      { name: "fhir", requests: 2, errors: 1, duration_ms_sum: 20 },
+      { name: "idle", requests: 0, errors: 0, duration_ms_sum: 0 },
+    ],
     error_counts: { no_route: 1 },
     checks: [
       { name: "fhir/hapi/t0", status: "pass" },
