@@ -61,8 +61,9 @@ function applyOp(draft: Draft, op: string, f: URLSearchParams): Draft {
 /** A unified diff of two texts; empty when they are equal. */
 export function unifiedDiff(fromName: string, toName: string, a: string, b: string): string {
   if (a === b) return "";
+  // Without jsdiff's "=====" banner line; the ---/+++ header names both sides.
   return createTwoFilesPatch(fromName, toName, a, b, "", "", { context: 3 })
-    .split("\n").slice(2).join("\n");
+    .split("\n").filter((line) => !/^=+$/.test(line)).join("\n").trimEnd();
 }
 
 /** A diff drawn line by line (added, removed, hunk header). */
@@ -73,7 +74,13 @@ export function DiffView({ diff, testId }: { diff: string; testId?: string }) {
       {diff.split("\n").map((line, i) => (
         <span
           key={i}
-          class={line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : ""}
+          class={/^(\+\+\+|---|@@)/.test(line)
+            ? "hunk"
+            : line.startsWith("+")
+            ? "add"
+            : line.startsWith("-")
+            ? "del"
+            : ""}
         >
           {line}
           {"\n"}

@@ -321,9 +321,11 @@ export const Field: FC<{
   const help = f.help && <p class="help" id={`${id}-help`}>{f.help}</p>;
   const problems = errors?.length
     ? (
-      <ul class="field-error" id={`${id}-err`} role="alert">
-        {errors.map((e) => <li key={e}>{e}</li>)}
-      </ul>
+      <div role="alert">
+        <ul class="field-error" id={`${id}-err`}>
+          {errors.map((e) => <li key={e}>{e}</li>)}
+        </ul>
+      </div>
     )
     : null;
   const text = shown(f, value, raw);
@@ -359,7 +361,7 @@ export const Field: FC<{
         id={id}
         name={f.name}
         rows={f.rows ?? (f.kind === "json" ? 5 : 2)}
-        class={f.kind === "json" ? "code" : ""}
+        class={f.kind === "json" ? "mono" : ""}
         placeholder={f.placeholder}
         aria-describedby={described}
         aria-invalid={invalid}

@@ -118,9 +118,11 @@ export function GeneralErrors({ errors }: { errors: FieldErrors }) {
   const general = errors.get("");
   return general?.length
     ? (
-      <ul class="flash flash-error" role="alert" data-testid="form-errors">
-        {general.map((e) => <li key={e}>{e}</li>)}
-      </ul>
+      <div role="alert">
+        <ul class="flash flash-error" data-testid="form-errors">
+          {general.map((e) => <li key={e}>{e}</li>)}
+        </ul>
+      </div>
     )
     : null;
 }

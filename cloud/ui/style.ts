@@ -40,7 +40,7 @@ pre { background: #fff; border: 1px solid var(--line); padding: .8rem; overflow:
 .row { display: flex; gap: .6rem; align-items: end; flex-wrap: wrap; }
 textarea { font: inherit; width: 100%; padding: .35rem .5rem; border: 1px solid var(--line);
   border-radius: 4px; }
-textarea.code, .code-input { font-family: ui-monospace, monospace; font-size: .85rem; }
+textarea.mono { font-family: ui-monospace, monospace; font-size: .85rem; }
 .field { margin-bottom: .8rem; border: 0; padding: 0; }
 fieldset.field { border: 1px solid var(--line); border-radius: 4px; padding: .5rem .8rem; }
 legend { font-weight: 600; padding: 0 .3rem; }

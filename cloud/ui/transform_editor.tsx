@@ -179,7 +179,7 @@ async function editorPage(
           <div>
             <div class="card">
               <label for="f-sample">Sample input (JSON)</label>
-              <textarea id="f-sample" name="sample" rows={14} class="code" spellcheck={false}>
+              <textarea id="f-sample" name="sample" rows={14} class="mono" spellcheck={false}>
                 {state.sample}
               </textarea>
               <div class="row">

@@ -43,7 +43,12 @@ export function mountVersionPages(ui: Hono<AppEnv>, s: Services): void {
             : null,
         };
       }
-      const defaultFrom = state.applied_version ?? versions[1]?.version ?? desired.version;
+      // By default: what the gateway applied against what it should run (else the one before).
+      const previous = versions.find((v) => v.version < desired.version)?.version;
+      const defaultFrom =
+        state.applied_version !== null && state.applied_version !== desired.version
+          ? state.applied_version
+          : previous ?? desired.version;
       return c.html(
         <Layout title={`${gw.code} versions`} user={user} active="/gateways">
           <h1>
