@@ -7,7 +7,7 @@
 import type { LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { makeUser, withCloud } from "./cloud_harness.ts";
+import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import { connectMcp, MCP_TEST_LIMITS } from "./mcp_harness.ts";
 
 Deno.test("mcp context: resources, the build-pipeline prompt, completions and logging", async () => {
@@ -32,9 +32,10 @@ Deno.test("mcp context: resources, the build-pipeline prompt, completions and lo
       const uris = listed.resources.map((r: { uri: string }) => r.uri);
       assert(uris.includes("docs://gateway/configuration-reference"), uris.join(", "));
       assert(uris.includes(`gateway://${gw.id}/configuration`));
+      assert(uris.includes(`gateway://${gw.id}/applied-configuration`));
       assertEquals(
         uris.filter((u: string) => u.startsWith("gateway://")).length,
-        1,
+        2,
         "not bob's gateway",
       );
       const reference = await mcp.client.readResource({
@@ -49,6 +50,25 @@ Deno.test("mcp context: resources, the build-pipeline prompt, completions and lo
         (config.contents[0] as { text: string }).text,
         /^# gateway edge-ct \(edge-ct\): configuration version \d+, applied by the gateway: none yet/,
       );
+      // The applied configuration: nothing yet; then what the gateway reported applying.
+      const appliedUri = `gateway://${gw.id}/applied-configuration`;
+      const readApplied = async () =>
+        ((await mcp.client.readResource({ uri: appliedUri })).contents[0] as { text: string }).text;
+      assertMatch(await readApplied(), /has not applied a configuration from the cloud yet/);
+      const machine = (await call(cloud, "POST", "/api/gateway/authorize", {
+        token: ada.apiToken,
+        body: { gateway_code: "edge-ct" },
+      })).json;
+      const pulled = await call(cloud, "GET", "/api/gateway/config", {
+        token: machine.machine_token,
+      });
+      await call(cloud, "POST", "/api/gateway/config/apply", {
+        token: machine.machine_token,
+        body: { version: pulled.json.version, status: "applied" },
+      });
+      const applied = await readApplied();
+      assertMatch(applied, new RegExp(`applied version ${pulled.json.version} at 20`));
+      assert(applied.includes(pulled.json.toml), applied);
       const bobs = await other.client.listResources();
       const bobGateway = bobs.resources.find((r: { uri: string }) =>
         r.uri.startsWith("gateway://")

@@ -1,7 +1,7 @@
 /**
  * What the MCP server offers besides tools, so that an agent builds pipelines with the right
- * context: resources (the configuration reference of the gateway, and each gateway's configuration
- * as the cloud serves it), a prompt with the build workflow, completions of its arguments and of
+ * context: resources (the configuration reference of the gateway, each gateway's configuration
+ * as the cloud serves it and the one it applied last), a prompt with the build workflow, completions of its arguments and of
  * the resource's gateway id, and `logging/setLevel` (tool failures are logged to the client).
  */
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -17,6 +17,8 @@ import { principalOf } from "./results.ts";
 export const REFERENCE_URI = "docs://gateway/configuration-reference";
 /** URI template of a gateway's configuration. */
 export const GATEWAY_CONFIG_URI = "gateway://{gateway_id}/configuration";
+/** URI template of the configuration a gateway applied last. */
+export const APPLIED_CONFIG_URI = "gateway://{gateway_id}/applied-configuration";
 
 /** Up to `limit` gateways of the caller's team (names and ids), for lists and completions. */
 async function teamGateways(s: Services, p: UserPrincipal, limit = 100): Promise<GatewayRecord[]> {
@@ -81,6 +83,49 @@ export function addContextFeatures(server: McpServer, s: Services): void {
       const header = `# gateway ${gw.name} (${gw.code}): configuration version ${c.version}` +
         `, applied by the gateway: ${view.applied_version ?? "none yet"}\n`;
       return { contents: [{ uri: uri.href, mimeType: "application/toml", text: header + c.toml }] };
+    },
+  );
+
+  server.registerResource(
+    "gateway-applied-configuration",
+    new ResourceTemplate(APPLIED_CONFIG_URI, {
+      list: async (extra: unknown) => {
+        const p = callerOf(extra);
+        if (!p) return { resources: [] };
+        return {
+          resources: (await teamGateways(s, p)).map((g) => ({
+            uri: `gateway://${g.id}/applied-configuration`,
+            name: `${g.name} applied configuration`,
+            title: `Configuration gateway ${g.name} (${g.code}) applied last`,
+            mimeType: "application/toml",
+          })),
+        };
+      },
+    }),
+    {
+      title: "The configuration a gateway applied",
+      description:
+        "The TOML of the configuration version the gateway reported applying last (from the cloud's version history), with that version and when in the first line; compare with the gateway's configuration resource to see what it has not applied yet.",
+      mimeType: "application/toml",
+    },
+    async (uri: URL, vars: Record<string, string | string[]>, extra: unknown) => {
+      const p = principalOf(extra as Parameters<typeof principalOf>[0]);
+      const id = String(vars.gateway_id);
+      const gw = await s.resources.get("gateways", p.team.id, id);
+      if (!gw) throw new Error(`no gateway ${id} in your team (list-gateways)`);
+      const state = await s.store.gatewayState.get(p.team.id, gw.id);
+      const applied = state.applied_version;
+      const snapshot = applied === null
+        ? null
+        : await s.store.configHistory.snapshot(p.team.id, gw.id, applied);
+      const text = applied === null
+        ? `# gateway ${gw.name} (${gw.code}) has not applied a configuration from the cloud yet\n`
+        : snapshot === null
+        ? `# gateway ${gw.name} (${gw.code}) applied version ${applied}, which is no longer kept\n`
+        : `# gateway ${gw.name} (${gw.code}): applied version ${applied} at ${
+          state.last_apply?.reported_at ?? "an unknown time"
+        }\n${snapshot.toml ?? ""}`;
+      return { contents: [{ uri: uri.href, mimeType: "application/toml", text }] };
     },
   );
 
@@ -177,7 +222,9 @@ async function completionsFor(
     }
   }
   if (
-    ref.type === "ref/resource" && ref.uri === GATEWAY_CONFIG_URI && argument.name === "gateway_id"
+    ref.type === "ref/resource" &&
+    (ref.uri === GATEWAY_CONFIG_URI || ref.uri === APPLIED_CONFIG_URI) &&
+    argument.name === "gateway_id"
   ) {
     return starting(await names("gateways", "id"));
   }
