@@ -45,7 +45,7 @@ export class StatusSeriesStore {
         end: [...prefix, Number.MAX_SAFE_INTEGER],
       })
     ) {
-      if (e.value.at >= since - SERIES_RETENTION_MS) out.push(e.value);
+      if (e.value.at >= since) out.push(e.value);
     }
     return out;
   }
