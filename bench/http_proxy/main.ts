@@ -1,26 +1,38 @@
 /**
  * HTTP proxy benchmark (`deno task bench`, flags: --help). In one run on this machine, with
- * Debian's wrk: nginx serving a fixed 1 KiB JSON body (the upstream), nginx `proxy_pass` to it,
- * the gateway `http` pipeline to it, the gateway `echo` pipeline, and a bare `Deno.serve` server.
- * Prints requests/s, p50 and p99, the ratios gateway/nginx and echo/bare, and the p99 latency the
- * gateway adds at half its maximum load (fixed request rate: wrk with fixed_rate.lua).
+ * Debian's wrk, against nginx serving a fixed 1 KiB JSON body (the upstream): nginx `proxy_pass`,
+ * HAProxy, Caddy `reverse_proxy`, a minimal Node 20 undici proxy, the minimal Deno proxies (runtime
+ * `fetch`, and our HTTP/1.1 client), the gateway `http` and `echo` pipelines and a bare
+ * `Deno.serve` server. Each round measures every target at maximum load, then the proxies at a
+ * fixed rate (half the gateway's maximum); the report prints the medians of the rounds, the ratios
+ * of the gateway to each peer, and the bytes of V8 heap allocated per request.
  */
 
 import { parseArgs } from "node:util";
 import { findBinary, rssOf, runCommand } from "../../tests/support/mod.ts";
-import { fixed, fixedJsonBody, markdownTable, verdict } from "./report.ts";
+import { GcTraceMeter, measureAllocation } from "./allocation.ts";
+import { fixed, fixedJsonBody, markdownTable, median, verdict } from "./report.ts";
 import {
   startBare,
   startBenchGateway,
+  startCaddy,
+  startDenoFetchProxy,
+  startHaproxy,
   startMinimalProxy,
   startNginxProxy,
+  startNodeUndiciProxy,
   startUpstream,
   type Stoppable,
 } from "./servers.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
 /** Targets printed next to the results. */
-export const TARGETS = { gatewayOverNginx: 0.6, echoOverBare: 0.7, p99AddedMs: 1 } as const;
+export const TARGETS = {
+  gatewayOverNginx: 0.6,
+  echoOverBare: 0.7,
+  p99AddedMs: 1,
+  allocatedBytesPerRequest: 4096,
+} as const;
 
 /** Command-line settings of the benchmark. */
 export interface BenchFlags {
@@ -31,6 +43,10 @@ export interface BenchFlags {
   /** Fixed-rate phase: this fraction of the gateway's maximum throughput. */
   rateFraction: number;
   bodyBytes: number;
+  /** Rounds of every measurement; the report prints their medians. */
+  rounds: number;
+  /** Requests of the allocation measurement (0 skips it). */
+  allocationRequests: number;
   /** Write all results as JSON to this file. */
   json?: string;
 }
@@ -42,6 +58,8 @@ const USAGE = `deno task bench [flags]
   --warmup SEC        unmeasured wrk run before each measurement (default 3)
   --rate-fraction F   fixed-rate phase at F x the gateway's max req/s (default 0.5)
   --body-bytes N      size of the upstream's JSON body (default 1024)
+  --rounds N          rounds of every measurement, medians reported (default 3)
+  --allocation N      requests of the allocation-per-request measurement (default 50000; 0 skips)
   --json FILE         also write the results as JSON`;
 
 /** Parses the flags of the benchmark (see USAGE); throws on unknown or invalid ones. */
@@ -55,6 +73,8 @@ export function parseFlags(args: string[]): BenchFlags | "help" {
       warmup: { type: "string", default: "3" },
       "rate-fraction": { type: "string", default: "0.5" },
       "body-bytes": { type: "string", default: "1024" },
+      rounds: { type: "string", default: "3" },
+      allocation: { type: "string", default: "50000" },
       json: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -74,13 +94,28 @@ export function parseFlags(args: string[]): BenchFlags | "help" {
     warmupSec: values.warmup === "0" ? 0 : positive("warmup"),
     rateFraction: positive("rate-fraction", false),
     bodyBytes: positive("body-bytes"),
+    rounds: positive("rounds"),
+    allocationRequests: values.allocation === "0" ? 0 : positive("allocation"),
     json: values.json,
   };
 }
 
+/** The measured systems. */
+type TargetKey =
+  | "upstream"
+  | "nginx_proxy"
+  | "haproxy"
+  | "caddy"
+  | "node_undici"
+  | "deno_fetch"
+  | "minimal_proxy"
+  | "gateway_http"
+  | "gateway_echo"
+  | "bare";
+
 /** One measured system. */
 interface Target {
-  key: "upstream" | "nginx_proxy" | "minimal_proxy" | "gateway_http" | "gateway_echo" | "bare";
+  key: TargetKey;
   label: string;
   url: string;
   /** Expected response body, when it is fixed. */
@@ -133,13 +168,75 @@ async function environment(): Promise<Record<string, string>> {
     cpu: `${navigator.hardwareConcurrency} x ${cpu}`,
     deno: Deno.version.deno,
     nginx: await first(findBinary("nginx") ?? "nginx", ["-v"]),
+    haproxy: await first(findBinary("haproxy") ?? "haproxy", ["-v"]),
+    caddy: await first(findBinary("caddy") ?? "caddy", ["version"]),
+    node: await first(findBinary("node") ?? "node", ["--version"]),
     wrk: await first("wrk", ["-v"]),
   };
 }
 
+/** The proxies measured at the fixed rate (beside the upstream itself). */
+const PROXIES: TargetKey[] = [
+  "nginx_proxy",
+  "haproxy",
+  "caddy",
+  "node_undici",
+  "deno_fetch",
+  "minimal_proxy",
+  "gateway_http",
+];
+
+/** The bytes of V8 heap each Deno program allocates per request (`--trace-gc-nvp`). */
+async function allocationPerRequest(
+  upstreamUrl: string,
+  requests: number,
+): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const trace = (meter: GcTraceMeter) => ({ v8Flags: ["--trace-gc-nvp"], onStdout: meter.feed });
+  const gatewayMeter = new GcTraceMeter();
+  const { gateway, dataPort } = await startBenchGateway(upstreamUrl, trace(gatewayMeter));
+  try {
+    out.gateway_http = (await measureAllocation(
+      gatewayMeter,
+      `${gateway.dataUrl(dataPort)}/api/`,
+      requests,
+    )).perRequest;
+    out.gateway_echo = (await measureAllocation(
+      gatewayMeter,
+      `${gateway.dataUrl(dataPort)}/echo/`,
+      requests,
+    )).perRequest;
+  } finally {
+    await gateway.stop();
+  }
+  const programs: [string, (meter: GcTraceMeter) => Promise<Stoppable & { url: string }>][] = [
+    ["minimal_proxy", (m) => startMinimalProxy(upstreamUrl, trace(m))],
+    ["deno_fetch", (m) => startDenoFetchProxy(upstreamUrl, trace(m))],
+    ["bare", (m) => startBare(trace(m))],
+  ];
+  for (const [key, start] of programs) {
+    const meter = new GcTraceMeter();
+    const program = await start(meter);
+    try {
+      out[key] = (await measureAllocation(meter, `${program.url}/`, requests)).perRequest;
+    } finally {
+      await program.stop();
+    }
+  }
+  return out;
+}
+
 /** Runs the whole benchmark and prints the report. */
 export async function runBench(flags: BenchFlags): Promise<Record<string, unknown>> {
-  for (const [binary, aptPackage] of [["wrk", "wrk"], ["nginx", "nginx-light"]]) {
+  for (
+    const [binary, aptPackage] of [
+      ["wrk", "wrk"],
+      ["nginx", "nginx-light"],
+      ["haproxy", "haproxy"],
+      ["caddy", "caddy"],
+      ["node", "nodejs"],
+    ]
+  ) {
     if (!findBinary(binary)) {
       throw new Error(`the benchmark needs '${binary}': apt-get install ${aptPackage}`);
     }
@@ -149,7 +246,8 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
   for (const [key, value] of Object.entries(env)) console.log(`${key}: ${value}`);
   console.log(
     `wrk: -t${flags.threads} -c${flags.connections} -d${flags.durationSec}s --latency ` +
-      `(after a ${flags.warmupSec}s warm-up run each); body ${flags.bodyBytes} bytes\n`,
+      `(after a ${flags.warmupSec}s warm-up run each); body ${flags.bodyBytes} bytes; ` +
+      `${flags.rounds} round(s), medians\n`,
   );
 
   const started: Stoppable[] = [];
@@ -157,21 +255,31 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     const body = fixedJsonBody(flags.bodyBytes);
     const upstream = await startUpstream(body);
     started.push(upstream);
-    const proxy = await startNginxProxy(upstream.port);
-    started.push(proxy);
-    const minimal = await startMinimalProxy(upstream.url);
-    started.push(minimal);
+    const start = async <T extends Stoppable>(p: Promise<T>): Promise<T> => {
+      const value = await p;
+      started.push(value);
+      return value;
+    };
+    const nginx = await start(startNginxProxy(upstream.port));
+    const haproxy = await start(startHaproxy(upstream.port));
+    const caddy = await start(startCaddy(upstream.port));
+    const node = await start(startNodeUndiciProxy(upstream.url));
+    const denoFetch = await start(startDenoFetchProxy(upstream.url));
+    const minimal = await start(startMinimalProxy(upstream.url));
     const { gateway, dataPort } = await startBenchGateway(upstream.url);
     started.push(gateway);
-    const bare = await startBare();
-    started.push(bare);
+    const bare = await start(startBare());
 
     const targets: Target[] = [
       { key: "upstream", label: "nginx upstream (direct)", url: `${upstream.url}/`, body },
-      { key: "nginx_proxy", label: "nginx proxy_pass", url: `${proxy.url}/`, body },
+      { key: "nginx_proxy", label: "nginx proxy_pass (1 worker)", url: `${nginx.url}/`, body },
+      { key: "haproxy", label: "HAProxy (1 thread)", url: `${haproxy.url}/`, body },
+      { key: "caddy", label: "Caddy reverse_proxy (GOMAXPROCS=1)", url: `${caddy.url}/`, body },
+      { key: "node_undici", label: "Node 20 + undici Pool, minimal", url: `${node.url}/`, body },
+      { key: "deno_fetch", label: "Deno.serve + fetch, minimal", url: `${denoFetch.url}/`, body },
       {
         key: "minimal_proxy",
-        label: "minimal Deno proxy (reference)",
+        label: "Deno.serve + our HTTP/1.1 client, minimal",
         url: `${minimal.url}/`,
         body,
       },
@@ -196,60 +304,103 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
       throw new Error(`${target.label}: ${error.message}${output}`);
     };
     const rssBefore = rssOf(gateway.pid);
-    const max: Partial<Record<Target["key"], WrkResult>> = {};
-    for (const target of targets) {
-      console.error(`measuring ${target.label} ...`);
-      max[target.key] = await measure(target.url, flags, flags.connections).catch(explain(target));
+    const maxRuns: Partial<Record<TargetKey, WrkResult[]>> = {};
+    const rateRuns: Partial<Record<TargetKey, WrkResult[]>> = {};
+    let rate = 0;
+    const threads = Math.min(flags.threads, flags.connections);
+    const rated = targets.filter((t) => t.key === "upstream" || PROXIES.includes(t.key));
+    for (let round = 1; round <= flags.rounds; round++) {
+      for (const target of targets) {
+        console.error(`round ${round}: ${target.label} at maximum load ...`);
+        const result = await measure(target.url, flags, flags.connections).catch(explain(target));
+        (maxRuns[target.key] ??= []).push(result);
+      }
+      // The fixed rate: half the gateway's maximum of the first round, the same in every round.
+      if (round === 1) rate = flags.rateFraction * maxRuns.gateway_http![0].requestsPerSec;
+      const script = {
+        path: new URL("./fixed_rate.lua", import.meta.url).pathname,
+        args: [rate.toFixed(1), String(threads)],
+      };
+      for (const target of rated) {
+        console.error(`round ${round}: ${target.label} at ${fixed(rate, 0)} req/s ...`);
+        const result = await measure(target.url, flags, flags.connections, script)
+          .catch(explain(target));
+        (rateRuns[target.key] ??= []).push(result);
+      }
     }
     const rssAfter = rssOf(gateway.pid);
-    const row = (target: Target, result: WrkResult) => [
-      target.label,
-      fixed(result.requestsPerSec, 0),
-      fixed(result.p50Ms, 3),
-      fixed(result.p99Ms, 3),
-      String(result.socketErrors + result.non2xx),
-    ];
-    console.log(`## Maximum load (${flags.connections} connections)\n`);
+    const maxOf = (key: TargetKey) => median(maxRuns[key]!.map((r) => r.requestsPerSec));
+    const p99MaxOf = (key: TargetKey) => median(maxRuns[key]!.map((r) => r.p99Ms));
+    const p99RateOf = (key: TargetKey) => median(rateRuns[key]!.map((r) => r.p99Ms));
+    const errorsOf = (runs: WrkResult[]) =>
+      String(runs.reduce((n, r) => n + r.socketErrors + r.non2xx, 0));
+
+    console.log(`## Maximum load (${flags.connections} connections), medians of ${flags.rounds}\n`);
     console.log(markdownTable(
-      ["target", "req/s", "p50 ms", "p99 ms", "errors"],
-      targets.map((target) => row(target, max[target.key]!)),
+      ["target", "req/s", "p99 ms", "errors"],
+      targets.map((t) => [
+        t.label,
+        fixed(maxOf(t.key), 0),
+        fixed(p99MaxOf(t.key), 3),
+        errorsOf(maxRuns[t.key]!),
+      ]),
     ));
-
-    const gatewayOverNginx = max.gateway_http!.requestsPerSec / max.nginx_proxy!.requestsPerSec;
-    const echoOverBare = max.gateway_echo!.requestsPerSec / max.bare!.requestsPerSec;
-    const minimalOverNginx = max.minimal_proxy!.requestsPerSec / max.nginx_proxy!.requestsPerSec;
-    const gatewayOverMinimal = max.gateway_http!.requestsPerSec /
-      max.minimal_proxy!.requestsPerSec;
-
-    const rate = flags.rateFraction * max.gateway_http!.requestsPerSec;
-    const threads = Math.min(flags.threads, flags.connections);
-    const script = {
-      path: new URL("./fixed_rate.lua", import.meta.url).pathname,
-      args: [rate.toFixed(1), String(threads)],
-    };
-    const fixedRate: Partial<Record<Target["key"], WrkResult>> = {};
-    const rated = targets.filter((t) =>
-      ["upstream", "nginx_proxy", "minimal_proxy", "gateway_http"].includes(t.key)
-    );
-    for (const target of rated) {
-      console.error(`measuring ${target.label} at a fixed rate ...`);
-      fixedRate[target.key] = await measure(target.url, flags, flags.connections, script)
-        .catch(explain(target));
-    }
-    const p99Added = fixedRate.gateway_http!.p99Ms - fixedRate.upstream!.p99Ms;
-    const p99AddedNginx = fixedRate.nginx_proxy!.p99Ms - fixedRate.upstream!.p99Ms;
-    const p99AddedMinimal = fixedRate.minimal_proxy!.p99Ms - fixedRate.upstream!.p99Ms;
     console.log(
       `\n## Fixed rate: ${fixed(flags.rateFraction)} x gateway max = ${fixed(rate, 0)} req/s ` +
-        `(wrk paced by fixed_rate.lua over ${flags.connections} connections)\n`,
+        `(wrk paced by fixed_rate.lua over ${flags.connections} connections), medians\n`,
     );
+    const upstreamP99 = p99RateOf("upstream");
     console.log(markdownTable(
-      ["target", "req/s", "p50 ms", "p99 ms", "errors"],
-      rated.map((target) => row(target, fixedRate[target.key]!)),
+      ["target", "p50 ms", "p99 ms", "p99 added ms", "errors"],
+      rated.map((t) => [
+        t.label,
+        fixed(median(rateRuns[t.key]!.map((r) => r.p50Ms)), 3),
+        fixed(p99RateOf(t.key), 3),
+        t.key === "upstream" ? "" : fixed(p99RateOf(t.key) - upstreamP99, 3),
+        errorsOf(rateRuns[t.key]!),
+      ]),
     ));
 
+    const peers = PROXIES.filter((k) => k !== "gateway_http");
+    console.log("\n## The gateway against each peer (medians)\n");
+    console.log(markdownTable(
+      ["peer", "throughput gateway / peer", "p99 added: gateway - peer (ms)"],
+      peers.map((k) => [
+        targets.find((t) => t.key === k)!.label,
+        fixed(maxOf("gateway_http") / maxOf(k)),
+        fixed(p99RateOf("gateway_http") - p99RateOf(k), 3),
+      ]),
+    ));
+
+    let allocation: Record<string, number> = {};
+    if (flags.allocationRequests > 0) {
+      // After the load runs, in processes of their own (GC tracing slows a process down).
+      for (const item of started.splice(1).reverse()) await item.stop().catch(() => {});
+      console.error("measuring the allocation per request ...");
+      allocation = await allocationPerRequest(upstream.url, flags.allocationRequests);
+      console.log(
+        `\n## V8 heap allocated per request (${flags.allocationRequests} requests after 5,000 ` +
+          "warm-up; --trace-gc-nvp)\n",
+      );
+      const labels: Record<string, string> = {
+        gateway_http: "gateway http pipeline",
+        gateway_echo: "gateway echo pipeline",
+        minimal_proxy: "Deno.serve + our HTTP/1.1 client, minimal",
+        deno_fetch: "Deno.serve + fetch, minimal",
+        bare: "bare Deno.serve hello",
+      };
+      console.log(markdownTable(
+        ["program", "bytes per request"],
+        Object.entries(allocation).map(([k, v]) => [labels[k], fixed(v, 0)]),
+      ));
+    }
+
+    const gatewayOverNginx = maxOf("gateway_http") / maxOf("nginx_proxy");
+    const echoOverBare = maxOf("gateway_echo") / maxOf("bare");
+    const p99Added = p99RateOf("gateway_http") - upstreamP99;
+    const p99AddedDenoFetch = p99RateOf("deno_fetch") - upstreamP99;
     console.log("\n## Summary\n");
-    console.log(markdownTable(["measure", "result", "target", "verdict"], [
+    const rows = [
       [
         "throughput gateway http / nginx proxy",
         fixed(gatewayOverNginx),
@@ -268,19 +419,17 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         `< ${TARGETS.p99AddedMs}`,
         verdict(p99Added, "<", TARGETS.p99AddedMs),
       ],
-      ["p99 added by nginx proxy at the fixed rate (ms)", fixed(p99AddedNginx, 3), "", ""],
       [
-        "reference: minimal Deno proxy / nginx proxy (the runtime's ceiling)",
-        fixed(minimalOverNginx),
+        "p99 added by the minimal Deno fetch proxy (ms), the runtime's own",
+        fixed(p99AddedDenoFetch, 3),
         "",
         "",
       ],
-      ["reference: gateway http / minimal Deno proxy", fixed(gatewayOverMinimal), "", ""],
       [
-        "reference: p99 added by the minimal Deno proxy at the fixed rate (ms)",
-        fixed(p99AddedMinimal, 3),
-        "",
-        "",
+        "throughput gateway / minimal Deno fetch proxy",
+        fixed(maxOf("gateway_http") / maxOf("deno_fetch")),
+        ">= 1",
+        verdict(maxOf("gateway_http") / maxOf("deno_fetch"), ">=", 1),
       ],
       [
         "gateway RSS before / after the load runs (MiB)",
@@ -288,21 +437,29 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         "",
         "",
       ],
-    ]));
+    ];
+    if (allocation.gateway_http !== undefined) {
+      rows.push([
+        "V8 heap allocated per gateway http request (bytes)",
+        fixed(allocation.gateway_http, 0),
+        `< ${TARGETS.allocatedBytesPerRequest}`,
+        verdict(allocation.gateway_http, "<", TARGETS.allocatedBytesPerRequest),
+      ]);
+    }
+    console.log(markdownTable(["measure", "result", "target", "verdict"], rows));
     return {
       environment: env,
       flags,
-      max,
-      fixedRate: { rate, connections: flags.connections, results: fixedRate },
-      ratios: {
-        gatewayOverNginx,
-        echoOverBare,
-        p99AddedMs: p99Added,
-        p99AddedNginxMs: p99AddedNginx,
-        p99AddedMinimalMs: p99AddedMinimal,
-        minimalOverNginx,
-        gatewayOverMinimal,
-      },
+      max: maxRuns,
+      fixedRate: { rate, connections: flags.connections, results: rateRuns },
+      medians: Object.fromEntries(
+        targets.map((t) => [t.key, {
+          maxRequestsPerSec: maxOf(t.key),
+          fixedRateP99Ms: rateRuns[t.key] ? p99RateOf(t.key) : null,
+        }]),
+      ),
+      allocationBytesPerRequest: allocation,
+      ratios: { gatewayOverNginx, echoOverBare, p99AddedMs: p99Added },
       gatewayRssBytes: { before: rssBefore, after: rssAfter },
       targets: TARGETS,
     };

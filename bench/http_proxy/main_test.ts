@@ -9,6 +9,8 @@ Deno.test("parseFlags: defaults, overrides, help and invalid values", () => {
     warmupSec: 3,
     rateFraction: 0.5,
     bodyBytes: 1024,
+    rounds: 3,
+    allocationRequests: 50_000,
     json: undefined,
   });
   const flags = parseFlags(["--duration", "3", "--connections", "16", "--warmup", "0"]);

@@ -39,3 +39,11 @@ export function verdict(value: number, op: ">=" | "<", target: number): string {
   const ok = op === ">=" ? value >= target : value < target;
   return ok ? "PASS" : "MISS";
 }
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

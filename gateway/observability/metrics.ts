@@ -202,18 +202,18 @@ class GatewayMetrics implements Metrics {
   }
 
   requestStarted(pipeline: string): void {
-    this.#inFlight.labels(pipeline).inc();
+    this.#inFlight.labels1(pipeline).inc();
   }
 
   requestFinished(pipeline: string, status: number, seconds: number): void {
-    this.#inFlight.labels(pipeline).dec();
-    this.#requests.labels(pipeline, status).inc();
-    this.#duration.labels(pipeline).observe(seconds);
+    this.#inFlight.labels1(pipeline).dec();
+    this.#requests.labels2(pipeline, status).inc();
+    this.#duration.labels1(pipeline).observe(seconds);
   }
 
   backendCall(pipeline: string, backend: string, outcome: string, seconds: number): void {
-    this.#backendCalls.labels(pipeline, backend, outcome).inc();
-    this.#backendDuration.labels(pipeline, backend).observe(seconds);
+    this.#backendCalls.labels3(pipeline, backend, outcome).inc();
+    this.#backendDuration.labels2(pipeline, backend).observe(seconds);
   }
 
   errorCode(code: string): void {

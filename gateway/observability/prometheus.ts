@@ -135,6 +135,33 @@ export abstract class Family<C> {
     return this.#leaf(map, values[n - 1], values);
   }
 
+  /**
+   * `labels(a)`, `labels(a, b)`, `labels(a, b, c)` without the rest parameter's array: the hot
+   * path of every request finds its existing cell allocating nothing.
+   */
+  labels1(a: LabelValue): C {
+    return (this.labelNames.length === 1 ? this.#root.get(a) as C | undefined : undefined) ??
+      this.labels(a);
+  }
+
+  /** See {@link labels1}. */
+  labels2(a: LabelValue, b: LabelValue): C {
+    const found = this.labelNames.length === 2
+      ? (this.#root.get(a) as Map<LabelValue, unknown> | undefined)?.get(b) as C | undefined
+      : undefined;
+    return found ?? this.labels(a, b);
+  }
+
+  /** See {@link labels1}. */
+  labels3(a: LabelValue, b: LabelValue, c: LabelValue): C {
+    const found = this.labelNames.length === 3
+      ? ((this.#root.get(a) as Map<LabelValue, unknown> | undefined)?.get(b) as
+        | Map<LabelValue, unknown>
+        | undefined)?.get(c) as C | undefined
+      : undefined;
+    return found ?? this.labels(a, b, c);
+  }
+
   #leaf(map: Map<LabelValue, unknown>, key: LabelValue, values: LabelValue[]): C {
     const found = map.get(key) as C | undefined;
     if (found !== undefined) return found;

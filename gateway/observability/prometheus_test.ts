@@ -94,3 +94,17 @@ Deno.test("invalid definitions and label counts are rejected", () => {
   assert.throws(() => c.labels());
   assert.throws(() => c.labels("a", "b"));
 });
+
+Deno.test("labels1/2/3 reach the same cells as labels(), creating them when new", () => {
+  const r = new Registry();
+  const one = r.counter("one_total", "one label", ["a"]);
+  const two = r.counter("two_total", "two labels", ["a", "b"]);
+  const three = r.histogram("three_seconds", "three labels", ["a", "b", "c"], [0.1, 1]);
+  assert.equal(one.labels1("x"), one.labels("x"));
+  assert.equal(two.labels2("x", 200), two.labels("x", 200));
+  assert.notEqual(two.labels2("x", 200), two.labels2("x", 500));
+  assert.equal(three.labels3("p", "b", "ok"), three.labels("p", "b", "ok"));
+  two.labels2("x", 200).inc();
+  assert.match(r.render(), /two_total\{a="x",b="200"\} 1/);
+  assert.throws(() => one.labels2("x", "y"), /takes 1 label value/);
+});

@@ -21,9 +21,12 @@
  */
 export {
   type ClientAddr,
+  ClientConnection,
   clientInfo,
+  clientSignalOf,
   GuardedListener,
   type GuardedListenOptions,
+  GuardedServeInfo,
   type GuardOptions,
 } from "./guarded_listener.ts";
 export { DEFAULT_GUARD, guardedServe, type GuardedServer } from "./guarded_serve.ts";

@@ -22,6 +22,10 @@ export interface GatewayOptions {
   entry?: string;
   /** How long to wait for the readiness probe (default 60 000 ms). */
   readyTimeoutMs?: number;
+  /** V8 flags besides the default `--max-semi-space-size=2` (e.g. `--trace-gc-nvp`). */
+  v8Flags?: string[];
+  /** Sees every chunk of the process's stdout (where V8's GC traces go). */
+  onStdout?: (chunk: Uint8Array) => void;
 }
 
 /** A running gateway process. */
@@ -100,7 +104,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
       "--unstable-net",
       "--unstable-no-legacy-abort",
       // As `deno task start`: a small young generation keeps scavenge pauses (p99) short.
-      "--v8-flags=--max-semi-space-size=2",
+      `--v8-flags=${["--max-semi-space-size=2", ...(options.v8Flags ?? [])].join(",")}`,
       entry,
       "--config",
       configPath,
@@ -115,6 +119,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
         ...options.env,
       },
       afterStop: () => removeDir(dir),
+      onStdout: options.onStdout,
     },
   );
   await waitReady(process, {

@@ -48,13 +48,21 @@ export class OutputTail {
   /** Settles when the stream has ended. */
   readonly done: Promise<void>;
 
-  constructor(stream: ReadableStream<Uint8Array>, limit = 64 * 1024) {
+  constructor(
+    stream: ReadableStream<Uint8Array>,
+    limit = 64 * 1024,
+    tap?: (chunk: Uint8Array) => void,
+  ) {
     this.#limit = limit;
-    this.done = this.#drain(stream).catch(() => {});
+    this.done = this.#drain(stream, tap).catch(() => {});
   }
 
-  async #drain(stream: ReadableStream<Uint8Array>): Promise<void> {
+  async #drain(
+    stream: ReadableStream<Uint8Array>,
+    tap?: (chunk: Uint8Array) => void,
+  ): Promise<void> {
     for await (const chunk of stream) {
+      tap?.(chunk);
       this.#chunks.push(chunk);
       this.#size += chunk.byteLength;
       while (this.#size - this.#chunks[0].byteLength >= this.#limit) {
@@ -108,6 +116,8 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Runs after the process has exited and its output is drained (e.g. removing a temp dir). */
   afterStop?: () => Promise<void>;
+  /** Sees every chunk of stdout as it arrives (besides the kept tail). */
+  onStdout?: (chunk: Uint8Array) => void;
 }
 
 /** A child process whose stdout and stderr are drained and their tails kept. */
@@ -137,7 +147,7 @@ export function spawnCaptured(
     stderr: "piped",
   }).spawn();
   const stderr = new OutputTail(child.stderr);
-  const stdout = new OutputTail(child.stdout);
+  const stdout = new OutputTail(child.stdout, undefined, options.onStdout);
   let status: Deno.CommandStatus | undefined;
   child.status.then((value) => status = value);
   let stopping: Promise<Deno.CommandStatus> | undefined;
