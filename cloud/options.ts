@@ -22,6 +22,11 @@ export interface CloudOptions {
   dataDir: string;
   /** A KV Connect URL (remote Deno KV); with it, `dataDir` is not used for state. */
   kvUrl?: string;
+  /**
+   * The KV database is the platform's (Deno Deploy's `Deno.openKv()`): there are no local files
+   * to restrict and no data directory to write.
+   */
+  managedKv?: boolean;
   /** Whether anyone may create an account in the web UI. */
   signup: boolean;
   /** PBKDF2 iterations for new password hashes (OWASP's count unless a test lowers it). */
@@ -64,6 +69,7 @@ export function resolveOptions(input: CloudOptionsInput = {}): CloudOptions {
     baseUrl,
     dataDir: input.dataDir ?? "./data",
     kvUrl: input.kvUrl,
+    managedKv: input.managedKv,
     signup: input.signup ?? true,
     passwordIterations: input.passwordIterations ?? OWASP_PBKDF2_ITERATIONS,
     trustProxy: input.trustProxy ?? false,

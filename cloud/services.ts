@@ -38,7 +38,7 @@ export async function createServices(
   });
   const keys = new KeyRing(store.signingKeys, options.clock, longest, sealKey);
   await keys.init();
-  await restrictKvFiles(options);
+  if (!options.managedKv) await restrictKvFiles(options);
   const resources = new ResourceService(store, options.baseUrl, options.clock);
   return {
     options,
