@@ -21,6 +21,8 @@ export interface CliDeps {
   sinks: Sinks;
   /** Colours in tables. */
   color?: boolean;
+  /** stderr is a terminal: progress bars redraw one line (else they print a line per quarter). */
+  terminal?: boolean;
   fetch?: FetchFn;
   openBrowser?: BrowserOpener;
   prompter?: Prompter;
@@ -47,7 +49,7 @@ export class CliContext {
   constructor(deps: CliDeps) {
     this.#deps = deps;
     this.env = deps.env;
-    this.out = new Output(deps.sinks, deps.color ?? false);
+    this.out = new Output(deps.sinks, deps.color ?? false, deps.terminal ?? false);
     this.fetch = deps.fetch ?? fetch;
     this.http = new HttpClient(this.out, this.fetch);
     this.openBrowser = deps.openBrowser ?? systemBrowser(deps.env);

@@ -12,6 +12,7 @@ if (import.meta.main && Deno.args[0] === PROBE_ARGUMENT) {
   Deno.exit(await runKeychainProbe(Deno.args.slice(1)));
 } else if (import.meta.main) {
   const color = Deno.stdout.isTerminal() && !Deno.env.get("NO_COLOR");
-  const code = await runCli(Deno.args, { env: processEnv, sinks: processSinks, color });
+  const terminal = Deno.stderr.isTerminal();
+  const code = await runCli(Deno.args, { env: processEnv, sinks: processSinks, color, terminal });
   Deno.exit(code);
 }

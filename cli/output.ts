@@ -21,10 +21,44 @@ export class Output {
   quiet = false;
   /** Colours in tables (a terminal without `NO_COLOR`). */
   readonly color: boolean;
+  /** stderr is a terminal (progress redraws one line). */
+  readonly terminal: boolean;
+  #lastQuarter = -1;
 
-  constructor(sinks: Sinks, color = false) {
+  constructor(sinks: Sinks, color = false, terminal = false) {
     this.#sinks = sinks;
     this.color = color;
+    this.terminal = terminal;
+  }
+
+  /**
+   * A progress bar on stderr, left out with `-q`: `done` of `total` bytes (total null: unknown).
+   * On a terminal one line is redrawn; otherwise a line is written at each quarter.
+   */
+  progress(label: string, done: number, total: number | null): void {
+    if (this.quiet) return;
+    const mib = (n: number) => (n / (1 << 20)).toFixed(1);
+    if (total === null || total <= 0) {
+      if (this.terminal) this.#sinks.stderr(`\r${label} ${mib(done)} MiB`);
+      return;
+    }
+    const fraction = Math.min(1, done / total);
+    const percent = Math.floor(fraction * 100);
+    if (this.terminal) {
+      const width = 30;
+      const filled = Math.round(fraction * width);
+      this.#sinks.stderr(
+        `\r${label} [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${
+          String(percent).padStart(3)
+        }% ${mib(done)}/${mib(total)} MiB${fraction === 1 ? "\n" : ""}`,
+      );
+      return;
+    }
+    const quarter = Math.floor(fraction * 4);
+    if (quarter > this.#lastQuarter) {
+      this.#lastQuarter = quarter;
+      this.#sinks.stderr(`${label} ${percent}% (${mib(done)} of ${mib(total)} MiB)\n`);
+    }
   }
 
   /** Sets the levels from the global options. */

@@ -16,5 +16,6 @@
 export * from "./files.ts";
 export * from "./gateway_status.ts";
 export * from "./log.ts";
+export * from "./release_signature.ts";
 export * from "./management_discovery.ts";
 export * from "./tokens.ts";

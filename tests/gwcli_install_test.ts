@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { expectExit, withGwcliHome } from "./gwcli_support.ts";
 import { removeDir, requirePeer, runCommand, tempDir } from "./support/mod.ts";
+import { generateReleaseKey, signRelease } from "../shared/mod.ts";
 
 const OS = Deno.build.os;
 const ARCH = Deno.build.arch;
@@ -33,6 +34,8 @@ Deno.test({
     const good = await makeArchive(work, "1.2.3");
     const tampered = await makeArchive(work, "1.2.4");
     const name = (v: string) => `gateway-${v}-${OS}-${ARCH}.tar.gz`;
+    const key = await generateReleaseKey();
+    const other = await generateReleaseKey();
     const files = new Map<string, Uint8Array<ArrayBuffer> | string>([
       ["/rel/latest/download/latest.json", JSON.stringify({ version: "1.2.3" })],
       [`/rel/download/v1.2.3/${name("1.2.3")}`, good],
@@ -44,7 +47,18 @@ Deno.test({
       [`/rel/download/v1.2.4/SHA256SUMS`, `${sha256(good)}  ${name("1.2.4")}\n`],
       [`/rel/download/v1.2.5/${name("1.2.5")}`, good],
       [`/rel/download/v1.2.5/SHA256SUMS`, `${sha256(good)}  something-else.tar.gz\n`],
+      [`/rel/download/v1.2.6/${name("1.2.6")}`, good],
+      [`/rel/download/v1.2.6/SHA256SUMS`, `${sha256(good)}  ${name("1.2.6")}\n`],
     ]);
+    // Every SHA256SUMS is signed by the publisher, except 1.2.6's, signed by another key.
+    for (const [path, text] of [...files]) {
+      if (!path.endsWith("/SHA256SUMS")) continue;
+      const signer = path.includes("v1.2.6") ? other : key;
+      files.set(
+        `${path}.sig`,
+        await signRelease(signer.privateKey, new TextEncoder().encode(text as string)),
+      );
+    }
     const requests: string[] = [];
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
       const path = new URL(req.url).pathname;
@@ -61,15 +75,16 @@ Deno.test({
         assertMatch(
           latest.stdout,
           new RegExp(
-            `Installed gateway 1\\.2\\.3 \\(${OS} ${ARCH}\\) to ${target} \\(.* archive, checksum verified\\)\\.`,
+            `Installed gateway 1\\.2\\.3 \\(${OS} ${ARCH}\\) to ${target} \\(.* archive, signature and checksum verified\\)\\.`,
           ),
         );
         assertMatch(latest.stdout, /\.local\/bin is not on your PATH/);
         assertEquals((await Deno.stat(target)).mode! & 0o777, 0o755);
         assertEquals((await runCommand(target, [])).stdout, "gateway 1.2.3\n");
-        assertEquals(requests.slice(0, 3), [
+        assertEquals(requests.slice(0, 4), [
           "/rel/latest/download/latest.json",
           "/rel/download/v1.2.3/SHA256SUMS",
+          "/rel/download/v1.2.3/SHA256SUMS.sig",
           `/rel/download/v1.2.3/${name("1.2.3")}`,
         ]);
 
@@ -86,7 +101,7 @@ Deno.test({
           pinned.stdout,
           new RegExp(
             `^Installed gateway 1\\.2\\.3 \\(${OS} ${ARCH}\\) to ${dir}/gateway ` +
-              "\\([\\d.]+ (B|KiB) archive, checksum verified\\)\\.\\n$",
+              "\\([\\d.]+ (B|KiB) archive, signature and checksum verified\\)\\.\\n$",
           ),
         );
         assertEquals((await runCommand(`${dir}/gateway`, [])).stdout, "gateway 1.2.3\n");
@@ -123,10 +138,23 @@ Deno.test({
           missing.stderr,
           /cannot read the checksums at .*\/download\/v9\.9\.9\/SHA256SUMS \(404\)/,
         );
+        const foreign = expectExit(
+          await home.run(["gateway:install", "--version", "1.2.6", "-d", dir]),
+          1,
+        );
+        assertMatch(
+          foreign.stderr,
+          /is not signed by a trusted release key; nothing was installed/,
+        );
         const invalid = expectExit(await home.run(["gateway:install", "--version", "newest"]), 2);
         assertMatch(invalid.stderr, /invalid version "newest"/);
         const noArg = expectExit(await home.run(["gateway:install", "--version"]), 2);
         assertMatch(noArg.stderr, /option '--version <VERSION>' argument missing/);
+      }, { GWCLI_RELEASE_URL: base, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+
+      await withGwcliHome(async (home) => {
+        const untrusted = expectExit(await home.run(["gateway:install", "--version", "1.2.3"]), 1);
+        assertMatch(untrusted.stderr, /no release signing key is trusted; nothing was installed/);
       }, { GWCLI_RELEASE_URL: base });
 
       await withGwcliHome(async (home) => {
@@ -136,7 +164,10 @@ Deno.test({
           /cannot find the latest release at .*\/latest\/download\/latest\.json \(404\)/,
         );
         assert(!requests.includes("/elsewhere/download/v1.2.3/SHA256SUMS"));
-      }, { GWCLI_RELEASE_URL: `http://127.0.0.1:${server.addr.port}/elsewhere` });
+      }, {
+        GWCLI_RELEASE_URL: `http://127.0.0.1:${server.addr.port}/elsewhere`,
+        GWCLI_RELEASE_PUBLIC_KEY: key.publicKey,
+      });
     } finally {
       await server.shutdown();
       await removeDir(work);

@@ -41,6 +41,10 @@ export async function downloadToFile(
   const hash = createHash("sha256");
   let bytes = 0;
   let reported = 0;
+  const lengthHeader = Number(response.headers.get("content-length"));
+  const total = Number.isFinite(lengthHeader) && lengthHeader > 0 ? lengthHeader : null;
+  const label = `downloading ${url.slice(url.lastIndexOf("/") + 1)}`;
+  out.progress(label, 0, total);
   const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
   try {
     for await (const chunk of response.body) {
@@ -48,6 +52,7 @@ export async function downloadToFile(
       let offset = 0;
       while (offset < chunk.byteLength) offset += await file.write(chunk.subarray(offset));
       bytes += chunk.byteLength;
+      out.progress(label, bytes, total);
       if (bytes - reported >= 8 << 20) {
         reported = bytes;
         out.debug(1, `downloaded ${(bytes / (1 << 20)).toFixed(0)} MiB`);

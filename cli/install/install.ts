@@ -1,6 +1,7 @@
 /**
  * `gateway:install`: resolve the version, download the archive of this OS and CPU, check it against
- * `SHA256SUMS`, take the binary out and put it in place atomically with the executable bit.
+ * `SHA256SUMS` (itself checked against its Ed25519 signature), take the binary out and put it in
+ * place atomically with the executable bit.
  */
 import { CliError } from "../errors.ts";
 import type { CliContext } from "../context.ts";
@@ -10,7 +11,13 @@ import { formatBytes } from "../time.ts";
 import { extractBinary } from "./archive.ts";
 import { downloadToFile } from "./download.ts";
 import { defaultInstallDir, onPath, type ReleasePlatform, releasePlatform } from "./platform.ts";
-import { expectedChecksum, releaseBaseUrl, releaseFiles, resolveLatest } from "./release.ts";
+import {
+  expectedChecksum,
+  releaseBaseUrl,
+  releaseFiles,
+  resolveLatest,
+  trustedReleaseKeys,
+} from "./release.ts";
 
 /** What to install. */
 export interface InstallRequest {
@@ -35,13 +42,14 @@ export interface Installed {
 export async function installGateway(ctx: CliContext, request: InstallRequest): Promise<Installed> {
   const platform = request.platform ?? releasePlatform(Deno.build.os, Deno.build.arch);
   const base = releaseBaseUrl(ctx.env);
+  const keys = trustedReleaseKeys(ctx.env);
   let version = request.version;
   if (version === "latest") {
     version = await resolveLatest(ctx.http, base);
     ctx.out.info(`The latest release is ${version}.`);
   }
   const files = releaseFiles(base, version, platform);
-  const expected = await expectedChecksum(ctx.http, files);
+  const expected = await expectedChecksum(ctx.http, files, keys);
   const dir = request.dir ?? defaultInstallDir(platform.os, ctx.env);
   const work = await Deno.makeTempDir({ prefix: "gwcli-install-" });
   try {
@@ -84,7 +92,7 @@ export function reportInstall(ctx: CliContext, installed: Installed, dir: string
   const p = installed.platform;
   ctx.out.print(
     `Installed gateway ${installed.version} (${p.os} ${p.arch}) to ${installed.path} ` +
-      `(${formatBytes(installed.archiveBytes)} archive, checksum verified).`,
+      `(${formatBytes(installed.archiveBytes)} archive, signature and checksum verified).`,
   );
   if (!onPath(dir, ctx.env, p.os)) {
     ctx.out.info(`${dir} is not on your PATH: add it, or run ${installed.path} directly.`);

@@ -27,9 +27,12 @@ export {
   latestIndexUrl,
   parseChecksums,
   parseVersion,
+  RELEASE_KEY_ENV,
+  RELEASE_PUBLIC_KEYS,
   RELEASE_URL_ENV,
   releaseBaseUrl,
   releaseFiles,
+  trustedReleaseKeys,
 } from "./release.ts";
 export { baseName, extractBinary } from "./archive.ts";
 export { extractTarEntry, type TarEntry } from "./tar.ts";

@@ -7,14 +7,28 @@
  *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.tar.gz   (Linux, macOS)
  *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.zip      (Windows)
  *   <base>/download/v<version>/SHA256SUMS                  `sha256sum` output of the archives
+ *   <base>/download/v<version>/SHA256SUMS.sig              Ed25519 signature of SHA256SUMS
+ *
+ * `SHA256SUMS` is believed only when its signature verifies with a key gwcli trusts: the
+ * publisher's keys built in ({@link RELEASE_PUBLIC_KEYS}) and those of `GWCLI_RELEASE_PUBLIC_KEY`
+ * (comma-separated, for a mirror that signs its own builds).
  */
 import { CliError, usageError } from "../errors.ts";
+import { releaseKeyProblem, SIGNATURE_FILE, verifyRelease } from "../../shared/mod.ts";
 import type { Env } from "../env.ts";
 import { apiErrorOf, describeApiError, type HttpClient } from "../http.ts";
 import type { ReleasePlatform } from "./platform.ts";
 
 /** Environment variable of the release base URL. */
 export const RELEASE_URL_ENV = "GWCLI_RELEASE_URL";
+/** Environment variable of extra trusted release keys (base64 Ed25519, comma-separated). */
+export const RELEASE_KEY_ENV = "GWCLI_RELEASE_PUBLIC_KEY";
+/**
+ * The publisher's release signing keys. Empty until the project publishes its first signed
+ * release: until then only keys given in `GWCLI_RELEASE_PUBLIC_KEY` are trusted, and without one
+ * gwcli installs nothing (an unsigned checksum file proves nothing about who built the archive).
+ */
+export const RELEASE_PUBLIC_KEYS: readonly string[] = [];
 /** Where the project publishes gateway releases. */
 export const DEFAULT_RELEASE_URL = "https://github.com/healthcare-gateway/gateway/releases";
 
@@ -49,6 +63,7 @@ export interface ReleaseFiles {
   archiveName: string;
   archiveUrl: string;
   checksumsUrl: string;
+  signatureUrl: string;
 }
 
 /** The files of `version` for `platform` under `base`. */
@@ -59,7 +74,22 @@ export function releaseFiles(
 ): ReleaseFiles {
   const archiveName = `gateway-${version}-${platform.os}-${platform.arch}.${platform.archive}`;
   const dir = `${base}/download/v${version}`;
-  return { archiveName, archiveUrl: `${dir}/${archiveName}`, checksumsUrl: `${dir}/SHA256SUMS` };
+  return {
+    archiveName,
+    archiveUrl: `${dir}/${archiveName}`,
+    checksumsUrl: `${dir}/SHA256SUMS`,
+    signatureUrl: `${dir}/${SIGNATURE_FILE}`,
+  };
+}
+
+/** The release keys gwcli trusts: built in, plus `GWCLI_RELEASE_PUBLIC_KEY`. */
+export function trustedReleaseKeys(env: Env): string[] {
+  const extra = (env(RELEASE_KEY_ENV) ?? "").split(",").map((k) => k.trim()).filter(Boolean);
+  for (const key of extra) {
+    const problem = releaseKeyProblem(key);
+    if (problem) throw usageError(`${RELEASE_KEY_ENV}: ${problem}`);
+  }
+  return [...RELEASE_PUBLIC_KEYS, ...extra];
 }
 
 /** The URL of the latest-release index. */
@@ -96,8 +126,20 @@ export function parseChecksums(text: string): Map<string, string> {
   return sums;
 }
 
-/** Fetches `SHA256SUMS` and returns the checksum of `archiveName`. */
-export async function expectedChecksum(http: HttpClient, files: ReleaseFiles): Promise<string> {
+/**
+ * Fetches `SHA256SUMS` and its signature, verifies the signature with `trustedKeys`, and returns
+ * the checksum of `archiveName`.
+ */
+export async function expectedChecksum(
+  http: HttpClient,
+  files: ReleaseFiles,
+  trustedKeys: readonly string[],
+): Promise<string> {
+  if (trustedKeys.length === 0) {
+    throw new CliError("no release signing key is trusted; nothing was installed", {
+      hint: `Set ${RELEASE_KEY_ENV} to the publisher's Ed25519 public key (base64).`,
+    });
+  }
   const res = await http.send({
     method: "GET",
     url: files.checksumsUrl,
@@ -106,6 +148,27 @@ export async function expectedChecksum(http: HttpClient, files: ReleaseFiles): P
   if (res.status !== 200) {
     throw new CliError(
       `cannot read the checksums at ${files.checksumsUrl} (${res.status}); nothing was installed`,
+    );
+  }
+  const sig = await http.send({
+    method: "GET",
+    url: files.signatureUrl,
+    peer: "the release server",
+  });
+  if (sig.status !== 200) {
+    throw new CliError(
+      `cannot read the signature at ${files.signatureUrl} (${sig.status}); nothing was installed`,
+    );
+  }
+  const signed = await verifyRelease(
+    trustedKeys,
+    new TextEncoder().encode(res.text),
+    sig.text.trim(),
+  );
+  if (!signed) {
+    throw new CliError(
+      `${files.checksumsUrl} is not signed by a trusted release key; nothing was installed`,
+      { hint: "The release was changed after signing, or is not the publisher's." },
     );
   }
   const sum = parseChecksums(res.text).get(files.archiveName);

@@ -57,6 +57,7 @@ Deno.test("release: versions, the base URL, file names and the latest index", ()
     archiveName: "gateway-0.12.0-linux-aarch64.tar.gz",
     archiveUrl: "https://r/download/v0.12.0/gateway-0.12.0-linux-aarch64.tar.gz",
     checksumsUrl: "https://r/download/v0.12.0/SHA256SUMS",
+    signatureUrl: "https://r/download/v0.12.0/SHA256SUMS.sig",
   });
   assert.equal(
     releaseFiles("https://r", "1.0.0", releasePlatform("windows", "x86_64")).archiveName,

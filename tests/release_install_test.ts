@@ -1,0 +1,161 @@
+/**
+ * The release task and `gwcli gateway:install` end to end: `deno task release --from DIR` makes a
+ * signed release tree from placeholder executables; a local HTTP server serves it; gwcli installs
+ * from it (signature, checksum, progress, the executable bit), and refuses a tampered archive, a
+ * tampered checksum file and a release signed by another key. Without `--from`, `deno compile`
+ * must download its runtime: where that fails the task says so in one line.
+ */
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { expectExit, withGwcliHome } from "./gwcli_support.ts";
+import { removeDir, REPO_ROOT, runCommand, tempDir } from "./support/mod.ts";
+import { generateReleaseKey } from "../shared/mod.ts";
+import { currentTarget } from "../deploy/release/release.ts";
+
+const OS = Deno.build.os;
+
+/** Runs the release task; its exit code and output. */
+async function release(args: string[], signingKey: string) {
+  return await runCommand(Deno.execPath(), [
+    "run",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-run",
+    "deploy/release/release.ts",
+    ...args,
+  ], { cwd: REPO_ROOT, env: { RELEASE_SIGNING_KEY: signingKey, NO_COLOR: "1" } });
+}
+
+Deno.test({
+  name: "release task + gwcli gateway:install: signed, checked, installed; tampering refused",
+  ignore: OS === "windows",
+  fn: async () => {
+    const work = await tempDir("release-e2e-");
+    const key = await generateReleaseKey();
+    const stranger = await generateReleaseKey();
+    const target = currentTarget();
+    const from = `${work}/bin`;
+    await Deno.mkdir(from);
+    // A placeholder executable large enough for several progress steps.
+    const script = `#!/bin/sh\necho "gateway 2.0.0"\nexit 0\n# ${"x".repeat(300_000)}\n`;
+    await Deno.writeTextFile(`${from}/gateway-${target}`, script);
+    const out = `${work}/release`;
+    const made = await release(
+      ["--version", "2.0.0", "--from", from, "--out", out],
+      key.privateKey,
+    );
+    assertEquals(made.code, 0, made.stderr);
+    const dir = `${out}/download/v2.0.0`;
+    const archive = (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).find((n) =>
+      n.endsWith(".tar.gz")
+    )!;
+    assertEquals(archive, `gateway-2.0.0-${target}.tar.gz`);
+    assertEquals(
+      JSON.parse(await Deno.readTextFile(`${out}/latest/download/latest.json`)),
+      { version: "2.0.0" },
+    );
+    // Also a second, differently keyed release to show that keys are checked.
+    const otherOut = `${work}/other`;
+    const other = await release(
+      ["--version", "2.0.1", "--from", from, "--out", otherOut],
+      stranger.privateKey,
+    );
+    assertEquals(other.code, 0, other.stderr);
+
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (req) => {
+        const path = new URL(req.url).pathname;
+        const root = path.startsWith("/other/") ? otherOut : out;
+        const file = path.replace(/^\/(rel|other)\//, "");
+        try {
+          return new Response(await Deno.readFile(`${root}/${file}`));
+        } catch {
+          return new Response("not found", { status: 404 });
+        }
+      },
+    );
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    try {
+      await withGwcliHome(async (home) => {
+        const installDir = `${home.home}/bin`;
+        const ok = expectExit(await home.run(["gateway:install", "-d", installDir]), 0, "install");
+        assertMatch(ok.stdout, /The latest release is 2\.0\.0\./);
+        assertMatch(ok.stdout, /signature and checksum verified/);
+        // The progress of the download (stderr is not a terminal: a line per quarter).
+        assertMatch(ok.stderr, /downloading gateway-2\.0\.0-.*\.tar\.gz 100% \(/);
+        assertEquals((await Deno.stat(`${installDir}/gateway`)).mode! & 0o777, 0o755);
+        assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 2.0.0\n");
+
+        // A tampered archive: the checksum no longer matches.
+        const path = `${dir}/${archive}`;
+        const original = await Deno.readFile(path);
+        await Deno.writeFile(path, new Uint8Array([...original, 0]));
+        const tampered = expectExit(
+          await home.run(["gateway:install", "--version", "2.0.0", "-d", `${home.home}/b2`]),
+          1,
+        );
+        assertMatch(tampered.stderr, /checksum mismatch/);
+        // ... and SHA256SUMS rewritten to match it: the signature no longer verifies.
+        const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
+        const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0"))
+          .join("");
+        await Deno.writeTextFile(`${dir}/SHA256SUMS`, `${hex}  ${archive}\n`);
+        const resigned = expectExit(
+          await home.run(["gateway:install", "--version", "2.0.0", "-d", `${home.home}/b3`]),
+          1,
+        );
+        assertMatch(resigned.stderr, /not signed by a trusted release key; nothing was installed/);
+        assert(!(await Deno.stat(`${home.home}/b3/gateway`).then(() => true, () => false)));
+      }, { GWCLI_RELEASE_URL: `${base}/rel`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+
+      await withGwcliHome(async (home) => {
+        const foreign = expectExit(
+          await home.run(["gateway:install", "--version", "2.0.1", "-d", `${home.home}/b`]),
+          1,
+        );
+        assertMatch(foreign.stderr, /not signed by a trusted release key/);
+      }, { GWCLI_RELEASE_URL: `${base}/other`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+    } finally {
+      await server.shutdown();
+      await removeDir(work);
+    }
+  },
+});
+
+Deno.test("release task: deno compile's runtime download either works or is named in one line", async () => {
+  const work = await tempDir("release-compile-");
+  try {
+    const key = await generateReleaseKey();
+    // A foreign target: its runtime is never in the cache of this machine's own deno.
+    const target = currentTarget() === "windows-x86_64" ? "linux-x86_64" : "windows-x86_64";
+    const result = await release(
+      ["--version", "2.0.0", "--target", target, "--out", `${work}/out`],
+      key.privateKey,
+    );
+    if (result.code === 0) {
+      assertMatch(result.stdout, /SHA256SUMS\.sig/);
+    } else {
+      const lines = result.stderr.trim().split("\n");
+      assertEquals(lines.length, 1, result.stderr);
+      assertMatch(
+        lines[0],
+        /^release: deno compile could not download the .* runtime \(denort\) from dl\.deno\.land: .*--from DIR/,
+      );
+    }
+    const noKey = await runCommand(Deno.execPath(), [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      "deploy/release/release.ts",
+      "--version",
+      "2.0.0",
+    ], { cwd: REPO_ROOT, env: { RELEASE_SIGNING_KEY: "" } });
+    assertEquals(noKey.code, 1);
+    assertMatch(noKey.stderr, /RELEASE_SIGNING_KEY is not set/);
+  } finally {
+    await removeDir(work);
+  }
+});
