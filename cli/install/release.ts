@@ -126,6 +126,15 @@ export function parseChecksums(text: string): Map<string, string> {
   return sums;
 }
 
+/** A text file of the release; 200 or a CliError naming `what`. */
+async function releaseText(http: HttpClient, url: string, what: string) {
+  const res = await http.send({ method: "GET", url, peer: "the release server" });
+  if (res.status !== 200) {
+    throw new CliError(`cannot read ${what} at ${url} (${res.status}); nothing was installed`);
+  }
+  return res;
+}
+
 /**
  * Fetches `SHA256SUMS` and its signature, verifies the signature with `trustedKeys`, and returns
  * the checksum of `archiveName`.
@@ -140,26 +149,8 @@ export async function expectedChecksum(
       hint: `Set ${RELEASE_KEY_ENV} to the publisher's Ed25519 public key (base64).`,
     });
   }
-  const res = await http.send({
-    method: "GET",
-    url: files.checksumsUrl,
-    peer: "the release server",
-  });
-  if (res.status !== 200) {
-    throw new CliError(
-      `cannot read the checksums at ${files.checksumsUrl} (${res.status}); nothing was installed`,
-    );
-  }
-  const sig = await http.send({
-    method: "GET",
-    url: files.signatureUrl,
-    peer: "the release server",
-  });
-  if (sig.status !== 200) {
-    throw new CliError(
-      `cannot read the signature at ${files.signatureUrl} (${sig.status}); nothing was installed`,
-    );
-  }
+  const res = await releaseText(http, files.checksumsUrl, "the checksums");
+  const sig = await releaseText(http, files.signatureUrl, "the signature");
   const signed = await verifyRelease(
     trustedKeys,
     new TextEncoder().encode(res.text),

@@ -17,7 +17,13 @@ import {
 import type { Services } from "../services.ts";
 import type { AppEnv } from "./env.ts";
 import { clientIp } from "./middleware.ts";
-import { oauthError, oauthLimited, oauthParams } from "./oauth_params.ts";
+import {
+  oauthError,
+  oauthLimited,
+  oauthParams,
+  TOKEN_ENDPOINT_429,
+  tokenEndpointParams,
+} from "./oauth_params.ts";
 import type { Registry } from "./registry.ts";
 
 /** The grant types of the token endpoint. */
@@ -132,19 +138,10 @@ export function mountOAuth(reg: Registry, s: Services): void {
           error_description: "waiting for the user to approve",
         },
       },
-      429: {
-        description: "Too many polls from this address (Retry-After)",
-        example: { error: "rate_limited", error_description: "too many requests: retry after 3 s" },
-      },
+      429: TOKEN_ENDPOINT_429,
     },
   }, async (c) => {
-    const tooMany = oauthLimited(
-      c,
-      `device-poll:${clientIp(c)}`,
-      s.options.rateLimits.devicePollPerIp,
-    );
-    if (tooMany) return tooMany;
-    const p = await oauthParams(c);
+    const p = await tokenEndpointParams(c, s);
     if (p instanceof Response) return p;
     if (p.grant_type === "authorization_code") return tokenAnswer(c, await exchangeCode(s, p));
     if (p.grant_type === "refresh_token") return tokenAnswer(c, await refreshGrant(s, p));

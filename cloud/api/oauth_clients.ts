@@ -10,7 +10,12 @@ import type { Services } from "../services.ts";
 import { readBytes } from "./body.ts";
 import { ApiError } from "./errors.ts";
 import { clientIp } from "./middleware.ts";
-import { oauthError, oauthLimited, oauthParams } from "./oauth_params.ts";
+import {
+  oauthError,
+  oauthLimited,
+  TOKEN_ENDPOINT_429,
+  tokenEndpointParams,
+} from "./oauth_params.ts";
 import type { Registry } from "./registry.ts";
 
 /** Largest registration document. */
@@ -151,19 +156,10 @@ export function mountOAuthClients(reg: Registry, s: Services): void {
           error_description: "token and client_id are required",
         },
       },
-      429: {
-        description: "Too many requests from this address (Retry-After)",
-        example: { error: "rate_limited", error_description: "too many requests: retry after 3 s" },
-      },
+      429: TOKEN_ENDPOINT_429,
     },
   }, async (c) => {
-    const tooMany = oauthLimited(
-      c,
-      `device-poll:${clientIp(c)}`,
-      s.options.rateLimits.devicePollPerIp,
-    );
-    if (tooMany) return tooMany;
-    const p = await oauthParams(c);
+    const p = await tokenEndpointParams(c, s);
     if (p instanceof Response) return p;
     if (!p.token || !p.client_id) {
       return oauthError(c, 400, "invalid_request", "token and client_id are required");

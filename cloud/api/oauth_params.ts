@@ -8,6 +8,7 @@ import type { Services } from "../services.ts";
 import { readBytes } from "./body.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError } from "./errors.ts";
+import { clientIp } from "./middleware.ts";
 
 /** Largest body of an OAuth request. */
 const MAX_BODY = 16 * 1024;
@@ -69,3 +70,25 @@ export function oauthLimited(
     `too many requests: retry after ${d.retryAfterSeconds} s`,
   );
 }
+
+/**
+ * The parameters of a request to the token or revocation endpoint, after the per-address budget
+ * they share (`devicePollPerIp`); a Response when refused or unreadable.
+ */
+export async function tokenEndpointParams(
+  c: Context<AppEnv>,
+  s: Services,
+): Promise<Record<string, string> | Response> {
+  const tooMany = oauthLimited(
+    c,
+    `device-poll:${clientIp(c)}`,
+    s.options.rateLimits.devicePollPerIp,
+  );
+  return tooMany ?? await oauthParams(c);
+}
+
+/** The documented 429 of the token and revocation endpoints. */
+export const TOKEN_ENDPOINT_429 = {
+  description: "Too many requests from this address (Retry-After)",
+  example: { error: "rate_limited", error_description: "too many requests: retry after 3 s" },
+};

@@ -35,6 +35,22 @@ function callerOf(extra: unknown): UserPrincipal | undefined {
   }
 }
 
+/** `resources/list` of a per-gateway resource: one `gateway://<id>/<suffix>` per team gateway. */
+function listGateways(s: Services, suffix: string, title: (g: GatewayRecord) => string) {
+  return async (extra: unknown) => {
+    const p = callerOf(extra);
+    if (!p) return { resources: [] };
+    return {
+      resources: (await teamGateways(s, p)).map((g) => ({
+        uri: `gateway://${g.id}/${suffix}`,
+        name: `${g.name} ${suffix.replace("-", " ")}`,
+        title: title(g),
+        mimeType: "application/toml",
+      })),
+    };
+  };
+}
+
 /** Registers the resources, the prompt (with completions) of the cloud's MCP server. */
 export function addContextFeatures(server: McpServer, s: Services): void {
   server.registerResource(
@@ -54,18 +70,11 @@ export function addContextFeatures(server: McpServer, s: Services): void {
   server.registerResource(
     "gateway-configuration",
     new ResourceTemplate(GATEWAY_CONFIG_URI, {
-      list: async (extra: unknown) => {
-        const p = callerOf(extra);
-        if (!p) return { resources: [] };
-        return {
-          resources: (await teamGateways(s, p)).map((g) => ({
-            uri: `gateway://${g.id}/configuration`,
-            name: `${g.name} configuration`,
-            title: `Configuration of gateway ${g.name} (${g.code})`,
-            mimeType: "application/toml",
-          })),
-        };
-      },
+      list: listGateways(
+        s,
+        "configuration",
+        (g) => `Configuration of gateway ${g.name} (${g.code})`,
+      ),
     }),
     {
       title: "A gateway's configuration",
@@ -89,18 +98,11 @@ export function addContextFeatures(server: McpServer, s: Services): void {
   server.registerResource(
     "gateway-applied-configuration",
     new ResourceTemplate(APPLIED_CONFIG_URI, {
-      list: async (extra: unknown) => {
-        const p = callerOf(extra);
-        if (!p) return { resources: [] };
-        return {
-          resources: (await teamGateways(s, p)).map((g) => ({
-            uri: `gateway://${g.id}/applied-configuration`,
-            name: `${g.name} applied configuration`,
-            title: `Configuration gateway ${g.name} (${g.code}) applied last`,
-            mimeType: "application/toml",
-          })),
-        };
-      },
+      list: listGateways(
+        s,
+        "applied-configuration",
+        (g) => `Configuration gateway ${g.name} (${g.code}) applied last`,
+      ),
     }),
     {
       title: "The configuration a gateway applied",

@@ -8,6 +8,7 @@ import { type Clock, iso } from "../clock.ts";
 import { type Actor, bumpRevision } from "./audit.ts";
 import { addAudit } from "./audit.ts";
 import { K } from "./keys.ts";
+import { readChunks } from "./kv.ts";
 
 /** Versions kept per gateway (older ones are deleted as new ones come). */
 export const KEPT_VERSIONS = 50;
@@ -104,19 +105,8 @@ export class ConfigHistoryStore {
     gatewayId: string,
     version: number,
   ): Promise<ConfigSnapshot | null> {
-    const parts: Uint8Array[] = [];
-    for await (
-      const e of this.#kv.list<Uint8Array>({
-        prefix: K.configVersionText(teamId, gatewayId, version),
-      })
-    ) parts.push(e.value);
-    if (!parts.length) return null;
-    const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.byteLength;
-    }
+    const all = await readChunks(this.#kv, K.configVersionText(teamId, gatewayId, version));
+    if (all === null) return null;
     return JSON.parse(new TextDecoder().decode(all)) as ConfigSnapshot;
   }
 

@@ -9,6 +9,7 @@ import { addVersion, type ConfigHistoryStore, type ConfigSnapshot } from "./conf
 import { StoreError } from "./errors.ts";
 import { sha256Hex } from "./ids.ts";
 import { K } from "./keys.ts";
+import { readChunks } from "./kv.ts";
 
 /** The outcome of applying a configuration version. */
 export interface ApplyReport {
@@ -158,20 +159,8 @@ export class GatewayStateStore {
 
   /** The configuration text the gateway uploaded last, or null. */
   async reportedConfig(teamId: string, gatewayId: string): Promise<string | null> {
-    const parts: Uint8Array[] = [];
-    for await (
-      const e of this.#kv.list<Uint8Array>({ prefix: K.reportedConfig(teamId, gatewayId) })
-    ) {
-      parts.push(e.value);
-    }
-    if (!parts.length) return null;
-    const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.byteLength;
-    }
-    return new TextDecoder().decode(all);
+    const bytes = await readChunks(this.#kv, K.reportedConfig(teamId, gatewayId));
+    return bytes === null ? null : new TextDecoder().decode(bytes);
   }
 
   /**

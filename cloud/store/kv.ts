@@ -88,3 +88,17 @@ export class BadCursorError extends Error {
     this.name = "BadCursorError";
   }
 }
+
+/** The values under `prefix` (byte chunks in key order) joined into one array, or null if none. */
+export async function readChunks(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Uint8Array | null> {
+  const parts: Uint8Array[] = [];
+  for await (const e of kv.list<Uint8Array>({ prefix })) parts.push(e.value);
+  if (!parts.length) return null;
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.byteLength;
+  }
+  return all;
+}
