@@ -25,7 +25,14 @@ async function auditFiles(dir: string): Promise<string[]> {
 async function records(files: string[]) {
   const all = [];
   for (const f of files) {
-    const text = await Deno.readTextFile(f);
+    let text: string;
+    try {
+      text = await Deno.readTextFile(f);
+    } catch (err) {
+      // Rotated between the directory listing and this read: the next poll sees its new name.
+      if (err instanceof Deno.errors.NotFound) continue;
+      throw err;
+    }
     all.push(...text.trimEnd().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)));
   }
   return all.sort((a, b) => a.seq - b.seq);

@@ -7,7 +7,6 @@
 import { dirname, resolve } from "node:path";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
-import { clientSignalOf } from "../../shared/net/mod.ts";
 import { loadDefaultConfig, watchConfig } from "../config/mod.ts";
 // Cloud (issue 7): the machine token, the sync, the pulled configuration merged into the local one.
 import {
@@ -510,7 +509,6 @@ export class Gateway implements GatewayControl {
         protocol,
         scheme: tls ? "https" as const : "http" as const,
         remoteAddr: info.remoteAddr.hostname,
-        clientSignal: clientSignalOf(info),
         backend: undefined as string | undefined,
       };
       const response = await endpoint.handle(ex, rt.deps);

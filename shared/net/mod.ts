@@ -23,7 +23,6 @@ export {
   type ClientAddr,
   ClientConnection,
   clientInfo,
-  clientSignalOf,
   GuardedListener,
   type GuardedListenOptions,
   GuardedServeInfo,
