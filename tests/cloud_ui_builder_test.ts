@@ -302,6 +302,15 @@ Deno.test("UI builder: the pipeline builder adds, orders and removes parts, prev
     });
     assertEquals(noName.status, 422);
     assert(fieldErrors(noName.text, "name") !== "", noName.text.slice(0, 300));
+    // A hostile form with thousands of ids is cut at the API's limits before anything is read.
+    const flood = await uiRequest(cloud, p.ui, `/pipelines/${id}/edit`, {
+      name: "intake",
+      middleware_ids: Array.from({ length: 5_000 }, () => crypto.randomUUID()),
+      op: "preview",
+    });
+    assertEquals(flood.status, 422);
+    assertMatch(flood.text, /at most 30 entries/);
+    assertEquals(hiddenList(flood.text, "middleware_ids").length, 30);
   }, LIMITS);
 });
 
@@ -482,6 +491,32 @@ Deno.test("UI builder: the fleet page charts rates from the status series; resta
     assertMatch(page.text, /aria-label="Mean latency: latest 4\.0 ms/);
     assertMatch(page.text, /<td>intake<\/td><td>2\.00<\/td><td>5\.0 %<\/td>/);
     assertMatch(page.text, /queue pacs.*warn.*120 waiting/s);
+
+    // A gateway with more pipelines than a sample keeps: the rest are summed, the totals stay.
+    const many = Array.from({ length: 150 }, (_, i) => ({
+      name: `p${i}`,
+      requests: 2,
+      errors: 1,
+      duration_ms_sum: 10,
+    }));
+    await cloud.server.services.store.statusSeries.add(ada.team.id, payload.gateway_id, {
+      at: Date.UTC(2030, 0, 1),
+      uptime_secs: 1,
+      health: "healthy",
+      pipelines: many,
+    });
+    const [kept] = await cloud.server.services.store.statusSeries.since(
+      ada.team.id,
+      payload.gateway_id,
+      Date.UTC(2030, 0, 1),
+    );
+    assertEquals(kept.pipelines.length, 100);
+    assertEquals(kept.pipelines.at(-1), {
+      name: "(other)",
+      requests: 102,
+      errors: 51,
+      duration_ms_sum: 510,
+    });
   });
 });
 

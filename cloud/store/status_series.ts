@@ -8,6 +8,8 @@ import { K } from "./keys.ts";
 
 /** How long samples are kept. */
 export const SERIES_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Pipelines kept per sample: a KV value holds 64 KiB; the charts need the totals. */
+export const SAMPLE_PIPELINES = 100;
 
 /** One sample: the cumulative counters of a status report. */
 export interface StatusSample {
@@ -26,11 +28,27 @@ export class StatusSeriesStore {
     this.#kv = kv;
   }
 
-  /** Records a sample (replacing another of the same minute). */
+  /**
+   * Records a sample (replacing another of the same minute); a gateway with more than
+   * {@link SAMPLE_PIPELINES} pipelines has the rest summed into one `(other)` entry, so a sample
+   * stays well under KV's value limit whatever the report holds.
+   */
   async add(teamId: string, gatewayId: string, sample: StatusSample): Promise<void> {
+    let pipelines = sample.pipelines;
+    if (pipelines.length > SAMPLE_PIPELINES) {
+      const rest = pipelines.slice(SAMPLE_PIPELINES - 1);
+      const sum = (f: (p: StatusSample["pipelines"][number]) => number | undefined) =>
+        rest.some((p) => f(p) === undefined) ? undefined : rest.reduce((n, p) => n + f(p)!, 0);
+      pipelines = [...pipelines.slice(0, SAMPLE_PIPELINES - 1), {
+        name: "(other)",
+        requests: sum((p) => p.requests)!,
+        errors: sum((p) => p.errors)!,
+        duration_ms_sum: sum((p) => p.duration_ms_sum),
+      }];
+    }
     await this.#kv.set(
       K.statusSample(teamId, gatewayId, Math.floor(sample.at / 60_000)),
-      sample,
+      { ...sample, pipelines },
       { expireIn: SERIES_RETENTION_MS },
     );
   }

@@ -12,6 +12,9 @@ import { page } from "./guard.tsx";
 import { LineChart, type Point } from "./charts.tsx";
 import { Layout, Status, Table, When } from "./layout.tsx";
 
+/** Gateways charted on one page (each reads up to 1,440 samples for 24 hours). */
+export const FLEET_GATEWAYS = 50;
+
 /** The periods the page offers, hours. */
 const PERIODS = [1, 6, 24];
 
@@ -78,7 +81,8 @@ export function mountFleetPage(ui: Hono<AppEnv>, s: Services): void {
         : 6;
       const to = s.options.clock.now();
       const from = to - hours * 3600_000;
-      const gateways = await s.store.repos.gateways.all(user.team.id);
+      const all = await s.store.repos.gateways.all(user.team.id);
+      const gateways = all.slice(0, FLEET_GATEWAYS);
       const rows = await Promise.all(gateways.map(async (g) => {
         const view = await s.resources.gatewayView(g);
         const samples = await s.store.statusSeries.since(user.team.id, g.id, from);
@@ -103,6 +107,12 @@ export function mountFleetPage(ui: Hono<AppEnv>, s: Services): void {
               (from the gateways' status reports, one point per minute at most, kept 24 h)
             </span>
           </p>
+          {all.length > gateways.length && (
+            <p class="muted" data-testid="fleet-more">
+              The first {gateways.length} of {all.length} gateways;{" "}
+              <a href="/gateways">all gateways</a> lists every one's status.
+            </p>
+          )}
           {rows.length === 0 && (
             <p class="muted">
               No gateways yet. <a href="/gateways/new">Add one</a>, then authorize it with{" "}

@@ -38,6 +38,16 @@ function draftOf(record: PipelineRecord | null): Draft {
   };
 }
 
+/** The most ids of each list a pipeline may have (the API's schema: cloud/resources/schemas.ts). */
+const LIST_LIMITS: [
+  keyof Pick<Draft, "endpoint_ids" | "middleware_ids" | "backend_ids">,
+  number,
+][] = [
+  ["endpoint_ids", 20],
+  ["middleware_ids", 30],
+  ["backend_ids", 20],
+];
+
 /** Applies a list operation (`mw-up:2`, `be-remove:0`, `mw-add`) to the draft. */
 function applyOp(draft: Draft, op: string, f: URLSearchParams): Draft {
   const m = /^(mw|be)-(add|up|down|remove)(?::(\d+))?$/.exec(op);
@@ -351,6 +361,15 @@ export function mountPipelineBuilder(ui: Hono<AppEnv>, s: Services): void {
       backend_ids: params.getAll("backend_ids"),
     };
     draft = applyOp(draft, f.op ?? "", params);
+    // A posted form may carry any number of ids: past the API's limits nothing is looked up.
+    const tooMany = new Map<string, string[]>();
+    for (const [key, max] of LIST_LIMITS) {
+      if (draft[key].length > max) {
+        draft = { ...draft, [key]: draft[key].slice(0, max) };
+        tooMany.set(key, [`at most ${max} entries`]);
+      }
+    }
+    if (tooMany.size) return builderPage(c, s, user, id, draft, tooMany);
     if (f.op !== "publish") return builderPage(c, s, user, id, draft);
     const names = [
       ...fields,
