@@ -22,10 +22,15 @@ import { readOrSpool, type SpoolFile } from "./spool.ts";
 
 /** What is known of a body's content. */
 export interface ContentInfo {
+  /** Media type without parameters (`application/json`), or null when none was sent. */
   media_type: string | null;
+  /** The `charset` parameter, when sent. */
   charset?: string;
+  /** How the body is normalized to `data`. */
   format: BodyFormat;
+  /** Size in bytes, when known. */
   size?: number;
+  /** SHA-256 of the bytes (hex), when it was asked for. */
   sha256?: string;
 }
 
@@ -132,6 +137,7 @@ export class Body {
   }
 
   /** The normalized format of the body, from its content type. */
+  /** How the body is normalized to `data`, from its content type. */
   get format(): BodyFormat {
     if (this.isEmpty) return "none";
     return formatOf(this.#contentType);
@@ -400,22 +406,35 @@ export type Protocol = "http" | "h3" | "dimse";
 
 /** Fields to build a RequestEnvelope. */
 export interface RequestInit {
+  /** Request id (kept from a sane `x-request-id`, else a UUID). */
   id: string;
+  /** The protocol the request arrived over. */
   protocol: Protocol;
+  /** HTTP method, or the DIMSE operation. */
   method: string;
+  /** Path relative to the endpoint's prefix. */
   path: string;
+  /** The path as the client sent it; default `path`. */
   originalPath?: string;
+  /** Request headers (multi-value preserved). */
   headers?: Headers;
   /** False when `headers` may not be changed (a server request's): copied on first write access. */
   headersWritable?: boolean;
+  /** Query parameters (multi-value preserved). */
   query?: URLSearchParams;
   /** The query string as received (`?a=1` or ``): parsed only if someone reads `query`. */
   rawQuery?: string;
+  /** String key-values used for routing. */
   metadata?: Record<string, string>;
+  /** The body; default empty. */
   body?: Body;
+  /** Name of the endpoint the request arrived on. */
   endpoint: string;
+  /** The client's address. */
   remoteAddr?: string;
+  /** The scheme the client used; default `http`. */
   scheme?: "http" | "https";
+  /** The host the client addressed. */
   host?: string;
   /** Aborted when the client goes away; a function is called on first use (it may cost an op). */
   signal?: AbortSignal | (() => AbortSignal);
@@ -425,6 +444,7 @@ export interface RequestInit {
 export class RequestEnvelope {
   /** Unique id, echoed as `X-Request-Id`. */
   readonly id: string;
+  /** The protocol the request arrived over. */
   readonly protocol: Protocol;
   /** HTTP method, or the DIMSE operation name (e.g. `C-FIND`). */
   method: string;
@@ -439,16 +459,21 @@ export class RequestEnvelope {
   #querySnapshot: string | undefined;
   /** Routing key-values (string to string); `metadata_transform` rewrites them. */
   metadata: Record<string, string>;
+  /** The body, read and parsed only on demand. */
   body: Body;
   /** Name of the endpoint that received the request. */
   readonly endpoint: string;
   /** Name of the pipeline, set by the router. */
   pipeline = "";
+  /** The client's address, when known. */
   readonly remoteAddr?: string;
+  /** The scheme the client used. */
   readonly scheme: "http" | "https";
+  /** The host the client addressed. */
   readonly host: string;
   #signal: AbortSignal | (() => AbortSignal) | undefined;
 
+  /** A request from its parts. */
   constructor(init: RequestInit) {
     this.id = init.id;
     this.protocol = init.protocol;
@@ -522,7 +547,9 @@ export class RequestEnvelope {
 
 /** A response on its way back through a pipeline. */
 export class ResponseEnvelope {
+  /** HTTP status code. */
   status: number;
+  /** The body, read and parsed only on demand. */
   body: Body;
   /** Name of the backend that produced it, when one did. */
   backend?: string;
@@ -531,6 +558,7 @@ export class ResponseEnvelope {
   // a proxied response nobody inspects skips that copy and its validation.
   #fields: string[] | undefined;
 
+  /** A response from its status, headers, body and the backend that gave it. */
   constructor(status: number, headers?: Headers, body?: Body, backend?: string) {
     this.status = status;
     this.#headers = headers;
@@ -539,7 +567,13 @@ export class ResponseEnvelope {
   }
 
   /** A response whose header fields are `[name, value, name, value, …]`, already validated. */
-  static fromFields(status: number, fields: string[], body: Body, backend?: string) {
+  /** A response from raw header lines (`name`, `value`, ... pairs), as upstream sent them. */
+  static fromFields(
+    status: number,
+    fields: string[],
+    body: Body,
+    backend?: string,
+  ): ResponseEnvelope {
     const res = new ResponseEnvelope(status, undefined, body, backend);
     res.#fields = fields;
     return res;

@@ -2,8 +2,11 @@
 
 /** An error that maps to a client-visible response (`{"error":{code,message,request_id}}`). */
 export class GatewayError extends Error {
+  /** HTTP status of the error response. */
   readonly status: number;
+  /** Machine-readable error code (`backend_unavailable`). */
   readonly code: string;
+  /** Extra JSON details for the error body. */
   readonly details?: unknown;
   /**
    * What went wrong inside, for the log only (an exception's message and stack): never in the
@@ -16,6 +19,7 @@ export class GatewayError extends Error {
    */
   headers?: Record<string, string>;
 
+  /** An error answered with `status` and a JSON body naming `code` and the message. */
   constructor(
     status: number,
     code: string,

@@ -10,7 +10,9 @@ const SECRET_FIELDS = /authorization|token|secret|password|cookie|api[-_]?key/i;
 
 /** Options of a logger. */
 export interface LoggerOptions {
+  /** The least severe level written. */
   level: Level;
+  /** `json` (one object per line) or `text`. */
   format: "json" | "text";
   /** Where lines go; defaults to stderr. */
   sink?: (line: string) => void;
@@ -22,6 +24,7 @@ export class Logger {
   #context: Record<string, unknown>;
   #encoder = new TextEncoder();
 
+  /** A logger at `opts.level` in `opts.format`, adding `context` to every line. */
   constructor(opts: LoggerOptions, context: Record<string, unknown> = {}) {
     this.#opts = opts;
     this.#context = context;
@@ -33,6 +36,7 @@ export class Logger {
   }
 
   /** Change level and format in place (on config reload). */
+  /** Changes the level and the format of this logger and its children. */
   configure(level: Level, format: "json" | "text"): void {
     this.#opts.level = level;
     this.#opts.format = format;

@@ -23,7 +23,9 @@ import { type EnvLookup, substituteEnv } from "./env.ts";
 
 /** The outcome of loading: `config` is set exactly when `problems` is empty. */
 export interface LoadResult {
+  /** The configuration, when it loaded without problems. */
   config?: GatewayConfig;
+  /** Every problem found (file, line, key); empty when the configuration is valid. */
   problems: ConfigProblem[];
   /** Absolute paths of every file read (main file first), valid or not: what to watch. */
   files: string[];

@@ -7,7 +7,6 @@ import type {
 import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 
-/** What a middleware may use while it is built. */
 /**
  * A place transform specs are read from, by their `spec_path` (files under `transforms_path`, or
  * the cloud's copies): what a build gives the middleware that load specs.
@@ -19,8 +18,11 @@ export interface TransformSource {
   read(specPath: string): Promise<string>;
 }
 
+/** What a middleware or backend factory may use while it builds. */
 export interface BuildContext {
+  /** The whole configuration the middleware or backend belongs to. */
   config: GatewayConfig;
+  /** The gateway's logger. */
   logger: Logger;
   /** Directory of the main config file; relative paths in options resolve against it. */
   baseDir: string;
@@ -32,6 +34,7 @@ export interface BuildContext {
 
 /** A processing step of a pipeline, applied in the listed order on requests and on responses. */
 export interface Middleware {
+  /** The `[middleware.<name>]` name. */
   readonly name: string;
   /** Which directions the middleware acts on. */
   readonly acts: { request: boolean; response: boolean };
@@ -60,12 +63,15 @@ export interface BackendCall {
    * timeout timer starts on first access, so a backend that does no I/O costs no timer.
    */
   readonly signal: AbortSignal;
+  /** The gateway's logger, with the request's context. */
   logger: Logger;
 }
 
 /** An egress definition turned into something callable. */
 export interface Backend {
+  /** The `[backends.<name>]` name. */
   readonly name: string;
+  /** Its validated configuration (options with defaults applied). */
   readonly config: BackendConfig;
   /**
    * Call the backend. Throw a GatewayError (502 backend_unavailable, 504 backend_timeout, ...)

@@ -12,6 +12,7 @@ import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dico
 import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { type DeliveryQueues, QueuedBackend } from "../delivery/mod.ts";
+import { customBackendFactory, customMiddlewareFactory } from "./custom_types.ts";
 import {
   type AuditSink,
   type Backend,
@@ -130,7 +131,7 @@ export async function buildRuntime(
   const problem = (path: string, message: string) => problems.push({ file, path, message });
 
   for (const [name, mc] of Object.entries(config.middleware)) {
-    const factory = MIDDLEWARE_FACTORIES[mc.type];
+    const factory = MIDDLEWARE_FACTORIES[mc.type] ?? customMiddlewareFactory(mc.type);
     if (!factory) {
       problem(
         `middleware.${name}.type`,
@@ -145,7 +146,7 @@ export async function buildRuntime(
     }
   }
   for (const [name, bc] of Object.entries(config.backends)) {
-    const factory = BACKEND_FACTORIES[bc.service];
+    const factory = BACKEND_FACTORIES[bc.service] ?? customBackendFactory(bc.service);
     if (!factory) {
       problem(
         `backends.${name}.service`,

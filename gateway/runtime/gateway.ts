@@ -7,7 +7,7 @@
 import { dirname, resolve } from "node:path";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
-import { loadDefaultConfig, watchConfig } from "../config/mod.ts";
+import { loadConfigText, loadDefaultConfig, watchConfig } from "../config/mod.ts";
 // Cloud (issue 7): the machine token, the sync, the pulled configuration merged into the local one.
 import {
   CloudIntegration,
@@ -33,8 +33,14 @@ import { requestTarget } from "../endpoints/mod.ts";
 
 /** Options of a gateway process. */
 export interface GatewayOptions {
-  /** Main config file; null runs the embedded default. */
+  /** Main config file; null runs `configText`, or the embedded default without it. */
   configFile: string | null;
+  /**
+   * A configuration given as TOML text instead of a file (a program embedding the gateway):
+   * `name` stands for the file in problems, relative paths resolve against the current directory,
+   * `${VAR}` comes from `env`. It is not watched; `reload()` reads the same text again.
+   */
+  configText?: { text: string; name: string };
   logger: Logger;
   metrics: Metrics;
   /** Seconds to wait for in-flight requests on shutdown. */
@@ -47,7 +53,9 @@ export interface GatewayOptions {
 
 /** A configuration that failed to load or build. */
 export class ConfigError extends Error {
+  /** Every problem found (file, line, key). */
   readonly problems: ConfigProblem[];
+  /** An error that lists `problems`. */
   constructor(problems: ConfigProblem[]) {
     super(
       `configuration is invalid (${problems.length} problem(s)): ` +
@@ -63,6 +71,8 @@ export class Gateway implements GatewayControl {
   readonly startedAt = new Date();
   readonly configFile: string | null;
   readonly metrics: Metrics;
+  readonly #configText: { text: string; name: string } | undefined;
+  readonly #env: (name: string) => string | undefined;
   readonly #logger: Logger;
   /** `drainSeconds` of the options (tests), over `[runtime] shutdown_grace_secs`. */
   readonly #drainOverrideMs: number | undefined;
@@ -83,6 +93,8 @@ export class Gateway implements GatewayControl {
 
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
+    this.#configText = opts.configText;
+    this.#env = opts.env ?? ((name) => Deno.env.get(name));
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
     this.#drainOverrideMs = opts.drainSeconds === undefined ? undefined : opts.drainSeconds * 1000;
@@ -99,7 +111,7 @@ export class Gateway implements GatewayControl {
     this.#management = new ManagementListener({
       control: this,
       logger: opts.logger,
-      env: opts.env ?? ((name) => Deno.env.get(name)),
+      env: this.#env,
     });
     // DICOM (issue 4): new associations go to the current generation's endpoint.
     this.#dimse = new DimseListeners((key) => this.#current?.dimse.get(key), opts.logger);
@@ -158,7 +170,7 @@ export class Gateway implements GatewayControl {
     void this.#cloud.run();
     this.#logger.info("gateway started", {
       version: VERSION,
-      config_file: this.configFile ?? "<embedded default>",
+      config_file: this.configFile ?? this.#configText?.name ?? "<embedded default>",
       listeners: this.#http.describe(),
       management: this.#management.port() ?? null,
     });
@@ -296,7 +308,7 @@ export class Gateway implements GatewayControl {
       await next.close();
       this.metrics.reload(false);
       const problem: ConfigProblem = {
-        file: this.configFile ?? "<embedded>",
+        file: this.#sourceName,
         path: "network",
         message: (err as Error).message,
       };
@@ -369,10 +381,12 @@ export class Gateway implements GatewayControl {
     try {
       loaded = this.configFile
         ? await loadWithManagedConfig(this.configFile)
+        : this.#configText
+        ? await loadConfigText(this.#configText.text, this.#configText.name, { env: this.#env })
         : await loadDefaultConfig();
     } catch (err) {
       return new ConfigError([{
-        file: this.configFile ?? "<embedded>",
+        file: this.#sourceName,
         path: "",
         message: (err as Error).message,
       }]);
@@ -412,7 +426,7 @@ export class Gateway implements GatewayControl {
       return undefined;
     } catch (err) {
       return {
-        file: this.configFile ?? "<embedded>",
+        file: this.#sourceName,
         path: "audit.file",
         message: `the audit file cannot be opened: ${(err as Error).message}`,
       };
@@ -444,6 +458,11 @@ export class Gateway implements GatewayControl {
     } finally {
       rt.release();
     }
+  }
+
+  /** What problems of the configuration name as its file. */
+  get #sourceName(): string {
+    return this.configFile ?? this.#configText?.name ?? "<embedded>";
   }
 
   /** Directory relative paths of the config resolve against. */

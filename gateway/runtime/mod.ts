@@ -47,3 +47,19 @@
  */
 export { ConfigError, Gateway, type GatewayOptions } from "./gateway.ts";
 export { buildRuntime, Runtime } from "./build.ts";
+export {
+  type GatewayConfigSource,
+  type GatewayReload,
+  type RunningGateway,
+  startGateway,
+  type StartGatewayOptions,
+} from "./start.ts";
+export {
+  type BackendTypeDefinition,
+  type MiddlewareTypeDefinition,
+  registerBackendType,
+  registerMiddlewareType,
+  type TypeDefinition,
+  unregisterBackendType,
+  unregisterMiddlewareType,
+} from "./custom_types.ts";

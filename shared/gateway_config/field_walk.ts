@@ -35,11 +35,8 @@ import {
 } from "./schema.ts";
 import { z } from "zod";
 import { BACKEND_AUTH } from "./backend_auth.ts";
-import {
-  BACKEND_OPTION_SCHEMAS,
-  ENDPOINT_OPTION_SCHEMAS,
-  MIDDLEWARE_OPTION_SCHEMAS,
-} from "./service_options.ts";
+import { ENDPOINT_OPTION_SCHEMAS } from "./service_options.ts";
+import { backendOptionSchema, middlewareOptionSchema } from "./custom_types.ts";
 
 /** One described key and where it is. */
 export interface FieldVisit {
@@ -125,7 +122,7 @@ export function visitFields(doc: Record<string, unknown>, visit: (f: FieldVisit)
   });
   named(doc.backends, "backends", (b, p) => {
     table(b, BACKEND, p, visit);
-    const options = optionsOf(BACKEND_OPTION_SCHEMAS, b.service);
+    const options = backendOptionSchema(b.service)?.fields;
     table(b.options, options, childPath(p, "options"), visit);
     table(b.health_check, HEALTH_CHECK, childPath(p, "health_check"), visit);
     table(b.queue, QUEUE, childPath(p, "queue"), visit);
@@ -139,7 +136,7 @@ export function visitFields(doc: Record<string, unknown>, visit: (f: FieldVisit)
   named(doc.targets, "targets", (t, p) => table(t, TARGET, p, visit));
   named(doc.middleware, "middleware", (m, p) => {
     table(m, MIDDLEWARE, p, visit);
-    table(m.options, optionsOf(MIDDLEWARE_OPTION_SCHEMAS, m.type), childPath(p, "options"), visit);
+    table(m.options, middlewareOptionSchema(m.type)?.fields, childPath(p, "options"), visit);
   });
   named(doc.pipelines, "pipelines", (q, p) => table(q, PIPELINE, p, visit));
   if (isTable(doc.dicom)) {

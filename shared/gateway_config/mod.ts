@@ -40,7 +40,26 @@ export { isSecretReference, literalSecretPaths, REDACTED, redactSecrets } from "
 export { writeConfigToml, type WriteOptions } from "./writer.ts";
 export { scanToml, type StringKind, type StringSpan, type TomlScan } from "./scan.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";
-export { describeValue, type FieldSpec, isTable, ProblemSink, type TableSpec } from "./fields.ts";
+export {
+  describeValue,
+  field,
+  type FieldSpec,
+  isTable,
+  ProblemSink,
+  type TableSpec,
+} from "./fields.ts";
+export {
+  backendOptionSchema,
+  type CustomTypeKind,
+  declaredOptions,
+  knownBackendServices,
+  knownMiddlewareTypes,
+  middlewareOptionSchema,
+  type OptionDeclaration,
+  type OptionKind,
+  registerCustomConfigType,
+  unregisterCustomConfigType,
+} from "./custom_types.ts";
 export {
   BACKEND,
   CLOUD,

@@ -14,6 +14,16 @@ import {
 } from "./types.ts";
 import { absolutePath, httpUrl, int, names, port, positive, text } from "./values.ts";
 import { GATEWAY_CODE_PATTERN } from "../tokens.ts";
+import { knownBackendServices } from "./custom_types.ts";
+
+/** A built-in backend service or one registered by an embedding program (custom_types.ts). */
+const backendService = () =>
+  z.string().superRefine((value, ctx) => {
+    const known = knownBackendServices();
+    if (!known.includes(value)) {
+      ctx.addIssue({ code: "invalid_value", values: known, input: value });
+    }
+  });
 
 /** Scalar keys at the top of the file. */
 export const TOP_LEVEL: TableSpec = {
@@ -224,8 +234,10 @@ export const ENDPOINT: TableSpec = {
 export const BACKEND: TableSpec = {
   service: field(
     "string",
-    z.enum(BACKEND_SERVICES),
-    `Backend service type: ${BACKEND_SERVICES.join(", ")}.`,
+    backendService(),
+    `Backend service type: ${
+      BACKEND_SERVICES.join(", ")
+    } (or one a program embedding the gateway registered).`,
     {
       required: true,
       example: "http",

@@ -27,7 +27,9 @@ import {
 
 /** A problem found by a cross-key rule, at `key` of the options table (or the table itself). */
 export interface RuleProblem {
+  /** The options key the problem is about; absent for the table itself. */
   key?: string;
+  /** What is wrong. */
   message: string;
 }
 
@@ -43,6 +45,7 @@ export interface OptionSchema<Owner = unknown> {
 
 /** What backend option rules may read of their backend. */
 export interface BackendOwner {
+  /** The names of the backend's `[targets.*]`. */
   targets: string[];
 }
 

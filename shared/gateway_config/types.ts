@@ -21,6 +21,11 @@ export const BACKEND_SERVICES = [
 export type EndpointService = typeof ENDPOINT_SERVICES[number];
 /** A backend service type. */
 export type BackendService = typeof BACKEND_SERVICES[number];
+/**
+ * A type name registered by a program that embeds the gateway (custom_types.ts): any string,
+ * kept apart from the built-in names so that editors still complete those.
+ */
+export type CustomTypeName = string & Record<never, never>;
 /** Target selection strategies of a backend with several targets. */
 export const LOAD_BALANCING = ["round_robin", "least_requests", "random"] as const;
 /** A target selection strategy. */
@@ -32,10 +37,15 @@ export type LogLevel = typeof LOG_LEVELS[number];
 
 /** `[proxy.content_limits]`: limits applied while reading and normalizing bodies. */
 export interface ContentLimits {
+  /** Largest body accepted, in bytes (413 `payload_too_large`). */
   max_body_size: number;
+  /** Most CSV rows parsed. */
   max_csv_rows: number;
+  /** Deepest XML nesting parsed. */
   max_xml_depth: number;
+  /** Most files of a multipart body. */
   max_multipart_files: number;
+  /** Most fields of a form body. */
   max_form_fields: number;
   /** Deepest JSON nesting accepted (400 `nesting_too_deep`). */
   max_json_depth: number;
@@ -65,9 +75,13 @@ export const DEFAULT_CONTENT_LIMITS: ContentLimits = {
 
 /** `[network.<name>.http3]`: an HTTP/3 (QUIC) listener serving the same endpoints. */
 export interface Http3ListenerConfig {
+  /** Address the listener binds. */
   bind: string;
+  /** Port the listener binds. */
   port: number;
+  /** PEM certificate chain. */
   cert_path: string;
+  /** PEM private key of the certificate. */
   key_path: string;
 }
 
@@ -75,21 +89,31 @@ export interface Http3ListenerConfig {
 export interface NetworkConfig {
   /** The slow-client guard (shared/net); default on. */
   connection_guard?: boolean;
+  /** Seconds a client may take to send its request head. */
   header_timeout_secs?: number;
+  /** Seconds an idle keep-alive connection stays open. */
   idle_timeout_secs?: number;
+  /** Most open connections from one client address. */
   max_connections_per_ip?: number;
+  /** The table's name. */
   name: string;
+  /** Address the listener binds. */
   bind: string;
+  /** Port the listener binds. */
   port: number;
   /** PEM certificate chain; with `tls_key_path` the listener speaks TLS with ALPN h2/http1.1. */
   tls_cert_path?: string;
+  /** PEM private key of `tls_cert_path`. */
   tls_key_path?: string;
+  /** An HTTP/3 listener serving the same endpoints. */
   http3?: Http3ListenerConfig;
 }
 
 /** `[endpoints.<name>]`. */
 export interface EndpointConfig {
+  /** The table's name. */
   name: string;
+  /** The endpoint service type. */
   service: EndpointService;
   /** Service options with defaults applied (e.g. `path_prefix`, `local_aet`). */
   options: Record<string, unknown>;
@@ -99,14 +123,19 @@ export interface EndpointConfig {
 
 /** `[targets.<name>]`. */
 export interface TargetConfig {
+  /** The table's name. */
   name: string;
+  /** The target's URL (a base URL for http-like backends). */
   url: string;
 }
 
 /** Active health checks of a backend's targets (`[backends.<name>.health_check]`). */
 export interface HealthCheckConfig {
+  /** Path of the health check request. */
   path: string;
+  /** Seconds between checks. */
   interval_secs: number;
+  /** Seconds a check may take. */
   timeout_secs: number;
   /** Consecutive successful checks needed to bring a target back. */
   healthy_threshold: number;
@@ -116,15 +145,23 @@ export interface HealthCheckConfig {
 export interface QueueConfig {
   /** Directory of the messages (absolute once loaded from a file); default `queues/<backend>`. */
   dir?: string;
+  /** `fifo` delivers one message at a time in order; `parallel` up to `concurrency`. */
   ordering: "fifo" | "parallel";
+  /** Deliveries at once with `parallel` ordering. */
   concurrency: number;
+  /** Most messages waiting; a full queue answers 503. */
   max_messages: number;
+  /** Most bytes waiting; a full queue answers 503. */
   max_bytes: number;
   /** 0: no limit. */
   max_attempts: number;
+  /** Seconds after which an undelivered message is dead-lettered. */
   max_age_secs: number;
+  /** First retry delay, doubled after each failure. */
   initial_backoff_ms: number;
+  /** Longest retry delay. */
   max_backoff_ms: number;
+  /** Messages are synced to disk before the 202. */
   fsync: boolean;
   /** `fhir` backends: creates carry `If-None-Exist` from the resource's first identifier. */
   fhir_conditional_create: boolean;
@@ -132,8 +169,10 @@ export interface QueueConfig {
 
 /** `[backends.<name>]`. */
 export interface BackendConfig {
+  /** The table's name. */
   name: string;
-  service: BackendService;
+  /** A built-in service, or one an embedding program registered. */
+  service: BackendService | CustomTypeName;
   /** Service options with defaults applied (e.g. `base_url`, `aet`, `root`). */
   options: Record<string, unknown>;
   /** Names of `[targets.*]`; for http-like backends each target URL is a base URL. */
@@ -146,10 +185,13 @@ export interface BackendConfig {
   max_response_size?: number;
   /** Retries of idempotent requests after a connection error (not after a response). */
   retries: number;
+  /** How a target is picked. */
   load_balancing: LoadBalancing;
   /** Passive health: this many consecutive failures take a target out for `cooldown_secs`. */
   max_failures: number;
+  /** Seconds a failed target stays out of rotation. */
   cooldown_secs: number;
+  /** Active health checks of the targets. */
   health_check?: HealthCheckConfig;
   /** Durable delivery: requests are queued, answered 202 and delivered in the background. */
   queue?: QueueConfig;
@@ -162,37 +204,51 @@ export interface BackendConfig {
 
 /** `[middleware.<name>]`. */
 export interface MiddlewareConfig {
+  /** The table's name. */
   name: string;
+  /** The middleware type (built in, or registered by an embedding program). */
   type: string;
+  /** Type options with defaults applied. */
   options: Record<string, unknown>;
 }
 
 /** `[pipelines.<name>]`. */
 export interface PipelineConfig {
+  /** The table's name. */
   name: string;
+  /** Endpoints whose traffic enters this pipeline. */
   endpoints: string[];
   /** Applied in this order on requests and on responses. */
   middleware: string[];
+  /** Backends called, the first one primary, the others tees. */
   backends: string[];
 }
 
 /** `[management]`: the management API listener. */
 export interface ManagementConfig {
+  /** Whether the management API listens. */
   enabled: boolean;
+  /** Address the management API binds. */
   bind: string;
+  /** Port of the management API. */
   port: number;
+  /** Path prefix of the management API. */
   prefix: string;
   /** File of the bearer token (resolved against the main config file's directory). */
   token_file?: string;
   /** Host names accepted in `Host` besides IP literals and `localhost`. */
   allowed_hosts?: string[];
+  /** PEM certificate chain; with `tls_key_path` the listener speaks TLS. */
   tls_cert_path?: string;
+  /** PEM private key of `tls_cert_path`. */
   tls_key_path?: string;
 }
 
 /** `[logging]`. */
 export interface LoggingConfig {
+  /** The least severe level written. */
   level: LogLevel;
+  /** `json` (one object per line) or `text`. */
   format: "json" | "text";
   /** Log request paths whole (ids included); default false. */
   log_identifiers?: boolean;
@@ -208,15 +264,19 @@ export interface RuntimeConfig {
 export interface AuditConfig {
   /** JSON Lines file (absolute once loaded from a file). */
   file?: string;
+  /** Size at which the file is rotated. */
   max_file_bytes: number;
   /** Rotated files kept; 0 keeps all. */
   keep_files: number;
+  /** Records buffered before writers wait. */
   queue_size: number;
+  /** Milliseconds between flushes of buffered records. */
   flush_interval_ms: number;
   /** Query parameters redacted besides the built-in ones. */
   redact_query: string[];
   /** Backend that receives FHIR AuditEvents. */
   fhir_backend?: string;
+  /** AuditEvents sent in one FHIR batch. */
   fhir_batch_size: number;
   /** The observer named in AuditEvents; default: the host name. */
   source_name?: string;
@@ -224,6 +284,7 @@ export interface AuditConfig {
 
 /** `[cloud]`. */
 export interface CloudConfig {
+  /** Whether the gateway is authorized to and syncs with the cloud service. */
   enabled: boolean;
   /** Base URL of the cloud service (pinned issuer of machine tokens); required when enabled. */
   url?: string;
@@ -245,12 +306,17 @@ export interface CloudConfig {
 export interface DicomPeerConfig {
   /** The AE title (the table's name). */
   aet: string;
+  /** Host name or address of the AE. */
   host: string;
+  /** Port of the AE. */
   port: number;
   /** DICOM TLS to this AE, with these PEM files (absolute once loaded from a file). */
   use_tls?: boolean;
+  /** PEM CA certificates the AE's certificate must chain to. */
   ca_cert_path?: string;
+  /** PEM certificate chain. */
   cert_path?: string;
+  /** PEM private key of the certificate. */
   key_path?: string;
 }
 
@@ -262,17 +328,29 @@ export interface DicomConfig {
 
 /** A whole, validated gateway configuration. */
 export interface GatewayConfig {
+  /** Directory of transform (JOLT) files. */
   transforms_path: string;
+  /** Directory of further TOML files merged into this one. */
   pipelines_path?: string;
+  /** The cloud integration. */
   cloud: CloudConfig;
+  /** HTTP listeners by name. */
   network: Record<string, NetworkConfig>;
+  /** Endpoints by name. */
   endpoints: Record<string, EndpointConfig>;
+  /** Backends by name. */
   backends: Record<string, BackendConfig>;
+  /** Upstream URLs by name. */
   targets: Record<string, TargetConfig>;
+  /** Middleware by name. */
   middleware: Record<string, MiddlewareConfig>;
+  /** Pipelines by name. */
   pipelines: Record<string, PipelineConfig>;
+  /** Limits of the data plane. */
   proxy: { content_limits: ContentLimits };
+  /** The management API. */
   management: ManagementConfig;
+  /** Logging. */
   logging: LoggingConfig;
   /** How the process runs (always set by validation; optional for hand-made configs). */
   runtime?: RuntimeConfig;
@@ -292,5 +370,6 @@ export interface ConfigProblem {
   line?: number;
   /** Dotted key path, e.g. `backends.api.options.base_url`. */
   path: string;
+  /** What is wrong. */
   message: string;
 }

@@ -24,14 +24,17 @@ import {
   TOP_LEVEL,
 } from "./schema.ts";
 import {
-  BACKEND_OPTION_SCHEMAS,
   type BackendOwner,
   ENDPOINT_OPTION_SCHEMAS,
   HTTP_LIKE_BACKENDS,
-  MIDDLEWARE_OPTION_SCHEMAS,
   type OptionSchema,
 } from "./service_options.ts";
 import { didYouMean } from "./suggest.ts";
+import {
+  backendOptionSchema,
+  knownMiddlewareTypes,
+  middlewareOptionSchema,
+} from "./custom_types.ts";
 import type {
   AuditConfig,
   BackendConfig,
@@ -56,7 +59,9 @@ import type {
 
 /** The outcome of validation: `config` is set exactly when `problems` is empty. */
 export interface ValidationResult {
+  /** The configuration, when it is valid. */
   config?: GatewayConfig;
+  /** Every problem found; empty when the configuration is valid. */
   problems: ConfigProblem[];
 }
 
@@ -230,7 +235,8 @@ function backend(sink: ProblemSink, raw: unknown, path: string, name: string): B
   const base = checkTable(sink, table, BACKEND, path, ["options", "health_check", "queue"]);
   const service = base.service as BackendConfig["service"] | undefined;
   const targets = (base.targets ?? []) as string[];
-  const httpLike = service === undefined || HTTP_LIKE_BACKENDS.includes(service);
+  const httpLike = service === undefined ||
+    (HTTP_LIKE_BACKENDS as readonly string[]).includes(service);
   if (!httpLike && targets.length) {
     sink.report(
       childPath(path, "targets"),
@@ -269,7 +275,7 @@ function backend(sink: ProblemSink, raw: unknown, path: string, name: string): B
   }
   out.options = serviceOptions<BackendOwner>(
     sink,
-    service && BACKEND_OPTION_SCHEMAS[service],
+    backendOptionSchema(service),
     `\`${service}\` backends`,
     table.options,
     childPath(path, "options"),
@@ -282,10 +288,8 @@ function middleware(sink: ProblemSink, raw: unknown, path: string, name: string)
   const table = asTable(sink, raw, path);
   const base = checkTable(sink, table, MIDDLEWARE, path, ["options"]);
   const type = base.type as string | undefined;
-  const known = Object.keys(MIDDLEWARE_OPTION_SCHEMAS);
-  const schema = type !== undefined && Object.hasOwn(MIDDLEWARE_OPTION_SCHEMAS, type)
-    ? MIDDLEWARE_OPTION_SCHEMAS[type]
-    : undefined;
+  const known = knownMiddlewareTypes();
+  const schema = middlewareOptionSchema(type);
   if (type !== undefined && !schema) {
     sink.report(
       childPath(path, "type"),

@@ -23,12 +23,8 @@ import {
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
-import {
-  BACKEND_OPTION_SCHEMAS,
-  ENDPOINT_OPTION_SCHEMAS,
-  MIDDLEWARE_OPTION_SCHEMAS,
-  type OptionSchema,
-} from "./service_options.ts";
+import { ENDPOINT_OPTION_SCHEMAS, type OptionSchema } from "./service_options.ts";
+import { backendOptionSchema, middlewareOptionSchema } from "./custom_types.ts";
 import { DEFAULT_NETWORK_NAME } from "./validate.ts";
 import type { GatewayConfig, NetworkConfig } from "./types.ts";
 
@@ -62,7 +58,7 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
       "backends",
       mapValues(config.backends, (b) => ({
         ...withoutDefaults(b, BACKEND),
-        ...nonEmpty("options", serviceOptions(b.options, BACKEND_OPTION_SCHEMAS[b.service])),
+        ...nonEmpty("options", serviceOptions(b.options, backendOptionSchema(b.service))),
         ...(b.health_check ? { health_check: withoutDefaults(b.health_check, HEALTH_CHECK) } : {}),
         ...(b.queue ? { queue: withoutDefaults(b.queue, QUEUE) } : {}),
       })),
@@ -72,7 +68,7 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
       "middleware",
       mapValues(config.middleware, (m) => ({
         type: m.type,
-        ...nonEmpty("options", serviceOptions(m.options, MIDDLEWARE_OPTION_SCHEMAS[m.type])),
+        ...nonEmpty("options", serviceOptions(m.options, middlewareOptionSchema(m.type))),
       })),
     ),
     section("pipelines", mapValues(config.pipelines, (p) => withoutDefaults(p, PIPELINE))),

@@ -1,7 +1,7 @@
 /**
  * Runs the `@example` blocks of the product's public faces (`deno test --doc`), as Deno's
- * standard library does: every `mod.ts` of gateway/, cloud/, cli/ and shared/ that has one is
- * type-checked and executed. Part of `deno task check` (it runs alone there, so its type-checking
+ * standard library does: the top-level `mod.ts` and every `mod.ts` of gateway/, cloud/, cli/ and
+ * shared/ that has one is type-checked and executed. Part of `deno task check` (it runs alone there, so its type-checking
  * does not compete with the timing-sensitive tests of the parallel test run).
  *
  *   deno run -A tests/support/doc_examples.ts
@@ -18,9 +18,9 @@ async function* faces(dir: string): AsyncGenerator<string> {
   }
 }
 
-/** Every `mod.ts` of the product, sorted. */
+/** Every `mod.ts` of the product (the top-level one first, then the folders'), sorted. */
 export async function publicFaces(root: string = REPO_ROOT): Promise<string[]> {
-  const out: string[] = [];
+  const out: string[] = [`${root}/mod.ts`];
   for (const top of PRODUCT) {
     for await (const f of faces(`${root}/${top}`)) out.push(f);
   }

@@ -11,6 +11,7 @@ export class JoltSpecError extends Error {
   /** Stable code: `spec_too_large` for a spec over the size or depth limits, else `invalid_spec`. */
   readonly code: "invalid_spec" | "spec_too_large";
 
+  /** An error in the spec at `path` (operation index and key path). */
   constructor(
     operationIndex: number,
     path: readonly string[],
@@ -36,6 +37,7 @@ export class JoltTransformError extends Error {
   /** Index of the chain entry that failed. */
   readonly operationIndex: number;
 
+  /** A failure of operation `operationIndex` while it ran. */
   constructor(operationIndex: number, message: string) {
     super(`JOLT transform operation ${operationIndex}: ${message}`);
     this.name = "JoltTransformError";
