@@ -3,13 +3,15 @@
  * metadata value such as `auth.subject`). A bucket holds up to `burst` requests and refills at
  * `requests_per_second`; a request finding it empty gets 429 `rate_limited` with `Retry-After`
  * (seconds until a token is back) and is counted in `gateway_errors_total{code="rate_limited"}`.
- * Buckets live in memory, at most `max_keys` of them (the least recently used is forgotten: a key
- * forgotten starts again full, which errs on the side of serving).
+ * Buckets live in shared memory (shared_buckets.ts), at most `max_keys` of them, so every
+ * data-plane worker takes from the same bucket of a key; the least recently used of a full
+ * neighbourhood is forgotten (it starts again full, which errs on the side of serving).
  */
 import type { MiddlewareConfig } from "../../shared/gateway_config/mod.ts";
 import type { RequestEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
-import type { Middleware } from "../pipeline/mod.ts";
+import type { BuildContext, Middleware } from "../pipeline/mod.ts";
+import { SharedBuckets } from "./shared_buckets.ts";
 
 /** Options of `rate_limit` (after schema checks). */
 export interface RateLimitOptions {
@@ -18,12 +20,6 @@ export interface RateLimitOptions {
   /** `client_ip`, `header:<name>` or `metadata:<key>`. */
   key: string;
   max_keys: number;
-}
-
-/** One key's bucket: tokens left at time `at` (ms). */
-interface Bucket {
-  tokens: number;
-  at: number;
 }
 
 /** The key of requests that do not carry the configured header or metadata: one shared bucket. */
@@ -36,15 +32,26 @@ export class RateLimitMiddleware implements Middleware {
   readonly #rate: number;
   readonly #burst: number;
   readonly #keyOf: (req: RequestEnvelope) => string;
-  readonly #maxKeys: number;
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #buckets: SharedBuckets;
   readonly #now: () => number;
 
-  constructor(name: string, options: RateLimitOptions, now: () => number = Date.now) {
+  /**
+   * `memory` holds the buckets (SharedBuckets.bytesFor(max_keys) bytes; the workers of a gateway
+   * pass the same one); absent, the middleware has buckets of its own.
+   */
+  constructor(
+    name: string,
+    options: RateLimitOptions,
+    now: () => number = Date.now,
+    memory?: SharedArrayBuffer,
+  ) {
     this.name = name;
     this.#rate = options.requests_per_second / 1000; // tokens per ms
     this.#burst = options.burst ?? Math.max(1, Math.ceil(options.requests_per_second));
-    this.#maxKeys = options.max_keys;
+    this.#buckets = new SharedBuckets(
+      memory ?? new SharedArrayBuffer(SharedBuckets.bytesFor(options.max_keys)),
+      options.max_keys,
+    );
     this.#now = now;
     const [kind, ...rest] = options.key.split(":");
     const arg = rest.join(":");
@@ -57,24 +64,9 @@ export class RateLimitMiddleware implements Middleware {
 
   onRequest(req: RequestEnvelope): void {
     const key = this.#keyOf(req);
-    const now = this.#now();
-    let bucket = this.#buckets.get(key);
-    if (bucket) {
-      this.#buckets.delete(key); // re-inserted below: most recently used last
-      bucket.tokens = Math.min(this.#burst, bucket.tokens + (now - bucket.at) * this.#rate);
-      bucket.at = now;
-    } else {
-      if (this.#buckets.size >= this.#maxKeys) {
-        this.#buckets.delete(this.#buckets.keys().next().value!);
-      }
-      bucket = { tokens: this.#burst, at: now };
-    }
-    this.#buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return;
-    }
-    const waitSecs = Math.max(1, Math.ceil((1 - bucket.tokens) / this.#rate / 1000));
+    const tokens = this.#buckets.take(key, this.#now(), this.#rate, this.#burst);
+    if (tokens >= 1) return;
+    const waitSecs = Math.max(1, Math.ceil((1 - tokens) / this.#rate / 1000));
     const err = new GatewayError(
       429,
       "rate_limited",
@@ -86,6 +78,15 @@ export class RateLimitMiddleware implements Middleware {
 }
 
 /** Build a `rate_limit` middleware (options already checked by the config schema). */
-export function createRateLimitMiddleware(config: MiddlewareConfig): Middleware {
-  return new RateLimitMiddleware(config.name, config.options as unknown as RateLimitOptions);
+export function createRateLimitMiddleware(
+  config: MiddlewareConfig,
+  ctx: BuildContext,
+): Middleware {
+  const options = config.options as unknown as RateLimitOptions;
+  // One table for every worker: the build hands each the same shared memory under this name.
+  const memory = ctx.sharedMemory?.(
+    `middleware.${config.name}`,
+    SharedBuckets.bytesFor(options.max_keys),
+  );
+  return new RateLimitMiddleware(config.name, options, Date.now, memory);
 }

@@ -30,6 +30,12 @@ export interface BuildContext {
   validateOnly?: boolean;
   /** Where transform specs come from; default: files under `transforms_path`. */
   transformSource?: TransformSource;
+  /**
+   * Memory shared by every data-plane worker of the gateway under `name` (`bytes` long, zeroed
+   * when first made): state that must be one across workers, such as rate-limit buckets. Each
+   * configuration generation gets fresh memory. Absent outside the gateway (tests, tools).
+   */
+  sharedMemory?: (name: string, bytes: number) => SharedArrayBuffer;
 }
 
 /** A processing step of a pipeline, applied in the listed order on requests and on responses. */

@@ -16,20 +16,18 @@ import {
 } from "../cloud_client/mod.ts";
 import { AuditTrail } from "../audit/mod.ts";
 import { DeliveryQueues, type QueueStats } from "../delivery/mod.ts";
-import { Body, type Protocol, RequestEnvelope } from "../envelope.ts";
-import { errorBody, GatewayError } from "../errors.ts";
+import { Body, RequestEnvelope } from "../envelope.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
-import { requestIdOf, RequestRecord } from "../pipeline/mod.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
 import { HttpListeners } from "./http_listeners.ts";
+import { DataPlane } from "./data_plane.ts";
 import { ManagementListener } from "./management_listener.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
 import { sweepStaleSpools } from "../spool.ts";
-import { requestTarget } from "../endpoints/mod.ts";
 
 /** Options of a gateway process. */
 export interface GatewayOptions {
@@ -76,10 +74,19 @@ export class Gateway implements GatewayControl {
   readonly #logger: Logger;
   /** `drainSeconds` of the options (tests), over `[runtime] shutdown_grace_secs`. */
   readonly #drainOverrideMs: number | undefined;
-  #current!: Runtime;
+  /** The current runtime, the HTTP listeners and the request dispatch (runtime/data_plane.ts). */
+  readonly #plane: DataPlane;
+  get #current(): Runtime {
+    return this.#plane.current;
+  }
+  set #current(runtime: Runtime) {
+    this.#plane.current = runtime;
+  }
   #generation = 0;
   /** The data plane's HTTP and HTTP/3 listeners (runtime/http_listeners.ts). */
-  readonly #http: HttpListeners;
+  get #http(): HttpListeners {
+    return this.#plane.listeners;
+  }
   /** The management API's listener (runtime/management_listener.ts). */
   readonly #management: ManagementListener;
   #watcher: { close(): void } | undefined;
@@ -101,11 +108,10 @@ export class Gateway implements GatewayControl {
     this.#audit = new AuditTrail({ logger: opts.logger, metrics: opts.metrics.audit });
     this.#queues = new DeliveryQueues(opts.logger);
     opts.metrics.queues.source(() => this.#queues.stats());
-    this.#http = new HttpListeners({
-      handle: (req, info, tls, network, protocol) =>
-        this.#handle(req, info, tls, network, protocol),
-      internalError: (err) => this.#internalError(err),
+    this.#plane = new DataPlane({
       logger: opts.logger,
+      metrics: opts.metrics,
+      audit: this.#audit,
       drainMs: () => this.#drainMs,
     });
     this.#management = new ManagementListener({
@@ -483,76 +489,5 @@ export class Gateway implements GatewayControl {
     this.#watcher = watchConfig(config.source_files, dirs, () => {
       void this.reload("watch");
     });
-  }
-
-  async #handle(
-    request: Request,
-    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
-    tls: boolean,
-    network: string,
-    protocol: Protocol = "http",
-  ): Promise<Response> {
-    const rt = this.#current;
-    rt.acquire();
-    const requestId = requestIdOf(request.headers.get("x-request-id"));
-    const url = requestTarget(request.url);
-    try {
-      const route = rt.routes.match(network, url.pathname);
-      if (!route) {
-        this.metrics.errorCode("no_route");
-        request.body?.cancel().catch(() => {});
-        const err = new GatewayError(404, "no_route", `no endpoint serves ${url.pathname}`);
-        return new Response(errorBody(err, requestId), {
-          status: 404,
-          headers: { "content-type": "application/json", "x-request-id": requestId },
-        });
-      }
-      const endpoint = route.endpoint;
-      const pipeline = endpoint.pipeline.name;
-      const record = new RequestRecord(rt.deps, pipeline, requestId);
-      if (this.#audit.enabled) {
-        record.origin = {
-          endpoint: endpoint.config.name,
-          protocol,
-          method: request.method,
-          path: url.pathname,
-          query: url.search,
-          remoteAddr: info.remoteAddr.hostname,
-        };
-      }
-      const ex = {
-        request,
-        url,
-        requestId,
-        record,
-        protocol,
-        scheme: tls ? "https" as const : "http" as const,
-        remoteAddr: info.remoteAddr.hostname,
-        backend: undefined as string | undefined,
-      };
-      const response = await endpoint.handle(ex, rt.deps);
-      record.finished(response.status, "request", {
-        method: request.method,
-        // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
-        path: rt.config.logging.log_identifiers ? url.pathname : endpoint.loggedPath(url.pathname),
-        pipeline,
-        backend: ex.backend,
-        status: response.status,
-        error_code: record.errorCode,
-      });
-      return response;
-    } finally {
-      rt.release();
-    }
-  }
-
-  #internalError(err: unknown): Response {
-    this.#logger.error("unhandled error in the HTTP listener", { error: err as Error });
-    this.metrics.errorCode("internal_error");
-    const id = crypto.randomUUID();
-    return new Response(
-      errorBody(new GatewayError(500, "internal_error", "internal error"), id),
-      { status: 500, headers: { "content-type": "application/json", "x-request-id": id } },
-    );
   }
 }

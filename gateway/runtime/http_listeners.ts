@@ -40,6 +40,7 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
   readonly #internalError: (err: unknown) => Response;
   readonly #logger: Logger;
   readonly #drainMsOf: () => number;
+  readonly #http3: boolean;
   readonly #listeners = new Map<string, HttpListener>();
   /** QUIC listeners by key, and the Alt-Svc value of each network that has one. */
   readonly #h3Listeners = new Map<string, Http3Listener>();
@@ -51,11 +52,14 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
     logger: Logger;
     /** The grace period of a listener that closes (read when it closes: a reload may change it). */
     drainMs: () => number;
+    /** Whether QUIC listeners run here (default true; false in the data-plane workers). */
+    http3?: boolean;
   }) {
     this.#handle = o.handle;
     this.#internalError = o.internalError;
     this.#logger = o.logger;
     this.#drainMsOf = o.drainMs;
+    this.#http3 = o.http3 ?? true;
   }
 
   get #drainMs(): number {
@@ -133,6 +137,14 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
    * yet; a listener whose certificate changed hands its UDP socket over.
    */
   async #syncHttp3(config: GatewayConfig, checkPorts: boolean): Promise<void> {
+    if (!this.#http3) {
+      // The main thread runs the QUIC listener; responses here still advertise its port.
+      this.#altSvc.clear();
+      for (const net of Object.values(config.network)) {
+        if (net.http3) this.#altSvc.set(net.name, altSvcValue(net.http3.port));
+      }
+      return;
+    }
     const started: Http3Listener[] = [];
     try {
       for (const net of Object.values(config.network)) {

@@ -1,0 +1,122 @@
+/**
+ * The data plane of one isolate: the runtime serving traffic, the HTTP listeners and the dispatch
+ * of each request to its endpoint. The gateway's main thread has one; each data-plane worker
+ * (gateway/workers) has its own, built from the same configuration.
+ */
+import type { Logger } from "../../shared/mod.ts";
+import { requestTarget } from "../endpoints/mod.ts";
+import type { Protocol } from "../envelope.ts";
+import { errorBody, GatewayError } from "../errors.ts";
+import type { Metrics } from "../observability/mod.ts";
+import { type AuditSink, requestIdOf, RequestRecord } from "../pipeline/mod.ts";
+import type { Runtime } from "./build.ts";
+import { HttpListeners } from "./http_listeners.ts";
+
+/** What a data plane reports to. */
+export interface DataPlaneDeps {
+  logger: Logger;
+  metrics: Metrics;
+  /** Where audit records go (absent or disabled: none are made). */
+  audit?: AuditSink;
+  /** The grace period of a listener that closes. */
+  drainMs: () => number;
+  /** False in the workers: QUIC listeners run in the main thread only (one UDP socket). */
+  http3?: boolean;
+}
+
+/** The runtime serving traffic and the listeners that hand it requests. */
+export class DataPlane {
+  /** The configuration generation serving new requests. */
+  current!: Runtime;
+  /** The HTTP (and, in the main thread, HTTP/3) listeners. */
+  readonly listeners: HttpListeners;
+  readonly #logger: Logger;
+  readonly #metrics: Metrics;
+  readonly #audit: AuditSink | undefined;
+
+  constructor(deps: DataPlaneDeps) {
+    this.#logger = deps.logger;
+    this.#metrics = deps.metrics;
+    this.#audit = deps.audit;
+    this.listeners = new HttpListeners({
+      handle: (req, info, tls, network, protocol) => this.handle(req, info, tls, network, protocol),
+      internalError: (err) => this.internalError(err),
+      logger: deps.logger,
+      drainMs: deps.drainMs,
+      http3: deps.http3 ?? true,
+    });
+  }
+
+  /** Serves one request on the current runtime. */
+  async handle(
+    request: Request,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+    tls: boolean,
+    network: string,
+    protocol: Protocol = "http",
+  ): Promise<Response> {
+    const rt = this.current;
+    rt.acquire();
+    const requestId = requestIdOf(request.headers.get("x-request-id"));
+    const url = requestTarget(request.url);
+    try {
+      const route = rt.routes.match(network, url.pathname);
+      if (!route) {
+        this.#metrics.errorCode("no_route");
+        request.body?.cancel().catch(() => {});
+        const err = new GatewayError(404, "no_route", `no endpoint serves ${url.pathname}`);
+        return new Response(errorBody(err, requestId), {
+          status: 404,
+          headers: { "content-type": "application/json", "x-request-id": requestId },
+        });
+      }
+      const endpoint = route.endpoint;
+      const pipeline = endpoint.pipeline.name;
+      const record = new RequestRecord(rt.deps, pipeline, requestId);
+      if (this.#audit?.enabled) {
+        record.origin = {
+          endpoint: endpoint.config.name,
+          protocol,
+          method: request.method,
+          path: url.pathname,
+          query: url.search,
+          remoteAddr: info.remoteAddr.hostname,
+        };
+      }
+      const ex = {
+        request,
+        url,
+        requestId,
+        record,
+        protocol,
+        scheme: tls ? "https" as const : "http" as const,
+        remoteAddr: info.remoteAddr.hostname,
+        backend: undefined as string | undefined,
+      };
+      const response = await endpoint.handle(ex, rt.deps);
+      record.finished(response.status, "request", {
+        method: request.method,
+        // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
+        path: rt.config.logging.log_identifiers ? url.pathname : endpoint.loggedPath(url.pathname),
+        pipeline,
+        backend: ex.backend,
+        status: response.status,
+        error_code: record.errorCode,
+      });
+      return response;
+    } finally {
+      rt.release();
+    }
+  }
+
+  /** The 500 of an error that escaped the dispatch (logged with its stack). */
+  internalError(err: unknown): Response {
+    this.#logger.error("unhandled error in the HTTP listener", { error: err as Error });
+    this.#metrics.errorCode("internal_error");
+    const id = crypto.randomUUID();
+    return new Response(
+      errorBody(new GatewayError(500, "internal_error", "internal error"), id),
+      { status: 500, headers: { "content-type": "application/json", "x-request-id": id } },
+    );
+  }
+}
