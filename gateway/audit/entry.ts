@@ -5,6 +5,7 @@
  * value: the record names the request, it does not copy it.
  */
 import { AUTH_METADATA, fhirRequest } from "../middleware/mod.ts";
+import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { RequestRecord } from "../pipeline/mod.ts";
 
 /** An audit record as written (one JSON line; `seq` and `prev` are added by the file sink). */
@@ -162,4 +163,23 @@ export function entryOf(
   put(entry, "error_code", record.errorCode);
   entry.duration_ms = millis(seconds);
   return entry;
+}
+
+/**
+ * Query parameters an `api_key` middleware of `config` reads keys from: their values stay out of
+ * the trail like the built-in and `redact_query` ones.
+ */
+export function apiKeyQueryParams(config: GatewayConfig): string[] {
+  return Object.values(config.middleware)
+    .filter((m) => m.type === "api_key" && typeof m.options.query_param === "string")
+    .map((m) => m.options.query_param as string);
+}
+
+/** Every query parameter whose value an audit record of `config` leaves out, lowercase. */
+export function redactedQueryNames(config: GatewayConfig): string[] {
+  return [
+    ...BUILT_IN_REDACTED_QUERY,
+    ...[...(config.audit?.redact_query ?? []), ...apiKeyQueryParams(config)]
+      .map((n) => n.toLowerCase()),
+  ];
 }

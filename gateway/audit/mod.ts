@@ -34,10 +34,12 @@ export {
   type VerifyReport,
 } from "./chain.ts";
 export {
+  apiKeyQueryParams,
   type AuditEntry,
   BUILT_IN_REDACTED_QUERY,
   entryOf,
   REDACTED_VALUE,
+  redactedQueryNames,
   redactQuery,
 } from "./entry.ts";
 export { auditEventOf, batchBundle, type FhirResource } from "./fhir_event.ts";

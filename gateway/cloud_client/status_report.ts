@@ -16,6 +16,8 @@ export interface StatusSource {
     backends: { name: string; targets: { name: string; healthy: boolean }[] }[];
   }[];
   readonly metrics: { summary(): MetricsSummary };
+  /** Brings the data-plane workers' figures into `metrics` (before `summary()` is read). */
+  collectMetrics?(): Promise<void>;
   /** The delivery queues' counters (docs/delivery.md), when the gateway has any. */
   queueStats?(): QueueSnapshot[];
 }

@@ -318,6 +318,7 @@ export class CloudSync {
       const token = this.#token();
       if (!token) return;
       try {
+        await d.host.collectMetrics?.();
         const body = statusReport(
           d.host,
           d.status.config_version,

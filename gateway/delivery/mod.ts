@@ -18,6 +18,6 @@
  */
 export { DeliveryQueue, type QueueDeps, type QueueStats } from "./queue.ts";
 export { DeliveryQueues, type DeliveryTarget } from "./registry.ts";
-export { QueuedBackend } from "./queued_backend.ts";
+export { QueuedBackend, type QueueIntake, type QueueOpener } from "./queued_backend.ts";
 export { retryAfterMs, type Verdict, verdictOf } from "./verdict.ts";
 export { type MessageHeader, readMessage } from "./message_file.ts";

@@ -6,14 +6,29 @@
 import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import type { Backend, BackendCall } from "../pipeline/mod.ts";
-import type { DeliveryQueue } from "./queue.ts";
+import type { BackendConfig as QueuedBackendConfig } from "../../shared/gateway_config/mod.ts";
+
+/**
+ * Where a queued backend puts a request: the backend's DeliveryQueue in the main thread, or, in a
+ * data-plane worker, a forwarder to it (gateway/workers).
+ */
+export interface QueueIntake {
+  /** Persists the request; resolves with its delivery id, or throws a GatewayError (503, 507). */
+  accept(req: RequestEnvelope): Promise<string>;
+}
+
+/** What a runtime build opens the queue of a backend with `[backends.<name>.queue]` through. */
+export interface QueueOpener {
+  /** The intake of `config`'s queue (directories resolve against `baseDir`). */
+  open(config: QueuedBackendConfig, baseDir: string): Promise<QueueIntake>;
+}
 
 /** The queueing face of a backend. */
 export class QueuedBackend implements Backend {
   readonly inner: Backend;
-  readonly queue: DeliveryQueue;
+  readonly queue: QueueIntake;
 
-  constructor(inner: Backend, queue: DeliveryQueue) {
+  constructor(inner: Backend, queue: QueueIntake) {
     this.inner = inner;
     this.queue = queue;
   }

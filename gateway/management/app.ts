@@ -71,10 +71,10 @@ export function createManagementApp(
     "/readyz",
     (c) => control.ready() ? c.json({ status: "ready" }) : c.json({ status: "not_ready" }, 503),
   );
-  app.get(
-    "/metrics",
-    (c) => c.body(control.metrics.render(), 200, { "Content-Type": METRICS_CONTENT_TYPE }),
-  );
+  app.get("/metrics", async (c) => {
+    await control.collectMetrics?.();
+    return c.body(control.metrics.render(), 200, { "Content-Type": METRICS_CONTENT_TYPE });
+  });
   app.post("/api/reload", async (c) => {
     const outcome = await control.reload("api");
     // 422: the new config was refused; the old one keeps serving.
@@ -83,6 +83,12 @@ export function createManagementApp(
 
   app.get(`${PREFIXED}/info`, (c) => c.json(instanceInfo(control)));
   app.get(`${PREFIXED}/pipelines`, (c) => c.json({ pipelines: control.pipelines() }));
+  app.get(`${PREFIXED}/workers`, async (c) => {
+    await control.collectMetrics?.();
+    const workers = control.workers?.() ??
+      [{ index: 0, generation: control.generation?.() ?? 1, requests: null }];
+    return c.json({ workers });
+  });
   app.get(
     `${PREFIXED}/routes`,
     (c) => c.json({ routes: allRoutes(control.routes(), control.config()) }),

@@ -17,6 +17,25 @@ export interface RouteInfo {
   networks: string[];
   /** The DIMSE listener of a `dicom_scp` endpoint; absent for HTTP routes. */
   dimse?: DimseListenerInfo;
+  /**
+   * Which data-plane isolates serve the route: `all_workers` (each HTTP listener runs in every
+   * worker, on the same port) or `main_thread` (a DIMSE listener: one socket per port).
+   */
+  served_by?: "all_workers" | "main_thread";
+  /** How many isolates serve it (`[runtime] workers` for HTTP routes, 1 for DIMSE). */
+  workers?: number;
+  /** Networks whose HTTP/3 (QUIC) listener also serves the route: in the main thread only. */
+  http3_networks?: string[];
+}
+
+/** One data-plane isolate, as `GET /{prefix}/workers` lists it. */
+export interface WorkerStatus {
+  /** 0 is the main thread, then the worker threads. */
+  index: number;
+  /** The configuration generation it serves. */
+  generation: number;
+  /** Requests it finished. */
+  requests: number;
 }
 
 /** The listener and association policy of a `dicom_scp` endpoint. */
@@ -75,6 +94,10 @@ export interface GatewayControl {
   /** True once listeners are up and not draining. */
   ready(): boolean;
   readonly metrics: Metrics;
+  /** The data-plane isolates (`GET /{prefix}/workers`); absent: this thread only. */
+  workers?(): WorkerStatus[];
+  /** Brings the data-plane workers' figures into `metrics` (before `/metrics` renders them). */
+  collectMetrics?(): Promise<void>;
   /** The cloud operations (`token`, `authorize`, `update`) and the `cloud` part of `info`. */
   readonly cloud?: CloudControl;
   /** The delivery queues (`[backends.<name>.queue]`). */

@@ -41,6 +41,8 @@ export function dimseRoutes(config: GatewayConfig): RouteInfo[] {
         service: ep.service,
         pipeline,
         networks: [],
+        served_by: "main_thread",
+        workers: 1,
         dimse: {
           bind,
           port,

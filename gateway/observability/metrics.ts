@@ -2,7 +2,7 @@
  * Prometheus metrics of the gateway: the `Metrics` contract (called by the executor and the
  * runtime) and its implementation over the small registry in `prometheus.ts`.
  */
-import { type CounterCell, Registry } from "./prometheus.ts";
+import { type CounterCell, type Family, Registry } from "./prometheus.ts";
 
 /** Metrics recorded by the data plane and rendered as Prometheus text by `GET /metrics`. */
 export interface Metrics {
@@ -26,7 +26,17 @@ export interface Metrics {
   readonly queues: QueueMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
+  /**
+   * A data-plane worker's figures since the last call (requests, latencies, backend calls,
+   * error codes, in-flight), for the main thread to add with `addDataPlane`.
+   */
+  takeDataPlaneDelta(): DataPlaneDelta;
+  /** Adds a worker's `takeDataPlaneDelta()` to these metrics. */
+  addDataPlane(delta: DataPlaneDelta): void;
 }
+
+/** Data-plane figures of a worker, by metric family: each series' label values and numbers. */
+export type DataPlaneDelta = Record<string, { values: (string | number)[]; data: number[] }[]>;
 
 /** Totals read from the counters: requests and 5xx responses per pipeline, errors per code. */
 export interface MetricsSummary {
@@ -161,6 +171,17 @@ class GatewayMetrics implements Metrics {
     "Error responses produced by the gateway, by error code.",
     ["code"],
   );
+  /** The families a data-plane worker records, by name. */
+  readonly #dataPlane: Family<unknown>[] = [
+    this.#requests,
+    this.#duration,
+    this.#inFlight,
+    this.#backendCalls,
+    this.#backendDuration,
+    this.#errors,
+  ] as Family<unknown>[];
+  /** What the last `takeDataPlaneDelta` reported, by family name and series labels. */
+  readonly #reported = new Map<string, number[]>();
   readonly #reloadOk: CounterCell;
   readonly #reloadFailed: CounterCell;
   readonly cloud: CloudMetrics;
@@ -248,6 +269,28 @@ class GatewayMetrics implements Metrics {
 
   render(): string {
     return this.#registry.render();
+  }
+
+  takeDataPlaneDelta(): DataPlaneDelta {
+    const out: DataPlaneDelta = {};
+    for (const family of this.#dataPlane) {
+      const changed: DataPlaneDelta[string] = [];
+      for (const { values, data } of family.data()) {
+        const key = `${family.name}\0${values.join("\0")}`;
+        const before = this.#reported.get(key);
+        const delta = before ? data.map((v, i) => v - before[i]) : data;
+        if (delta.some((v) => v !== 0)) changed.push({ values: [...values], data: delta });
+        this.#reported.set(key, data);
+      }
+      if (changed.length) out[family.name] = changed;
+    }
+    return out;
+  }
+
+  addDataPlane(delta: DataPlaneDelta): void {
+    for (const family of this.#dataPlane) {
+      for (const { values, data } of delta[family.name] ?? []) family.add(values, data);
+    }
   }
 }
 

@@ -20,6 +20,7 @@ export {
   type CloudMetrics,
   type CloudPullOutcome,
   createMetrics,
+  type DataPlaneDelta,
   LATENCY_BUCKETS,
   type Metrics,
   type MetricsOptions,

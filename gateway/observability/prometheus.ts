@@ -178,8 +178,24 @@ export abstract class Family<C> {
     return this.#series.map((s) => ({ values: s.values, cell: s.cell }));
   }
 
+  /** Every series as numbers (a worker's figures, sent to the main thread to be added there). */
+  data(): { values: readonly LabelValue[]; data: number[] }[] {
+    return this.#series.map((s) => ({ values: s.values, data: this.cellData(s.cell) }));
+  }
+
+  /** Adds `data` (what `data()` gave, or a difference of two) to the series of `values`. */
+  add(values: readonly LabelValue[], data: readonly number[]): void {
+    this.addToCell(this.labels(...values), data);
+  }
+
   /** A fresh cell for a new label combination. */
   protected abstract newCell(): C;
+
+  /** The cell's figures as numbers. */
+  protected abstract cellData(cell: C): number[];
+
+  /** Adds figures in the shape `cellData` gives. */
+  protected abstract addToCell(cell: C, data: readonly number[]): void;
 
   /** Sample lines of one series. */
   protected abstract renderSeries(labels: string, cell: C, out: string[]): void;
@@ -198,6 +214,12 @@ export class Counter extends Family<CounterCell> {
   protected newCell(): CounterCell {
     return new CounterCell();
   }
+  protected cellData(cell: CounterCell): number[] {
+    return [cell.value];
+  }
+  protected addToCell(cell: CounterCell, data: readonly number[]): void {
+    cell.inc(data[0]);
+  }
   protected renderSeries(labels: string, cell: CounterCell, out: string[]): void {
     out.push(`${this.name}${labels ? `{${labels}}` : ""} ${formatValue(cell.value)}`);
   }
@@ -208,6 +230,12 @@ export class Gauge extends Family<GaugeCell> {
   readonly type = "gauge";
   protected newCell(): GaugeCell {
     return new GaugeCell();
+  }
+  protected cellData(cell: GaugeCell): number[] {
+    return [cell.value];
+  }
+  protected addToCell(cell: GaugeCell, data: readonly number[]): void {
+    cell.inc(data[0]);
   }
   protected renderSeries(labels: string, cell: GaugeCell, out: string[]): void {
     out.push(`${this.name}${labels ? `{${labels}}` : ""} ${formatValue(cell.value)}`);
@@ -237,6 +265,16 @@ export class Histogram extends Family<HistogramCell> {
 
   protected newCell(): HistogramCell {
     return new HistogramCell(this.buckets);
+  }
+  /** `[...bucket counts, sum, count]`. */
+  protected cellData(cell: HistogramCell): number[] {
+    return [...cell.counts, cell.sum, cell.count];
+  }
+  protected addToCell(cell: HistogramCell, data: readonly number[]): void {
+    const n = cell.counts.length;
+    for (let i = 0; i < n; i++) cell.counts[i] += data[i];
+    cell.sum += data[n];
+    cell.count += data[n + 1];
   }
 
   protected renderSeries(labels: string, cell: HistogramCell, out: string[]): void {

@@ -11,7 +11,7 @@ import { HTTP_ENDPOINT_FACTORIES, type HttpEndpoint } from "../endpoints/mod.ts"
 import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dicom_scp/mod.ts";
 import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
-import { type DeliveryQueues, QueuedBackend } from "../delivery/mod.ts";
+import { QueuedBackend, type QueueOpener } from "../delivery/mod.ts";
 import { customBackendFactory, customMiddlewareFactory } from "./custom_types.ts";
 import {
   type AuditSink,
@@ -34,6 +34,8 @@ export class Runtime {
   readonly dimse = new Map<string, DicomScpEndpoint>();
   /** The backend named by `[audit] fhir_backend`, built whether or not a pipeline uses it. */
   auditBackend?: Backend;
+  /** Memory the data-plane workers share with this runtime, by name (BuildDeps.sharedMemory). */
+  sharedMemory: Map<string, SharedArrayBuffer> = new Map();
   /** Backends with a delivery queue, by name: what their queues deliver through. */
   readonly queued = new Map<string, Backend>();
 
@@ -107,7 +109,14 @@ export interface BuildDeps {
   /** The audit trail the runtime's requests are recorded in. */
   audit?: AuditSink;
   /** The gateway's delivery queues (backends with `[backends.<name>.queue]`). */
-  queues?: DeliveryQueues;
+  queues?: QueueOpener;
+  /**
+   * Memory shared with the data-plane workers by name (BuildContext.sharedMemory): the main
+   * thread's build fills it, a worker's build is handed the main thread's.
+   */
+  sharedMemory?: Map<string, SharedArrayBuffer>;
+  /** True in a data-plane worker: a name missing from `sharedMemory` is an error, not made. */
+  sharedMemoryFixed?: boolean;
 }
 
 /** Build a Runtime, or list every problem that prevents it (and release what was built). */
@@ -124,6 +133,18 @@ export async function buildRuntime(
     baseDir: deps.baseDir,
     validateOnly: deps.validateOnly,
     transformSource: deps.transformSource,
+    sharedMemory: (name, bytes) => {
+      const memory = deps.sharedMemory ?? (deps.sharedMemory = new Map());
+      let buffer = memory.get(name);
+      if (!buffer) {
+        if (deps.sharedMemoryFixed) throw new Error(`no shared memory named ${name}`);
+        buffer = new SharedArrayBuffer(bytes);
+        memory.set(name, buffer);
+      } else if (buffer.byteLength !== bytes) {
+        throw new Error(`shared memory ${name} holds ${buffer.byteLength} bytes, not ${bytes}`);
+      }
+      return buffer;
+    },
   };
   const middleware = new Map<string, Middleware>();
   const backends = new Map<string, Backend>();
@@ -216,6 +237,7 @@ export async function buildRuntime(
     metrics: deps.metrics,
     audit: deps.audit,
   });
+  runtime.sharedMemory = deps.sharedMemory ?? new Map();
   if (config.audit?.fhir_backend) runtime.auditBackend = backends.get(config.audit.fhir_backend);
   for (const [name, b] of queued) runtime.queued.set(name, b);
   for (const ep of dimse) {

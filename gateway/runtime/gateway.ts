@@ -14,7 +14,8 @@ import {
   type CloudIntegrationOptions,
   loadWithManagedConfig,
 } from "../cloud_client/mod.ts";
-import { AuditTrail } from "../audit/mod.ts";
+import { apiKeyQueryParams, AuditTrail, redactedQueryNames } from "../audit/mod.ts";
+import { defaultWorkerCount, type WorkerInfo, WorkerPool } from "../workers/mod.ts";
 import { DeliveryQueues, type QueueStats } from "../delivery/mod.ts";
 import { Body, RequestEnvelope } from "../envelope.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
@@ -47,6 +48,12 @@ export interface GatewayOptions {
   cloud?: Omit<CloudIntegrationOptions, "logger" | "metrics">;
   /** Environment lookup for `GATEWAY_MANAGEMENT_TOKEN` (default: the process environment). */
   env?: (name: string) => string | undefined;
+  /**
+   * Data-plane isolates, over `[runtime] workers` and `GATEWAY_WORKERS` (1: this thread only).
+   * A program that registered custom middleware or backend types passes 1: worker threads
+   * import the gateway's modules, not the program's.
+   */
+  workers?: number;
 }
 
 /** A configuration that failed to load or build. */
@@ -70,6 +77,9 @@ export class Gateway implements GatewayControl {
   readonly configFile: string | null;
   readonly metrics: Metrics;
   readonly #configText: { text: string; name: string } | undefined;
+  readonly #workersOverride: number | undefined;
+  /** The data-plane worker threads, when more than one isolate serves (gateway/workers). */
+  #pool: WorkerPool | undefined;
   readonly #env: (name: string) => string | undefined;
   readonly #logger: Logger;
   /** `drainSeconds` of the options (tests), over `[runtime] shutdown_grace_secs`. */
@@ -101,6 +111,7 @@ export class Gateway implements GatewayControl {
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
     this.#configText = opts.configText;
+    this.#workersOverride = opts.workers;
     this.#env = opts.env ?? ((name) => Deno.env.get(name));
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
@@ -171,6 +182,7 @@ export class Gateway implements GatewayControl {
     await this.#http.sync(runtime.config);
     await this.#dimse.sync(runtime.dimse.values()); // DICOM (issue 4)
     await this.#management.sync(runtime.config, this.#baseDir());
+    await this.#startWorkers(runtime);
     this.#watch(runtime.config);
     this.#ready = true;
     void this.#cloud.run();
@@ -178,8 +190,54 @@ export class Gateway implements GatewayControl {
       version: VERSION,
       config_file: this.configFile ?? this.#configText?.name ?? "<embedded default>",
       listeners: this.#http.describe(),
+      workers: (this.#pool?.size ?? 0) + 1,
       management: this.#management.port() ?? null,
     });
+  }
+
+  /** Brings the data-plane workers' figures into `metrics` (before /metrics or a status report). */
+  async collectMetrics(): Promise<void> {
+    await this.#pool?.collect();
+  }
+
+  /** The data-plane isolates: 0 is this thread, then the worker threads. */
+  workers(): WorkerInfo[] {
+    const main = {
+      index: 0,
+      generation: this.#current.generation,
+      requests: this.#requestsHere(),
+    };
+    return [main, ...(this.#pool?.info() ?? [])];
+  }
+
+  /** Requests this thread finished: its own counters minus what workers reported into them. */
+  #requestsHere(): number {
+    let total = 0;
+    for (const p of Object.values(this.metrics.summary().pipelines)) total += p.requests;
+    for (const w of this.#pool?.info() ?? []) total -= w.requests;
+    return total;
+  }
+
+  /** Starts `[runtime] workers - 1` worker threads on the first generation. */
+  async #startWorkers(runtime: Runtime): Promise<void> {
+    const count = this.#workersOverride ?? defaultWorkerCount(runtime.config.runtime, this.#env);
+    if (count <= 1) return;
+    const pool = new WorkerPool(count - 1, {
+      logger: this.#logger,
+      metrics: this.metrics,
+      audit: this.#audit,
+      queue: (backend) => this.#queues.get(backend),
+    });
+    this.#pool = pool;
+    const problems = await pool.prepare(
+      runtime.generation,
+      runtime.config,
+      this.#baseDir(),
+      runtime.sharedMemory,
+      runtime.config.audit ? redactedQueryNames(runtime.config) : null,
+    );
+    if (problems.length) throw new ConfigError(problems);
+    await pool.commit(runtime.generation);
   }
 
   /** Ports actually bound, by network name (tests bind port 0). */
@@ -231,8 +289,14 @@ export class Gateway implements GatewayControl {
           service: ep.config.service,
           pipeline: ep.pipeline.name,
           networks: [net],
+          served_by: "all_workers",
+          workers: (this.#pool?.size ?? 0) + 1,
         });
       }
+    }
+    for (const route of byEndpoint.values()) {
+      const h3 = route.networks.filter((n) => rt.config.network[n]?.http3);
+      if (h3.length) route.http3_networks = h3;
     }
     return [...byEndpoint.values()].sort((a, b) => a.path.localeCompare(b.path));
   }
@@ -303,6 +367,31 @@ export class Gateway implements GatewayControl {
         errors: next.problems,
       };
     }
+    // Every worker builds the new generation and starts its listeners, or none switches.
+    const workerProblems = await this.#pool?.prepare(
+      next.generation,
+      next.config,
+      this.#baseDir(),
+      next.sharedMemory,
+      next.config.audit ? redactedQueryNames(next.config) : null,
+    );
+    if (workerProblems?.length) {
+      await next.close();
+      this.metrics.reload(false);
+      this.#logger.error(
+        "reload rejected by a data-plane worker: the running configuration stays",
+        {
+          trigger,
+          problems: workerProblems.map((p) => `${p.path}: ${p.message}`),
+        },
+      );
+      return {
+        ok: false,
+        generation: this.#current.generation,
+        duration_ms,
+        errors: workerProblems,
+      };
+    }
     try {
       // New listeners start before the runtime swap; old ones close after it.
       await this.#http.sync(next.config, true);
@@ -312,6 +401,7 @@ export class Gateway implements GatewayControl {
       if (auditProblem) throw new Error(auditProblem.message);
     } catch (err) {
       await next.close();
+      this.#pool?.abort(next.generation);
       this.metrics.reload(false);
       const problem: ConfigProblem = {
         file: this.#sourceName,
@@ -323,12 +413,20 @@ export class Gateway implements GatewayControl {
     }
     const old = this.#current;
     this.#current = next;
+    await this.#pool?.commit(next.generation);
     await this.#queues.attach(next, new Set(next.queued.keys()));
     old.retire();
     await this.#http.closeStale(next.config);
     await this.#dimse.closeStale(next.dimse.values()); // DICOM (issue 4)
     this.#applyLogging(next.config);
     this.#watch(next.config);
+    const workers = defaultWorkerCount(next.config.runtime, this.#env);
+    if (this.#workersOverride === undefined && workers !== (this.#pool?.size ?? 0) + 1) {
+      this.#logger.warn("[runtime] workers changes at the next restart", {
+        running: (this.#pool?.size ?? 0) + 1,
+        configured: workers,
+      });
+    }
     // Not awaited: a sync applying a pulled configuration waits for this reload to end.
     void this.#cloud.configure(next.config, this.#baseDir());
     this.metrics.reload(true);
@@ -357,7 +455,11 @@ export class Gateway implements GatewayControl {
     const graceMs = this.#drainMs;
     const deadline = Date.now() + graceMs;
     // HTTP listeners and DIMSE associations finish side by side, within the one grace period.
-    const drained = Promise.all([this.#http.shutdown(), this.#dimse.close(true)]);
+    const drained = Promise.all([
+      this.#http.shutdown(),
+      this.#dimse.close(true),
+      this.#pool?.drain(Math.max(0, deadline - Date.now())),
+    ]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<"timeout">((r) =>
       timer = setTimeout(() => r("timeout"), Math.max(0, deadline - Date.now()))
@@ -421,13 +523,10 @@ export class Gateway implements GatewayControl {
     const config = runtime.config.audit;
     try {
       // Wherever a key may travel in a query, its value stays out of the trail.
-      const keyParams = Object.values(runtime.config.middleware)
-        .filter((m) => m.type === "api_key" && typeof m.options.query_param === "string")
-        .map((m) => m.options.query_param as string);
       await this.#audit.configure(
         config,
         config?.fhir_backend ? (bundle, signal) => this.#sendAudit(bundle, signal) : undefined,
-        keyParams,
+        apiKeyQueryParams(runtime.config),
       );
       return undefined;
     } catch (err) {

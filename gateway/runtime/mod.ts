@@ -47,6 +47,7 @@
  */
 export { ConfigError, Gateway, type GatewayOptions } from "./gateway.ts";
 export { buildRuntime, Runtime } from "./build.ts";
+export { DataPlane, type DataPlaneDeps } from "./data_plane.ts";
 export {
   type GatewayConfigSource,
   type GatewayReload,

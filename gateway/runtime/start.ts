@@ -26,6 +26,11 @@ export interface StartGatewayOptions {
   env?: (name: string) => string | undefined;
   /** Seconds shutdown waits for in-flight requests; default `[runtime] shutdown_grace_secs`. */
   drainSeconds?: number;
+  /**
+   * Data-plane isolates (default 1: this thread only). Worker threads load the gateway's own
+   * modules, so a configuration that names a type registered in this program cannot run in them.
+   */
+  workers?: number;
 }
 
 /** The outcome of a reload. */
@@ -76,6 +81,7 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
     metrics,
     env: options.env,
     drainSeconds: options.drainSeconds,
+    workers: options.workers ?? 1,
   });
   try {
     await gateway.start();

@@ -601,6 +601,15 @@ export const RUNTIME: TableSpec = {
       "process exits 0.",
     { default: 10, example: 30 },
   ),
+  workers: field(
+    "integer",
+    int(1, 64),
+    "Data-plane isolates: the main thread and `workers - 1` worker threads, each serving the HTTP " +
+      "listeners on the same ports (SO_REUSEPORT: the kernel spreads connections). DIMSE and " +
+      "HTTP/3 listeners, the management API, delivery, the audit file and the cloud client run in " +
+      "the main thread. Read at start; a reload that changes it takes effect at the next restart.",
+    { defaultDoc: "`GATEWAY_WORKERS`, else the number of CPU cores", example: 4 },
+  ),
 };
 
 /** `[audit]`: the audit trail (docs/security.md); absent: no audit records. */

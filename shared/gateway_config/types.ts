@@ -258,6 +258,8 @@ export interface LoggingConfig {
 export interface RuntimeConfig {
   /** Seconds SIGTERM waits for in-flight work. */
   shutdown_grace_secs: number;
+  /** Data-plane isolates (main thread included); absent: `GATEWAY_WORKERS`, else the CPU cores. */
+  workers?: number;
 }
 
 /** `[audit]`: the audit trail. */

@@ -1,0 +1,69 @@
+/**
+ * Messages between the gateway's main thread and its data-plane workers. Everything here is
+ * structured-cloneable: the validated configuration is plain data, shared memory travels as
+ * SharedArrayBuffers, a queued request's body as a transferred ArrayBuffer.
+ */
+import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import type { AuditEntry } from "../audit/mod.ts";
+import type { DataPlaneDelta } from "../observability/mod.ts";
+
+/** A worker builds this configuration and starts its listeners, but does not serve it yet. */
+export interface PrepareMessage {
+  type: "prepare";
+  generation: number;
+  config: GatewayConfig;
+  /** Directory relative paths resolve against (the main config file's). */
+  baseDir: string;
+  /** The main thread's shared memory of this generation, by name (rate-limit buckets). */
+  memory: Map<string, SharedArrayBuffer>;
+  /** Query parameters audit records leave out, or null when the configuration keeps no trail. */
+  auditRedacted: string[] | null;
+}
+
+/** Main thread to worker. */
+export type ToWorker =
+  | PrepareMessage
+  /** Serve the prepared generation from now on; retire the one before. */
+  | { type: "commit"; generation: number }
+  /** Drop the prepared generation and the listeners only it needed. */
+  | { type: "abort"; generation: number }
+  /** Send the metrics recorded since the last collect. */
+  | { type: "collect"; id: number }
+  /** The answer to an `enqueue`. */
+  | QueueResult
+  /** Stop accepting, finish in-flight requests (up to `graceMs`), close, then say `drained`. */
+  | { type: "drain"; graceMs: number };
+
+/** The outcome of handing a request to a delivery queue of the main thread. */
+export type QueueResult =
+  | { type: "queued"; id: number; deliveryId: string }
+  | { type: "queue-refused"; id: number; status: number; code: string; message: string };
+
+/** A request for a queued backend, as a worker hands it to the main thread's queue. */
+export interface QueuedRequest {
+  backend: string;
+  requestId: string;
+  protocol: "http" | "h3" | "dimse";
+  method: string;
+  path: string;
+  /** The query string without `?`. */
+  query: string;
+  headers: [string, string][];
+  metadata: Record<string, string>;
+  endpoint: string;
+  pipeline?: string;
+  contentType: string | null;
+  body: ArrayBuffer;
+}
+
+/** Worker to main thread. */
+export type FromWorker =
+  /** The worker's build and listeners for `generation`: ready when `problems` is empty. */
+  | { type: "prepared"; generation: number; problems: ConfigProblem[] }
+  | { type: "committed"; generation: number }
+  | { type: "metrics"; id: number; delta: DataPlaneDelta }
+  /** Audit records of requests this worker finished. */
+  | { type: "audit"; entries: AuditEntry[] }
+  | { type: "enqueue"; id: number; request: QueuedRequest }
+  /** The worker stopped; its last metrics come along. */
+  | { type: "drained"; delta: DataPlaneDelta };

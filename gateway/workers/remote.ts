@@ -1,0 +1,120 @@
+/**
+ * What a data-plane worker uses in place of the main thread's single-owner state: audit records
+ * and queued requests are handed to the main thread (which owns the chained audit file and the
+ * delivery queues' directories, counters and delivery loops).
+ */
+import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
+import { type AuditEntry, entryOf } from "../audit/mod.ts";
+import type { QueueIntake, QueueOpener } from "../delivery/mod.ts";
+import type { RequestEnvelope } from "../envelope.ts";
+import { GatewayError } from "../errors.ts";
+import type { AuditSink, RequestRecord } from "../pipeline/mod.ts";
+import type { FromWorker, QueueResult } from "./protocol.ts";
+
+/** Sends a message to the main thread, transferring `transfer`. */
+export type PostToMain = (message: FromWorker, transfer?: Transferable[]) => void;
+
+/** Records sent in one message at most; fewer are sent after a short wait. */
+const AUDIT_BATCH = 256;
+const AUDIT_WAIT_MS = 20;
+
+/** Builds audit records here and sends them in batches to the main thread's trail. */
+export class RemoteAudit implements AuditSink {
+  enabled = false;
+  #redacted: ReadonlySet<string> = new Set();
+  #entries: AuditEntry[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #post: PostToMain;
+
+  constructor(post: PostToMain) {
+    this.#post = post;
+  }
+
+  /** The committed configuration's trail: the parameters to redact, or null for none. */
+  configure(redacted: string[] | null): void {
+    this.enabled = redacted !== null;
+    this.#redacted = new Set(redacted ?? []);
+  }
+
+  /** A request ended: its record goes out with the next batch. */
+  requestFinished(record: RequestRecord, status: number, seconds: number): void {
+    this.#entries.push(entryOf(record, status, seconds, this.#redacted));
+    if (this.#entries.length >= AUDIT_BATCH) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), AUDIT_WAIT_MS);
+  }
+
+  /** Sends what is batched now. */
+  flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#entries.length === 0) return;
+    this.#post({ type: "audit", entries: this.#entries });
+    this.#entries = [];
+  }
+}
+
+/** Opens stand-ins for the main thread's delivery queues: `accept` hands the request over. */
+export class RemoteQueues implements QueueOpener {
+  readonly #post: PostToMain;
+  readonly #waiting = new Map<
+    number,
+    { resolve: (id: string) => void; reject: (err: Error) => void }
+  >();
+  #next = 1;
+
+  constructor(post: PostToMain) {
+    this.#post = post;
+  }
+
+  /** The intake of a backend's queue (the main thread opened the queue itself). */
+  open(config: BackendConfig): Promise<QueueIntake> {
+    return Promise.resolve({ accept: (req) => this.#accept(config.name, req) });
+  }
+
+  /** The main thread's answer to one hand-over. */
+  settle(result: QueueResult): void {
+    const waiting = this.#waiting.get(result.id);
+    if (!waiting) return;
+    this.#waiting.delete(result.id);
+    if (result.type === "queued") waiting.resolve(result.deliveryId);
+    else waiting.reject(new GatewayError(result.status, result.code, result.message));
+  }
+
+  /** Refuses every hand-over still waiting (the worker is stopping). */
+  failAll(): void {
+    for (const w of this.#waiting.values()) {
+      w.reject(new GatewayError(503, "queue_closed", "the gateway is stopping"));
+    }
+    this.#waiting.clear();
+  }
+
+  async #accept(backend: string, req: RequestEnvelope): Promise<string> {
+    // The body is read here (bounded by max_body_size); a copy of it is moved across (the
+    // original may still be read by a tee of the same request).
+    const body = (await req.body.bytes()).slice().buffer as ArrayBuffer;
+    const headers: [string, string][] = [];
+    req.readHeaders.forEach((value, name) => headers.push([name, value]));
+    const id = this.#next++;
+    const { promise, resolve, reject } = Promise.withResolvers<string>();
+    this.#waiting.set(id, { resolve, reject });
+    this.#post({
+      type: "enqueue",
+      id,
+      request: {
+        backend,
+        requestId: req.id,
+        protocol: req.protocol,
+        method: req.method,
+        path: req.path,
+        query: req.queryString().replace(/^\?/, ""),
+        headers,
+        metadata: { ...req.metadata },
+        endpoint: req.endpoint,
+        pipeline: req.pipeline,
+        contentType: req.body.contentType,
+        body,
+      },
+    }, [body]);
+    return await promise;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * A data-plane worker: its own runtime (built from the configuration the main thread sends),
+ * its own HTTP listeners on the same ports as the main thread's (SO_REUSEPORT), its own metrics.
+ * Nothing on the request path is shared with other threads but the rate-limit buckets (shared
+ * memory); audit records and queued requests go to the main thread, which owns those files.
+ *
+ * Started by WorkerPool with `new Worker(..., { name: "gateway-worker-N" })`.
+ */
+/// <reference lib="deno.worker" />
+import { Logger } from "../../shared/mod.ts";
+import { createMetrics } from "../observability/mod.ts";
+import { buildRuntime, DataPlane, type Runtime } from "../runtime/mod.ts";
+import type { FromWorker, PrepareMessage, ToWorker } from "./protocol.ts";
+import { RemoteAudit, RemoteQueues } from "./remote.ts";
+
+const index = Number(self.name.split("-").pop()) || 0;
+const logger = new Logger({ level: "info", format: "json" }, { worker: index });
+const metrics = createMetrics();
+const post = (message: FromWorker, transfer: Transferable[] = []) =>
+  self.postMessage(message, transfer);
+const audit = new RemoteAudit(post);
+const queues = new RemoteQueues(post);
+let drainMs = 10_000;
+const plane = new DataPlane({ logger, metrics, audit, drainMs: () => drainMs, http3: false });
+/** The generation built but not yet serving (between `prepare` and `commit`). */
+let pending: { runtime: Runtime; message: PrepareMessage } | undefined;
+
+/** Messages are handled one at a time, in order. */
+let queue: Promise<void> = Promise.resolve();
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  // Queue answers and metrics requests need no ordering with configuration changes.
+  if (message.type === "queued" || message.type === "queue-refused") {
+    queues.settle(message);
+    return;
+  }
+  if (message.type === "collect") {
+    post({ type: "metrics", id: message.id, delta: metrics.takeDataPlaneDelta() });
+    return;
+  }
+  queue = queue.then(() => handle(message)).catch((err) => {
+    logger.error("data-plane worker: message failed", { type: message.type, error: err as Error });
+  });
+};
+
+async function handle(message: ToWorker): Promise<void> {
+  switch (message.type) {
+    case "prepare":
+      return await prepare(message);
+    case "commit":
+      return await commit(message.generation);
+    case "abort":
+      return await abort(message.generation);
+    case "drain":
+      return await drain(message.graceMs);
+  }
+}
+
+async function prepare(message: PrepareMessage): Promise<void> {
+  if (pending) {
+    await pending.runtime.close();
+    pending = undefined;
+  }
+  const file = message.config.source_files[0] ?? "<embedded>";
+  const built = await buildRuntime(message.config, message.generation, {
+    logger,
+    metrics,
+    baseDir: message.baseDir,
+    audit,
+    queues,
+    sharedMemory: message.memory,
+    sharedMemoryFixed: true,
+  });
+  if (!built.runtime) {
+    post({ type: "prepared", generation: message.generation, problems: built.problems });
+    return;
+  }
+  // The first generation serves as soon as its listeners accept: there is nothing before it.
+  const first = plane.current === undefined;
+  if (first) activate(built.runtime, message);
+  try {
+    await plane.listeners.sync(message.config, false);
+  } catch (err) {
+    if (!first) await built.runtime.close();
+    post({
+      type: "prepared",
+      generation: message.generation,
+      problems: [{ file, path: "network", message: (err as Error).message }],
+    });
+    return;
+  }
+  if (!first) pending = { runtime: built.runtime, message };
+  post({ type: "prepared", generation: message.generation, problems: [] });
+}
+
+function activate(runtime: Runtime, message: PrepareMessage): void {
+  plane.current = runtime;
+  audit.configure(message.auditRedacted);
+  logger.configure(runtime.config.logging.level, runtime.config.logging.format);
+  drainMs = (runtime.config.runtime?.shutdown_grace_secs ?? 10) * 1000;
+}
+
+async function commit(generation: number): Promise<void> {
+  if (pending && pending.runtime.generation === generation) {
+    const old = plane.current;
+    activate(pending.runtime, pending.message);
+    pending = undefined;
+    old.retire();
+    await plane.listeners.closeStale(plane.current.config);
+  }
+  post({ type: "committed", generation });
+}
+
+async function abort(generation: number): Promise<void> {
+  if (pending && pending.runtime.generation === generation) {
+    await pending.runtime.close();
+    pending = undefined;
+  }
+  // Listeners started for the dropped generation close; those of the serving one stay.
+  if (plane.current?.generation === generation) {
+    // The first generation itself was refused (another worker failed): stop serving it.
+    await plane.listeners.shutdown();
+  } else if (plane.current) {
+    await plane.listeners.closeStale(plane.current.config);
+  }
+}
+
+async function drain(graceMs: number): Promise<void> {
+  drainMs = graceMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    plane.listeners.shutdown(),
+    new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+  ]);
+  clearTimeout(timer);
+  queues.failAll();
+  await plane.current?.close();
+  audit.flush();
+  post({ type: "drained", delta: metrics.takeDataPlaneDelta() });
+}
