@@ -51,6 +51,18 @@ async function validate(file: string): Promise<number> {
 async function run(configFile: string | null): Promise<number> {
   const logger = new Logger({ level: "info", format: "json" });
   const gateway = new Gateway({ configFile, logger, metrics: createMetrics() });
+  const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
+  let stopping = false;
+  let started = false;
+  // Listening before start: a signal while the workers start still drains instead of killing.
+  const onStop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("signal received", { signal });
+    if (started) gateway.shutdown().finally(() => stop());
+  };
+  Deno.addSignalListener("SIGTERM", () => onStop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", () => onStop("SIGINT"));
   try {
     await gateway.start();
   } catch (err) {
@@ -60,18 +72,10 @@ async function run(configFile: string | null): Promise<number> {
     } else {
       console.error(`gateway not started: ${(err as Error).message}`);
     }
-    return 1;
+    return 1; // Deno.exit ends whatever had started
   }
-  const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
-  let stopping = false;
-  const onStop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info("signal received", { signal });
-    gateway.shutdown().finally(() => stop());
-  };
-  Deno.addSignalListener("SIGTERM", () => onStop("SIGTERM"));
-  Deno.addSignalListener("SIGINT", () => onStop("SIGINT"));
+  started = true;
+  if (stopping) gateway.shutdown().finally(() => stop());
   if (Deno.build.os !== "windows") {
     Deno.addSignalListener("SIGHUP", () => void gateway.reload("signal"));
   }

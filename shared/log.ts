@@ -35,11 +35,21 @@ export class Logger {
     return new Logger(this.#opts, { ...this.#context, ...fields });
   }
 
-  /** Change level and format in place (on config reload). */
   /** Changes the level and the format of this logger and its children. */
   configure(level: Level, format: "json" | "text"): void {
     this.#opts.level = level;
     this.#opts.format = format;
+  }
+
+  /** True when lines go to a sink of the caller's (tests, an embedding program), not stderr. */
+  get hasSink(): boolean {
+    return this.#opts.sink !== undefined;
+  }
+
+  /** Writes a line formatted elsewhere (a worker thread's) where this logger writes its own. */
+  writeLine(line: string): void {
+    if (this.#opts.sink) this.#opts.sink(line);
+    else Deno.stderr.writeSync(this.#encoder.encode(line + "\n"));
   }
 
   /** True when lines of `level` are written. */
@@ -94,8 +104,7 @@ export class Logger {
       ).join(" ");
       line = `${ts} ${String(lv).toUpperCase().padEnd(5)} ${m}${extra ? " " + extra : ""}`;
     }
-    if (this.#opts.sink) this.#opts.sink(line);
-    else Deno.stderr.writeSync(this.#encoder.encode(line + "\n"));
+    this.writeLine(line);
   }
 }
 

@@ -111,6 +111,8 @@ Deno.test("backend auth oauth2_client_credentials: secret (basic and post) and p
           `private_key_path = "${dir}/backend-services.pem"\nkey_id = "k1"`,
         ],
       ].map(([name, rest]) => pipeline(name, auth(rest).replaceAll("NAME", name))).join("\n"),
+      // One isolate: the token cache and its reuse are per worker (docs/data-plane.md).
+      { workers: 1 },
     ));
   try {
     for (const [name, client] of [["basic", "lab"], ["post", "poster"], ["jwt", "smart-backend"]]) {
@@ -224,6 +226,8 @@ Deno.test("backend auth: a token endpoint down, slow, 400, 500 or not JSON is a 
         `type = "oauth2_client_credentials"\ntoken_url = "http://127.0.0.1:1/token"\n` +
         `client_id = "gw"\nclient_secret = "s"`,
     ) + pipeline("open", `base_url = "${upstream.url}"`),
+    // One isolate: the hold after a token failure is per worker (docs/data-plane.md).
+    { workers: 1 },
   );
   try {
     const expect = async (path: string, message: RegExp) => {

@@ -58,6 +58,8 @@ export async function startTestGateway(
     /** Extra keys of `[network.main]` (e.g. the connection guard's timeouts). */
     network?: string;
     dir?: string;
+    /** Data-plane isolates, over `[runtime] workers` (default: the config's, else the cores). */
+    workers?: number;
   } = {},
 ): Promise<TestGateway> {
   const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "gw-test-" });
@@ -87,6 +89,7 @@ export async function startTestGateway(
     logger,
     metrics: createMetrics(),
     drainSeconds: 2,
+    workers: opts.workers,
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : Deno.env.get(name),
   });
   await gateway.start();

@@ -16,6 +16,9 @@ interface Route {
   pipeline: string;
   networks: string[];
   dimse?: Record<string, unknown>;
+  served_by?: string;
+  workers?: number;
+  http3_networks?: string[];
 }
 
 function toml(port: number, store: boolean): string {
@@ -89,6 +92,8 @@ Deno.test({
         service: "dicom_scp",
         pipeline: "imaging",
         networks: [],
+        served_by: "main_thread",
+        workers: 1,
         dimse: {
           bind: "127.0.0.1",
           port: first,

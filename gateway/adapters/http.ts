@@ -88,6 +88,8 @@ export function serveNetwork(
   tls: TlsMaterial | undefined,
   handler: NetworkHandler,
   onError: (err: unknown) => Response,
+  /** Per-address connection counts shared with the same port's listeners in other workers. */
+  addressCounts?: SharedArrayBuffer,
 ): HttpListener {
   const secure = tls !== undefined;
   const guard = guardOf(net);
@@ -95,7 +97,7 @@ export function serveNetwork(
     // Deno.serve has no header or idle timeouts and no connection cap: the guard in front
     // provides them (shared/net/guarded_listener.ts).
     const server = guardedServe(
-      { hostname: net.bind, port: net.port, reusePort: true, tls, guard, onError },
+      { hostname: net.bind, port: net.port, reusePort: true, tls, guard, onError, addressCounts },
       (req, info) => handler(req, info, secure),
     );
     return { key: listenerKey(net, tls), network: net.name, server, port: server.addr.port };

@@ -65,6 +65,8 @@ Deno.test("dicom_scp endpoints of pipelines become dimse:// routes with their po
       service: "dicom_scp",
       pipeline: "loopback",
       networks: [],
+      served_by: "main_thread",
+      workers: 1,
       dimse: {
         bind: "::1",
         port: 11112,
@@ -81,6 +83,8 @@ Deno.test("dicom_scp endpoints of pipelines become dimse:// routes with their po
       service: "dicom_scp",
       pipeline: "imaging",
       networks: [],
+      served_by: "main_thread",
+      workers: 1,
       dimse: {
         bind: "0.0.0.0",
         port: 104,

@@ -22,6 +22,11 @@ export interface DataPlaneDeps {
   drainMs: () => number;
   /** False in the workers: QUIC listeners run in the main thread only (one UDP socket). */
   http3?: boolean;
+  /**
+   * The listeners' shared memory (per-address connection counts), by name: a worker is handed
+   * the main thread's; the main thread's is made as its listeners need it.
+   */
+  listenerMemory?: Map<string, SharedArrayBuffer>;
 }
 
 /** The runtime serving traffic and the listeners that hand it requests. */
@@ -33,8 +38,11 @@ export class DataPlane {
   readonly #logger: Logger;
   readonly #metrics: Metrics;
   readonly #audit: AuditSink | undefined;
+  /** Memory the listeners share with the workers' listeners of the same ports, by name. */
+  readonly listenerMemory: Map<string, SharedArrayBuffer>;
 
   constructor(deps: DataPlaneDeps) {
+    this.listenerMemory = deps.listenerMemory ?? new Map();
     this.#logger = deps.logger;
     this.#metrics = deps.metrics;
     this.#audit = deps.audit;
@@ -44,6 +52,14 @@ export class DataPlane {
       logger: deps.logger,
       drainMs: deps.drainMs,
       http3: deps.http3 ?? true,
+      sharedMemory: (name, bytes) => {
+        let buffer = this.listenerMemory.get(name);
+        if (!buffer || buffer.byteLength !== bytes) {
+          buffer = new SharedArrayBuffer(bytes);
+          this.listenerMemory.set(name, buffer);
+        }
+        return buffer;
+      },
     });
   }
 

@@ -233,7 +233,7 @@ export class Gateway implements GatewayControl {
       runtime.generation,
       runtime.config,
       this.#baseDir(),
-      runtime.sharedMemory,
+      new Map([...runtime.sharedMemory, ...this.#plane.listenerMemory]),
       runtime.config.audit ? redactedQueryNames(runtime.config) : null,
     );
     if (problems.length) throw new ConfigError(problems);
@@ -367,34 +367,33 @@ export class Gateway implements GatewayControl {
         errors: next.problems,
       };
     }
-    // Every worker builds the new generation and starts its listeners, or none switches.
-    const workerProblems = await this.#pool?.prepare(
-      next.generation,
-      next.config,
-      this.#baseDir(),
-      next.sharedMemory,
-      next.config.audit ? redactedQueryNames(next.config) : null,
-    );
-    if (workerProblems?.length) {
-      await next.close();
-      this.metrics.reload(false);
-      this.#logger.error(
-        "reload rejected by a data-plane worker: the running configuration stays",
-        {
-          trigger,
-          problems: workerProblems.map((p) => `${p.path}: ${p.message}`),
-        },
-      );
-      return {
-        ok: false,
-        generation: this.#current.generation,
-        duration_ms,
-        errors: workerProblems,
-      };
-    }
     try {
-      // New listeners start before the runtime swap; old ones close after it.
+      // New listeners start before the runtime swap; old ones close after it. This thread's
+      // first: it checks that a new port is free, which the workers' listeners would not be.
       await this.#http.sync(next.config, true);
+      // Every worker builds the new generation and starts its listeners, or none switches.
+      const workerProblems = await this.#pool?.prepare(
+        next.generation,
+        next.config,
+        this.#baseDir(),
+        new Map([...next.sharedMemory, ...this.#plane.listenerMemory]),
+        next.config.audit ? redactedQueryNames(next.config) : null,
+      );
+      if (workerProblems?.length) {
+        await this.#http.closeStale(this.#current.config);
+        await next.close();
+        this.metrics.reload(false);
+        this.#logger.error(
+          "reload rejected by a data-plane worker: the running configuration stays",
+          { trigger, problems: workerProblems.map((p) => `${p.path}: ${p.message}`) },
+        );
+        return {
+          ok: false,
+          generation: this.#current.generation,
+          duration_ms,
+          errors: workerProblems,
+        };
+      }
       await this.#dimse.sync(next.dimse.values()); // DICOM (issue 4)
       await this.#management.sync(next.config, this.#baseDir());
       const auditProblem = await this.#configureAudit(next);
@@ -402,6 +401,7 @@ export class Gateway implements GatewayControl {
     } catch (err) {
       await next.close();
       this.#pool?.abort(next.generation);
+      await this.#http.closeStale(this.#current.config).catch(() => {});
       this.metrics.reload(false);
       const problem: ConfigProblem = {
         file: this.#sourceName,

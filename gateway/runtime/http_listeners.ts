@@ -24,6 +24,7 @@ import {
   withAltSvc,
 } from "../adapters/mod.ts";
 import type { Protocol } from "../envelope.ts";
+import { AddressCounts } from "../../shared/net/mod.ts";
 
 /** What the listeners hand each request to (the gateway's dispatch). */
 export type RequestHandler = (
@@ -41,6 +42,7 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
   readonly #logger: Logger;
   readonly #drainMsOf: () => number;
   readonly #http3: boolean;
+  readonly #sharedMemory: ((name: string, bytes: number) => SharedArrayBuffer) | undefined;
   readonly #listeners = new Map<string, HttpListener>();
   /** QUIC listeners by key, and the Alt-Svc value of each network that has one. */
   readonly #h3Listeners = new Map<string, Http3Listener>();
@@ -54,12 +56,18 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
     drainMs: () => number;
     /** Whether QUIC listeners run here (default true; false in the data-plane workers). */
     http3?: boolean;
+    /**
+     * Memory shared with the same ports' listeners in the other workers, by name (per-address
+     * connection counts); default: each listener its own.
+     */
+    sharedMemory?: (name: string, bytes: number) => SharedArrayBuffer;
   }) {
     this.#handle = o.handle;
     this.#internalError = o.internalError;
     this.#logger = o.logger;
     this.#drainMsOf = o.drainMs;
     this.#http3 = o.http3 ?? true;
+    this.#sharedMemory = o.sharedMemory;
   }
 
   get #drainMs(): number {
@@ -113,6 +121,7 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
             return altSvc ? response.then((r) => withAltSvc(r, altSvc)) : response;
           },
           (err) => this.#internalError(err),
+          this.#sharedMemory?.(`network.${net.name}.addresses`, AddressCounts.bytesFor()),
         );
         started.push(listener);
       }

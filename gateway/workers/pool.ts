@@ -147,6 +147,7 @@ export class WorkerPool {
       baseDir,
       memory,
       auditRedacted,
+      forwardLogs: this.#deps.logger.hasSink,
     };
     const outcomes = await Promise.all(this.#slots.map((slot) => this.#prepareOne(slot, message)));
     const problems = outcomes.flat();
@@ -291,6 +292,9 @@ export class WorkerPool {
         return;
       case "enqueue":
         void this.#enqueue(slot, message.id, message.request);
+        return;
+      case "log":
+        this.#deps.logger.writeLine(message.line);
         return;
     }
   }

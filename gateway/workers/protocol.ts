@@ -18,6 +18,8 @@ export interface PrepareMessage {
   memory: Map<string, SharedArrayBuffer>;
   /** Query parameters audit records leave out, or null when the configuration keeps no trail. */
   auditRedacted: string[] | null;
+  /** Send log lines to the main thread (its logger writes to a sink of its own) instead of stderr. */
+  forwardLogs: boolean;
 }
 
 /** Main thread to worker. */
@@ -65,5 +67,7 @@ export type FromWorker =
   /** Audit records of requests this worker finished. */
   | { type: "audit"; entries: AuditEntry[] }
   | { type: "enqueue"; id: number; request: QueuedRequest }
+  /** A log line, when the main thread's logger has a sink of its own. */
+  | { type: "log"; line: string }
   /** The worker stopped; its last metrics come along. */
   | { type: "drained"; delta: DataPlaneDelta };

@@ -14,14 +14,33 @@ import type { FromWorker, PrepareMessage, ToWorker } from "./protocol.ts";
 import { RemoteAudit, RemoteQueues } from "./remote.ts";
 
 const index = Number(self.name.split("-").pop()) || 0;
-const logger = new Logger({ level: "info", format: "json" }, { worker: index });
-const metrics = createMetrics();
 const post = (message: FromWorker, transfer: Transferable[] = []) =>
   self.postMessage(message, transfer);
+/** Lines go to stderr, or to the main thread when its logger writes to a sink of its own. */
+let forwardLogs = false;
+const logger = new Logger({
+  level: "info",
+  format: "json",
+  sink: (line) => {
+    if (forwardLogs) post({ type: "log", line });
+    else Deno.stderr.writeSync(encoder.encode(line + "\n"));
+  },
+}, { worker: index });
+const encoder = new TextEncoder();
+const metrics = createMetrics();
 const audit = new RemoteAudit(post);
 const queues = new RemoteQueues(post);
 let drainMs = 10_000;
-const plane = new DataPlane({ logger, metrics, audit, drainMs: () => drainMs, http3: false });
+/** The main thread's listener memory (per-address counts), as the last `prepare` carried it. */
+const listenerMemory = new Map<string, SharedArrayBuffer>();
+const plane = new DataPlane({
+  logger,
+  metrics,
+  audit,
+  drainMs: () => drainMs,
+  http3: false,
+  listenerMemory,
+});
 /** The generation built but not yet serving (between `prepare` and `commit`). */
 let pending: { runtime: Runtime; message: PrepareMessage } | undefined;
 
@@ -57,6 +76,10 @@ async function handle(message: ToWorker): Promise<void> {
 }
 
 async function prepare(message: PrepareMessage): Promise<void> {
+  forwardLogs = message.forwardLogs;
+  for (const [name, buffer] of message.memory) {
+    if (name.startsWith("network.")) listenerMemory.set(name, buffer);
+  }
   if (pending) {
     await pending.runtime.close();
     pending = undefined;

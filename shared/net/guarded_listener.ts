@@ -19,6 +19,8 @@
  * object per connection, handed to every request of it).
  */
 
+import { AddressCounts } from "./address_counts.ts";
+
 /** Limits of a guarded listener. */
 export interface GuardOptions {
   /** Time for the first request head (or HTTP/2 preface), ms. */
@@ -40,6 +42,11 @@ export interface GuardedListenOptions extends GuardOptions {
   passthrough?: boolean;
   /** SO_REUSEPORT on the public socket (a reload binds the same port before the old one closes). */
   reusePort?: boolean;
+  /**
+   * The per-address counts (AddressCounts) shared with the other listeners of the same port in
+   * other threads, so that `maxConnectionsPerIp` holds across them; default: this listener's own.
+   */
+  addressCounts?: SharedArrayBuffer;
 }
 
 /** A client address as the server should see it. */
@@ -76,7 +83,7 @@ function headEnd(buffer: Uint8Array, length: number): number {
 export class GuardedListener {
   readonly #listener: Deno.Listener;
   readonly #options: GuardedListenOptions;
-  readonly #perIp = new Map<string, number>();
+  readonly #perIp: AddressCounts;
   readonly #clients = new Map<number, ClientConnection>();
   readonly #open = new Set<Deno.Conn>();
   readonly #serving = new Set<Promise<void>>();
@@ -85,6 +92,7 @@ export class GuardedListener {
 
   constructor(options: GuardedListenOptions) {
     this.#options = options;
+    this.#perIp = new AddressCounts(options.addressCounts);
     this.#listener = Deno.listen({
       hostname: options.hostname,
       port: options.port,
@@ -163,8 +171,8 @@ export class GuardedListener {
   async #serve(conn: Deno.Conn): Promise<void> {
     const remote = conn.remoteAddr as Deno.NetAddr;
     const ip = remote.hostname;
-    const count = (this.#perIp.get(ip) ?? 0) + 1;
-    if (count > this.#options.maxConnectionsPerIp) {
+    const admission = this.#perIp.acquire(ip, this.#options.maxConnectionsPerIp);
+    if (admission === "refused") {
       try {
         conn.close();
       } catch {
@@ -172,7 +180,6 @@ export class GuardedListener {
       }
       return;
     }
-    this.#perIp.set(ip, count);
     this.#open.add(conn);
     let upstream: Deno.TcpConn | undefined;
     try {
@@ -200,9 +207,7 @@ export class GuardedListener {
         }
       }
       this.#open.delete(conn);
-      const left = (this.#perIp.get(ip) ?? 1) - 1;
-      if (left <= 0) this.#perIp.delete(ip);
-      else this.#perIp.set(ip, left);
+      if (admission === "counted") this.#perIp.release(ip);
     }
   }
 

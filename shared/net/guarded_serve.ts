@@ -27,6 +27,8 @@ export interface GuardedServeOptions {
   tls?: { cert: string; key: string };
   reusePort?: boolean;
   guard: GuardOptions;
+  /** Per-address counts shared with the same port's listeners in other threads. */
+  addressCounts?: SharedArrayBuffer;
   onError?: (err: unknown) => Response | Promise<Response>;
 }
 
@@ -40,6 +42,7 @@ export function guardedServe(
     port: options.port,
     reusePort: options.reusePort,
     passthrough: options.tls !== undefined,
+    addressCounts: options.addressCounts,
     ...options.guard,
   });
   let inner: Deno.HttpServer<Deno.NetAddr>;
