@@ -32,6 +32,8 @@ export const TARGETS = {
   echoOverBare: 0.7,
   p99AddedMs: 1,
   allocatedBytesPerRequest: 4096,
+  /** Throughput of the gateway on every core over one worker, in the same run. */
+  workersOverOne: 1.3,
 } as const;
 
 /** Command-line settings of the benchmark. */
@@ -110,6 +112,7 @@ type TargetKey =
   | "deno_fetch"
   | "minimal_proxy"
   | "gateway_http"
+  | "gateway_workers"
   | "gateway_echo"
   | "bare";
 
@@ -184,6 +187,7 @@ const PROXIES: TargetKey[] = [
   "deno_fetch",
   "minimal_proxy",
   "gateway_http",
+  "gateway_workers",
 ];
 
 /** The bytes of V8 heap each Deno program allocates per request (`--trace-gc-nvp`). */
@@ -268,6 +272,10 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     const minimal = await start(startMinimalProxy(upstream.url));
     const { gateway, dataPort } = await startBenchGateway(upstream.url);
     started.push(gateway);
+    // The same gateway over every core: [runtime] workers = the cores (at least 2).
+    const cores = Math.max(2, navigator.hardwareConcurrency);
+    const multi = await startBenchGateway(upstream.url, undefined, cores);
+    started.push(multi.gateway);
     const bare = await start(startBare());
 
     const targets: Target[] = [
@@ -290,6 +298,12 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         body,
       },
       {
+        key: "gateway_workers",
+        label: `gateway http pipeline, ${cores} workers`,
+        url: `${multi.gateway.dataUrl(multi.dataPort)}/api/`,
+        body,
+      },
+      {
         key: "gateway_echo",
         label: "gateway echo pipeline",
         url: `${gateway.dataUrl(dataPort)}/echo/`,
@@ -300,7 +314,11 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
 
     // A failed run names its target and, for the gateway, shows the gateway's last output.
     const explain = (target: Target) => (error: Error): never => {
-      const output = target.key.startsWith("gateway") ? `\n${gateway.output()}` : "";
+      const output = target.key === "gateway_workers"
+        ? `\n${multi.gateway.output()}`
+        : target.key.startsWith("gateway")
+        ? `\n${gateway.output()}`
+        : "";
       throw new Error(`${target.label}: ${error.message}${output}`);
     };
     const rssBefore = rssOf(gateway.pid);
@@ -361,7 +379,7 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
       ]),
     ));
 
-    const peers = PROXIES.filter((k) => k !== "gateway_http");
+    const peers = PROXIES.filter((k) => k !== "gateway_http" && k !== "gateway_workers");
     console.log("\n## The gateway against each peer (medians)\n");
     console.log(markdownTable(
       ["peer", "throughput gateway / peer", "p99 added: gateway - peer (ms)"],
@@ -430,6 +448,18 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         fixed(maxOf("gateway_http") / maxOf("deno_fetch")),
         ">= 1",
         verdict(maxOf("gateway_http") / maxOf("deno_fetch"), ">=", 1),
+      ],
+      [
+        `throughput gateway ${cores} workers / 1 worker`,
+        fixed(maxOf("gateway_workers") / maxOf("gateway_http")),
+        `>= ${TARGETS.workersOverOne}`,
+        verdict(maxOf("gateway_workers") / maxOf("gateway_http"), ">=", TARGETS.workersOverOne),
+      ],
+      [
+        `p99 added at the fixed rate: gateway ${cores} workers (ms)`,
+        fixed(p99RateOf("gateway_workers") - upstreamP99, 3),
+        "",
+        "",
       ],
       [
         "gateway RSS before / after the load runs (MiB)",

@@ -54,9 +54,20 @@ export function startNginxProxy(upstreamPort: number): Promise<NginxProcess> {
   });
 }
 
-/** Gateway TOML: `/api` -> `http` backend at `upstreamUrl`, `/echo` -> `echo` backend. */
-export function gatewayConfig(dataPort: number, mgmtPort: number, upstreamUrl: string): string {
-  return `[network.main]
+/**
+ * Gateway TOML: `/api` -> `http` backend at `upstreamUrl`, `/echo` -> `echo` backend, served by
+ * `workers` data-plane isolates (`[runtime] workers`, default 1).
+ */
+export function gatewayConfig(
+  dataPort: number,
+  mgmtPort: number,
+  upstreamUrl: string,
+  workers = 1,
+): string {
+  return `[runtime]
+workers = ${workers}
+
+[network.main]
 bind = "127.0.0.1"
 port = ${dataPort}
 
@@ -100,10 +111,11 @@ backends = ["e"]
 export async function startBenchGateway(
   upstreamUrl: string,
   trace?: Trace,
+  workers = 1,
 ): Promise<{ gateway: GatewayProcess; dataPort: number }> {
   const dataPort = freePort();
   const gateway = await startGateway({
-    configText: gatewayConfig(dataPort, freePort(), upstreamUrl),
+    configText: gatewayConfig(dataPort, freePort(), upstreamUrl, workers),
     ...trace,
   });
   return { gateway, dataPort };

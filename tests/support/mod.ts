@@ -13,6 +13,7 @@ export {
 export { type NginxOptions, type NginxProcess, startNginx } from "./nginx.ts";
 export { findBinary, hasPeer, isCi, requirePeer } from "./peers.ts";
 export { freePort } from "./ports.ts";
+export { fetchFresh, type FreshResponse } from "./fresh_fetch.ts";
 export {
   type CapturedProcess,
   type CommandResult,
