@@ -14,16 +14,13 @@ import type { FromWorker, QueueResult } from "./protocol.ts";
 /** Sends a message to the main thread, transferring `transfer`. */
 export type PostToMain = (message: FromWorker, transfer?: Transferable[]) => void;
 
-/** Records sent in one message at most; fewer are sent after a short wait. */
-const AUDIT_BATCH = 256;
-const AUDIT_WAIT_MS = 20;
 
 /** Builds audit records here and sends them in batches to the main thread's trail. */
 export class RemoteAudit implements AuditSink {
   enabled = false;
   #redacted: ReadonlySet<string> = new Set();
   #entries: AuditEntry[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #scheduled = false;
   readonly #post: PostToMain;
 
   constructor(post: PostToMain) {
@@ -36,17 +33,21 @@ export class RemoteAudit implements AuditSink {
     this.#redacted = new Set(redacted ?? []);
   }
 
-  /** A request ended: its record goes out with the next batch. */
+  /**
+   * A request ended: its record goes out with the records of the same turn of the event loop,
+   * before the response reaches the client, so that the trail keeps the order in which a client's
+   * requests ended even when they land on different workers.
+   */
   requestFinished(record: RequestRecord, status: number, seconds: number): void {
     this.#entries.push(entryOf(record, status, seconds, this.#redacted));
-    if (this.#entries.length >= AUDIT_BATCH) this.flush();
-    else this.#timer ??= setTimeout(() => this.flush(), AUDIT_WAIT_MS);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => this.flush());
   }
 
   /** Sends what is batched now. */
   flush(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#scheduled = false;
     if (this.#entries.length === 0) return;
     this.#post({ type: "audit", entries: this.#entries });
     this.#entries = [];
