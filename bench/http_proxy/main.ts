@@ -111,6 +111,7 @@ type TargetKey =
   | "node_undici"
   | "deno_fetch"
   | "minimal_proxy"
+  | "minimal_workers"
   | "gateway_http"
   | "gateway_workers"
   | "gateway_echo"
@@ -186,6 +187,7 @@ const PROXIES: TargetKey[] = [
   "node_undici",
   "deno_fetch",
   "minimal_proxy",
+  "minimal_workers",
   "gateway_http",
   "gateway_workers",
 ];
@@ -276,6 +278,7 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
     const cores = Math.max(2, navigator.hardwareConcurrency);
     const multi = await startBenchGateway(upstream.url, undefined, cores);
     started.push(multi.gateway);
+    const minimalMulti = await start(startMinimalProxy(upstream.url, undefined, cores));
     const bare = await start(startBare());
 
     const targets: Target[] = [
@@ -289,6 +292,12 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         key: "minimal_proxy",
         label: "Deno.serve + our HTTP/1.1 client, minimal",
         url: `${minimal.url}/`,
+        body,
+      },
+      {
+        key: "minimal_workers",
+        label: `Deno.serve + our HTTP/1.1 client, minimal, ${cores} workers`,
+        url: `${minimalMulti.url}/`,
         body,
       },
       {
@@ -379,7 +388,9 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
       ]),
     ));
 
-    const peers = PROXIES.filter((k) => k !== "gateway_http" && k !== "gateway_workers");
+    const peers = PROXIES.filter((k) =>
+      k !== "gateway_http" && k !== "gateway_workers" && k !== "minimal_workers"
+    );
     console.log("\n## The gateway against each peer (medians)\n");
     console.log(markdownTable(
       ["peer", "throughput gateway / peer", "p99 added: gateway - peer (ms)"],
@@ -454,6 +465,12 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
         fixed(maxOf("gateway_workers") / maxOf("gateway_http")),
         `>= ${TARGETS.workersOverOne}`,
         verdict(maxOf("gateway_workers") / maxOf("gateway_http"), ">=", TARGETS.workersOverOne),
+      ],
+      [
+        `throughput minimal Deno proxy ${cores} workers / 1 worker (the runtime's own)`,
+        fixed(maxOf("minimal_workers") / maxOf("minimal_proxy")),
+        "",
+        "",
       ],
       [
         `p99 added at the fixed rate: gateway ${cores} workers (ms)`,

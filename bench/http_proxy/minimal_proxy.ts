@@ -1,7 +1,9 @@
 /**
  * A bare `Deno.serve` reverse proxy for bench/http1_client and bench/http_proxy (the minimal Deno
  * proxy they compare against), forwarding with `fetch` or with Http1Client:
- * `deno run -A bench/http_proxy/minimal_proxy.ts --client fetch|http1 --upstream http://127.0.0.1:8080 --port 8081`.
+ * `deno run -A bench/http_proxy/minimal_proxy.ts --client fetch|http1 --upstream http://127.0.0.1:8080 --port 8081`,
+ * and `--workers N` (with `--unstable-net`): the same proxy in this thread and N-1 worker threads
+ * on the same port (SO_REUSEPORT), the runtime's own reference for the gateway's `[runtime] workers`.
  */
 
 import { Http1Client } from "../../gateway/backends/http1/mod.ts";
@@ -30,10 +32,12 @@ export function startProxy(
   kind: "fetch" | "http1",
   upstream: string,
   port: number,
+  /** SO_REUSEPORT (needs `--unstable-net`): several threads serve the port. */
+  reusePort = false,
 ): Deno.HttpServer<Deno.NetAddr> {
   const base = upstream.replace(/\/$/, "");
   const client = new Http1Client();
-  return Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, (req) => {
+  return Deno.serve({ hostname: "127.0.0.1", port, reusePort, onListen() {} }, (req) => {
     // The path and query start at the first "/" after "http://": one URL parse per request.
     const target = new URL(base + req.url.slice(req.url.indexOf("/", 8)));
     // forEach + append: several times cheaper than copying all and deleting.
@@ -59,8 +63,23 @@ export function startProxy(
   });
 }
 
-if (import.meta.main) {
+/** In a worker thread: the proxy of the settings the main thread posts. */
+function serveInWorker(): void {
+  (self as unknown as { onmessage: (event: MessageEvent) => void }).onmessage = (
+    event: MessageEvent<{ kind: "fetch" | "http1"; upstream: string; port: number }>,
+  ) => void startProxy(event.data.kind, event.data.upstream, event.data.port);
+}
+
+if (self.name === "minimal-proxy-worker") serveInWorker();
+else if (import.meta.main) {
   const kind = flag(Deno.args, "client");
   if (kind !== "fetch" && kind !== "http1") throw new Error(`--client fetch|http1, got ${kind}`);
-  startProxy(kind, flag(Deno.args, "upstream"), Number(flag(Deno.args, "port")));
+  const upstream = flag(Deno.args, "upstream");
+  const port = Number(flag(Deno.args, "port"));
+  const workers = Deno.args.includes("--workers") ? Number(flag(Deno.args, "workers")) : 1;
+  startProxy(kind, upstream, port, workers > 1);
+  for (let i = 1; i < workers; i++) {
+    new Worker(import.meta.url, { type: "module", name: "minimal-proxy-worker" })
+      .postMessage({ kind, upstream, port });
+  }
 }

@@ -155,11 +155,14 @@ export async function startBare(trace?: Trace): Promise<Stoppable & { url: strin
 export async function startMinimalProxy(
   upstreamUrl: string,
   trace?: Trace,
+  workers = 1,
 ): Promise<Stoppable & { url: string }> {
   const port = freePort();
   const process = spawnCaptured(Deno.execPath(), [
     "run",
     "--allow-net",
+    "--allow-read",
+    "--unstable-net",
     `--v8-flags=${["--max-semi-space-size=2", ...(trace?.v8Flags ?? [])].join(",")}`,
     "bench/http_proxy/minimal_proxy.ts",
     "--client",
@@ -168,6 +171,8 @@ export async function startMinimalProxy(
     upstreamUrl,
     "--port",
     String(port),
+    "--workers",
+    String(workers),
   ], {
     cwd: REPO_ROOT,
     env: { DENO_NO_UPDATE_CHECK: "1", MALLOC_MMAP_THRESHOLD_: "65536" },
