@@ -67,7 +67,7 @@ export function startProxy(
 function serveInWorker(): void {
   (self as unknown as { onmessage: (event: MessageEvent) => void }).onmessage = (
     event: MessageEvent<{ kind: "fetch" | "http1"; upstream: string; port: number }>,
-  ) => void startProxy(event.data.kind, event.data.upstream, event.data.port);
+  ) => void startProxy(event.data.kind, event.data.upstream, event.data.port, true);
 }
 
 if (self.name === "minimal-proxy-worker") serveInWorker();
