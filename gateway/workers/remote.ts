@@ -14,7 +14,6 @@ import type { FromWorker, QueueResult } from "./protocol.ts";
 /** Sends a message to the main thread, transferring `transfer`. */
 export type PostToMain = (message: FromWorker, transfer?: Transferable[]) => void;
 
-
 /** Builds audit records here and sends them in batches to the main thread's trail. */
 export class RemoteAudit implements AuditSink {
   enabled = false;
