@@ -302,14 +302,18 @@ Deno.test("malformed JSON gets 400 invalid_json when the body is read", async ()
 Deno.test("targets: round robin, failover when one is down, recovery after the cool-down", async () => {
   const a = startUpstream(() => new Response("a"));
   const b = startUpstream(() => new Response("b"));
-  const gw = await startTestGateway(targetsConfig(
-    { a: `${a.url}`, b: `${b.url}` },
-    `
+  // One isolate: passive health and round-robin positions are per worker (docs/data-plane.md).
+  const gw = await startTestGateway(
+    targetsConfig(
+      { a: `${a.url}`, b: `${b.url}` },
+      `
 max_failures = 1
 cooldown_secs = 0.5
 retries = 1
 `,
-  ));
+    ),
+    { workers: 1 },
+  );
   try {
     const seen: string[] = [];
     for (let i = 0; i < 4; i++) seen.push(await (await fetch(`${gw.url}/api/`)).text());
@@ -342,14 +346,18 @@ retries = 1
 });
 
 Deno.test("all targets down gives 502 no_healthy_target", async () => {
-  const gw = await startTestGateway(targetsConfig(
-    { a: "http://127.0.0.1:9" },
-    `
+  // One isolate: a target's passive health is per worker (docs/data-plane.md).
+  const gw = await startTestGateway(
+    targetsConfig(
+      { a: "http://127.0.0.1:9" },
+      `
 max_failures = 1
 cooldown_secs = 30
 retries = 0
 `,
-  ));
+    ),
+    { workers: 1 },
+  );
   try {
     let res = await fetch(`${gw.url}/api/`);
     assertEquals(res.status, 502);
