@@ -32,6 +32,9 @@ export const PROGRAMS: Record<string, { entry: string; flags: string[] }> = {
       "--v8-flags=--max-semi-space-size=2",
       "--include",
       "gateway/dicom/render/worker.ts",
+      // The data-plane workers ([runtime] workers) are module Workers too.
+      "--include",
+      "gateway/workers/worker_main.ts",
     ],
   },
   gwcli: {
