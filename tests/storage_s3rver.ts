@@ -8,9 +8,10 @@
  * refuses any other (403 InvalidAccessKeyId). Prints `READY <port>` once it listens, then one
  * line `REQ <method> <path>[?<query>] <access key id>` per request.
  *
- * s3rver 3.7 does not implement AbortMultipartUpload (it answers 405 and keeps the parts); this
- * script adds it as S3 does it (204, the upload and its parts removed), so tests can check that
- * an aborted upload leaves no parts behind.
+ * s3rver 3.7 does not implement AbortMultipartUpload (it answers 405 and keeps the parts) nor
+ * ListParts; this script adds both as S3 does them (abort: 204, the upload and its parts removed;
+ * ListParts: 404 NoSuchUpload once the upload is gone, else its listing), so tests can check that
+ * an aborted upload leaves no parts behind, even when a part lands after the first abort.
  */
 import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -50,6 +51,8 @@ interface Context {
   headers: Record<string, string | undefined>;
   status: number;
   body: unknown;
+  /** The response's content type. */
+  type: string;
 }
 const app = server as unknown as {
   middleware: ((ctx: Context, next: () => Promise<void>) => Promise<void>)[];
@@ -68,6 +71,22 @@ app.middleware.unshift(async (ctx, next) => {
     console.log(`ABORTED ${uploadId}`);
     ctx.status = 204;
     ctx.body = null;
+    return;
+  }
+  if (ctx.method === "GET" && uploadId && /^[0-9a-f]+$/.test(uploadId)) {
+    const bucket = ctx.path.split("/")[1];
+    const held = await Deno.stat(`${directory}/${bucket}/._S3rver_uploads/${uploadId}`)
+      .then(() => true, () => false);
+    ctx.type = "application/xml";
+    if (!held) {
+      ctx.status = 404;
+      ctx.body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code>` +
+        `<Message>The specified upload does not exist.</Message></Error>`;
+    } else {
+      ctx.status = 200;
+      ctx.body = `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult><Bucket>${bucket}` +
+        `</Bucket><UploadId>${uploadId}</UploadId></ListPartsResult>`;
+    }
     return;
   }
   await next();

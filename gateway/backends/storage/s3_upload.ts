@@ -10,6 +10,7 @@ import {
   type CompletedPart,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  ListPartsCommand,
   PutObjectCommand,
   type S3Client,
   UploadPartCommand,
@@ -25,6 +26,14 @@ export const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
 const MAX_PARTS = 10_000;
 /** Parts uploading at once (memory: at most this many parts plus the one being filled). */
 export const PARTS_IN_FLIGHT = 2;
+/** AbortMultipartUpload calls at most, until ListParts answers NoSuchUpload. */
+const ABORT_ATTEMPTS = 5;
+
+/** True when S3 says the multipart upload does not exist (any more). */
+function isNoSuchUpload(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === "NoSuchUpload" || e?.$metadata?.httpStatusCode === 404;
+}
 
 /** Where and how to upload. */
 export interface UploadTarget {
@@ -220,14 +229,26 @@ class MultipartUpload {
     );
   }
 
-  /** Let the parts in flight settle, then AbortMultipartUpload (errors ignored). */
+  /**
+   * Let the parts in flight settle, then AbortMultipartUpload until ListParts says the upload is
+   * gone. A part whose upload this side gave up on (the client left, the call was aborted) may
+   * still be arriving at the server and land after the first abort; S3 documents that an abort
+   * may then have to be repeated to free every part. Bounded: ABORT_ATTEMPTS over about 4 s.
+   */
   async abort(): Promise<void> {
     await Promise.allSettled(this.#inFlight);
     const { client, bucket, key } = this.#target;
-    await client.send(
-      new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: this.#uploadId }),
-      // The call's own signal may be what failed: the abort gets a fresh, bounded one.
-      { abortSignal: AbortSignal.timeout(30_000) },
-    ).catch(() => {});
+    const ids = { Bucket: bucket, Key: key, UploadId: this.#uploadId };
+    for (let attempt = 0; attempt < ABORT_ATTEMPTS; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
+      // The call's own signal may be what failed: each call gets a fresh, bounded one.
+      await client.send(new AbortMultipartUploadCommand(ids), {
+        abortSignal: AbortSignal.timeout(30_000),
+      }).catch(() => {});
+      const gone = await client.send(new ListPartsCommand(ids), {
+        abortSignal: AbortSignal.timeout(30_000),
+      }).then(() => false, (err) => isNoSuchUpload(err));
+      if (gone) return;
+    }
   }
 }

@@ -5,7 +5,8 @@ import { partSizeFor, uploadObject, type UploadTarget } from "./s3_upload.ts";
 const MIB = 1024 * 1024;
 
 /** A stand-in S3 client that records commands and can fail one of them. */
-function fakeClient(failOn?: string) {
+function fakeClient(failOn?: string, uploadOutlivesAborts = 0) {
+  let aborts = 0;
   const sent: { name: string; input: Record<string, unknown> }[] = [];
   /** Part bodies as they were when each part's upload finished (a reused buffer shows here). */
   const bodies = new Map<number, Uint8Array>();
@@ -23,6 +24,10 @@ function fakeClient(failOn?: string) {
         bodies.set(command.input.PartNumber as number, (command.input.Body as Uint8Array).slice());
       }
       if (name === failOn) throw Object.assign(new Error("boom"), { name: "InternalError" });
+      if (name === "AbortMultipartUpload") aborts++;
+      if (name === "ListParts" && aborts > uploadOutlivesAborts) {
+        throw Object.assign(new Error("gone"), { name: "NoSuchUpload" });
+      }
       if (name === "CreateMultipartUpload") return { UploadId: "up-1" };
       if (name === "UploadPart") return { ETag: `"etag-${command.input.PartNumber}"` };
       return {};
@@ -140,7 +145,7 @@ Deno.test("s3 upload: a failed part aborts the multipart upload and cancels the 
   });
   await assertRejects(() => uploadObject(source, target(fake.client)), /boom/);
   const names = fake.sent.map((s) => s.name);
-  assertEquals(names.at(-1), "AbortMultipartUpload");
+  assertEquals(names.slice(-2), ["AbortMultipartUpload", "ListParts"]);
   assertEquals(names.includes("CompleteMultipartUpload"), false);
   assertEquals(cancelled, true);
 });
@@ -162,6 +167,26 @@ Deno.test("s3 upload: an aborted call aborts the multipart upload", async () => 
   await assertRejects(() =>
     uploadObject(source, target(fake.client, { signal: controller.signal }))
   );
-  assertEquals(fake.sent.at(-1)!.name, "AbortMultipartUpload");
+  assertEquals(fake.sent.slice(-2).map((s) => s.name), ["AbortMultipartUpload", "ListParts"]);
   assertEquals(fake.sent.some((s) => s.name === "CompleteMultipartUpload"), false);
+});
+
+Deno.test("s3 upload: the abort is repeated while a late part keeps the upload alive", async () => {
+  // The server still lists the upload after the first two aborts (a part in flight landed late).
+  const fake = fakeClient("UploadPart", 2);
+  await assertRejects(() => uploadObject(chunks(12 * MIB), target(fake.client)), /boom/);
+  const tail = fake.sent.map((s) => s.name).filter((n) =>
+    n === "AbortMultipartUpload" || n === "ListParts"
+  );
+  assertEquals(tail, [
+    "AbortMultipartUpload",
+    "ListParts",
+    "AbortMultipartUpload",
+    "ListParts",
+    "AbortMultipartUpload",
+    "ListParts",
+  ]);
+  for (const s of fake.sent.filter((s) => s.name === "ListParts")) {
+    assertEquals(s.input.UploadId, "up-1");
+  }
 });
