@@ -110,7 +110,7 @@ export class HttpEndpointService implements HttpEndpoint {
       remoteAddr: ex.remoteAddr,
       scheme: ex.scheme,
       host: request.headers.get("host") ?? url.host,
-      signal: () => request.signal,
+      signal: ex.clientSignal ?? (() => request.signal),
     });
   }
 

@@ -13,6 +13,11 @@ export interface HttpExchange {
   protocol: Protocol;
   scheme: "http" | "https";
   remoteAddr?: string;
+  /**
+   * Aborts when the client went away: its connection's signal when the slow-client guard relays
+   * it (one per connection), else the request's own (see shared/net/guarded_listener.ts).
+   */
+  clientSignal?: AbortSignal;
   /** Set by the endpoint: the backend that produced the response (for the access log). */
   backend?: string;
 }

@@ -23,6 +23,7 @@ export {
   type ClientAddr,
   ClientConnection,
   clientInfo,
+  clientSignalOf,
   GuardedListener,
   type GuardedListenOptions,
   GuardedServeInfo,
