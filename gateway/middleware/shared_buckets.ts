@@ -10,29 +10,14 @@
  * of float reads and writes, so workers rarely wait for each other, and never for I/O.
  */
 
+import { fingerprint } from "../../shared/net/mod.ts";
+
 /** Slots looked at for one key. */
 const WINDOW = 8;
 /** Float64 values per slot: fingerprint, tokens, time of the last update (ms). */
 const SLOT = 3;
 /** Bytes before the slots: the lock word, padded to the float64 alignment. */
 const HEADER = 8;
-
-/**
- * A 53-bit fingerprint of `key` (two 32-bit multiplicative hashes of its UTF-16 units, mixed);
- * never 0, which marks an empty slot.
- */
-export function fingerprint(key: string): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (2097151 & h2) * 4294967296 + (h1 >>> 0) || 1;
-}
 
 /** The token buckets of one `rate_limit` middleware, shared by every worker that maps them. */
 export class SharedBuckets {

@@ -1,6 +1,7 @@
 /** Shared token buckets: refill and burst, eviction of the least recently used, and one limit across threads. */
 import { assert, assertEquals } from "../../tests/assert.ts";
-import { fingerprint, SharedBuckets } from "./shared_buckets.ts";
+import { fingerprint } from "../../shared/net/mod.ts";
+import { SharedBuckets } from "./shared_buckets.ts";
 
 Deno.test("shared buckets: burst, refill, separate keys", () => {
   const t = new SharedBuckets(new SharedArrayBuffer(SharedBuckets.bytesFor(100)), 100);

@@ -16,10 +16,13 @@ const HEADER = 8;
 /** Slots of a table: distinct addresses with open connections it tracks at once. */
 export const ADDRESS_SLOTS = 65_536;
 
-/** A 53-bit fingerprint of an address; never 0 (an empty slot). */
-function fingerprint(text: string): number {
-  let h1 = 0x9e3779b1;
-  let h2 = 0x85ebca77;
+/**
+ * A 53-bit fingerprint of `text` (two 32-bit multiplicative hashes of its UTF-16 units, mixed);
+ * never 0, which marks an empty slot in the shared tables that key by it.
+ */
+export function fingerprint(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ c, 2654435761);

@@ -31,4 +31,4 @@ export {
 } from "./guarded_listener.ts";
 export { DEFAULT_GUARD, guardedServe, type GuardedServer } from "./guarded_serve.ts";
 export { AddressRanges, parseAddress, rangeProblem } from "./address_ranges.ts";
-export { ADDRESS_SLOTS, AddressCounts, type Admission } from "./address_counts.ts";
+export { ADDRESS_SLOTS, AddressCounts, type Admission, fingerprint } from "./address_counts.ts";
