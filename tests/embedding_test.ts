@@ -239,6 +239,11 @@ Deno.test("embedding: startGateway refuses an invalid config and leaves nothing 
   assert(formatProblems(err.problems).includes("<config object>"));
   assert(formatProblems(err.problems).includes("backends.b.service"));
   assert(!(await canConnect(port)));
+  // A configuration URL must name a file.
+  await assertRejects(
+    () => startGateway({ config: new URL("https://example.org/gw.toml") }),
+    /file: URL/,
+  );
 });
 
 Deno.test({

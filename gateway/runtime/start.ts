@@ -2,6 +2,7 @@
  * `startGateway`: a gateway inside another Deno program, from a config file, TOML text or a config
  * object, with the same validation, listeners, management API and reloads as the executable.
  */
+import { fileURLToPath as fromFileUrl } from "node:url";
 import { stringify } from "smol-toml";
 import type { ConfigProblem } from "../../shared/gateway_config/mod.ts";
 import { Logger } from "../../shared/mod.ts";
@@ -67,8 +68,12 @@ export async function startGateway(options: StartGatewayOptions = {}): Promise<R
   let configFile: string | null = null;
   let configText: { text: string; name: string } | undefined;
   if (typeof source === "string") configFile = source;
-  else if (source instanceof URL) configFile = decodeURIComponent(source.pathname);
-  else if (source && typeof source.toml === "string") {
+  else if (source instanceof URL) {
+    if (source.protocol !== "file:") {
+      throw new TypeError(`a configuration URL must be a file: URL, not ${source.protocol}`);
+    }
+    configFile = fromFileUrl(source);
+  } else if (source && typeof source.toml === "string") {
     configText = { text: source.toml, name: String(source.name ?? "<config text>") };
   } else if (source) {
     configText = { text: stringify(source), name: "<config object>" };

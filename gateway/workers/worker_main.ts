@@ -59,6 +59,20 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   }
   queue = queue.then(() => handle(message)).catch((err) => {
     logger.error("data-plane worker: message failed", { type: message.type, error: err as Error });
+    // The main thread waits for an answer: a failure is one, not a silence until its timeout.
+    if (message.type === "prepare") {
+      post({
+        type: "prepared",
+        generation: message.generation,
+        problems: [{
+          file: message.config.source_files[0] ?? "<embedded>",
+          path: "runtime.workers",
+          message: (err as Error).message,
+        }],
+      });
+    } else if (message.type === "drain") {
+      post({ type: "drained", delta: metrics.takeDataPlaneDelta() });
+    }
   });
 };
 

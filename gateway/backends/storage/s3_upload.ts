@@ -233,7 +233,8 @@ class MultipartUpload {
    * Let the parts in flight settle, then AbortMultipartUpload until ListParts says the upload is
    * gone. A part whose upload this side gave up on (the client left, the call was aborted) may
    * still be arriving at the server and land after the first abort; S3 documents that an abort
-   * may then have to be repeated to free every part. Bounded: ABORT_ATTEMPTS over about 4 s.
+   * may then have to be repeated to free every part. Bounded: ABORT_ATTEMPTS calls of at most
+   * 10 s each, about 4 s of waits between them.
    */
   async abort(): Promise<void> {
     await Promise.allSettled(this.#inFlight);
@@ -243,10 +244,10 @@ class MultipartUpload {
       if (attempt > 0) await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
       // The call's own signal may be what failed: each call gets a fresh, bounded one.
       await client.send(new AbortMultipartUploadCommand(ids), {
-        abortSignal: AbortSignal.timeout(30_000),
+        abortSignal: AbortSignal.timeout(10_000),
       }).catch(() => {});
       const gone = await client.send(new ListPartsCommand(ids), {
-        abortSignal: AbortSignal.timeout(30_000),
+        abortSignal: AbortSignal.timeout(10_000),
       }).then(() => false, (err) => isNoSuchUpload(err));
       if (gone) return;
     }
