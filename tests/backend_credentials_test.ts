@@ -285,6 +285,9 @@ Deno.test("backend auth: bearer from a file that changes, Basic, static headers"
             "vendor",
             `base_url = "${upstream.url}"\n[backends.vendor.options.auth]\ntype = "headers"\n[backends.vendor.options.auth.headers]\nX-Api-Key = "\${VENDOR_KEY}"\nX-Tenant = "north"`,
           ),
+        // Each isolate re-reads the token file on its own schedule: one isolate, so that the
+        // request that notices the change and the next one meet the same cache.
+        { workers: 1 },
       ),
   );
   try {

@@ -1,11 +1,14 @@
 /**
  * The connection guard of a data-plane listener (shared/net/guarded_listener.ts) against slow
- * and greedy clients, over raw TCP: slow request heads, connections past the per-address cap and
- * idle keep-alive connections are closed; ordinary requests, keep-alive reuse and the client's
- * real address (X-Forwarded-For upstream) still work.
+ * and greedy clients, over raw TCP and TLS: slow request heads and handshakes, connections past
+ * the per-address cap, idle keep-alive connections and stalled uploads and downloads are closed;
+ * ordinary requests, keep-alive reuse, long transfers that keep moving, h2 and http/1.1 by ALPN
+ * and the client's real address (X-Forwarded-For upstream) still work.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { makeSelfSignedCert } from "./certs.ts";
 import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
+import { curl } from "./support/mod.ts";
 
 const GUARD = "header_timeout_secs = 1\nidle_timeout_secs = 1.5\nmax_connections_per_ip = 60\n";
 const enc = new TextEncoder();
@@ -151,5 +154,140 @@ Deno.test("body timeout: a client that trickles a body the gateway must read get
     conn.close();
   } finally {
     await gw.stop();
+  }
+});
+
+/** A pipeline from `/api` to the upstream at `url`. */
+function apiPipeline(url: string): string {
+  return `
+[endpoints.api]
+service = "http"
+[endpoints.api.options]
+path_prefix = "/api"
+[backends.up]
+service = "http"
+timeout_secs = 30
+[backends.up.options]
+base_url = "${url}"
+[pipelines.api]
+endpoints = ["api"]
+backends = ["up"]
+`;
+}
+
+/** A body of `chunks` chunks of `size` bytes, one every `everyMs`. */
+function slowBody(chunks: number, size: number, everyMs: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent === chunks) return controller.close();
+      if (sent > 0) await new Promise((r) => setTimeout(r, everyMs));
+      sent++;
+      controller.enqueue(new Uint8Array(size).fill(97));
+    },
+  });
+}
+
+Deno.test("connection guard: a download that keeps moving outlives idle_timeout_secs, one the client stops reading is closed", async () => {
+  const big = 64 * 1024 * 1024;
+  const up = startUpstream((req) => {
+    if (new URL(req.url).pathname === "/slow") return new Response(slowBody(10, 1000, 300));
+    // 64 MiB, made as fast as it is read: far more than the sockets buffer.
+    return new Response(slowBody(big / 65536, 65536, 0));
+  });
+  const gw = await startTestGateway(apiPipeline(up.url), {
+    network: "header_timeout_secs = 5\nidle_timeout_secs = 1\n",
+  });
+  try {
+    // 10 chunks 300 ms apart: 2.7 s in all, never 1 s without a byte.
+    const started = performance.now();
+    const res = await fetch(`${gw.url}/api/slow`);
+    assertEquals((await res.arrayBuffer()).byteLength, 10_000);
+    assert(performance.now() - started > 2_000, "the download took its time");
+
+    // A client that reads the head and then nothing: the gateway closes it after ~1 s idle.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+    await conn.write(enc.encode("GET /api/big HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const first = new Uint8Array(1024);
+    await conn.read(first);
+    await new Promise((r) => setTimeout(r, 3_000));
+    let received = 0;
+    const buf = new Uint8Array(1 << 20);
+    try {
+      while (true) {
+        const n = await conn.read(buf);
+        if (n === null) break;
+        received += n;
+      }
+    } catch {
+      // reset: closed as well
+    }
+    conn.close();
+    assert(received < big / 2, `the stalled download went on (${received} bytes)`);
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("connection guard: an upload that keeps moving outlives idle_timeout_secs, one that stops is closed", async () => {
+  const up = startUpstream((_req, body) => Response.json({ bytes: body.byteLength }));
+  const gw = await startTestGateway(apiPipeline(up.url), {
+    network: "header_timeout_secs = 5\nidle_timeout_secs = 1\n",
+  });
+  try {
+    // A chunked upload of 10 chunks 300 ms apart streams through to the upstream.
+    const res = await fetch(`${gw.url}/api/up`, { method: "POST", body: slowBody(10, 1000, 300) });
+    assertEquals(res.status, 200);
+    assertEquals((await res.json()).bytes, 10_000);
+
+    // Half a declared body, then silence.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+    await conn.write(
+      enc.encode(
+        "POST /api/up HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n" + "x".repeat(100_000),
+      ),
+    );
+    const started = performance.now();
+    const closed = await closedAfter(conn, started, 8_000);
+    assert(closed < 4_000, `a stalled upload was kept ${closed.toFixed(0)} ms`);
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("connection guard: over TLS a slow handshake is closed after header_timeout_secs; h2 and http/1.1 by ALPN", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gw-guard-tls-" });
+  const cert = await makeSelfSignedCert(dir);
+  const gw = await startTestGateway(ECHO_PIPELINE, { tls: cert, network: GUARD });
+  try {
+    // A TCP connection that never says hello, and one whose hello stops half-way.
+    const started = performance.now();
+    const silent = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+    const partial = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+    await partial.write(new Uint8Array([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]));
+    const times = await Promise.all(
+      [silent, partial].map((c) => closedAfter(c, started, 8_000)),
+    );
+    for (const t of times) assert(t < 3_000, `a slow handshake was kept ${t.toFixed(0)} ms`);
+
+    for (const [flag, version] of [["--http2", "2"], ["--http1.1", "1.1"]]) {
+      const out = await curl([
+        "-sS",
+        flag,
+        "--cacert",
+        cert.certPath,
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code} %{http_version}",
+        `${gw.url}/echo/tls`,
+      ]);
+      assertEquals(out.stdout.trim(), `200 ${version}`);
+    }
+  } finally {
+    await gw.stop();
+    await Deno.remove(dir, { recursive: true });
   }
 });

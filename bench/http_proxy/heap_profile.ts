@@ -103,6 +103,7 @@ if (import.meta.main) {
     "run",
     "-A",
     "--unstable-net",
+    "--unstable-no-legacy-abort",
     `--inspect=127.0.0.1:${inspectPort}`,
     "--v8-flags=--max-semi-space-size=2",
     ...args,

@@ -94,10 +94,20 @@ export function serveNetwork(
   const secure = tls !== undefined;
   const guard = guardOf(net);
   if (guard) {
-    // Deno.serve has no header or idle timeouts and no connection cap: the guard in front
-    // provides them (shared/net/guarded_listener.ts).
+    // Deno.serve has no header or idle timeouts and no connection cap: the guarded listener
+    // accepts the connections and gives each to the runtime's server itself
+    // (shared/net/guarded_listener.ts). The endpoints track the bodies they stream.
     const server = guardedServe(
-      { hostname: net.bind, port: net.port, reusePort: true, tls, guard, onError, addressCounts },
+      {
+        hostname: net.bind,
+        port: net.port,
+        reusePort: true,
+        tls,
+        guard,
+        onError,
+        addressCounts,
+        trackResponseBodies: false,
+      },
       (req, info) => handler(req, info, secure),
     );
     return { key: listenerKey(net, tls), network: net.name, server, port: server.addr.port };

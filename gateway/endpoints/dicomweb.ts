@@ -106,7 +106,7 @@ export class DicomwebEndpointService extends HttpEndpointService {
       const env = this.toEnvelope(ex);
       const res = await this.#adapt(await runPipeline(this.pipeline, env, deps), env);
       ex.backend = res.backend;
-      return this.toResponse(res, ex.requestId, env.method);
+      return this.toResponse(res, ex, env.method);
     } catch (e) {
       return this.failed(e, ex);
     }

@@ -57,7 +57,7 @@ export class HttpEndpointService implements HttpEndpoint {
       if (checked) await checked;
       const res = await runPipeline(this.pipeline, env, deps);
       ex.backend = res.backend;
-      return this.toResponse(res, ex.requestId, env.method);
+      return this.toResponse(res, ex, env.method);
     } catch (err) {
       return this.failed(err, ex);
     }
@@ -84,8 +84,17 @@ export class HttpEndpointService implements HttpEndpoint {
         `body of ${declared} bytes exceeds max_body_size of ${this.limits.max_body_size} bytes`,
       );
     }
-    const body = request.body
-      ? new Body(request.body, request.headers.get("content-type"), this.limits, declared)
+    const stream = request.body;
+    const body = stream
+      ? new Body(
+        // A body that streams (not read whole below) keeps the connection active as it moves.
+        ex.client && (declared === null || declared > PREFETCH_BYTES)
+          ? ex.client.track(stream)
+          : stream,
+        request.headers.get("content-type"),
+        this.limits,
+        declared,
+      )
       // The endpoint's limits also bound what the backend answers (executor.ts).
       : Body.empty(this.limits);
     const path = relativePath(url.pathname, this.prefix);
@@ -110,7 +119,7 @@ export class HttpEndpointService implements HttpEndpoint {
       remoteAddr: ex.remoteAddr,
       scheme: ex.scheme,
       host: request.headers.get("host") ?? url.host,
-      signal: ex.clientSignal ?? (() => request.signal),
+      signal: () => request.signal,
     });
   }
 
@@ -159,7 +168,7 @@ export class HttpEndpointService implements HttpEndpoint {
   protected checkRequest(_env: RequestEnvelope): void | Promise<void> {}
 
   /** Convert the response envelope to an HTTP response. */
-  protected toResponse(res: ResponseEnvelope, requestId: string, method: string): Response {
+  protected toResponse(res: ResponseEnvelope, ex: HttpExchange, method: string): Response {
     // Backends already removed upstream hop-by-hop fields; the envelope's fields are ours. A
     // list of pairs costs Deno less than a Headers object (no sorted iteration).
     const contentType = res.body.contentType;
@@ -177,7 +186,7 @@ export class HttpEndpointService implements HttpEndpoint {
       }
       fields.push([name, value]);
     });
-    fields.push(["x-request-id", requestId]);
+    fields.push(["x-request-id", ex.requestId]);
     if (contentType) fields.push(["content-type", contentType]);
     let body: ReturnType<typeof res.body.forwardable> = null;
     if (NO_BODY_STATUS.has(res.status) || method === "HEAD") {
@@ -195,6 +204,8 @@ export class HttpEndpointService implements HttpEndpoint {
       ) {
         fields.push(["content-length", declared]);
       }
+      // A streamed answer keeps the client's connection active while it moves (idle timeout).
+      if (body instanceof ReadableStream && ex.client) body = ex.client.track(body);
     }
     return new Response(body as BodyInit | null, { status: res.status, headers: fields });
   }

@@ -1,5 +1,6 @@
 /** Contract between the HTTP-family adapters (HTTP/1.1, HTTP/2, HTTP/3) and endpoint services. */
 import type { EndpointConfig } from "../../shared/gateway_config/mod.ts";
+import type { ClientConnection } from "../../shared/net/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import type { BuiltPipeline, ExecutorDeps, RequestRecord } from "../pipeline/mod.ts";
 
@@ -14,10 +15,11 @@ export interface HttpExchange {
   scheme: "http" | "https";
   remoteAddr?: string;
   /**
-   * Aborts when the client went away: its connection's signal when the slow-client guard relays
-   * it (one per connection), else the request's own (see shared/net/guarded_listener.ts).
+   * The client's connection when a guarded listener serves it (shared/net/guarded_listener.ts):
+   * the bodies the endpoint streams are tracked on it, so that they count as activity against
+   * the idle timeout.
    */
-  clientSignal?: AbortSignal;
+  client?: ClientConnection;
   /** Set by the endpoint: the backend that produced the response (for the access log). */
   backend?: string;
 }

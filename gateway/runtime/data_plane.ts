@@ -4,7 +4,7 @@
  * (gateway/workers) has its own, built from the same configuration.
  */
 import type { Logger } from "../../shared/mod.ts";
-import { clientSignalOf } from "../../shared/net/mod.ts";
+import { clientOf } from "../../shared/net/mod.ts";
 import { requestTarget } from "../endpoints/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import { errorBody, GatewayError } from "../errors.ts";
@@ -108,7 +108,7 @@ export class DataPlane {
         protocol,
         scheme: tls ? "https" as const : "http" as const,
         remoteAddr: info.remoteAddr.hostname,
-        clientSignal: clientSignalOf(info),
+        client: clientOf(info),
         backend: undefined as string | undefined,
       };
       const response = await endpoint.handle(ex, rt.deps);

@@ -1,48 +1,48 @@
 /**
- * A TCP (or TLS) listener that guards an HTTP server against slow and greedy clients, for the
- * runtime's `Deno.serve`, which has no header, body or idle timeouts and no connection limits
- * (a client sending one header line every few seconds keeps its connection for ever).
+ * A TCP (or TLS) listener that serves HTTP with the limits the runtime's `Deno.serve` lacks: it
+ * has no header, body or idle timeouts and no connection caps (a client sending one header line
+ * every few seconds keeps its connection for ever).
  *
- * The guard accepts connections itself and relays each to the real server, which listens on an
- * ephemeral loopback port. Per connection it enforces:
+ * The guard accepts each connection itself and hands it to the runtime's HTTP server for that one
+ * connection (`serveHttpOnConnection`, the per-connection server `Deno.serve` runs for every
+ * connection it accepts): the bytes go from the socket straight to the runtime's parser, with no
+ * relay and no second socket. Per connection it keeps:
  *
  * - a cap on open connections per client address (`maxConnectionsPerIp`; more are closed at once);
- * - the header timeout: the first request's head (up to the blank line) must arrive within
- *   `headerTimeoutMs`, or for HTTP/2 the connection preface (with `passthrough`, for a TLS
- *   server, the client's first bytes);
- * - the idle timeout: a connection with no byte in either direction for `idleTimeoutMs` is closed
- *   (a keep-alive connection between requests, a client that stopped sending its body, a stalled
- *   download).
+ * - the header timeout: the first request must have arrived (its head parsed; over TLS the
+ *   handshake too) within `headerTimeoutMs` of the connection;
+ * - the idle timeout: a connection is closed when, for `idleTimeoutMs`, no request started or
+ *   ended on it and no tracked body moved ({@link ClientConnection.track}): an idle keep-alive
+ *   connection, a slow second request head, a client that stopped sending its body or stopped
+ *   reading the answer.
  *
- * The server learns each request's real client address through {@link GuardedListener.clientOf},
- * keyed by the relay's local port, which is the server's view of the remote port, and a signal
- * that aborts when the client goes away. One signal per connection, made when first asked for:
- * the runtime's `Request.signal` costs an object graph and an abort (with a DOMException) on
- * every request that touched it, about 4.5 KB of garbage per proxied request.
+ * One sweep timer per listener checks the deadlines (no timer per connection or request). The
+ * handler learns each request's client through {@link GuardedServeInfo}: its address (read once
+ * per connection) and its {@link ClientConnection}, on which it tracks the bodies it streams. A
+ * client that goes away mid-request is the runtime's to report, as ever, through
+ * `Request.signal`: while a handler is pending, the runtime's server watches the socket for the
+ * peer's end and aborts that signal (with `--unstable-no-legacy-abort`, only then).
  */
 
 import { AddressCounts } from "./address_counts.ts";
 
 /** Limits of a guarded listener. */
 export interface GuardOptions {
-  /** Time for the first request head (or HTTP/2 preface), ms. */
+  /** Time for the first request (its head, and over TLS the handshake), ms. */
   headerTimeoutMs: number;
-  /** Time without a byte in either direction before the connection is closed, ms. */
+  /** Time without a request starting or ending or a tracked body moving, ms. */
   idleTimeoutMs: number;
   /** Open connections allowed from one client address. */
   maxConnectionsPerIp: number;
 }
 
-/** Where the public side listens. */
+/** Where the guarded listener listens. */
 export interface GuardedListenOptions extends GuardOptions {
   hostname: string;
   port: number;
-  /**
-   * The server speaks TLS itself: bytes pass through unread, and the header timeout only asks
-   * for the client's first bytes (its TLS hello); the request heads inside are the server's.
-   */
-  passthrough?: boolean;
-  /** SO_REUSEPORT on the public socket (a reload binds the same port before the old one closes). */
+  /** Serve TLS (h2 or http/1.1 by ALPN) with this certificate and key (PEM). */
+  tls?: { cert: string; key: string };
+  /** SO_REUSEPORT on the socket (a reload binds the same port before the old one closes). */
   reusePort?: boolean;
   /**
    * The per-address counts (AddressCounts) shared with the other listeners of the same port in
@@ -57,292 +57,480 @@ export interface ClientAddr {
   port: number;
 }
 
-/** One relayed client connection: its address and a signal for its end. */
+/** One client connection: its address and its activity. */
 export class ClientConnection {
   /** The address, shaped as the server's `remoteAddr`. */
   readonly addr: Deno.NetAddr;
-  #controller: AbortController | undefined;
-  #gone = false;
+  /** Requests started on the connection. */
+  requests = 0;
+  /** Requests with a body whose handler has not answered yet. */
+  uploads = 0;
+  /** `Date.now()` of the last activity: accepted, a request started or ended, a body moved. */
+  lastActive: number = Date.now();
+  /** The tracked bodies being read: the source's reader, and the tracked stream's controller. */
+  #reading:
+    | Map<ReadableStreamDefaultReader<Uint8Array>, ReadableStreamDefaultController<Uint8Array>>
+    | undefined;
 
   constructor(hostname: string, port: number) {
     this.addr = { transport: "tcp", hostname, port };
   }
 
-  /** Aborts when the client closed or broke its connection (made on first use). */
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#gone) this.#controller.abort(clientGone());
+  /** Marks activity, which puts off the idle timeout. */
+  touch(): void {
+    this.lastActive = Date.now();
+  }
+
+  /**
+   * `body` as a stream that marks activity for every chunk it hands on, so that a long upload
+   * or download that keeps moving is not idle, and one that stops is. Pull-based: it reads
+   * nothing ahead, and the source is locked only when the first chunk is asked for.
+   */
+  track(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (!reader) {
+          reader = body.getReader();
+          (this.#reading ??= new Map()).set(reader, controller);
+        }
+        try {
+          const { done, value } = await reader.read();
+          // Cut by cancelTracked: the stream has been errored, not ended.
+          if (!this.#reading!.has(reader)) return;
+          this.lastActive = Date.now();
+          if (value !== undefined) controller.enqueue(value);
+          if (done) {
+            this.#reading!.delete(reader);
+            controller.close();
+          }
+        } catch (err) {
+          this.#reading!.delete(reader);
+          throw err;
+        }
+      },
+      cancel: (reason) => {
+        if (!reader) return body.cancel(reason);
+        this.#reading!.delete(reader);
+        return reader.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+  }
+
+  /**
+   * Cancels the tracked bodies still being read: the connection is being closed, and the runtime
+   * keeps a request body's socket open while something reads it.
+   */
+  cancelTracked(): void {
+    if (!this.#reading) return;
+    const reason = new DOMException("the connection was closed", "AbortError");
+    const reading = [...this.#reading];
+    this.#reading.clear();
+    for (const [reader, controller] of reading) {
+      controller.error(reason);
+      reader.cancel(reason).catch(() => {});
     }
-    return this.#controller.signal;
   }
 
-  /** The client went away. */
-  gone(): void {
-    if (this.#gone) return;
-    this.#gone = true;
-    this.#controller?.abort(clientGone());
+  /** Marks the end of a request and hands its response on (one function per connection). */
+  readonly ended = (response: Response): Response => {
+    this.lastActive = Date.now();
+    return response;
+  };
+
+  /** Marks the end of a failed request and rethrows. */
+  readonly failed = (error: unknown): never => {
+    this.lastActive = Date.now();
+    throw error;
+  };
+
+  /** {@link ended} for a request with a body. */
+  readonly uploadEnded = (response: Response): Response => {
+    this.uploads--;
+    return this.ended(response);
+  };
+
+  /** {@link failed} for a request with a body. */
+  readonly uploadFailed = (error: unknown): never => {
+    this.uploads--;
+    return this.failed(error);
+  };
+}
+
+/** What the runtime's per-connection server returns. */
+interface ConnectionServer {
+  readonly finished: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+type ServeOnConnection = (
+  conn: Deno.Conn,
+  signal: AbortSignal | undefined,
+  handler: Deno.ServeHandler<Deno.NetAddr>,
+  onError: (error: unknown) => Response | Promise<Response>,
+  onListen: (scheme: string) => void,
+) => ConnectionServer;
+
+/**
+ * The runtime's HTTP server for one accepted connection. It is not a public API: the Deno
+ * version is pinned (package.json), and a runtime without it fails here at start with a clear
+ * message rather than serving unguarded.
+ */
+function runtimeServeOnConnection(): ServeOnConnection {
+  const internal = (Deno as unknown as Record<symbol, Record<string, unknown> | undefined>)[
+    (Deno as unknown as { internal: symbol }).internal
+  ];
+  const serve = internal?.serveHttpOnConnection;
+  if (typeof serve !== "function" || serve.length !== 5) {
+    throw new Error(
+      `the connection guard needs the runtime's per-connection HTTP server, which Deno ` +
+        `${Deno.version.deno} does not have; run the Deno version package.json pins, or set ` +
+        `connection_guard = false behind a proxy that enforces header and idle timeouts`,
+    );
+  }
+  return serve as ServeOnConnection;
+}
+
+let serveOnConnection: ServeOnConnection | undefined;
+
+/** One open connection as the listener tracks it. */
+interface OpenConnection {
+  readonly client: ClientConnection;
+  server?: ConnectionServer;
+  /**
+   * The runtime server's forceful cancel of the connection, as it registers it on the abort
+   * signal it is given (its own signal would report a cancel of a connection the runtime is
+   * already closing as an uncaught error; called here, it throws where it can be caught).
+   */
+  cancel?: () => void;
+  /** Closed, or being closed. */
+  closing: boolean;
+  /** TLS: the client's socket and the loopback one its bytes are relayed over. */
+  sockets?: Deno.Conn[];
+}
+
+/**
+ * Closes `open` at once: cuts the tracked bodies still moving, then cancels the connection in
+ * the runtime's server. While a request with a body is in flight, cutting the body is all: a
+ * cancel then would leak the socket (the runtime's request keeps it, and nothing releases the
+ * request once its connection is cancelled). The handler answers with an error instead, and the
+ * next sweep cancels the connection, which the runtime would otherwise keep open to read the rest
+ * of the body it was announced. Over TLS the relayed sockets are closed as well (a handshake in
+ * progress inside the runtime cannot be cancelled).
+ */
+function closeNow(open: OpenConnection): void {
+  open.client.cancelTracked();
+  if (open.client.uploads > 0 || open.closing) return;
+  open.closing = true;
+  try {
+    open.cancel?.();
+  } catch {
+    // the runtime has let the connection go already
+  }
+  for (const socket of open.sockets ?? []) closeQuietly(socket);
+}
+
+function closeQuietly(conn: Deno.Conn | Deno.Listener): void {
+  try {
+    conn.close();
+  } catch {
+    // closed already
   }
 }
 
-function clientGone(): DOMException {
-  return new DOMException("the client closed the connection", "AbortError");
-}
+const noop = () => {};
 
-const H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-const HEAD_END = [13, 10, 13, 10];
-/** Largest first request head accepted before the relay starts (bytes). */
-const MAX_HEAD_BYTES = 64 * 1024;
+type Handler = Deno.ServeHandler<Deno.NetAddr>;
+type OnError = (error: unknown) => Response | Promise<Response>;
 
-/** Index just after the first `\r\n\r\n` in `chunks` (concatenated), or -1. */
-function headEnd(buffer: Uint8Array, length: number): number {
-  let matched = 0;
-  for (let i = 0; i < length; i++) {
-    matched = buffer[i] === HEAD_END[matched] ? matched + 1 : buffer[i] === 13 ? 1 : 0;
-    if (matched === 4) return i + 1;
-  }
-  return -1;
-}
-
-/** The guard in front of one server. */
+/**
+ * The guarded HTTP listener of one address. Cleartext connections go to the runtime's server
+ * directly. TLS connections are relayed, still encrypted, to the runtime's TLS server on an
+ * ephemeral loopback port: a TLS handshake in progress inside the runtime cannot be cancelled (its
+ * socket stays open until the client finishes it), so the guard keeps the client's socket itself.
+ */
 export class GuardedListener {
   readonly #listener: Deno.Listener;
+  /** TLS: the runtime's TLS listener on loopback that the relays connect to. */
+  readonly #inner: Deno.TlsListener | undefined;
   readonly #options: GuardedListenOptions;
   readonly #perIp: AddressCounts;
-  readonly #clients = new Map<number, ClientConnection>();
-  readonly #open = new Set<Deno.Conn>();
-  readonly #serving = new Set<Promise<void>>();
-  #targetPort = 0;
+  readonly #open = new Set<OpenConnection>();
+  readonly #serve: ServeOnConnection;
+  /** TLS: relayed connections by the relay's loopback port, until the inner side accepts them. */
+  readonly #relayed = new Map<number, OpenConnection>();
+  /** TLS: inner connections accepted before their relay registered (with the time). */
+  readonly #unclaimed = new Map<number, { conn: Deno.Conn; at: number }>();
+  #sweep: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(options: GuardedListenOptions) {
     this.#options = options;
+    this.#serve = serveOnConnection ??= runtimeServeOnConnection();
     this.#perIp = new AddressCounts(options.addressCounts);
     this.#listener = Deno.listen({
       hostname: options.hostname,
       port: options.port,
       reusePort: options.reusePort,
     });
+    if (options.tls) {
+      try {
+        this.#inner = Deno.listenTls({
+          hostname: "127.0.0.1",
+          port: 0,
+          ...options.tls,
+          alpnProtocols: ["h2", "http/1.1"],
+        });
+      } catch (err) {
+        closeQuietly(this.#listener);
+        throw err;
+      }
+    }
   }
 
-  /** The public address. */
+  /** The address it listens on. */
   get addr(): Deno.NetAddr {
     return this.#listener.addr as Deno.NetAddr;
   }
 
-  /** Starts relaying to the server on loopback `targetPort`. */
-  start(targetPort: number): void {
-    this.#targetPort = targetPort;
-    void this.#acceptLoop();
+  /** Open connections. */
+  get connections(): number {
+    return this.#open.size;
   }
 
-  /** The real client of the server-side connection whose remote port is `port`. */
-  clientOf(port: number): ClientConnection | undefined {
-    return this.#clients.get(port);
+  /** Starts accepting; `handler` answers every request of every connection. */
+  serve(handler: Handler, onError: OnError): void {
+    const { headerTimeoutMs, idleTimeoutMs } = this.#options;
+    const every = Math.max(50, Math.min(1000, Math.min(headerTimeoutMs, idleTimeoutMs) / 4));
+    const sweep = setInterval(() => this.#closeExpired(), every);
+    Deno.unrefTimer(sweep);
+    this.#sweep = sweep;
+    void this.#acceptLoop(handler, onError);
+    if (this.#inner) void this.#innerAcceptLoop(this.#inner, handler, onError);
   }
 
   /** Stops accepting; open connections are left to finish (or to their timeouts). */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    try {
-      this.#listener.close();
-    } catch {
-      // already closed
-    }
+    closeQuietly(this.#listener);
+    if (this.#inner) closeQuietly(this.#inner);
   }
 
-  /** Closes every open client connection as well. */
+  /**
+   * Stops accepting, lets the requests in flight finish (each connection closes after its
+   * answer), then closes what is left; the sweep keeps closing connections that stall meanwhile.
+   */
+  async shutdown(): Promise<void> {
+    this.close();
+    await Promise.allSettled(
+      [...this.#open].map((open) => open.server?.shutdown().finally(() => open.cancel = undefined)),
+    );
+    this.closeAll();
+  }
+
+  /** Closes every open connection at once. */
   closeAll(): void {
     this.close();
-    for (const c of this.#open) {
-      try {
-        c.close();
-      } catch {
-        // closed meanwhile
+    for (const open of this.#open) closeNow(open);
+    for (const { conn } of this.#unclaimed.values()) closeQuietly(conn);
+    this.#unclaimed.clear();
+    clearInterval(this.#sweep);
+  }
+
+  #closeExpired(): void {
+    const now = Date.now();
+    const { headerTimeoutMs, idleTimeoutMs } = this.#options;
+    for (const open of this.#open) {
+      const client = open.client;
+      const limit = client.requests === 0 ? headerTimeoutMs : idleTimeoutMs;
+      if (now - client.lastActive > limit) closeNow(open);
+    }
+    for (const [port, { conn, at }] of this.#unclaimed) {
+      // Not one of our relays (they register within a turn or two).
+      if (now - at > 1_000) {
+        this.#unclaimed.delete(port);
+        closeQuietly(conn);
       }
     }
   }
 
-  async #acceptLoop(): Promise<void> {
+  async #acceptLoop(handler: Handler, onError: OnError): Promise<void> {
     while (!this.#closed) {
       let conn: Deno.Conn;
       try {
         conn = await this.#listener.accept();
       } catch {
         if (this.#closed) return;
+        // Out of file descriptors, for one: do not spin on it.
+        await new Promise((resolve) => setTimeout(resolve, 20));
         continue;
       }
-      const serving = this.#serve(conn);
-      this.#serving.add(serving);
-      void serving.finally(() => this.#serving.delete(serving));
+      const open = this.#admit(conn);
+      if (!open) continue;
+      if (this.#inner) {
+        void this.#relay(conn, open, this.#inner.addr as Deno.NetAddr, handler, onError);
+      } else this.#serveOn(conn, open, handler, onError, open.release);
     }
   }
 
-  /**
-   * Waits (at most `ms`) for the open connections to end by themselves: after the server has
-   * answered its last request, the relay still has to hand the answer to the client.
-   */
-  async drain(ms: number): Promise<void> {
-    if (this.#serving.size === 0) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.#serving]),
-      new Promise((r) => timer = setTimeout(r, ms)),
-    ]);
-    clearTimeout(timer);
-  }
-
-  async #serve(conn: Deno.Conn): Promise<void> {
+  /** Counts the connection against its address's cap: its record, or undefined when refused. */
+  #admit(conn: Deno.Conn): (OpenConnection & { release: () => void }) | undefined {
     const remote = conn.remoteAddr as Deno.NetAddr;
     const ip = remote.hostname;
     const admission = this.#perIp.acquire(ip, this.#options.maxConnectionsPerIp);
     if (admission === "refused") {
-      try {
-        conn.close();
-      } catch {
-        // gone
+      closeQuietly(conn);
+      return undefined;
+    }
+    const open = {
+      client: new ClientConnection(ip, remote.port),
+      closing: false,
+      release: () => {
+        if (!this.#open.delete(open)) return;
+        if (admission === "counted") this.#perIp.release(ip);
+      },
+    };
+    this.#open.add(open);
+    return open;
+  }
+
+  /** Runs the runtime's server on `conn`; `ended` runs when it has let the connection go. */
+  #serveOn(
+    conn: Deno.Conn,
+    open: OpenConnection,
+    handler: Handler,
+    onError: OnError,
+    ended: () => void,
+  ): void {
+    const client = open.client;
+    const onRequest = (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
+      client.requests++;
+      client.lastActive = Date.now();
+      const method = request.method;
+      const upload = method !== "GET" && method !== "HEAD" && request.body !== null;
+      if (upload) client.uploads++;
+      const answer = handler(request, new GuardedServeInfo(info, client));
+      if (answer instanceof Promise) {
+        return upload
+          ? answer.then(client.uploadEnded, client.uploadFailed)
+          : answer.then(client.ended, client.failed);
       }
+      client.lastActive = Date.now();
+      if (upload) client.uploads--;
+      return answer;
+    };
+    const done = () => {
+      open.cancel = undefined;
+      ended();
+    };
+    try {
+      const signal = {
+        addEventListener: (_type: string, cancel: () => void) => open.cancel = cancel,
+      } as unknown as AbortSignal;
+      open.server = this.#serve(conn, signal, onRequest, onError, noop);
+    } catch {
+      closeQuietly(conn);
+      done();
       return;
     }
-    this.#open.add(conn);
-    let upstream: Deno.TcpConn | undefined;
-    try {
-      const head = await this.#readHead(conn);
-      if (head === null) return;
-      upstream = await Deno.connect({ hostname: "127.0.0.1", port: this.#targetPort });
-      upstream.setNoDelay(true);
-      const localPort = (upstream.localAddr as Deno.NetAddr).port;
-      const client = new ClientConnection(ip, remote.port);
-      this.#clients.set(localPort, client);
+    open.server.finished.then(done, done);
+  }
+
+  /** TLS: pairs each loopback connection with the relay that made it, then serves it. */
+  async #innerAcceptLoop(inner: Deno.TlsListener, handler: Handler, onError: OnError) {
+    while (!this.#closed) {
+      let conn: Deno.Conn;
       try {
-        await writeAll(upstream, head);
-        await this.#relay(conn, upstream, client);
-      } finally {
-        client.gone();
-        this.#clients.delete(localPort);
+        conn = await inner.accept();
+      } catch {
+        if (this.#closed) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
       }
+      const port = (conn.remoteAddr as Deno.NetAddr).port;
+      const open = this.#relayed.get(port);
+      if (!open) {
+        this.#unclaimed.set(port, { conn, at: Date.now() });
+        continue;
+      }
+      this.#relayed.delete(port);
+      this.#serveOn(conn, open, handler, onError, noop);
+    }
+  }
+
+  /** TLS: relays the client's bytes to the inner server until either side ends. */
+  async #relay(
+    client: Deno.Conn,
+    open: OpenConnection & { release: () => void },
+    inner: Deno.NetAddr,
+    handler: Handler,
+    onError: OnError,
+  ): Promise<void> {
+    let server: Deno.TcpConn | undefined;
+    try {
+      server = await Deno.connect({ hostname: "127.0.0.1", port: inner.port });
+      server.setNoDelay(true);
+      open.sockets = [client, server];
+      if (open.closing) return;
+      const port = (server.localAddr as Deno.NetAddr).port;
+      const accepted = this.#unclaimed.get(port);
+      if (accepted) {
+        this.#unclaimed.delete(port);
+        this.#serveOn(accepted.conn, open, handler, onError, noop);
+      } else {
+        this.#relayed.set(port, open);
+      }
+      await Promise.all([this.#pump(client, server, open), this.#pump(server, client, open)]);
     } catch {
       // a broken connection on either side ends the relay
     } finally {
-      for (const c of [conn, upstream]) {
-        try {
-          c?.close();
-        } catch {
-          // closed already
-        }
-      }
-      this.#open.delete(conn);
-      if (admission === "counted") this.#perIp.release(ip);
+      if (server) this.#relayed.delete((server.localAddr as Deno.NetAddr).port);
+      closeQuietly(client);
+      if (server) closeQuietly(server);
+      open.release();
     }
   }
 
-  /**
-   * The bytes of the first request head (or HTTP/2 preface) read within the header timeout, or
-   * null when the client was too slow, sent too much, or went away.
-   */
-  async #readHead(conn: Deno.Conn): Promise<Uint8Array | null> {
-    const buffer = new Uint8Array(MAX_HEAD_BYTES);
-    let length = 0;
-    const timer = setTimeout(() => {
-      try {
-        conn.close();
-      } catch {
-        // gone
-      }
-    }, this.#options.headerTimeoutMs);
+  /** Copies one direction, marking activity, until it ends; then half-closes the other side. */
+  async #pump(from: Deno.Conn, to: Deno.Conn, open: OpenConnection): Promise<void> {
+    const buf = new Uint8Array(16 * 1024);
+    const client = open.client;
     try {
-      while (length < MAX_HEAD_BYTES) {
-        const n = await conn.read(buffer.subarray(length));
-        if (n === null) return null;
-        length += n;
-        if (this.#options.passthrough) return buffer.slice(0, length);
-        if (length >= H2_PREFACE.length && isH2Preface(buffer)) return buffer.slice(0, length);
-        if (headEnd(buffer, length) >= 0) return buffer.slice(0, length);
+      while (!open.closing) {
+        const n = await from.read(buf);
+        if (n === null) break;
+        client.lastActive = Date.now();
+        let offset = 0;
+        while (offset < n) offset += await to.write(buf.subarray(offset, n));
+        client.lastActive = Date.now();
       }
-      return null;
     } catch {
-      return null;
+      // closed or reset
     } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Copies both ways until either side ends or nothing moves for the idle timeout. */
-  async #relay(client: Deno.Conn, server: Deno.Conn, connection: ClientConnection): Promise<void> {
-    let last = Date.now();
-    const idle = this.#options.idleTimeoutMs;
-    let done = false;
-    const check = setInterval(() => {
-      if (Date.now() - last > idle) {
-        done = true;
-        try {
-          client.close();
-        } catch {
-          // gone
-        }
-        try {
-          server.close();
-        } catch {
-          // gone
-        }
-      }
-    }, Math.min(1000, Math.max(50, idle / 4)));
-    const pump = async (from: Deno.Conn, to: Deno.Conn) => {
-      const buf = new Uint8Array(16 * 1024);
       try {
-        while (!done) {
-          const n = await from.read(buf);
-          if (n === null) break;
-          last = Date.now();
-          await writeAll(to, buf.subarray(0, n));
-          last = Date.now();
-        }
-      } finally {
-        // Half-close: tell the other side there is no more to read.
-        try {
-          if ("closeWrite" in to) await (to as Deno.TcpConn).closeWrite();
-        } catch {
-          // closed
-        }
+        await (to as Deno.TcpConn).closeWrite();
+      } catch {
+        // closed
       }
-    };
-    try {
-      // Both directions run to their end (a side that stops sending half-closes the other). The
-      // client's side ending is the client going away: work for it in flight can stop.
-      await Promise.all([
-        pump(client, server).finally(() => connection.gone()),
-        pump(server, client),
-      ]);
-    } finally {
-      clearInterval(check);
     }
   }
 }
 
-function isH2Preface(buffer: Uint8Array): boolean {
-  for (let i = 0; i < H2_PREFACE.length; i++) {
-    if (buffer[i] !== H2_PREFACE.charCodeAt(i)) return false;
-  }
-  return true;
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.byteLength) offset += await conn.write(bytes.subarray(offset));
-}
-
-/** What a handler of the guarded server sees: the client's real address and its signal. */
+/** What a handler of the guarded server sees: the client's address and its connection. */
 export class GuardedServeInfo implements Deno.ServeHandlerInfo<Deno.NetAddr> {
   readonly #info: Deno.ServeHandlerInfo<Deno.NetAddr>;
-  readonly remoteAddr: Deno.NetAddr;
-  /** The relayed connection (its signal aborts when the client goes away). */
+  /** The client connection (tracks the bodies the handler streams). */
   readonly client: ClientConnection;
 
   constructor(info: Deno.ServeHandlerInfo<Deno.NetAddr>, client: ClientConnection) {
     this.#info = info;
-    this.remoteAddr = client.addr;
     this.client = client;
+  }
+
+  /** The client's address (read once per connection). */
+  get remoteAddr(): Deno.NetAddr {
+    return this.client.addr;
   }
 
   get completed(): Promise<void> {
@@ -350,16 +538,7 @@ export class GuardedServeInfo implements Deno.ServeHandlerInfo<Deno.NetAddr> {
   }
 }
 
-/** Fills in what a request handler of the guarded server needs: the client's real address. */
-export function clientInfo(
-  guard: GuardedListener,
-  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
-): Deno.ServeHandlerInfo<Deno.NetAddr> {
-  const client = guard.clientOf(info.remoteAddr.port);
-  return client ? new GuardedServeInfo(info, client) : info;
-}
-
-/** The signal of a request's client connection when a guard relays it, else undefined. */
-export function clientSignalOf(info: Deno.ServeHandlerInfo<Deno.NetAddr>): AbortSignal | undefined {
-  return info instanceof GuardedServeInfo ? info.client.signal : undefined;
+/** The client connection of a request served by a guarded listener, else undefined. */
+export function clientOf(info: Deno.ServeHandlerInfo<Deno.NetAddr>): ClientConnection | undefined {
+  return info instanceof GuardedServeInfo ? info.client : undefined;
 }

@@ -1,19 +1,23 @@
 /**
- * `Deno.serve` behind a {@link GuardedListener}: the server listens on an ephemeral loopback
- * port, the guard on the public address, and handlers see the client's real address.
+ * HTTP served by a {@link GuardedListener}: `Deno.serve`'s server for every connection, behind
+ * header and idle timeouts and a per-address connection cap.
  */
-import { clientInfo, GuardedListener, type GuardOptions } from "./guarded_listener.ts";
+import {
+  clientOf as clientOfInfo,
+  GuardedListener,
+  type GuardOptions,
+} from "./guarded_listener.ts";
 
-/** Defaults: a request head within 10 s, 120 s without a byte, 256 connections per address. */
+/** Defaults: a first request within 10 s, 120 s without activity, 256 connections per address. */
 export const DEFAULT_GUARD: GuardOptions = {
   headerTimeoutMs: 10_000,
   idleTimeoutMs: 120_000,
   maxConnectionsPerIp: 256,
 };
 
-/** The running pair, shaped like the part of `Deno.HttpServer` the callers use. */
+/** The running server, shaped like the part of `Deno.HttpServer` the callers use. */
 export interface GuardedServer {
-  /** The public address. */
+  /** The address it listens on. */
   readonly addr: Deno.NetAddr;
   /** Stops accepting, lets requests in flight finish, then closes what is left. */
   shutdown(): Promise<void>;
@@ -23,13 +27,24 @@ export interface GuardedServer {
 export interface GuardedServeOptions {
   hostname: string;
   port: number;
-  /** TLS is served by the inner server; the guard passes the bytes through. */
+  /** Serve TLS (h2 or http/1.1 by ALPN) with this certificate and key (PEM). */
   tls?: { cert: string; key: string };
   reusePort?: boolean;
   guard: GuardOptions;
   /** Per-address counts shared with the same port's listeners in other threads. */
   addressCounts?: SharedArrayBuffer;
   onError?: (err: unknown) => Response | Promise<Response>;
+  /**
+   * Track every streamed response body, so that a long download that keeps moving is not idle
+   * (default true). The gateway's data plane sets it off and tracks the bodies it streams
+   * itself (`ClientConnection.track`), which spares the responses it answers from memory.
+   */
+  trackResponseBodies?: boolean;
+}
+
+function internalError(err: unknown): Response {
+  console.error("unhandled error in an HTTP handler", err);
+  return new Response("Internal Server Error", { status: 500 });
 }
 
 /** Serves `handler` behind the guard. */
@@ -37,37 +52,22 @@ export function guardedServe(
   options: GuardedServeOptions,
   handler: Deno.ServeHandler<Deno.NetAddr>,
 ): GuardedServer {
-  const front = new GuardedListener({
+  const listener = new GuardedListener({
     hostname: options.hostname,
     port: options.port,
     reusePort: options.reusePort,
-    passthrough: options.tls !== undefined,
+    tls: options.tls,
     addressCounts: options.addressCounts,
     ...options.guard,
   });
-  let inner: Deno.HttpServer<Deno.NetAddr>;
-  try {
-    inner = Deno.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      onListen: () => {},
-      ...(options.onError ? { onError: options.onError } : {}),
-      ...(options.tls ?? {}),
-    }, (req, info) => handler(req, clientInfo(front, info))) as Deno.HttpServer<Deno.NetAddr>;
-  } catch (err) {
-    front.close();
-    throw err;
-  }
-  front.start(inner.addr.port);
-  return {
-    addr: front.addr,
-    shutdown: async () => {
-      front.close();
-      await inner.shutdown();
-      // The inner server has answered and closed its side: let the relays deliver the last
-      // bytes, then close whatever is still open.
-      await front.drain(2_000);
-      front.closeAll();
-    },
-  };
+  const serve: Deno.ServeHandler<Deno.NetAddr> = options.trackResponseBodies === false
+    ? handler
+    : async (req, info) => {
+      const res = await handler(req, info);
+      const client = clientOfInfo(info);
+      // A streamed body (an event stream, a download) keeps the connection active as it moves.
+      return client && res.body && !res.bodyUsed ? new Response(client.track(res.body), res) : res;
+    };
+  listener.serve(serve, options.onError ?? internalError);
+  return { addr: listener.addr, shutdown: () => listener.shutdown() };
 }

@@ -1,7 +1,7 @@
 /**
- * Network helpers shared by the gateway and the cloud: the slow-client guard in front of
- * `Deno.serve` (header, idle and per-address limits the runtime's server does not have), and IP
- * address ranges (CIDR) for allow and deny lists.
+ * Network helpers shared by the gateway and the cloud: HTTP served behind the slow-client guard
+ * (header, idle and per-address limits the runtime's `Deno.serve` does not have), and IP address
+ * ranges (CIDR) for allow and deny lists.
  *
  * @example
  * ```ts
@@ -22,8 +22,7 @@
 export {
   type ClientAddr,
   ClientConnection,
-  clientInfo,
-  clientSignalOf,
+  clientOf,
   GuardedListener,
   type GuardedListenOptions,
   GuardedServeInfo,

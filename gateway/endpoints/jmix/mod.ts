@@ -104,7 +104,7 @@ export class JmixEndpointService extends HttpEndpointService {
       };
       const res = await runPipeline({ ...this.pipeline, backends: [backend] }, env, deps);
       ex.backend = res.backend;
-      return this.toResponse(res, ex.requestId, env.method);
+      return this.toResponse(res, ex, env.method);
     } catch (err) {
       return this.#fail(ex, toGatewayError(err));
     }
