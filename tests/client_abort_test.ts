@@ -2,10 +2,11 @@
  * A client that goes away stops the work done for it: under the slow-client guard
  * (shared/net/guarded_listener.ts) the runtime still aborts a pending request's signal, and
  * through the gateway the backend call (linked to it once it has lasted 100 ms) closes its
- * upstream connection at once instead of at the backend timeout.
+ * upstream connection at once instead of at the backend timeout. And the guard's shutdown: what is in
+ * flight finishes, a stalled upload is cut rather than waited for.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { DEFAULT_GUARD, guardedServe } from "../shared/net/mod.ts";
+import { clientOf, DEFAULT_GUARD, guardedServe } from "../shared/net/mod.ts";
 import { freePort, startGateway } from "./support/mod.ts";
 
 /** Connects, sends a request head, and closes after `ms`. */
@@ -106,4 +107,48 @@ backends = ["slow"]
     await gateway.stop();
     upstream.close();
   }
+});
+
+Deno.test("guarded server: shutdown lets a request in flight finish, and a stalled upload does not hold it", async () => {
+  const server = guardedServe(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      guard: { headerTimeoutMs: 5_000, idleTimeoutMs: 1_000, maxConnectionsPerIp: 10 },
+    },
+    async () => {
+      await new Promise((r) => setTimeout(r, 500));
+      return new Response("done");
+    },
+  );
+  const port = server.addr.port;
+  const answer = fetch(`http://127.0.0.1:${port}/slow`).then((r) => r.text());
+  await new Promise((r) => setTimeout(r, 100));
+  const started = performance.now();
+  await server.shutdown();
+  assertEquals(await answer, "done");
+  assert(performance.now() - started > 300, "shutdown waited for the answer");
+
+  const stalled = guardedServe(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      guard: { headerTimeoutMs: 5_000, idleTimeoutMs: 1_000, maxConnectionsPerIp: 10 },
+    },
+    async (req, info) => {
+      const body = clientOf(info)!.track(req.body!);
+      const bytes = await new Response(body).arrayBuffer().catch(() => null);
+      return new Response(bytes === null ? "cut" : "whole");
+    },
+  );
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: stalled.addr.port });
+  await conn.write(
+    new TextEncoder().encode("POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nhalf"),
+  );
+  await new Promise((r) => setTimeout(r, 100));
+  const shutdownStarted = performance.now();
+  await stalled.shutdown();
+  const took = performance.now() - shutdownStarted;
+  assert(took < 4_000, `a stalled upload held the shutdown ${took.toFixed(0)} ms`);
+  conn.close();
 });

@@ -18,13 +18,21 @@ export interface AllocationResult {
   perRequest: number;
 }
 
-/** Sums the `allocated` of `--trace-gc-nvp` lines while a window is open. */
+/** Sums the `allocated` of `--trace-gc-nvp` lines while a window is open, and keeps the pauses. */
 export class GcTraceMeter {
+  /** The window's collections: V8's kind (`s` scavenge, `mc` mark-compact, ...) and pause, ms. */
+  readonly pauses: { kind: string; ms: number }[] = [];
   #buffer = "";
   #open = false;
   #bytes = 0;
   #collections = 0;
   #decoder = new TextDecoder();
+  readonly #onLine: ((line: string) => void) | undefined;
+
+  /** `onLine` sees every line of the output, in the window or not. */
+  constructor(onLine?: (line: string) => void) {
+    this.#onLine = onLine;
+  }
 
   /** Feeds a chunk of the process's stdout. */
   feed = (chunk: Uint8Array): void => {
@@ -33,6 +41,7 @@ export class GcTraceMeter {
     while ((newline = this.#buffer.indexOf("\n")) !== -1) {
       const line = this.#buffer.slice(0, newline);
       this.#buffer = this.#buffer.slice(newline + 1);
+      this.#onLine?.(line);
       if (this.#open) this.#line(line);
     }
   };
@@ -41,10 +50,17 @@ export class GcTraceMeter {
     const at = line.indexOf("GC: {");
     if (at === -1) return;
     try {
-      const event = JSON.parse(line.slice(at + 4)) as { allocated?: number };
+      const event = JSON.parse(line.slice(at + 4)) as {
+        allocated?: number;
+        pause?: number;
+        gc?: string;
+      };
       if (typeof event.allocated === "number") {
         this.#bytes += event.allocated;
         this.#collections++;
+      }
+      if (typeof event.pause === "number") {
+        this.pauses.push({ kind: event.gc ?? "", ms: event.pause });
       }
     } catch {
       // A line of another format: not a collection.
@@ -55,6 +71,7 @@ export class GcTraceMeter {
   open(): void {
     this.#bytes = 0;
     this.#collections = 0;
+    this.pauses.length = 0;
     this.#open = true;
   }
 

@@ -12,6 +12,7 @@
 import { parseArgs } from "node:util";
 import { startGateway } from "../../mod.ts";
 import { canConnect, freePort, spawnCaptured, waitReady } from "../../tests/support/mod.ts";
+import { GcTraceMeter } from "./allocation.ts";
 import { fixedJsonBody } from "./report.ts";
 import { gatewayConfig, startUpstream } from "./servers.ts";
 import { runWrk } from "./wrk.ts";
@@ -73,38 +74,15 @@ async function serve(port: number, upstream: string): Promise<void> {
   });
 }
 
-/** Garbage collections seen on the child's stdout while the window is open. */
-class GcPauses {
-  readonly pauses: { kind: string; ms: number }[] = [];
-  loop: Summary | undefined;
-  open = false;
-  #buffer = "";
-  #decoder = new TextDecoder();
-
-  feed = (chunk: Uint8Array): void => {
-    this.#buffer += this.#decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = this.#buffer.indexOf("\n")) !== -1) {
-      const line = this.#buffer.slice(0, newline);
-      this.#buffer = this.#buffer.slice(newline + 1);
-      const loop = line.indexOf("LOOP {");
-      if (loop !== -1) {
-        try {
-          this.loop = JSON.parse(line.slice(loop + 5));
-        } catch {
-          // cut by a line of the GC trace: reported as missing
-        }
-      }
-      const at = line.indexOf("GC: {");
-      if (!this.open || at === -1) continue;
-      try {
-        const event = JSON.parse(line.slice(at + 4)) as { pause: number; gc: string };
-        this.pauses.push({ kind: event.gc, ms: event.pause });
-      } catch {
-        // another format
-      }
-    }
-  };
+/** The event-loop summary the child prints when asked (SIGUSR2), from its output lines. */
+function loopSummary(line: string): Summary | undefined {
+  const at = line.indexOf("LOOP {");
+  if (at === -1) return undefined;
+  try {
+    return JSON.parse(line.slice(at + 5));
+  } catch {
+    return undefined; // cut by a line of the GC trace: reported as missing
+  }
 }
 
 async function main(): Promise<void> {
@@ -122,7 +100,8 @@ async function main(): Promise<void> {
 
   const upstream = await startUpstream(fixedJsonBody(1024));
   const port = freePort();
-  const gc = new GcPauses();
+  let loop: Summary | undefined;
+  const gc = new GcTraceMeter((line) => loop ??= loopSummary(line));
   const child = spawnCaptured(Deno.execPath(), [
     "run",
     "-A",
@@ -155,11 +134,11 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}/api/`;
     await runWrk({ url, threads: 2, connections: 64, durationSec: 2, ...script });
     Deno.kill(child.child.pid, "SIGUSR1");
-    gc.open = true;
+    gc.open();
     const result = await runWrk({ url, threads: 2, connections: 64, durationSec, ...script });
-    gc.open = false;
+    gc.close();
     Deno.kill(child.child.pid, "SIGUSR2");
-    for (let i = 0; i < 50 && !gc.loop; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && !loop; i++) await new Promise((r) => setTimeout(r, 100));
     const scavenges = summarize(gc.pauses.filter((p) => p.kind === "s").map((p) => p.ms));
     const others = summarize(gc.pauses.filter((p) => p.kind !== "s").map((p) => p.ms));
     const row = (name: string, x: Summary) =>
@@ -168,14 +147,16 @@ async function main(): Promise<void> {
       } | ` +
       `${x.over2} / ${x.over5} / ${x.over10} | ${x.total.toFixed(0)} |`;
     console.log(
-      `\n${rate} req/s for ${durationSec} s: wrk p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
+      `\n${rate} req/s for ${durationSec} s: wrk p50 ${result.p50Ms.toFixed(2)} ms, p99 ${
+        result.p99Ms.toFixed(2)
+      } ms, ` +
         `${result.requestsPerSec.toFixed(0)} req/s achieved\n`,
     );
     console.log("| what | count | p50 ms | p99 ms | max ms | over 2 / 5 / 10 ms | total ms |");
     console.log("|---|---:|---:|---:|---:|---:|---:|");
     console.log(row("scavenges (young generation)", scavenges));
     console.log(row("other collections (mark-compact, incremental steps)", others));
-    if (gc.loop) console.log(row("event-loop delay (1 ms timer, how late)", gc.loop));
+    if (loop) console.log(row("event-loop delay (1 ms timer, how late)", loop));
     else console.log("(the event-loop summary did not arrive)");
   } finally {
     await child.stop();

@@ -121,8 +121,8 @@ export class ClientConnection {
    * Cancels the tracked bodies still being read: the connection is being closed, and the runtime
    * keeps a request body's socket open while something reads it.
    */
-  cancelTracked(): void {
-    if (!this.#reading) return;
+  cancelTracked(): boolean {
+    if (!this.#reading || this.#reading.size === 0) return false;
     const reason = new DOMException("the connection was closed", "AbortError");
     const reading = [...this.#reading];
     this.#reading.clear();
@@ -130,6 +130,7 @@ export class ClientConnection {
       controller.error(reason);
       reader.cancel(reason).catch(() => {});
     }
+    return true;
   }
 
   /** Marks the end of a request and hands its response on (one function per connection). */
@@ -205,6 +206,10 @@ interface OpenConnection {
   cancel?: () => void;
   /** Closed, or being closed. */
   closing: boolean;
+  /** A body of it was cut: the runtime would wait for the rest of it, so only a cancel closes it. */
+  cut: boolean;
+  /** Shutdown has asked the runtime's server to close it after what is in flight. */
+  draining: boolean;
   /** TLS: the client's socket and the loopback one its bytes are relayed over. */
   sockets?: Deno.Conn[];
 }
@@ -219,7 +224,7 @@ interface OpenConnection {
  * progress inside the runtime cannot be cancelled).
  */
 function closeNow(open: OpenConnection): void {
-  open.client.cancelTracked();
+  if (open.client.cancelTracked()) open.cut = true;
   if (open.client.uploads > 0 || open.closing) return;
   open.closing = true;
   try {
@@ -263,6 +268,8 @@ export class GuardedListener {
   readonly #unclaimed = new Map<number, { conn: Deno.Conn; at: number }>();
   #sweep: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  #draining = false;
+  readonly #drained = Promise.withResolvers<void>();
 
   constructor(options: GuardedListenOptions) {
     this.#options = options;
@@ -323,10 +330,34 @@ export class GuardedListener {
    */
   async shutdown(): Promise<void> {
     this.close();
-    await Promise.allSettled(
-      [...this.#open].map((open) => open.server?.shutdown().finally(() => open.cancel = undefined)),
-    );
+    this.#draining = true;
+    this.#drain();
+    if (this.#open.size > 0) await this.#drained.promise;
     this.closeAll();
+  }
+
+  /**
+   * Asks each connection's server to close it after the requests in flight (the runtime's
+   * graceful close), except while a request with a body is in flight (the sweeps come back to
+   * it): a body cut by the guard is waited for by the runtime, so that connection is cancelled.
+   */
+  #drain(): void {
+    for (const open of this.#open) {
+      if (open.draining || open.client.uploads > 0) continue;
+      open.draining = true;
+      if (!open.server) {
+        closeNow(open); // TLS, not yet handed over: nothing in flight
+      } else if (open.cut) {
+        try {
+          open.cancel?.();
+        } catch {
+          // gone already
+        }
+      } else {
+        open.cancel = undefined; // the graceful close takes the runtime's handle
+        open.server.shutdown().catch(() => {});
+      }
+    }
   }
 
   /** Closes every open connection at once. */
@@ -346,6 +377,7 @@ export class GuardedListener {
       const limit = client.requests === 0 ? headerTimeoutMs : idleTimeoutMs;
       if (now - client.lastActive > limit) closeNow(open);
     }
+    if (this.#draining) this.#drain();
     for (const [port, { conn, at }] of this.#unclaimed) {
       // Not one of our relays (they register within a turn or two).
       if (now - at > 1_000) {
@@ -386,9 +418,12 @@ export class GuardedListener {
     const open = {
       client: new ClientConnection(ip, remote.port),
       closing: false,
+      cut: false,
+      draining: false,
       release: () => {
         if (!this.#open.delete(open)) return;
         if (admission === "counted") this.#perIp.release(ip);
+        if (this.#draining && this.#open.size === 0) this.#drained.resolve();
       },
     };
     this.#open.add(open);
