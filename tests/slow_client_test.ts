@@ -94,22 +94,7 @@ Deno.test("connection guard: the per-address cap, idle keep-alive connections, a
 
 Deno.test("connection guard: the upstream sees the client's real address (X-Forwarded-For)", async () => {
   const up = startUpstream((req) => Response.json({ xff: req.headers.get("x-forwarded-for") }));
-  const gw = await startTestGateway(
-    `
-[endpoints.api]
-service = "http"
-[endpoints.api.options]
-path_prefix = "/api"
-[backends.up]
-service = "http"
-[backends.up.options]
-base_url = "${up.url}"
-[pipelines.api]
-endpoints = ["api"]
-backends = ["up"]
-`,
-    { network: GUARD },
-  );
+  const gw = await startTestGateway(apiPipeline(up.url), { network: GUARD });
   try {
     const res = await fetch(`${gw.url}/api/x`);
     assertEquals((await res.json()).xff, "127.0.0.1");
