@@ -202,15 +202,19 @@ Deno.test("delivery: 429 with Retry-After is waited for; a 400 is a dead letter,
 });
 
 Deno.test("delivery: a gateway restarted with messages waiting delivers them", async () => {
-  let up = false;
   const received: string[] = [];
-  const upstream = startUpstream((_req, body) => {
-    if (!up) return new Response("down", { status: 503 });
+  // The first gateway delivers under /down, which always fails; the second under /up. (A flag
+  // flipped between the two would also count an attempt of the first gateway that the upstream
+  // finished reading after the flip: a legitimate duplicate of at-least-once delivery.)
+  const upstream = startUpstream((req, body) => {
+    if (new URL(req.url).pathname.startsWith("/down")) {
+      return new Response("down", { status: 503 });
+    }
     received.push(new TextDecoder().decode(body));
     return new Response("ok");
   });
   const qdir = await Deno.makeTempDir({ prefix: "gw-queue-" });
-  const first = await startTestGateway(pipeline(upstream.url, "", qdir));
+  const first = await startTestGateway(pipeline(`${upstream.url}/down`, "", qdir));
   try {
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${first.url}/in/x`, { method: "POST", body: `message ${i}` });
@@ -220,8 +224,7 @@ Deno.test("delivery: a gateway restarted with messages waiting delivers them", a
   } finally {
     await first.stop();
   }
-  up = true;
-  const second = await startTestGateway(pipeline(upstream.url, "", qdir));
+  const second = await startTestGateway(pipeline(`${upstream.url}/up`, "", qdir));
   try {
     await waitFor(() => Promise.resolve(received.length === 5), {
       timeoutMs: 10_000,
