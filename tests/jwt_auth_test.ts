@@ -318,7 +318,7 @@ backends = ["server"]
     const theirs = await status("/Observation/theirs");
     assertEquals(theirs.status, 403);
     assertEquals(theirs.body.resourceType, "OperationOutcome");
-    assertMatch(theirs.body.issue[0].diagnostics, /does not belong to Patient\/123/);
+    assertMatch(theirs.body.issue[0].diagnostics, /refers to a patient other than Patient\/123/);
     for (
       const [path, why] of [
         ["/Patient/999", /not Patient\/999/],

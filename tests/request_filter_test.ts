@@ -1,7 +1,8 @@
 /**
  * `request_filter` end to end with curl: on a FHIR endpoint, only reads and searches of Patient
  * and Observation pass (OperationOutcome otherwise); methods, paths, required headers and body size
- * on an http endpoint.
+ * on an http endpoint; percent-encoded paths decided as the server reads them, ambiguous paths and
+ * method overrides refused.
  */
 import { assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
@@ -88,6 +89,41 @@ backends = ["echo"]
       assertEquals(noTenant.body.error.message, "the x-tenant header is required");
       const big = await call([...tenant, "-d", "x".repeat(100), `${api}/orders`]);
       assertEquals([big.status, big.body.error.code], [413, "payload_too_large"]);
+
+      // Decided as the server will read it: decoded segments, the real method.
+      const op = await call([`${fhir}/Observation/%24everything`]);
+      assertEquals(op.status, 403, "an encoded $ is still an operation");
+      assertEquals(op.body.issue[0].diagnostics.includes("operation interaction"), true);
+      for (
+        const path of [
+          "/Observation/1%2F..%2F..%2FPatient%2F1",
+          "/Observation/1%5C..%5CPatient",
+          "/Patient;x=1/123",
+          "/Patient//123",
+        ]
+      ) {
+        const r = await call(["--path-as-is", `${fhir}${path}`]);
+        assertEquals([r.status, r.body.issue[0].details.text], [400, "ambiguous_path"], path);
+      }
+      // Encoded letters are still the same path (`%50atient` is `Patient`).
+      assertEquals((await call([`${fhir}/%50atient/123`])).status, 200);
+      const encodedPath = await call([...tenant, `${api}/%61dmin`]);
+      assertEquals(encodedPath.body.error.message, "path /admin is not allowed here");
+      for (
+        const args of [
+          ["-H", "X-HTTP-Method-Override: DELETE", `${fhir}/Patient/123`],
+          ["-H", "X-Method-Override: PUT", ...tenant, `${api}/orders/7`],
+          ["-H", "X-HTTP-Method: DELETE", ...tenant, `${api}/orders/7`],
+          [...tenant, `${api}/orders/7?%5Fmethod=DELETE`],
+        ]
+      ) {
+        const r = await call(args);
+        const code = r.body.error?.code ?? r.body.issue[0].details.text;
+        assertEquals([r.status, code], [400, "method_override_refused"], args.join(" "));
+      }
+      // An override naming the method itself is no override.
+      const same = await call(["-H", "X-HTTP-Method-Override: GET", `${fhir}/Patient/123`]);
+      assertEquals(same.status, 200);
     } finally {
       await gw.stop();
     }

@@ -115,3 +115,27 @@ Deno.test("json: a malformed body is 400 invalid_json, keeping the parser's erro
   equal(err.code, "invalid_json");
   ok(err.cause instanceof SyntaxError, String(err.cause));
 });
+
+Deno.test("json: a key repeated in one object is 400 duplicate_json_key, naming the key", async () => {
+  for (
+    const [body, key] of [
+      ['{"subject":{"reference":"Patient/p1"},"subject":{"reference":"Patient/p2"}}', "subject"],
+      ['{"a":1,"\\u0061":2}', "a"], // the same key, once escaped
+      ['[{"ok":1},{"x":{"y":1,"y":1}}]', "y"],
+      ['{"__proto__":1,"__proto__":2}', "__proto__"],
+      ['{"":1,"":2}', ""],
+    ]
+  ) {
+    await expectError(
+      () => decodeBody(utf8(body), "application/json", limits()),
+      400,
+      "duplicate_json_key",
+      `key ${JSON.stringify(key)} appears twice`,
+    );
+  }
+  // Equal keys in different objects, and keys equal to string values, are not repeats.
+  deepEqual(
+    await decodeBody(utf8('{"a":{"a":1},"b":[{"a":2},{"a":3}],"c":"a"}'), null, limits()),
+    { a: { a: 1 }, b: [{ a: 2 }, { a: 3 }], c: "a" },
+  );
+});

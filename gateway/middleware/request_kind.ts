@@ -2,9 +2,11 @@
  * What a request is, for filters and scopes: the FHIR interaction and resource type of a request
  * to a FHIR endpoint (the RESTful API of FHIR R4/R5 §3.1.0), and the DICOMweb service of a request
  * to a DICOMweb endpoint (PS3.18: QIDO-RS search, WADO-RS retrieve, STOW-RS store). Paths are
- * those below the endpoint's prefix.
+ * those below the endpoint's prefix, classified by their decoded segments (request_path.ts), as
+ * the server will read them: a path that cannot be decoded unambiguously is none of the API.
  */
 import { DICOMWEB_SERVICES, FHIR_INTERACTIONS } from "../../shared/gateway_config/mod.ts";
+import { decidePath } from "./request_path.ts";
 
 /** A FHIR interaction (`operation` for `$name` calls). */
 export type FhirInteraction = typeof FHIR_INTERACTIONS[number];
@@ -17,9 +19,19 @@ export interface FhirRequest {
 
 const RESOURCE_TYPE = /^[A-Z][A-Za-z]{0,63}$/;
 
-/** Classifies a FHIR request by method and path segments; null when it is none of the API. */
-export function fhirRequest(method: string, path: string): FhirRequest | null {
-  const s = path.split("/").filter((p) => p !== "");
+/** The decoded segments of a raw path, or decoded segments as given; null when ambiguous. */
+function segmentsOf(path: string | readonly string[]): readonly string[] | null {
+  if (typeof path !== "string") return path;
+  return decidePath(path).segments ?? null;
+}
+
+/**
+ * Classifies a FHIR request by method and path (raw, or its decoded segments); null when it is
+ * none of the API.
+ */
+export function fhirRequest(method: string, path: string | readonly string[]): FhirRequest | null {
+  const s = segmentsOf(path);
+  if (s === null) return null;
   const m = method.toUpperCase();
   const op = s.findIndex((p) => p.startsWith("$"));
   if (op >= 0) {
@@ -76,8 +88,12 @@ export type DicomwebService = typeof DICOMWEB_SERVICES[number];
  * (`/studies`, `…/series`, `…/instances`) is QIDO-RS; any other GET (a study, series, instance,
  * their metadata, frames, rendered, thumbnail, bulk data) is WADO-RS. Null otherwise.
  */
-export function dicomwebService(method: string, path: string): DicomwebService | null {
-  const s = path.split("/").filter((p) => p !== "");
+export function dicomwebService(
+  method: string,
+  path: string | readonly string[],
+): DicomwebService | null {
+  const s = segmentsOf(path);
+  if (s === null) return null;
   const m = method.toUpperCase();
   if (s[0] !== "studies" && s[0] !== "series" && s[0] !== "instances") return null;
   if (m === "POST") return s[0] === "studies" && s.length <= 2 ? "stow" : null;

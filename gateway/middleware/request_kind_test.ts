@@ -25,6 +25,11 @@ Deno.test("fhirRequest: the RESTful API's interactions and resource types", () =
     ["GET", "/", "search", undefined],
     ["POST", "/Patient/123/$everything", "operation", "Patient"],
     ["GET", "/$export", "operation", undefined],
+    // Decoded as the server decodes them.
+    ["GET", "/Observation/%24everything", "operation", "Observation"],
+    ["GET", "/%50atient/123", "read", "Patient"],
+    ["GET", "/Observation/1%2F..%2F..%2FPatient%2F1", null, undefined],
+    ["GET", "/Patient//123", null, undefined],
     ["GET", "/patient/123", null, undefined],
     ["POST", "/Patient/123", null, undefined],
     ["DELETE", "/metadata", null, undefined],

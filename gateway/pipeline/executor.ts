@@ -11,7 +11,7 @@ import type { Metrics } from "../observability/mod.ts";
 import { removeSpool } from "../spool.ts";
 import { addDeadline, type DeadlineEntry, removeDeadline } from "./deadlines.ts";
 import type { AuditSink } from "./front_door.ts";
-import type { Backend, Middleware } from "./types.ts";
+import type { Backend, Middleware, UpstreamReader } from "./types.ts";
 
 /** A pipeline with its middleware and backends built. */
 export interface BuiltPipeline {
@@ -52,7 +52,9 @@ export async function runPipeline(
     if (!mw.acts.request || !mw.onRequest) continue;
     let early: ResponseEnvelope | void;
     try {
-      const result = mw.onRequest(req);
+      const result = mw.readsUpstream
+        ? mw.onRequest(req, upstreamReader(pipeline, deps))
+        : mw.onRequest(req);
       early = result instanceof Promise ? await result : result;
     } catch (err) {
       throw middlewareError(mw, err);
@@ -74,6 +76,25 @@ export async function runPipeline(
     }
   }
   return response;
+}
+
+/** Reads from the pipeline's primary backend for a middleware (UpstreamReader). */
+function upstreamReader(pipeline: BuiltPipeline, deps: ExecutorDeps): UpstreamReader {
+  return {
+    read(sub: RequestEnvelope): Promise<ResponseEnvelope> {
+      const backend = pipeline.backends.find((b) => matches(b, sub.metadata));
+      if (!backend) {
+        return Promise.reject(
+          new GatewayError(
+            502,
+            "no_backend",
+            `no backend of pipeline ${pipeline.name} matches the request metadata`,
+          ),
+        );
+      }
+      return callBackend(pipeline, backend, sub, deps);
+    },
+  };
 }
 
 /** What a middleware failure becomes: its own GatewayError, else a 500 naming the middleware. */

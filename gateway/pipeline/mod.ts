@@ -31,4 +31,5 @@ export type {
   Middleware,
   MiddlewareFactory,
   TransformSource,
+  UpstreamReader,
 } from "./types.ts";

@@ -38,18 +38,33 @@ export interface BuildContext {
   sharedMemory?: (name: string, bytes: number) => SharedArrayBuffer;
 }
 
+/** What the executor offers a middleware that must ask the pipeline's backend first. */
+export interface UpstreamReader {
+  /**
+   * Sends `req` (a request the middleware made, such as a read of the resource a write would
+   * replace) to the pipeline's primary backend for the request's metadata: no tee, no
+   * middleware. The caller reads or cancels the answer's body.
+   */
+  read(req: RequestEnvelope): Promise<ResponseEnvelope>;
+}
+
 /** A processing step of a pipeline, applied in the listed order on requests and on responses. */
 export interface Middleware {
   /** The `[middleware.<name>]` name. */
   readonly name: string;
   /** Which directions the middleware acts on. */
   readonly acts: { request: boolean; response: boolean };
+  /** True when onRequest needs an {@link UpstreamReader} (its second argument). */
+  readonly readsUpstream?: boolean;
   /**
    * Act on a request. Returning a ResponseEnvelope ends the request there (no backend is called)
    * and the response still runs through the middleware on its way back. Work that needs no I/O
    * may finish without a promise, which spares the request a turn of the event loop.
    */
-  onRequest?(req: RequestEnvelope): Promise<ResponseEnvelope | void> | ResponseEnvelope | void;
+  onRequest?(
+    req: RequestEnvelope,
+    upstream?: UpstreamReader,
+  ): Promise<ResponseEnvelope | void> | ResponseEnvelope | void;
   /** Act on a response, with the request it answers (a promise only when it waits for I/O). */
   onResponse?(res: ResponseEnvelope, req: RequestEnvelope): Promise<void> | void;
   /** Release resources (file watchers) when the config that built it is retired. */

@@ -12,15 +12,20 @@
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
 import type { MiddlewareConfig } from "../../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
-import type { RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
+import { RequestEnvelope, type ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
-import type { BuildContext, Middleware } from "../../pipeline/mod.ts";
+import type { BuildContext, Middleware, UpstreamReader } from "../../pipeline/mod.ts";
+import { parseMediaType } from "../../codecs/mod.ts";
 import { bearerToken, sha256Hex } from "./credentials.ts";
 import { challenge, forbidden, unauthorized } from "./failures.ts";
 import { setIdentity } from "./identity.ts";
 import { localKeys, MAX_JWKS_BYTES, remoteKeys } from "./jwks.ts";
-import { fhirRequest } from "../request_kind.ts";
-import { inCompartment, patientConfined, smartDecision, smartGrants } from "./smart.ts";
+import { type FhirRequest, fhirRequest } from "../request_kind.ts";
+import { decidedPathOf, refuseMethodOverride } from "../request_path.ts";
+import { smartDecision, smartGrants } from "./smart.ts";
+import { loadPatientCompartment, type PatientCompartment } from "./patient_compartment.ts";
+import { patientPlan } from "./patient_rules.ts";
+import { answerProblem } from "./patient_answer.ts";
 
 /** Options of `jwt_auth` (after schema checks). */
 export interface JwtAuthOptions {
@@ -36,6 +41,8 @@ export interface JwtAuthOptions {
   forward_credentials: boolean;
   /** Enforce SMART on FHIR scopes per resource type and interaction (smart.ts). */
   smart?: boolean;
+  /** Types outside every compartment that `patient/` scopes may read (patient_rules.ts). */
+  smart_shared_types?: string[];
 }
 
 /** Verified tokens remembered per middleware, and for how long at most. */
@@ -53,7 +60,11 @@ export function scopesOf(payload: JWTPayload): string[] {
 export class JwtAuthMiddleware implements Middleware {
   readonly name: string;
   readonly acts: { request: boolean; response: boolean };
+  readonly readsUpstream: boolean;
   readonly #keys: JWTVerifyGetKey;
+  /** The R4 Patient compartment (SMART only). */
+  readonly #compartment: PatientCompartment | undefined;
+  readonly #sharedTypes: ReadonlySet<string>;
   /** Requests whose answer must be checked against the token's patient (SMART, patient/ scopes). */
   readonly #answerFor = new WeakMap<RequestEnvelope, string>();
   readonly #options: JwtAuthOptions;
@@ -61,20 +72,33 @@ export class JwtAuthMiddleware implements Middleware {
   /** SHA-256 of a verified token -> its payload and until when it may be reused. */
   readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
 
-  constructor(name: string, keys: JWTVerifyGetKey, options: JwtAuthOptions, logger: Logger) {
+  constructor(
+    name: string,
+    keys: JWTVerifyGetKey,
+    options: JwtAuthOptions,
+    logger: Logger,
+    compartment?: PatientCompartment,
+  ) {
     this.name = name;
     this.#keys = keys;
     this.#options = options;
     this.#logger = logger;
+    if (options.smart && !compartment) throw new Error("SMART scopes need the patient compartment");
+    this.#compartment = compartment;
+    this.#sharedTypes = new Set(options.smart_shared_types ?? []);
     this.acts = { request: true, response: options.smart === true };
+    this.readsUpstream = options.smart === true;
   }
 
   #challenge(params: Record<string, string> = {}): string {
     return challenge("Bearer", { realm: this.#options.realm, ...params });
   }
 
-  async onRequest(req: RequestEnvelope): Promise<void> {
+  async onRequest(req: RequestEnvelope, upstream?: UpstreamReader): Promise<void> {
     const header = req.readHeaders.get("authorization");
+    // SMART apps discover the server before they hold a token: its CapabilityStatement and
+    // SMART configuration are public (SMART App Launch 2.x §Conformance).
+    if (header === null && this.#options.smart && isSmartDiscovery(req)) return;
     if (header === null || !/^bearer(\s|$)/i.test(header)) {
       throw unauthorized("missing_credentials", "a bearer token is required", this.#challenge());
     }
@@ -106,62 +130,191 @@ export class JwtAuthMiddleware implements Middleware {
       : typeof payload.azp === "string"
       ? payload.azp
       : undefined;
-    if (this.#options.smart) await this.#smart(req, payload, scopes);
-    if (!this.#options.forward_credentials) req.headers.delete("authorization");
+    // Set before the scope checks, so that a refusal is logged and audited with who asked.
     setIdentity(req, {
       method: "jwt_auth",
       subject: payload.sub ?? clientId ?? "",
       clientId,
       scopes,
     });
+    if (this.#options.smart) await this.#smart(req, payload, scopes, upstream);
+    if (!this.#options.forward_credentials) req.headers.delete("authorization");
   }
 
   /** SMART scopes: the interaction on the resource type, and the patient compartment. */
-  async #smart(req: RequestEnvelope, payload: JWTPayload, scopes: string[]): Promise<void> {
-    const path = req.path.startsWith("/") ? req.path : `/${req.path}`;
-    const denied = (why: string) =>
-      forbidden(
-        "insufficient_scope",
-        `SMART scopes do not allow this request: ${why}`,
-        this.#challenge({ error: "insufficient_scope" }),
-      );
-    const kind = fhirRequest(req.method, path);
-    if (!kind) throw denied(`${req.method} ${path} is not a FHIR interaction`);
+  async #smart(
+    req: RequestEnvelope,
+    payload: JWTPayload,
+    scopes: string[],
+    upstream: UpstreamReader | undefined,
+  ): Promise<void> {
+    // Decided on what the server will act on: the decoded path and the real method.
+    refuseMethodOverride(req);
+    const { segments, path } = decidedPathOf(req);
+    const kind = fhirRequest(req.method, segments);
+    if (!kind) throw this.#denied(`${req.method} ${path} is not a FHIR interaction`);
     const decision = smartDecision(kind, smartGrants(scopes));
-    if (!decision.allowed) throw denied(decision.why);
+    if (!decision.allowed) throw this.#denied(decision.why);
     if (!decision.patientOnly) return;
     const patient = typeof payload.patient === "string" ? payload.patient : undefined;
-    if (!patient) throw denied("patient/ scopes need a token with a patient claim");
-    let confined: boolean;
-    try {
-      confined = patientConfined(path, req.query, kind, patient);
-    } catch (err) {
-      throw denied((err as Error).message);
+    if (!patient) throw this.#denied("patient/ scopes need a token with a patient claim");
+    const compartment = this.#compartment!;
+    const plan = patientPlan(
+      {
+        method: req.method.toUpperCase(),
+        segments,
+        kind,
+        params: await searchParams(req, kind),
+        ifNoneExist: req.readHeaders.get("if-none-exist"),
+      },
+      patient,
+      compartment,
+      this.#sharedTypes,
+    );
+    if (plan.refused !== undefined) throw this.#denied(plan.refused);
+    // Answers are checked as JSON: a client that accepts nothing else is told so.
+    const accept = req.readHeaders.get("accept");
+    if (accept !== null && !/json|\*\/\*/i.test(accept)) {
+      throw new GatewayError(
+        406,
+        "not_acceptable",
+        "answers to patient-context requests are checked as FHIR JSON: accept application/fhir+json",
+      );
     }
-    if (confined) return;
-    if (kind.interaction === "create" || kind.interaction === "update") {
-      if (!inCompartment(await req.body.data(), patient)) {
-        throw denied(`the resource does not belong to Patient/${patient}`);
-      }
-      return;
+    req.headers.set("accept", "application/fhir+json");
+    if (plan.body) {
+      const problem = await this.#bodyProblem(req, plan.body, patient);
+      if (problem) throw this.#denied(problem);
     }
-    if (kind.interaction === "read" || kind.interaction === "vread") {
-      this.#answerFor.set(req, patient); // checked on the answer (onResponse)
-      return;
+    if (plan.preRead) {
+      await this.#preRead(req, plan.preRead, plan.ifMatch === true, patient, upstream);
     }
-    throw denied(`a patient-context ${kind.interaction} of ${kind.resourceType} cannot be checked`);
+    this.#answerFor.set(req, patient); // every answer is checked (onResponse)
   }
 
-  /** SMART, patient/ scopes: an answer outside the patient's compartment is not handed out. */
+  #denied(why: string): GatewayError {
+    return forbidden(
+      "insufficient_scope",
+      `SMART scopes do not allow this request: ${why}`,
+      this.#challenge({ error: "insufficient_scope" }),
+    );
+  }
+
+  /** Why a create/update body is not a resource of `want.type` inside the compartment, or null. */
+  async #bodyProblem(
+    req: RequestEnvelope,
+    want: { type: string; id?: string },
+    patient: string,
+  ): Promise<string | null> {
+    const type = parseMediaType(req.body.contentType)?.type;
+    if (type !== "application/fhir+json" && type !== "application/json") {
+      return "a patient-context write must send FHIR JSON (application/fhir+json)";
+    }
+    const resource = await req.body.data(); // duplicate keys are a 400 (codecs/json.ts)
+    const r = resource as { resourceType?: unknown; id?: unknown } | null;
+    if (r?.resourceType !== want.type) return `the body is not a ${want.type}`;
+    if (want.id !== undefined && r.id !== undefined && r.id !== want.id) {
+      return `the body's id ${String(r.id)} is not the id ${want.id} of the path`;
+    }
+    return this.#compartment!.outside(resource, patient);
+  }
+
+  /**
+   * Reads the resource a write would replace or delete: it must be inside the compartment (or
+   * not exist). An update then carries `If-Match` with the version read, unless the client sent
+   * its own, so the server replaces the resource that was checked or refuses (412).
+   */
+  async #preRead(
+    req: RequestEnvelope,
+    path: string,
+    ifMatch: boolean,
+    patient: string,
+    upstream: UpstreamReader | undefined,
+  ): Promise<void> {
+    if (!upstream) throw this.#denied("the resource to write cannot be read first here");
+    const headers = new Headers({ accept: "application/fhir+json" });
+    const auth = req.readHeaders.get("authorization");
+    if (this.#options.forward_credentials && auth !== null) headers.set("authorization", auth);
+    const read = new RequestEnvelope({
+      id: req.id,
+      protocol: req.protocol,
+      method: "GET",
+      path,
+      headers,
+      metadata: { ...req.metadata },
+      endpoint: req.endpoint,
+      remoteAddr: req.remoteAddr,
+      scheme: req.scheme,
+      host: req.host,
+      signal: () => req.signal,
+    });
+    const res = await upstream.read(read);
+    if (res.status === 404 || res.status === 410) {
+      await discard(res);
+      return; // nothing there yet (an update creates it) or already deleted
+    }
+    if (res.status !== 200) {
+      await discard(res);
+      throw this.#denied(
+        `the resource to write could not be read first (the server answered ${res.status})`,
+      );
+    }
+    let current: unknown;
+    try {
+      current = await res.body.data();
+    } catch (err) {
+      throw new GatewayError(
+        502,
+        "invalid_fhir_response",
+        `the resource to write could not be read first: ${(err as Error).message}`,
+      );
+    }
+    const problem = this.#compartment!.outside(current, patient);
+    if (problem) throw this.#denied(problem);
+    if (ifMatch && !req.readHeaders.has("if-match")) {
+      const etag = res.headers.get("etag");
+      const version = (current as { meta?: { versionId?: unknown } }).meta?.versionId;
+      const tag = etag ?? (typeof version === "string" ? `W/"${version}"` : null);
+      if (tag === null) {
+        throw this.#denied("the resource to write has no version to bind the update to");
+      }
+      req.headers.set("if-match", tag);
+    }
+  }
+
+  /** SMART, patient/ scopes: an answer with a resource outside the compartment is not handed out. */
   async onResponse(res: ResponseEnvelope, req: RequestEnvelope): Promise<void> {
     const patient = this.#answerFor.get(req);
-    if (patient === undefined || res.status < 200 || res.status >= 300) return;
-    if (!inCompartment(await res.body.data(), patient)) {
-      throw forbidden(
-        "insufficient_scope",
-        `SMART scopes do not allow this request: the resource does not belong to Patient/${patient}`,
-        this.#challenge({ error: "insufficient_scope" }),
+    if (patient === undefined || res.body.isEmpty || res.body.knownLength === 0) return;
+    const type = parseMediaType(res.headers.get("content-type"))?.type;
+    if (type !== "application/fhir+json" && type !== "application/json") {
+      await discard(res);
+      throw new GatewayError(
+        502,
+        "invalid_fhir_response",
+        `the answer (${type ?? "no content type"}) cannot be checked against the patient ` +
+          "compartment: FHIR JSON was asked for",
       );
+    }
+    let answer: unknown;
+    try {
+      answer = await res.body.data();
+    } catch (err) {
+      throw new GatewayError(
+        502,
+        "invalid_fhir_response",
+        `the answer cannot be checked against the patient compartment: ${(err as Error).message}`,
+      );
+    }
+    const problem = answerProblem(answer, patient, this.#compartment!, this.#sharedTypes);
+    if (problem) {
+      this.#logger.warn("jwt_auth: an answer outside the patient compartment was withheld", {
+        middleware: this.name,
+        request_id: req.id,
+        status: res.status,
+        reason: problem,
+      });
+      throw this.#denied(`the answer holds a resource outside the compartment: ${problem}`);
     }
   }
 
@@ -221,6 +374,42 @@ export class JwtAuthMiddleware implements Middleware {
 }
 
 /**
+ * The search parameters of a request: its query, and for a POSTed `_search` its form body too
+ * (read here, then forwarded as it came).
+ */
+async function searchParams(req: RequestEnvelope, kind: FhirRequest): Promise<URLSearchParams> {
+  const params = new URLSearchParams(req.query);
+  if (kind.interaction !== "search" || req.method.toUpperCase() !== "POST" || req.body.isEmpty) {
+    return params;
+  }
+  const type = parseMediaType(req.body.contentType)?.type;
+  if (type !== "application/x-www-form-urlencoded") {
+    throw new GatewayError(
+      415,
+      "unsupported_media_type",
+      "a POSTed search must send application/x-www-form-urlencoded parameters",
+    );
+  }
+  for (const [name, value] of new URLSearchParams(await req.body.text())) {
+    params.append(name, value);
+  }
+  return params;
+}
+
+/** `GET /metadata` or `GET /.well-known/smart-configuration`, exactly, without a query. */
+function isSmartDiscovery(req: RequestEnvelope): boolean {
+  if (req.method !== "GET" || req.queryString() !== "") return false;
+  const path = req.path;
+  return path === "/metadata" || path === "/.well-known/smart-configuration";
+}
+
+/** Releases an answer's body that is not passed on. */
+async function discard(res: ResponseEnvelope): Promise<void> {
+  const body = res.body.forwardable();
+  if (body instanceof ReadableStream) await body.cancel().catch(() => {});
+}
+
+/**
  * True when the failure is the issuer's keys, not the token: a fetch that failed, timed out,
  * answered another status than 200, or answered something that is not a key set.
  */
@@ -265,5 +454,19 @@ export async function createJwtAuthMiddleware(
       });
     }
   }
-  return new JwtAuthMiddleware(config.name, keys, options, ctx.logger);
+  const compartment = options.smart ? await loadPatientCompartment() : undefined;
+  for (const type of options.smart_shared_types ?? []) {
+    if (!compartment!.isResourceType(type)) {
+      throw new Error(
+        `middleware ${config.name}: smart_shared_types: ${type} is not an R4 resource type`,
+      );
+    }
+    if (compartment!.has(type)) {
+      throw new Error(
+        `middleware ${config.name}: smart_shared_types: ${type} belongs to patient compartments ` +
+          "(it holds patient data): only types outside every compartment can be shared",
+      );
+    }
+  }
+  return new JwtAuthMiddleware(config.name, keys, options, ctx.logger, compartment);
 }
