@@ -1,12 +1,17 @@
 /**
- * Release signatures: the release task signs the bytes of `SHA256SUMS` with the publisher's
- * Ed25519 key and writes the signature (base64) to `SHA256SUMS.sig`; gwcli verifies it with the
- * public keys it trusts before it believes any checksum. Public keys travel as base64 of the raw
- * 32 bytes, private keys as base64 of PKCS #8.
+ * Release signatures: the release task signs the bytes of `SHA256SUMS` and of the latest-release
+ * index `latest.json` with the publisher's Ed25519 key and writes each signature (base64) beside
+ * its file (`SHA256SUMS.sig`, `latest.json.sig`); gwcli verifies them with the public keys it
+ * trusts before it believes a checksum or the version the index names. Public keys travel as
+ * base64 of the raw 32 bytes, private keys as base64 of PKCS #8.
  */
 
 /** Name of the signature file beside `SHA256SUMS`. */
 export const SIGNATURE_FILE = "SHA256SUMS.sig";
+/** Name of the latest-release index: `{"version": "0.12.0"}`. */
+export const INDEX_FILE = "latest.json";
+/** Name of the index's signature file beside it (signed over the index's exact bytes). */
+export const INDEX_SIGNATURE_FILE = "latest.json.sig";
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const compact = text.trim().replace(/-/g, "+").replace(/_/g, "/");

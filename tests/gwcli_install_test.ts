@@ -1,7 +1,9 @@
 /**
  * gwcli gateway:install against a local release server: a `tar.gz` made by the system `tar`,
- * `SHA256SUMS`, the `latest.json` index, the default directory (~/.local/bin), `-d`, and the
- * failures that must install nothing (checksum mismatch, no checksum, unknown version).
+ * `SHA256SUMS`, the signed `latest.json` index, the default directory (~/.local/bin), `-d`, and
+ * the failures that must install nothing (checksum mismatch, no checksum, unknown version, a
+ * forged or unsigned index, an older signed release offered as the latest or named without
+ * `--allow-downgrade`, another version's signed checksums).
  */
 import { createHash } from "node:crypto";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
@@ -33,22 +35,36 @@ Deno.test({
     const work = await tempDir("gwcli-release-");
     const good = await makeArchive(work, "1.2.3");
     const tampered = await makeArchive(work, "1.2.4");
+    const newer = await makeArchive(work, "1.3.0");
     const name = (v: string) => `gateway-${v}-${OS}-${ARCH}.tar.gz`;
     const key = await generateReleaseKey();
     const other = await generateReleaseKey();
+    const sign = async (text: string, signer = key) =>
+      await signRelease(signer.privateKey, new TextEncoder().encode(text));
+    const index = JSON.stringify({ version: "1.2.3" });
+    const sums123 = `${sha256(good)}  ${name("1.2.3")}\n${"0".repeat(64)}  other.zip\n`;
     const files = new Map<string, Uint8Array<ArrayBuffer> | string>([
-      ["/rel/latest/download/latest.json", JSON.stringify({ version: "1.2.3" })],
+      ["/rel/latest/download/latest.json", index],
+      ["/rel/latest/download/latest.json.sig", await sign(index)],
+      // Mirrors with a bad index: changed after signing, signed by another key, not signed.
+      ["/forged/latest/download/latest.json", JSON.stringify({ version: "1.3.0" })],
+      ["/forged/latest/download/latest.json.sig", await sign(index)],
+      ["/foreign/latest/download/latest.json", index],
+      ["/foreign/latest/download/latest.json.sig", await sign(index, other)],
+      ["/unsigned/latest/download/latest.json", index],
       [`/rel/download/v1.2.3/${name("1.2.3")}`, good],
-      [
-        `/rel/download/v1.2.3/SHA256SUMS`,
-        `${sha256(good)}  ${name("1.2.3")}\n${"0".repeat(64)}  other.zip\n`,
-      ],
+      [`/rel/download/v1.2.3/SHA256SUMS`, sums123],
       [`/rel/download/v1.2.4/${name("1.2.4")}`, tampered],
       [`/rel/download/v1.2.4/SHA256SUMS`, `${sha256(good)}  ${name("1.2.4")}\n`],
       [`/rel/download/v1.2.5/${name("1.2.5")}`, good],
       [`/rel/download/v1.2.5/SHA256SUMS`, `${sha256(good)}  something-else.tar.gz\n`],
       [`/rel/download/v1.2.6/${name("1.2.6")}`, good],
       [`/rel/download/v1.2.6/SHA256SUMS`, `${sha256(good)}  ${name("1.2.6")}\n`],
+      [`/rel/download/v1.3.0/${name("1.3.0")}`, newer],
+      [`/rel/download/v1.3.0/SHA256SUMS`, `${sha256(newer)}  ${name("1.3.0")}\n`],
+      // 1.2.3's signed checksums (and archive) under 1.3.1's URLs.
+      [`/rel/download/v1.3.1/${name("1.3.1")}`, good],
+      [`/rel/download/v1.3.1/SHA256SUMS`, sums123],
     ]);
     // Every SHA256SUMS is signed by the publisher, except 1.2.6's, signed by another key.
     for (const [path, text] of [...files]) {
@@ -81,8 +97,9 @@ Deno.test({
         assertMatch(latest.stdout, /\.local\/bin is not on your PATH/);
         assertEquals((await Deno.stat(target)).mode! & 0o777, 0o755);
         assertEquals((await runCommand(target, [])).stdout, "gateway 1.2.3\n");
-        assertEquals(requests.slice(0, 4), [
+        assertEquals(requests.slice(0, 5), [
           "/rel/latest/download/latest.json",
+          "/rel/latest/download/latest.json.sig",
           "/rel/download/v1.2.3/SHA256SUMS",
           "/rel/download/v1.2.3/SHA256SUMS.sig",
           `/rel/download/v1.2.3/${name("1.2.3")}`,
@@ -146,10 +163,87 @@ Deno.test({
           foreign.stderr,
           /is not signed by a trusted release key; nothing was installed/,
         );
+        const swapped = expectExit(
+          await home.run(["gateway:install", "--version", "1.3.1", "-d", dir]),
+          1,
+        );
+        assertMatch(
+          swapped.stderr,
+          /lists no checksum for gateway-1\.3\.1-.*; nothing was installed/,
+        );
         const invalid = expectExit(await home.run(["gateway:install", "--version", "newest"]), 2);
         assertMatch(invalid.stderr, /invalid version "newest"/);
         const noArg = expectExit(await home.run(["gateway:install", "--version"]), 2);
         assertMatch(noArg.stderr, /option '--version <VERSION>' argument missing/);
+      }, { GWCLI_RELEASE_URL: base, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+
+      await withGwcliHome(async (home) => {
+        const target = `${home.home}/.local/bin/gateway`;
+        const version = async () => (await runCommand(target, [])).stdout;
+        expectExit(await home.run(["gateway:install", "--version", "1.3.0"]), 0, "install 1.3.0");
+        assertEquals(await version(), "gateway 1.3.0\n");
+        // The signed index names 1.2.3, older than what is installed: a mirror may be replaying
+        // an old index. Refused, and nothing is downloaded.
+        const before = requests.length;
+        const replayed = expectExit(await home.run(["gateway:install"]), 1, "older latest");
+        assertMatch(
+          replayed.stderr,
+          new RegExp(
+            "error: the release index .*/rel/latest/download/latest\\.json names 1\\.2\\.3, " +
+              `older than gateway 1\\.3\\.0 at ${target}; nothing was installed\n` +
+              ".*gwcli gateway:install --version 1\\.2\\.3 --allow-downgrade",
+          ),
+        );
+        assertEquals(requests.slice(before), [
+          "/rel/latest/download/latest.json",
+          "/rel/latest/download/latest.json.sig",
+        ]);
+        // Named, it still needs --allow-downgrade; --allow-downgrade needs a named version.
+        const named = expectExit(await home.run(["gateway:install", "--version", "1.2.3"]), 1);
+        assertMatch(
+          named.stderr,
+          /gateway 1\.3\.0 at .* is newer than 1\.2\.3; nothing was installed\n.*--allow-downgrade/,
+        );
+        const unnamed = expectExit(await home.run(["gateway:install", "--allow-downgrade"]), 2);
+        assertMatch(unnamed.stderr, /--allow-downgrade needs --version/);
+        assertEquals(await version(), "gateway 1.3.0\n");
+        const allowed = expectExit(
+          await home.run(["gateway:install", "--version", "1.2.3", "--allow-downgrade"]),
+          0,
+          "allowed downgrade",
+        );
+        assertMatch(allowed.stdout, /Replacing gateway 1\.3\.0 with the older 1\.2\.3/);
+        assertEquals(await version(), "gateway 1.2.3\n");
+        // gwcli remembers what it installed in its data directory, by the binary's hash.
+        const installs = JSON.parse(await Deno.readTextFile(`${home.dir}/installs.json`));
+        assertEquals(installs.installs[await Deno.realPath(target)].version, "1.2.3");
+        // A binary replaced by something else since has no known version: replaced, with a note.
+        await Deno.writeTextFile(target, "#!/bin/sh\necho built from source\n");
+        const unknown = expectExit(await home.run(["gateway:install"]), 0, "unknown binary");
+        assertMatch(unknown.stderr, /note: .* was not installed by gwcli, or changed since/);
+        assertEquals(await version(), "gateway 1.2.3\n");
+
+        // A forged, foreign or unsigned index is refused before any release file is read.
+        for (
+          const [mirror, why] of [
+            [
+              "forged",
+              /latest\.json is not signed by a trusted release key; nothing was installed/,
+            ],
+            ["foreign", /latest\.json is not signed by a trusted release key/],
+            ["unsigned", /latest\.json is not signed \(.*latest\.json\.sig: 404\); nothing/],
+          ] as const
+        ) {
+          const res = expectExit(
+            await home.run(["gateway:install"], {
+              env: { GWCLI_RELEASE_URL: `http://127.0.0.1:${server.addr.port}/${mirror}` },
+            }),
+            1,
+            mirror,
+          );
+          assertMatch(res.stderr, why);
+          assert(!requests.some((p) => p.startsWith(`/${mirror}/download/`)), mirror);
+        }
       }, { GWCLI_RELEASE_URL: base, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
 
       await withGwcliHome(async (home) => {

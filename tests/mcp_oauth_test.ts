@@ -17,7 +17,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, type TestCloud, uiSession, withCloud } from "./cloud_harness.ts";
-import type { User } from "../cloud/store/mod.ts";
+import type { OAuthClientRecord, User } from "../cloud/store/mod.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const REDIRECT = "http://127.0.0.1:33418/callback";
@@ -242,9 +242,28 @@ Deno.test("MCP OAuth: registration refuses dangerous redirect URIs and bad metad
     for (
       const [uri, why] of [
         ["javascript:alert(1)", "forbidden scheme"],
+        // Every scheme ending in `script`, whatever its case.
+        ["x-javascript:alert(1)", "forbidden scheme x-javascript:"],
+        ["X-JavaScript:alert(1)", "forbidden scheme x-javascript:"],
+        ["vbscript:msgbox(1)", "forbidden scheme vbscript:"],
+        ["LiveScript:alert(1)", "forbidden scheme livescript:"],
+        ["com.example.jscript:/cb", "forbidden scheme"],
+        // Schemes the browser handles itself.
         ["data:text/html,hi", "forbidden scheme"],
         ["file:///etc/passwd", "forbidden scheme"],
+        ["blob:https://app.example/0f6d", "forbidden scheme blob:"],
+        ["about:blank", "forbidden scheme about:"],
+        ["view-source:https://app.example/cb", "forbidden scheme view-source:"],
+        ["filesystem:https://app.example/temporary/cb", "forbidden scheme filesystem:"],
+        ["ws://127.0.0.1:9/cb", "forbidden scheme ws:"],
+        ["wss://app.example/cb", "forbidden scheme wss:"],
+        ["intent://cb#Intent;scheme=https;end", "fragment"],
+        ["intent://cb", "forbidden scheme intent:"],
+        // The URL parser would drop the newline and read `javascript:`.
+        ["java\nscript:alert(1)", "control characters"],
+        [" https://app.example/cb", "spaces"],
         ["http://evil.example/cb", "loopback"],
+        ["http://localhost.evil.example/cb", "loopback"],
         ["https://app.example/cb#frag", "fragment"],
         ["https://user:pw@app.example/cb", "user information"],
         ["not a uri", "absolute"],
@@ -262,17 +281,111 @@ Deno.test("MCP OAuth: registration refuses dangerous redirect URIs and bad metad
       grant_types: ["client_credentials"],
     });
     assertEquals(creds.json.error, "invalid_client_metadata");
-    // Accepted: https, loopback http, a native app's own scheme; the name loses control characters.
+    // Accepted: https, loopback http, a native app's own scheme (reverse-domain, RFC 8252 §7.1,
+    // or a single name as MCP clients use); the name loses control characters.
+    const accepted = [
+      "https://app.example/cb",
+      "http://[::1]:9/cb",
+      "http://127.0.0.1/cb",
+      "http://localhost:33418/callback",
+      "cursor://anysphere/cb",
+      "com.example.app:/oauth2redirect",
+      "Com.Example.App:/cb",
+      "net.scriptorium.app:/cb",
+    ];
     const ok = await register(cloud, {
       client_name: "Cursor\u202e\u0007 IDE",
-      redirect_uris: ["https://app.example/cb", "http://[::1]:9/cb", "cursor://anysphere/cb"],
+      redirect_uris: accepted,
       token_endpoint_auth_method: "client_secret_basic",
     });
     assertEquals(ok.status, 201, ok.text);
+    assertEquals(ok.json.redirect_uris, accepted);
     assertEquals(ok.json.client_name, "Cursor IDE");
     assertEquals(ok.json.token_endpoint_auth_method, "none");
     assertEquals(ok.headers.get("cache-control"), "no-store");
   }, { rateLimits: { clientRegistrationPerIp: { limit: 100, windowSeconds: 60 } } as never });
+});
+
+Deno.test("MCP OAuth: a refused redirect URI reaches neither consent nor a redirect by another route", async () => {
+  await withCloud(async (cloud) => {
+    const ada = await makeUser(cloud, "ada@example.com");
+    const session = await uiSession(cloud, ada.user);
+    const { challenge } = await pkce();
+    // Clients stored under an older, looser rule (KV keeps a used client for 90 days).
+    const stored = async (uri: string) => {
+      const record: OAuthClientRecord = {
+        client_id: `mcpc_legacy${crypto.randomUUID().slice(0, 8)}`,
+        client_name: "legacy",
+        client_uri: null,
+        redirect_uris: [uri],
+        created_at: new Date(cloud.clock.now()).toISOString(),
+        last_used_at: null,
+      };
+      await cloud.server.services.store.oauth.addClient(record, 60_000);
+      return record.client_id;
+    };
+    const request = (clientId: string, extra: Record<string, string> = {}) => ({
+      response_type: "code",
+      client_id: clientId,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st",
+      ...extra,
+    });
+    const refused = async (res: Response, what: string) => {
+      const html = await res.text();
+      assertEquals(res.status, 400, `${what}: ${html.slice(0, 200)}`);
+      assertEquals(res.headers.get("location"), null, what);
+      assert(html.includes("consent-error"), what);
+    };
+    for (const uri of ["x-javascript:alert(1)", "VBScript:msgbox(1)", "data:text/html,x"]) {
+      const id = await stored(uri);
+      for (
+        const params of [
+          request(id, { redirect_uri: uri }),
+          request(id), // the only registered URI is used
+          request(id, { redirect_uri: uri, response_type: "token" }), // an error to send back
+        ]
+      ) {
+        await refused(
+          await fetch(`${cloud.url}/oauth/authorize?${new URLSearchParams(params)}`, {
+            headers: { cookie: session.cookie },
+            redirect: "manual",
+          }),
+          `GET ${JSON.stringify(params)}`,
+        );
+      }
+      // The consent form posted directly, with a valid session and CSRF token.
+      await refused(
+        await fetch(`${cloud.url}/oauth/authorize`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { ...FORM, cookie: session.cookie, origin: cloud.url },
+          body: new URLSearchParams({
+            ...request(id, { redirect_uri: uri }),
+            decision: "allow",
+            team_id: ada.team.id,
+            _csrf: session.csrf,
+          }),
+        }),
+        `POST ${uri}`,
+      );
+    }
+    // A registered loopback client cannot swap its scheme for another through the port rule.
+    const client = (await register(cloud, { redirect_uris: ["http://127.0.0.1:33418/callback"] }))
+      .json;
+    for (const uri of ["ws://127.0.0.1:33418/callback", "javascript://127.0.0.1/callback"]) {
+      await refused(
+        await fetch(
+          `${cloud.url}/oauth/authorize?${new URLSearchParams(
+            request(client.client_id, { redirect_uri: uri }),
+          )}`,
+          { headers: { cookie: session.cookie }, redirect: "manual" },
+        ),
+        uri,
+      );
+    }
+  });
 });
 
 Deno.test("MCP OAuth: registrations are rate limited per address", async () => {

@@ -1,14 +1,16 @@
 /**
  * The release task and `gwcli gateway:install` end to end: `deno task release --from DIR` makes a
  * signed release tree from placeholder executables; a local HTTP server serves it; gwcli installs
- * from it (signature, checksum, progress, the executable bit), and refuses a tampered archive, a
- * tampered checksum file and a release signed by another key. Without `--from`, `deno compile`
- * must download its runtime: where that fails the task says so in one line.
+ * from it (signed index, signature, checksum, progress, the executable bit), and refuses a
+ * tampered archive, a tampered checksum file, a release signed by another key, a forged or
+ * unsigned index, an older signed release offered as the latest, and an older release's signed
+ * checksums served under a newer version. Without `--from`, `deno compile` must download its
+ * runtime: where that fails the task says so in one line.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { expectExit, withGwcliHome } from "./gwcli_support.ts";
 import { removeDir, REPO_ROOT, runCommand, tempDir } from "./support/mod.ts";
-import { generateReleaseKey } from "../shared/mod.ts";
+import { generateReleaseKey, verifyRelease } from "../shared/mod.ts";
 import { currentTarget } from "../deploy/release/release.ts";
 
 const OS = Deno.build.os;
@@ -50,10 +52,22 @@ Deno.test({
       n.endsWith(".tar.gz")
     )!;
     assertEquals(archive, `gateway-2.0.0-${target}.tar.gz`);
-    assertEquals(
-      JSON.parse(await Deno.readTextFile(`${out}/latest/download/latest.json`)),
-      { version: "2.0.0" },
+    const index = await Deno.readFile(`${out}/latest/download/latest.json`);
+    assertEquals(JSON.parse(new TextDecoder().decode(index)), { version: "2.0.0" });
+    // The index is signed by the release key, over its exact bytes.
+    const indexSig = await Deno.readTextFile(`${out}/latest/download/latest.json.sig`);
+    assert(await verifyRelease([key.publicKey], index, indexSig.trim()), "latest.json.sig");
+    assert(!(await verifyRelease([stranger.publicKey], index, indexSig.trim())));
+    // An older release by the same publisher: validly signed, and a mirror may offer it.
+    const oldFrom = `${work}/old-bin`;
+    await Deno.mkdir(oldFrom);
+    await Deno.writeTextFile(`${oldFrom}/gateway-${target}`, `#!/bin/sh\necho "gateway 1.9.0"\n`);
+    const oldOut = `${work}/old`;
+    const old = await release(
+      ["--version", "1.9.0", "--from", oldFrom, "--out", oldOut],
+      key.privateKey,
     );
+    assertEquals(old.code, 0, old.stderr);
     // Also a second, differently keyed release to show that keys are checked.
     const otherOut = `${work}/other`;
     const other = await release(
@@ -62,14 +76,38 @@ Deno.test({
     );
     assertEquals(other.code, 0, other.stderr);
 
+    // Mirrors, by the first path segment: `rel` the release, `other` the stranger's, `old` the
+    // older release; `forged` and `unsigned` the release with its index changed or unsigned;
+    // `swap` the release with 1.9.0's signed checksums and archive under v2.0.0's URLs.
+    const roots: Record<string, string> = {
+      rel: out,
+      other: otherOut,
+      old: oldOut,
+      forged: out,
+      unsigned: out,
+      swap: out,
+    };
+    const oldArchive = `gateway-1.9.0-${target}.tar.gz`;
+    const requests: string[] = [];
     const server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
       async (req) => {
         const path = new URL(req.url).pathname;
-        const root = path.startsWith("/other/") ? otherOut : out;
-        const file = path.replace(/^\/(rel|other)\//, "");
+        requests.push(path);
+        const [, mirror, ...rest] = path.split("/");
+        let file = `${roots[mirror] ?? out}/${rest.join("/")}`;
+        if (mirror === "forged" && path.endsWith("/latest/download/latest.json")) {
+          return new Response(JSON.stringify({ version: "1.9.0" }) + "\n");
+        }
+        if (mirror === "unsigned" && path.endsWith("/latest.json.sig")) {
+          return new Response("not found", { status: 404 });
+        }
+        if (mirror === "swap" && path.includes("/download/v2.0.0/")) {
+          const name = rest.at(-1)!;
+          file = `${oldOut}/download/v1.9.0/${name === archive ? oldArchive : name}`;
+        }
         try {
-          return new Response(await Deno.readFile(`${root}/${file}`));
+          return new Response(await Deno.readFile(file));
         } catch {
           return new Response("not found", { status: 404 });
         }
@@ -85,6 +123,58 @@ Deno.test({
         // The progress of the download (stderr is not a terminal: a line per quarter).
         assertMatch(ok.stderr, /downloading gateway-2\.0\.0-.*\.tar\.gz 100% \(/);
         assertEquals((await Deno.stat(`${installDir}/gateway`)).mode! & 0o777, 0o755);
+        assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 2.0.0\n");
+
+        // A validly signed older release offered as the latest: refused, 2.0.0 stays.
+        const mirror = (name: string) => ({ env: { GWCLI_RELEASE_URL: `${base}/${name}` } });
+        const older = expectExit(
+          await home.run(["gateway:install", "-d", installDir], mirror("old")),
+          1,
+          "an older release as the latest",
+        );
+        assertMatch(
+          older.stderr,
+          /the release index .*\/old\/latest\/download\/latest\.json names 1\.9\.0, older than gateway 2\.0\.0 at .*; nothing was installed/,
+        );
+        assertMatch(older.stderr, /--version 1\.9\.0 --allow-downgrade/);
+        assert(!requests.some((p) => p.startsWith("/old/download/")), "nothing was downloaded");
+        // A forged index (changed after signing) and an unsigned one: refused before any release
+        // file is read.
+        const forged = expectExit(
+          await home.run(["gateway:install", "-d", installDir], mirror("forged")),
+          1,
+        );
+        assertMatch(forged.stderr, /latest\.json is not signed by a trusted release key/);
+        const unsigned = expectExit(
+          await home.run(["gateway:install", "-d", installDir], mirror("unsigned")),
+          1,
+        );
+        assertMatch(unsigned.stderr, /latest\.json is not signed \(.*latest\.json\.sig: 404\)/);
+        assert(!requests.some((p) => /^\/(forged|unsigned)\/download\//.test(p)));
+        // 1.9.0's signed checksums (and archive) under v2.0.0's URLs: they name 1.9.0's archive.
+        const swapped = expectExit(
+          await home.run(
+            ["gateway:install", "--version", "2.0.0", "-d", `${home.home}/swap`],
+            mirror("swap"),
+          ),
+          1,
+        );
+        assertMatch(
+          swapped.stderr,
+          /lists no checksum for gateway-2\.0\.0-.*; nothing was installed/,
+        );
+        // Named and allowed, the older release goes in; the latest brings 2.0.0 back.
+        const back = expectExit(
+          await home.run(
+            ["gateway:install", "--version", "1.9.0", "--allow-downgrade", "-d", installDir],
+            mirror("old"),
+          ),
+          0,
+          "an allowed downgrade",
+        );
+        assertMatch(back.stdout, /Replacing gateway 2\.0\.0 with the older 1\.9\.0/);
+        assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 1.9.0\n");
+        expectExit(await home.run(["gateway:install", "-d", installDir]), 0, "upgrade again");
         assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 2.0.0\n");
 
         // A tampered archive: the checksum no longer matches.

@@ -22,12 +22,21 @@ export function registerInstall(program: Command, ctx: CliContext): void {
       .option(
         "-d, --dir <DIR>",
         "install directory (default ~/.local/bin; %APPDATA%\\gwcli\\bin on Windows)",
+      )
+      .option(
+        "--allow-downgrade",
+        "replace a newer gateway in DIR with the older release named by --version",
       ),
     ctx,
-    async (options: { version: string; dir?: string }) => {
+    async (options: { version: string; dir?: string; allowDowngrade?: boolean }) => {
       const platform = releasePlatform(Deno.build.os, Deno.build.arch);
       const dir = options.dir ?? defaultInstallDir(platform.os, ctx.env);
-      const installed = await installGateway(ctx, { version: options.version, dir, platform });
+      const installed = await installGateway(ctx, {
+        version: options.version,
+        dir,
+        platform,
+        allowDowngrade: options.allowDowngrade ?? false,
+      });
       reportInstall(ctx, installed, dir);
     },
   );

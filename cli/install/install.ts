@@ -1,20 +1,25 @@
 /**
- * `gateway:install`: resolve the version, download the archive of this OS and CPU, check it against
- * `SHA256SUMS` (itself checked against its Ed25519 signature), take the binary out and put it in
- * place atomically with the executable bit.
+ * `gateway:install`: resolve the version (from the signed index for `latest`), refuse a downgrade
+ * of the gateway already at the target unless asked for, download the archive of this OS and CPU,
+ * check it against `SHA256SUMS` (itself checked against its Ed25519 signature), take the binary
+ * out, put it in place atomically with the executable bit, and remember its version.
  */
-import { CliError } from "../errors.ts";
+import { CliError, usageError } from "../errors.ts";
 import type { CliContext } from "../context.ts";
 import { ensureDir, removeIfExists } from "../files.ts";
 import { joinPath } from "../paths.ts";
 import { formatBytes } from "../time.ts";
 import { extractBinary } from "./archive.ts";
+import { checkDowngrade } from "./downgrade.ts";
 import { downloadToFile } from "./download.ts";
+import { fileSha256, INSTALLS_FILE, presentGateway, recordInstall } from "./installed.ts";
 import { defaultInstallDir, onPath, type ReleasePlatform, releasePlatform } from "./platform.ts";
 import {
   expectedChecksum,
+  latestIndexUrl,
   releaseBaseUrl,
   releaseFiles,
+  requireTrustedKeys,
   resolveLatest,
   trustedReleaseKeys,
 } from "./release.ts";
@@ -27,6 +32,8 @@ export interface InstallRequest {
   dir?: string;
   /** The platform (tests); `Deno.build` when undefined. */
   platform?: ReleasePlatform;
+  /** Replace a newer gateway at the target with the named older `version`. */
+  allowDowngrade?: boolean;
 }
 
 /** What was installed. */
@@ -38,19 +45,53 @@ export interface Installed {
   sha256: string;
 }
 
+/** `installs.json` in gwcli's data directory, or null when there is none (no home directory). */
+function installsRegistry(ctx: CliContext): string | null {
+  try {
+    return joinPath(ctx.paths.dir, INSTALLS_FILE);
+  } catch (err) {
+    if (err instanceof CliError) return null;
+    throw err;
+  }
+}
+
 /** Installs a gateway release. */
 export async function installGateway(ctx: CliContext, request: InstallRequest): Promise<Installed> {
+  if (request.allowDowngrade && request.version === "latest") {
+    throw usageError(
+      "--allow-downgrade needs --version: name the older release you mean to install",
+    );
+  }
   const platform = request.platform ?? releasePlatform(Deno.build.os, Deno.build.arch);
   const base = releaseBaseUrl(ctx.env);
   const keys = trustedReleaseKeys(ctx.env);
+  requireTrustedKeys(keys);
+  const dir = request.dir ?? defaultInstallDir(platform.os, ctx.env);
+  const target = joinPath(dir, platform.binary);
   let version = request.version;
+  const fromIndex = version === "latest" ? latestIndexUrl(base) : null;
   if (version === "latest") {
-    version = await resolveLatest(ctx.http, base);
+    version = await resolveLatest(ctx.http, base, keys);
     ctx.out.info(`The latest release is ${version}.`);
+  }
+  const registry = installsRegistry(ctx);
+  const present = await presentGateway(registry, target);
+  const note = checkDowngrade({
+    version,
+    present,
+    target,
+    fromIndex,
+    allowDowngrade: request.allowDowngrade ?? false,
+  });
+  if (note) ctx.out.info(note);
+  if (present.kind === "unknown") {
+    ctx.out.notice(
+      `${target} was not installed by gwcli, or changed since: its version is unknown, ` +
+        "so it is replaced without the downgrade check",
+    );
   }
   const files = releaseFiles(base, version, platform);
   const expected = await expectedChecksum(ctx.http, files, keys);
-  const dir = request.dir ?? defaultInstallDir(platform.os, ctx.env);
   const work = await Deno.makeTempDir({ prefix: "gwcli-install-" });
   try {
     ctx.out.info(`Downloading ${files.archiveName}...`);
@@ -65,15 +106,26 @@ export async function installGateway(ctx: CliContext, request: InstallRequest): 
     }
     ctx.out.debug(1, `sha256 ${download.sha256} matches SHA256SUMS`);
     await ensureDir(dir, 0o755);
-    const target = joinPath(dir, platform.binary);
     const staged = `${target}.tmp-${crypto.randomUUID().slice(0, 8)}`;
+    let binarySha256: string;
     try {
       const entry = await extractBinary(archive, platform.archive, platform.binary, staged);
       ctx.out.debug(1, `extracted ${entry}`);
       if (platform.os !== "windows" && Deno.build.os !== "windows") await Deno.chmod(staged, 0o755);
+      binarySha256 = await fileSha256(staged);
       await Deno.rename(staged, target);
     } finally {
       await removeIfExists(staged);
+    }
+    if (registry) {
+      try {
+        await recordInstall(registry, target, version, binarySha256, ctx.now());
+      } catch (err) {
+        // The gateway is in place; only the next install's downgrade check loses its reference.
+        ctx.out.warn(
+          `cannot record the installed version in ${registry}: ${(err as Error).message}`,
+        );
+      }
     }
     return {
       version,

@@ -3,10 +3,11 @@
  *
  * @example
  * ```ts
- * import { parseChecksums, parseVersion, releasePlatform } from "./mod.ts";
+ * import { compareVersions, parseChecksums, parseVersion, releasePlatform } from "./mod.ts";
  *
  * console.log(releasePlatform("linux", "x86_64").archive); // tar.gz
  * console.log(parseVersion("v0.12.0")); // 0.12.0
+ * console.log(compareVersions("0.12.0-rc.1", "0.12.0") < 0); // true
  * const sums = parseChecksums(`${"ab".repeat(32)}  gateway-linux-x86_64.tar.gz`);
  * console.log(sums.get("gateway-linux-x86_64.tar.gz")?.length); // 64
  * ```
@@ -14,6 +15,16 @@
  * @module
  */
 export { type Installed, installGateway, type InstallRequest, reportInstall } from "./install.ts";
+export { checkDowngrade, type DowngradeCheck } from "./downgrade.ts";
+export {
+  fileSha256,
+  type InstallRecord,
+  INSTALLS_FILE,
+  type PresentGateway,
+  presentGateway,
+  recordInstall,
+} from "./installed.ts";
+export { compareVersions } from "./semver.ts";
 export {
   defaultInstallDir,
   onPath,
@@ -25,6 +36,7 @@ export {
 export {
   DEFAULT_RELEASE_URL,
   latestIndexUrl,
+  latestSignatureUrl,
   parseChecksums,
   parseVersion,
   RELEASE_KEY_ENV,
@@ -32,6 +44,7 @@ export {
   RELEASE_URL_ENV,
   releaseBaseUrl,
   releaseFiles,
+  requireTrustedKeys,
   trustedReleaseKeys,
 } from "./release.ts";
 export { baseName, extractBinary } from "./archive.ts";

@@ -4,17 +4,26 @@
  * static file server work:
  *
  *   <base>/latest/download/latest.json                     {"version": "0.12.0"}
+ *   <base>/latest/download/latest.json.sig                 Ed25519 signature of latest.json
  *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.tar.gz   (Linux, macOS)
  *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.zip      (Windows)
  *   <base>/download/v<version>/SHA256SUMS                  `sha256sum` output of the archives
  *   <base>/download/v<version>/SHA256SUMS.sig              Ed25519 signature of SHA256SUMS
  *
- * `SHA256SUMS` is believed only when its signature verifies with a key gwcli trusts: the
- * publisher's keys built in ({@link RELEASE_PUBLIC_KEYS}) and those of `GWCLI_RELEASE_PUBLIC_KEY`
- * (comma-separated, for a mirror that signs its own builds).
+ * `latest.json` and `SHA256SUMS` are believed only when their signatures verify with a key gwcli
+ * trusts: the publisher's keys built in ({@link RELEASE_PUBLIC_KEYS}) and those of
+ * `GWCLI_RELEASE_PUBLIC_KEY` (comma-separated, for a mirror that signs its own builds). The
+ * version of `SHA256SUMS` is bound by the archive names it lists (`gateway-<version>-…`), looked
+ * up by the version asked for.
  */
 import { CliError, usageError } from "../errors.ts";
-import { releaseKeyProblem, SIGNATURE_FILE, verifyRelease } from "../../shared/mod.ts";
+import {
+  INDEX_FILE,
+  INDEX_SIGNATURE_FILE,
+  releaseKeyProblem,
+  SIGNATURE_FILE,
+  verifyRelease,
+} from "../../shared/mod.ts";
 import type { Env } from "../env.ts";
 import { apiErrorOf, describeApiError, type HttpClient } from "../http.ts";
 import type { ReleasePlatform } from "./platform.ts";
@@ -92,13 +101,35 @@ export function trustedReleaseKeys(env: Env): string[] {
   return [...RELEASE_PUBLIC_KEYS, ...extra];
 }
 
-/** The URL of the latest-release index. */
-export function latestIndexUrl(base: string): string {
-  return `${base}/latest/download/latest.json`;
+/** Throws unless at least one release key is trusted (nothing can be verified without one). */
+export function requireTrustedKeys(trustedKeys: readonly string[]): void {
+  if (trustedKeys.length === 0) {
+    throw new CliError("no release signing key is trusted; nothing was installed", {
+      hint: `Set ${RELEASE_KEY_ENV} to the publisher's Ed25519 public key (base64).`,
+    });
+  }
 }
 
-/** Reads the latest-release index: `{"version": "…"}`. */
-export async function resolveLatest(http: HttpClient, base: string): Promise<string> {
+/** The URL of the latest-release index. */
+export function latestIndexUrl(base: string): string {
+  return `${base}/latest/download/${INDEX_FILE}`;
+}
+
+/** The URL of the index's signature. */
+export function latestSignatureUrl(base: string): string {
+  return `${base}/latest/download/${INDEX_SIGNATURE_FILE}`;
+}
+
+/**
+ * Reads the latest-release index `{"version": "…"}` and believes it only when `latest.json.sig`
+ * verifies with `trustedKeys`: an unsigned index would let any mirror name any version.
+ */
+export async function resolveLatest(
+  http: HttpClient,
+  base: string,
+  trustedKeys: readonly string[],
+): Promise<string> {
+  requireTrustedKeys(trustedKeys);
   const url = latestIndexUrl(base);
   const res = await http.send({ method: "GET", url, peer: "the release server" });
   if (res.status !== 200) {
@@ -109,7 +140,29 @@ export async function resolveLatest(http: HttpClient, base: string): Promise<str
       { hint: "Pass --version VERSION, or set GWCLI_RELEASE_URL to your release mirror." },
     );
   }
-  const version = (res.body as { version?: unknown } | undefined)?.version;
+  const sigUrl = latestSignatureUrl(base);
+  const sig = await http.send({ method: "GET", url: sigUrl, peer: "the release server" });
+  if (sig.status !== 200) {
+    throw new CliError(
+      `the release index ${url} is not signed (${sigUrl}: ${sig.status}); nothing was installed`,
+      {
+        hint: "The mirror predates signed indexes, or is not the publisher's. " +
+          "Pass --version VERSION to install a release by name (its checksums are signed).",
+      },
+    );
+  }
+  if (!(await verifyRelease(trustedKeys, new TextEncoder().encode(res.text), sig.text.trim()))) {
+    throw new CliError(
+      `the release index ${url} is not signed by a trusted release key; nothing was installed`,
+      { hint: "The index was changed after signing, or is not the publisher's." },
+    );
+  }
+  let version: unknown;
+  try {
+    version = JSON.parse(res.text)?.version;
+  } catch {
+    version = undefined;
+  }
   if (typeof version !== "string" || !VERSION.test(version)) {
     throw new CliError(`${url} names no version (expected {"version": "0.12.0"})`);
   }
@@ -137,18 +190,15 @@ async function releaseText(http: HttpClient, url: string, what: string) {
 
 /**
  * Fetches `SHA256SUMS` and its signature, verifies the signature with `trustedKeys`, and returns
- * the checksum of `archiveName`.
+ * the checksum of `archiveName`. The name carries the version, so another release's signed
+ * checksums served under this version's URL list no such name and are refused.
  */
 export async function expectedChecksum(
   http: HttpClient,
   files: ReleaseFiles,
   trustedKeys: readonly string[],
 ): Promise<string> {
-  if (trustedKeys.length === 0) {
-    throw new CliError("no release signing key is trusted; nothing was installed", {
-      hint: `Set ${RELEASE_KEY_ENV} to the publisher's Ed25519 public key (base64).`,
-    });
-  }
+  requireTrustedKeys(trustedKeys);
   const res = await releaseText(http, files.checksumsUrl, "the checksums");
   const sig = await releaseText(http, files.signatureUrl, "the signature");
   const signed = await verifyRelease(

@@ -4,6 +4,7 @@ import { defaultInstallDir, onPath, releasePlatform } from "./platform.ts";
 import {
   DEFAULT_RELEASE_URL,
   latestIndexUrl,
+  latestSignatureUrl,
   parseChecksums,
   parseVersion,
   releaseBaseUrl,
@@ -64,6 +65,7 @@ Deno.test("release: versions, the base URL, file names and the latest index", ()
     "gateway-1.0.0-windows-x86_64.zip",
   );
   assert.equal(latestIndexUrl("https://r"), "https://r/latest/download/latest.json");
+  assert.equal(latestSignatureUrl("https://r"), "https://r/latest/download/latest.json.sig");
 });
 
 Deno.test("release: SHA256SUMS in text and binary mode", () => {

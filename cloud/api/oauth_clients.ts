@@ -68,7 +68,7 @@ export function mountOAuthClients(reg: Registry, s: Services): void {
     tag: "MCP authorization",
     summary: "Register an MCP client (RFC 7591 dynamic client registration)",
     description:
-      "Makes a public client (no secret; `token_endpoint_auth_method` is always `none`) with the authorization code and refresh token grants. `redirect_uris` (1-10): https URLs, http URLs of a loopback address (any port is accepted later, RFC 8252), or a private-use scheme of a native app; never `javascript:`, `data:`, `file:` or a fragment. `client_name` is shown on the consent page as the client's own claim. A client never used is forgotten after a day, a used one after 90 days without use.",
+      "Makes a public client (no secret; `token_endpoint_auth_method` is always `none`) with the authorization code and refresh token grants. `redirect_uris` (1-10): https URLs, http URLs of a loopback address (any port is accepted later, RFC 8252), or a native app's private-use scheme (`com.example.app:/cb`, `cursor://…`); never a scheme ending in `script` (`javascript:`, `vbscript:`, `x-javascript:`, any case), a scheme the browser handles itself (`data:`, `file:`, `blob:`, `about:`, `view-source:`, `filesystem:`, `ws:`, `wss:`, `intent:` and the like), plain http to another host, a fragment, user information, spaces or control characters. Refused URIs answer 400 `invalid_redirect_uri`. `client_name` is shown on the consent page as the client's own claim. A client never used is forgotten after a day, a used one after 90 days without use.",
     auth: ["none"],
     body: {
       schema: registrationBody,

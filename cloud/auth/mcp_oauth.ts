@@ -42,18 +42,28 @@ const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
 const MAX_NAME_LENGTH = 100;
 const MAX_STATE_LENGTH = 1024;
-/** Schemes a redirect URI may never use (they run code or read local data in a browser). */
+/**
+ * Schemes a browser handles itself instead of handing the URI to an application: they run code,
+ * read local data, open browser internals or launch arbitrary apps (Android's `intent:`), so a
+ * redirect there can only hurt. Schemes ending in `script` are refused besides (isScriptScheme).
+ */
 const FORBIDDEN_SCHEMES = new Set([
-  "javascript:",
   "data:",
-  "vbscript:",
   "file:",
   "blob:",
   "about:",
   "filesystem:",
+  "view-source:",
   "ws:",
   "wss:",
   "ftp:",
+  "jar:",
+  "intent:",
+  "chrome:",
+  "chrome-extension:",
+  "moz-extension:",
+  "edge:",
+  "resource:",
 ]);
 
 /** The resource indicator of the MCP server: `<base URL>/mcp/cloud`. */
@@ -79,6 +89,15 @@ function isLoopbackHost(hostname: string): boolean {
   return hostname === "127.0.0.1" || hostname === "[::1]" || hostname === "localhost";
 }
 
+/**
+ * True for `javascript:` and every scheme ending in `script` (`vbscript:`, `livescript:`,
+ * `x-javascript:`): browsers have run code for several of them, and a new alias must not slip
+ * through a list of names.
+ */
+function isScriptScheme(scheme: string): boolean {
+  return scheme.toLowerCase().replace(/:$/, "").endsWith("script");
+}
+
 /** Why `uri` cannot be a redirect URI, or null when it can. */
 export function redirectUriProblem(uri: unknown): string | null {
   if (typeof uri !== "string" || uri.length === 0) return "a redirect URI must be a string";
@@ -89,17 +108,27 @@ export function redirectUriProblem(uri: unknown): string | null {
   } catch {
     return `${uri} is not an absolute URI`;
   }
+  // The URL parser drops tabs, newlines and outer spaces (`java\nscript:` parses as `javascript:`):
+  // refuse them rather than store a string that means something else than it reads.
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u0020\u007f]/.test(uri)) {
+    return `${JSON.stringify(uri)} has spaces or control characters`;
+  }
   if (url.hash || uri.includes("#")) return `${uri} has a fragment (RFC 6749 §3.1.2)`;
   if (url.username || url.password) return `${uri} has user information`;
-  const scheme = url.protocol;
-  if (FORBIDDEN_SCHEMES.has(scheme)) return `${uri} uses the forbidden scheme ${scheme}`;
+  const scheme = url.protocol; // lower case: the URL parser folds the scheme
+  if (isScriptScheme(scheme) || FORBIDDEN_SCHEMES.has(scheme)) {
+    return `${uri} uses the forbidden scheme ${scheme}`;
+  }
   if (scheme === "https:") return null;
   if (scheme === "http:") {
     return isLoopbackHost(url.hostname)
       ? null
       : `${uri}: plain http is allowed only to a loopback address (127.0.0.1, [::1], localhost)`;
   }
-  // A private-use scheme of a native app (RFC 8252 §7.1), e.g. `cursor://` or `com.example.app:/`.
+  // A private-use scheme of a native app (RFC 8252 §7.1): reverse-domain (`com.example.app:/cb`)
+  // or, unlike RFC 8252 §8.4's SHOULD, a single name (`cursor://`), which MCP clients use;
+  // docs/decisions.md says why.
   return /^[a-z][a-z0-9+.-]*:$/.test(scheme) ? null : `${uri} has an invalid scheme`;
 }
 
@@ -289,6 +318,15 @@ export async function checkAuthorizationRequest(
     redirectUri = client.redirect_uris[0];
   } else {
     return { ok: false, page: "The request names no redirect_uri." };
+  }
+  // Registration checks every URI, but a client stored under an older, looser rule keeps its
+  // URIs: check again, so that no such URI gets the consent page or a redirect.
+  if (redirectUriProblem(redirectUri)) {
+    return {
+      ok: false,
+      page: "The application registered a return address that is not allowed here. " +
+        "Register it again with an https, loopback http or app-specific address.",
+    };
   }
   const state = p.state;
   const back = (error: string, description: string): AuthorizationCheck => ({

@@ -2,22 +2,34 @@
  * `deno task release --version V`: the gateway executables of a release, packed and signed in
  * the layout `gwcli gateway:install` downloads (cli/install/release.ts), under `dist/release/`:
  *
- *   dist/release/latest/download/latest.json
+ *   dist/release/latest/download/latest.json      {"version": "<V>"}
+ *   dist/release/latest/download/latest.json.sig  (Ed25519, RELEASE_SIGNING_KEY)
  *   dist/release/download/v<V>/gateway-<V>-<os>-<arch>.tar.gz | .zip
  *   dist/release/download/v<V>/SHA256SUMS
  *   dist/release/download/v<V>/SHA256SUMS.sig     (Ed25519, RELEASE_SIGNING_KEY)
  *
+ * The version is signed twice: in `latest.json`, and in `SHA256SUMS` through the archive names
+ * (`gateway-<V>-…`), which gwcli looks up by the version it asked for, so one release's signed
+ * checksums cannot pass for another's.
+ *
  * The executables come from `deno compile` for each `--target` (default: this machine), or from
  * `--from DIR` (prebuilt `gateway-<os>-<arch>[.exe]` files). `deno compile` downloads the runtime
  * it embeds (`denort`) from dl.deno.land: where that cannot be reached the task says so in one
- * line. Upload the `download/v<V>` files to the release and `latest.json` to the latest one.
+ * line. Upload the `download/v<V>` files to the release and `latest.json` with `latest.json.sig`
+ * to it as well (GitHub's `latest/download/` then serves the newest release's).
  */
 import { parseArgs } from "node:util";
 import { gzipSync, zipSync } from "fflate";
 import { packTar } from "modern-tar";
 import { releasePlatform } from "../../cli/install/mod.ts";
 import { COMPILE_TARGETS, CompileError, compileProgram, currentTarget } from "./compile.ts";
-import { generateReleaseKey, SIGNATURE_FILE, signRelease } from "../../shared/mod.ts";
+import {
+  generateReleaseKey,
+  INDEX_FILE,
+  INDEX_SIGNATURE_FILE,
+  SIGNATURE_FILE,
+  signRelease,
+} from "../../shared/mod.ts";
 
 const USAGE = `deno task release --version V [--target OS-ARCH ...] [--from DIR] [--out DIR]
   --version V        the release version (1.2.3)
@@ -121,10 +133,14 @@ export async function makeRelease(options: ReleaseOptions): Promise<string[]> {
     `${dir}/${SIGNATURE_FILE}`,
     (await signRelease(options.signingKey, checksums)) + "\n",
   );
-  const latest = `${options.out}/latest/download/latest.json`;
-  await Deno.writeTextFile(latest, JSON.stringify({ version: options.version }) + "\n");
+  // The index is signed over its exact bytes, like SHA256SUMS: no JSON canonicalization involved.
+  const latest = `${options.out}/latest/download/${INDEX_FILE}`;
+  const index = new TextEncoder().encode(JSON.stringify({ version: options.version }) + "\n");
+  await Deno.writeFile(latest, index);
+  const latestSig = `${options.out}/latest/download/${INDEX_SIGNATURE_FILE}`;
+  await Deno.writeTextFile(latestSig, (await signRelease(options.signingKey, index)) + "\n");
   await Deno.remove(`${options.out}/.build`, { recursive: true }).catch(() => {});
-  return [...written, `${dir}/SHA256SUMS`, `${dir}/${SIGNATURE_FILE}`, latest];
+  return [...written, `${dir}/SHA256SUMS`, `${dir}/${SIGNATURE_FILE}`, latest, latestSig];
 }
 
 if (import.meta.main) {
