@@ -9,10 +9,14 @@ import { z } from "zod";
 import { issueMachineToken } from "../auth/mod.ts";
 import { iso } from "../clock.ts";
 import type { Services } from "../services.ts";
-import { redactSecrets, validateConfigText } from "../../shared/gateway_config/mod.ts";
+import {
+  describeUrlCredentials,
+  redactConfigText,
+  validateConfigText,
+} from "../../shared/gateway_config/mod.ts";
 import { GATEWAY_CODE_PATTERN, type MachineAbility } from "../../shared/mod.ts";
 import { K, MAX_REPORTED_CONFIG_BYTES, type StatusReport } from "../store/mod.ts";
-import { transformText, type VersionedConfig } from "../resources/mod.ts";
+import { transformText, urlCredentialMessage, type VersionedConfig } from "../resources/mod.ts";
 import { readBytes, readJson } from "./body.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError, forbidden, notFound } from "./errors.ts";
@@ -351,7 +355,7 @@ export function mountGateway(reg: Registry): void {
         tag: "Gateway sync",
         summary: "Upload the gateway's local configuration (stored as its reported configuration)",
         description:
-          'Send the TOML as `application/toml` or `text/plain` (or JSON `{"toml": …}`), at most 512 KiB. It is stored whatever it holds; `problems` lists what the cloud\'s validator found.',
+          'Send the TOML as `application/toml` or `text/plain` (or JSON `{"toml": …}`), at most 512 KiB. It is stored whatever it holds, except credentials: a literal value of a secret field, and the userinfo or secret-looking query parameters of any URL, are replaced by `<redacted>` first; `problems` lists what the cloud\'s validator found, and names each URL it redacted.',
         auth: ["machine"],
         body: {
           contentType: "application/toml",
@@ -607,21 +611,29 @@ async function uploadLocalConfig(c: Context<AppEnv>): Promise<Response> {
   const s = c.get("services");
   const m = machineOf(c);
   const uploaded = await uploadedText(c);
-  // Credentials are never stored: a literal one (an old or a careless gateway) is redacted.
-  const text = redactSecrets(uploaded);
+  // Credentials are never stored: a literal one (an old or a careless gateway) is redacted,
+  // in a secret field or inside a URL anywhere, and each is named among the problems.
+  const { text, redactions } = redactConfigText(uploaded);
   const result = validateConfigText(text, "reported.toml");
   const problems = result.problems.map((p) => ({
     path: p.path,
     ...(p.line ? { line: p.line } : {}),
     message: p.message,
   }));
-  if (text !== uploaded) {
+  if (redactions.some((r) => r.reason === "secret")) {
     problems.unshift({
       path: "",
       message: "literal credentials were replaced by <redacted> and not stored: " +
         "write environment references such as ${S3_SECRET} in the gateway's files",
     });
   }
+  const urls = redactions.filter((r) => r.reason === "url");
+  problems.unshift(...urls.map((r) => ({
+    path: r.path,
+    message: `replaced by <redacted> and not stored: ${
+      urlCredentialMessage(describeUrlCredentials(r.found ?? []))
+    }`,
+  })));
   const meta = await s.store.gatewayState.storeReportedConfig(
     m.teamId,
     m.gatewayId,

@@ -4,8 +4,10 @@
  * (service types, transform references, JOLT specs). Each problem names the field of the record.
  */
 import {
+  describeUrlCredentials,
   literalSecretPaths,
   MIDDLEWARE_OPTION_SCHEMAS,
+  urlCredentialPaths,
   validateConfig,
 } from "../../shared/gateway_config/mod.ts";
 import { compile, JoltSpecError } from "../../shared/jolt/mod.ts";
@@ -36,14 +38,32 @@ function schemaProblems(
     .map((p) => ({ field: rename(p.path.slice(prefix.length + 1)), message: p.message }));
   // The cloud never stores a credential: only a reference the gateway expands from its own
   // environment (which the gateway's [cloud] allowed_env must list).
-  for (const path of literalSecretPaths(raw).filter(under)) {
+  const secrets = literalSecretPaths(raw).filter(under);
+  for (const path of secrets) {
     problems.push({
       field: rename(path.slice(prefix.length + 1)),
       message: "a credential cannot be stored in the cloud: write an environment reference such " +
         "as `${S3_SECRET}` and list the variable in the gateway's [cloud] allowed_env",
     });
   }
+  // Nor inside a URL, in any string of the record (so options added later are covered too).
+  for (const { path, found } of urlCredentialPaths(raw)) {
+    if (!under(path) || secrets.includes(path)) continue;
+    problems.push({
+      field: rename(path.slice(prefix.length + 1)),
+      message: urlCredentialMessage(describeUrlCredentials(found)),
+    });
+  }
   return problems;
+}
+
+/** Why a URL with credentials (`what`: their description, never values) is refused. */
+export function urlCredentialMessage(what: string): string {
+  return `a credential inside a URL (${what}) cannot be stored in the cloud: write environment ` +
+    "references such as `https://${FHIR_USER}:${FHIR_PASSWORD}@host/` or " +
+    "`?access_token=${FHIR_TOKEN}` (listed in the gateway's [cloud] allowed_env), or use the " +
+    "backend's credential options (`options.auth`, or `access_key_id`/`secret_access_key` of " +
+    "storage)";
 }
 
 /** Problems of an endpoint's type and options. */

@@ -16,7 +16,7 @@
  * @module
  */
 export * from "./schemas.ts";
-export { checkTransformSpec, type FieldProblem } from "./checks.ts";
+export { checkTransformSpec, type FieldProblem, urlCredentialMessage } from "./checks.ts";
 export {
   type ConfigSources,
   type GeneratedConfig,

@@ -4,6 +4,7 @@
  * ({@link CloudUnreachableError}) or it answered with an error ({@link CloudHttpError}, carrying
  * its code and message). Tokens travel only in the Authorization header and never in a message.
  */
+import { redactUrlCredentialsDeep } from "../../shared/gateway_config/mod.ts";
 import type { GatewayStatusBody } from "../../shared/mod.ts";
 
 /** Timeout of a call (the long poll adds its wait). */
@@ -90,14 +91,22 @@ export interface UploadAnswer {
   problems: { path: string; line?: number; message: string }[];
 }
 
-/** Calls one cloud service. */
+/** Told the call (`POST /api/gateway/status`) and the keys whose URL credentials were redacted. */
+export type RedactionListener = (call: string, keys: string[]) => void;
+
+/**
+ * Calls one cloud service. Every JSON body (status and apply reports) leaves with the credentials
+ * of any URL in any of its strings redacted (an expanded `${VAR}` may land in a message).
+ */
 export class CloudClient {
   readonly baseUrl: string;
   readonly #fetch: typeof fetch;
+  readonly #onRedacted: RedactionListener | undefined;
 
-  constructor(baseUrl: string, fetchImpl: typeof fetch = fetch) {
+  constructor(baseUrl: string, fetchImpl: typeof fetch = fetch, onRedacted?: RedactionListener) {
     this.baseUrl = baseUrl;
     this.#fetch = fetchImpl;
+    this.#onRedacted = onRedacted;
   }
 
   /** One call; resolves for 2xx and 304, throws CloudHttpError or CloudUnreachableError. */
@@ -107,7 +116,9 @@ export class CloudClient {
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body: string | undefined;
     if (opts.json !== undefined) {
-      body = JSON.stringify(opts.json);
+      const { value, paths } = redactUrlCredentialsDeep(opts.json);
+      if (paths.length) this.#onRedacted?.(`${method} ${path.split("?")[0]}`, paths);
+      body = JSON.stringify(value);
       headers["content-type"] = "application/json";
     } else if (opts.text !== undefined) {
       body = opts.text;

@@ -72,3 +72,36 @@ Deno.test("CloudClient: the config pull sends If-None-Match and the wait, and an
   assert.equal(await client.pullConfig("t", '"a"', 60), null);
   assert.deepEqual(asked, ["?wait=0 null", '?wait=60 "a"']);
 });
+
+Deno.test("CloudClient: credentials inside URLs in a JSON body are redacted and the keys reported", async () => {
+  const bodies: string[] = [];
+  const { fetch } = fakeCloudFetch({
+    "POST /api/gateway/config/apply": async (req) => {
+      bodies.push(await req.text());
+      return Response.json({ status: "online" });
+    },
+  });
+  const told: [string, string[]][] = [];
+  const client = new CloudClient(
+    "https://cloud.example.com",
+    fetch,
+    (call, keys) => told.push([call, keys]),
+  );
+  await client.reportApply("tok", {
+    version: 2,
+    status: "failed",
+    errors: [
+      { path: "backends.a.options.base_url", message: "https://u:pw@h/?access_token=abc fails" },
+      { message: "plain, https://h/fhir stays" },
+    ],
+  });
+  assert.ok(!bodies[0].includes("pw@") && !bodies[0].includes("abc"), bodies[0]);
+  assert.deepEqual(JSON.parse(bodies[0]).errors, [
+    {
+      path: "backends.a.options.base_url",
+      message: "https://<redacted>:<redacted>@h/?access_token=<redacted> fails",
+    },
+    { message: "plain, https://h/fhir stays" },
+  ]);
+  assert.deepEqual(told, [["POST /api/gateway/config/apply", ["errors[0].message"]]]);
+});

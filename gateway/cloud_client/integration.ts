@@ -5,7 +5,7 @@
  * that starts serving, {@link CloudIntegration.run} once listeners are up, and
  * {@link CloudIntegration.stop} on shutdown.
  */
-import { redactSecrets } from "../../shared/gateway_config/mod.ts";
+import { redactConfigText } from "../../shared/gateway_config/mod.ts";
 import { relative } from "node:path";
 import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
@@ -240,7 +240,15 @@ export class CloudIntegration implements CloudControl {
         "the gateway runs its embedded default configuration: there is no file to upload",
       );
     }
-    const text = await localConfigText(files);
+    const { text, redacted } = await localConfigText(files);
+    if (redacted.length) {
+      // Keys only, never values: the operator learns what to turn into `${VAR}` references.
+      this.#logger.warn(
+        "credentials in the configuration were redacted before the upload to the cloud: " +
+          "write environment references such as ${FHIR_TOKEN} instead",
+        { keys: redacted },
+      );
+    }
     let answer;
     try {
       answer = await conn.client.uploadLocalConfig(held.payload.machine_token, text);
@@ -343,7 +351,11 @@ export class CloudIntegration implements CloudControl {
       }
       return;
     }
-    const client = new CloudClient(next.url, this.#fetch);
+    const client = new CloudClient(next.url, this.#fetch, (call, keys) =>
+      this.#logger.warn(
+        "credentials inside URLs were redacted from a report to the cloud",
+        { call, keys },
+      ));
     this.#conn = {
       client,
       verifier: new TokenVerifier(client, next.url, this.#clock),
@@ -604,13 +616,23 @@ function cloudFailure(err: unknown, what: string): GatewayError {
   throw err;
 }
 
-/** The text uploaded by `/update`: the main file, then each `pipelines_path` file, as written. */
-/** The local files as one text, every literal secret replaced by `<redacted>` (never uploaded). */
-async function localConfigText(files: string[]): Promise<string> {
-  const texts = (await Promise.all(files.map((f) => Deno.readTextFile(f)))).map(redactSecrets);
-  if (texts.length === 1) return texts[0];
+/**
+ * The text uploaded by `/update`: the main file, then each `pipelines_path` file, as written but
+ * with every literal secret and every credential inside a URL redacted (never uploaded); and the
+ * redacted keys (`file: path`).
+ */
+async function localConfigText(files: string[]): Promise<{ text: string; redacted: string[] }> {
+  const read = await Promise.all(
+    files.map(async (f) => redactConfigText(await Deno.readTextFile(f))),
+  );
   const base = files[0].slice(0, files[0].lastIndexOf("/"));
-  return texts.map((t, i) =>
+  const redacted = read.flatMap((r, i) =>
+    r.redactions.map((x) => `${relative(base, files[i])}: ${x.path}`)
+  );
+  const texts = read.map((r) => r.text);
+  if (texts.length === 1) return { text: texts[0], redacted };
+  const text = texts.map((t, i) =>
     i === 0 ? t : `\n# ---- ${relative(base, files[i])} (pipelines_path) ----\n${t}`
   ).join("\n");
+  return { text, redacted };
 }

@@ -36,7 +36,25 @@ export {
 export { validateConfigText } from "./text.ts";
 export { isLoopbackAddress } from "./validate.ts";
 export { type FieldVisit, visitFields } from "./field_walk.ts";
-export { isSecretReference, literalSecretPaths, REDACTED, redactSecrets } from "./secrets.ts";
+export {
+  isSecretReference,
+  literalSecretPaths,
+  redactConfigText,
+  REDACTED,
+  type Redaction,
+  redactSecrets,
+} from "./secrets.ts";
+export {
+  describeUrlCredentials,
+  inspectUrlCredentials,
+  isSecretQueryName,
+  redactUrlCredentials,
+  redactUrlCredentialsDeep,
+  type UrlCredential,
+  type UrlCredentialPath,
+  urlCredentialPaths,
+  urlCredentials,
+} from "./url_credentials.ts";
 export { writeConfigToml, type WriteOptions } from "./writer.ts";
 export { scanToml, type StringKind, type StringSpan, type TomlScan } from "./scan.ts";
 export { closest, didYouMean, editDistance } from "./suggest.ts";
