@@ -218,6 +218,14 @@ flush_interval_ms = 20
       400,
       "method_override_refused",
     ]);
+    // A POSTed search is checked on its form parameters too.
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const posted = await call("POST", "/Observation/_search", {
+      headers: form,
+      body: "patient=p2",
+    });
+    assertEquals(posted.status, 403);
+    assertMatch(posted.why, /patient=p2 is not the token's patient/);
     // Two `subject` keys: checked on one, sent raw, the server could read the other.
     const twice = await call("POST", "/Observation", {
       body: '{"resourceType":"Observation","status":"final","code":{"text":"x"},' +
@@ -241,6 +249,13 @@ flush_interval_ms = 20
       assertMatch(r.why, why, path);
       assert(!JSON.stringify(r.body).includes('"Two"'), "no trace of p2's data");
     }
+
+    const postedMine = await call("POST", "/Observation/_search", {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "patient=p1",
+    });
+    assertEquals(postedMine.status, 200);
+    assertEquals(postedMine.body.entry.length, 3);
 
     // 3. Writes by id read the target first; the write is bound to the version read.
     const beforeWrites = server.received.length;

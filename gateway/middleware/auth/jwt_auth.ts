@@ -114,17 +114,6 @@ export class JwtAuthMiddleware implements Middleware {
     }
     const payload = await this.#verify(token, req);
     const scopes = scopesOf(payload);
-    const missing = this.#options.required_scopes.filter((s) => !scopes.includes(s));
-    if (missing.length) {
-      throw forbidden(
-        "insufficient_scope",
-        `the token lacks the scope ${missing.join(" ")}`,
-        this.#challenge({
-          error: "insufficient_scope",
-          scope: this.#options.required_scopes.join(" "),
-        }),
-      );
-    }
     const clientId = typeof payload.client_id === "string"
       ? payload.client_id
       : typeof payload.azp === "string"
@@ -137,6 +126,17 @@ export class JwtAuthMiddleware implements Middleware {
       clientId,
       scopes,
     });
+    const missing = this.#options.required_scopes.filter((s) => !scopes.includes(s));
+    if (missing.length) {
+      throw forbidden(
+        "insufficient_scope",
+        `the token lacks the scope ${missing.join(" ")}`,
+        this.#challenge({
+          error: "insufficient_scope",
+          scope: this.#options.required_scopes.join(" "),
+        }),
+      );
+    }
     if (this.#options.smart) await this.#smart(req, payload, scopes, upstream);
     if (!this.#options.forward_credentials) req.headers.delete("authorization");
   }
