@@ -163,6 +163,55 @@ Deno.test({
 });
 
 Deno.test({
+  name: "basic_auth: a cost the gateway cannot afford refuses the configuration, naming the line",
+  ignore: !requirePeer("htpasswd", "htpasswd", "apache2-utils") ||
+    !requirePeer("argon2", "argon2", "argon2"),
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "gw-basic-auth-" });
+    try {
+      const file = `${dir}/costly.htpasswd`;
+      await Deno.writeTextFile(file, "# staff\n");
+      for (const [user, cost] of [["ada", "12"], ["eve", "13"]]) {
+        const r = await runCommand("htpasswd", ["-B", "-C", cost, "-b", file, user, "pw"]);
+        assertEquals(r.code, 0, r.stderr);
+      }
+      // Argon2id with 64 MiB and 3 passes (RFC 9106's second choice): 3 times the work allowed.
+      const argon = await runCommand("sh", [
+        "-c",
+        "printf %s 'pw' | argon2 saltsaltsalt16by -id -e -m 16 -t 3",
+      ]);
+      assertEquals(argon.code, 0, argon.stderr);
+      const argonFile = `${dir}/argon.htpasswd`;
+      await Deno.writeTextFile(argonFile, `bob:${argon.stdout.trim()}\n`);
+      for (
+        const [path, pattern] of [
+          [file, /costly\.htpasswd:3: user eve: bcrypt cost 13 is over 12, .*-C 12/],
+          [
+            argonFile,
+            /argon\.htpasswd:1: user bob: Argon2 memory times passes 196608 is over 65536/,
+          ],
+        ] as const
+      ) {
+        const gw = startTestGateway(
+          pipeline(
+            `[middleware.auth]\ntype = "basic_auth"\n[middleware.auth.options]\nhtpasswd_path = "${path}"`,
+          ),
+          { dir },
+        );
+        const err = await gw.then(async (g) => {
+          await g.stop();
+          return undefined;
+        }, (e: Error) => e);
+        assert(err !== undefined, `${path}: the configuration was accepted`);
+        assertMatch(err.message, pattern);
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
   name: "api_key: header or query parameter, hashed in the config; removed unless forwarded",
   ignore: !requirePeer("curl", "curl", "curl"),
   fn: async () => {

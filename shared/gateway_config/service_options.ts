@@ -791,14 +791,26 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
         "boolean",
         z.boolean(),
         "Enforce SMART on FHIR scopes (v1 and v2) per resource type and interaction; `patient/` " +
-          "scopes confine requests and answers to the token's `patient` (FHIR pipelines).",
+          "scopes confine requests and answers to the token's `patient` compartment (FHIR R4 " +
+          "CompartmentDefinition; fails closed, see docs/security.md).",
         { default: false, example: true },
       ),
+      smart_shared_types: field(
+        "array of strings",
+        z.array(z.string().regex(/^[A-Z][A-Za-z]{0,63}$/, "a FHIR resource type")),
+        "Resource types outside every patient compartment (Medication, Practitioner, …) that " +
+          "`patient/` scopes may read and search, and that may appear in their answers.",
+        { default: [], example: ["Medication", "Practitioner", "Organization"] },
+      ),
     },
-    rules: (o) =>
-      (o.jwks_url === undefined) === (o.jwks_path === undefined)
+    rules: (o) => [
+      ...((o.jwks_url === undefined) === (o.jwks_path === undefined)
         ? [{ key: "jwks_url", message: "set exactly one of `jwks_url` and `jwks_path`" }]
-        : [],
+        : []),
+      ...((o.smart_shared_types as unknown[] | undefined)?.length && o.smart !== true
+        ? [{ key: "smart_shared_types", message: "`smart_shared_types` needs `smart = true`" }]
+        : []),
+    ],
   },
   ip_filter: {
     doc: "Allow and deny lists of client addresses and CIDR ranges (IPv4, IPv6); 403 " +
@@ -1007,6 +1019,25 @@ export const MIDDLEWARE_OPTION_SCHEMAS: Record<string, OptionSchema> = {
       }),
       realm: realmField("radiology"),
       forward_credentials: forwardCredentials("the Authorization header"),
+      address_checks_per_minute: field(
+        "integer",
+        int(1, 1_000_000),
+        "Password checks one client address may cause per minute (remembered answers are " +
+          "free); beyond them 429 `too_many_password_checks`, before any hashing.",
+        { default: 30, example: 120 },
+      ),
+      address_check_burst: field(
+        "integer",
+        int(1, 100_000),
+        "Password checks one client address may cause at once, before the per-minute rate.",
+        { default: 10, example: 50 },
+      ),
+      max_addresses: field(
+        "integer",
+        int(1, 1_000_000),
+        "Client addresses whose check budgets are kept (least recently used forgotten).",
+        { default: 10_000, example: 100_000 },
+      ),
     },
   },
 };

@@ -2,22 +2,40 @@
  * The `basic_auth` middleware: HTTP Basic authentication (RFC 7617) against the users of an
  * htpasswd file (bcrypt or Argon2 hashes only), read when the configuration is loaded and again on
  * every reload. The user name becomes `auth.subject`. The `Authorization` header is removed before
- * the request goes on unless `forward_credentials` is set.
+ * the request goes on unless `forward_credentials` is set. Passwords are checked in the isolate's
+ * password workers (password_pool.ts), after the client address's check budget
+ * (check_budget.ts) allows it.
  */
 import type { MiddlewareConfig } from "../../../shared/gateway_config/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
 import type { BuildContext, Middleware } from "../../pipeline/mod.ts";
+import { CheckBudget } from "./check_budget.ts";
 import { basicCredential } from "./credentials.ts";
 import { challenge, unauthorized } from "./failures.ts";
 import { MAX_HTPASSWD_BYTES, parseHtpasswd } from "./htpasswd.ts";
 import { setIdentity } from "./identity.ts";
-import { PasswordChecks } from "./password_checks.ts";
+import { decoyFor, PasswordChecks } from "./password_checks.ts";
+import { leasePasswordPool, type PasswordPoolLease } from "./password_pool.ts";
 
 /** Options of `basic_auth` (after schema checks). */
 export interface BasicAuthOptions {
   htpasswd_path: string;
   realm: string;
   forward_credentials: boolean;
+  /** Password checks (not remembered answers) one client address may cause per minute. */
+  address_checks_per_minute: number;
+  /** Checks an address may cause at once before the per-minute rate applies. */
+  address_check_burst: number;
+  /** Addresses whose budgets are kept (least recently used forgotten). */
+  max_addresses: number;
+}
+
+/** What a BasicAuthMiddleware checks with (the build gives the isolate's pool and shared memory). */
+export interface BasicAuthDeps {
+  /** Where passwords are hashed; released by close(). */
+  pool: PasswordPoolLease;
+  /** The per-address check budget. */
+  budget: CheckBudget;
 }
 
 /** The Basic authentication middleware. */
@@ -27,13 +45,21 @@ export class BasicAuthMiddleware implements Middleware {
   readonly #users: Map<string, string>;
   readonly #forward: boolean;
   readonly #challenge: string;
-  readonly #checks = new PasswordChecks();
+  readonly #checks: PasswordChecks;
+  readonly #deps: BasicAuthDeps;
 
-  constructor(name: string, users: Map<string, string>, options: BasicAuthOptions) {
+  constructor(
+    name: string,
+    users: Map<string, string>,
+    options: BasicAuthOptions,
+    deps: BasicAuthDeps,
+  ) {
     this.name = name;
     this.#users = users;
     this.#forward = options.forward_credentials;
     this.#challenge = challenge("Basic", { realm: options.realm, charset: "UTF-8" });
+    this.#deps = deps;
+    this.#checks = new PasswordChecks(deps.pool, decoyFor(users.values()));
   }
 
   async onRequest(req: RequestEnvelope): Promise<void> {
@@ -48,7 +74,9 @@ export class BasicAuthMiddleware implements Middleware {
         );
     }
     const { user, password } = credential;
-    if (!(await this.#checks.verify(user, password, this.#users.get(user)))) {
+    const hash = this.#users.get(user);
+    const ok = await this.#checks.verify(user, password, hash, () => this.#deps.budget.spend(req));
+    if (!ok) {
       throw unauthorized(
         "invalid_credentials",
         "the user name or password is not valid",
@@ -58,7 +86,18 @@ export class BasicAuthMiddleware implements Middleware {
     if (!this.#forward) req.headers.delete("authorization");
     setIdentity(req, { method: "basic_auth", subject: user });
   }
+
+  /** Returns the lease on the password pool (the generation that built it is retired). */
+  close(): void {
+    this.#deps.pool.release();
+  }
 }
+
+/** A lease that checks nothing: what `--validate-config` builds with (no worker is started). */
+const NO_POOL: PasswordPoolLease = {
+  verify: () => Promise.reject(new Error("basic_auth: built to validate only")),
+  release: () => {},
+};
 
 /** Build a `basic_auth` middleware: reads and checks the htpasswd file. */
 export async function createBasicAuthMiddleware(
@@ -86,5 +125,16 @@ export async function createBasicAuthMiddleware(
   } catch (err) {
     throw new Error(`middleware ${config.name}: ${(err as Error).message}`, { cause: err });
   }
-  return new BasicAuthMiddleware(config.name, users, options);
+  // One budget table for every worker: the build hands each the same shared memory by name.
+  const memory = ctx.sharedMemory?.(
+    `middleware.${config.name}`,
+    CheckBudget.bytesFor(options.max_addresses),
+  );
+  const budget = new CheckBudget({
+    perMinute: options.address_checks_per_minute,
+    burst: options.address_check_burst,
+    maxAddresses: options.max_addresses,
+  }, memory);
+  const pool = ctx.validateOnly ? NO_POOL : leasePasswordPool();
+  return new BasicAuthMiddleware(config.name, users, options, { pool, budget });
 }

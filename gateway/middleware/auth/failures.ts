@@ -29,6 +29,17 @@ export function forbidden(code: string, message: string, wwwAuthenticate?: strin
   return err;
 }
 
+/** 429 with Retry-After: the client address has used up its password checks for now. */
+export function tooManyChecks(waitSecs: number): GatewayError {
+  const err = new GatewayError(
+    429,
+    "too_many_password_checks",
+    `too many password checks from this address; retry in ${waitSecs} s`,
+  );
+  err.headers = { "retry-after": String(waitSecs) };
+  return err;
+}
+
 /** 503 with Retry-After: too many credential checks are waiting (password hashing is costly). */
 export function busy(): GatewayError {
   const err = new GatewayError(

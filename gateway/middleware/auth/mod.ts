@@ -2,7 +2,8 @@
  * Authentication middleware: `api_key`, `basic_auth` and `jwt_auth`. Each sets the request's `auth.*`
  * metadata (identity.ts) on success and answers 401 with a `WWW-Authenticate` challenge otherwise;
  * credentials are never logged nor repeated in answers, and are removed before the backend unless
- * `forward_credentials` is set.
+ * `forward_credentials` is set. `basic_auth` hashes passwords in the isolate's password workers
+ * (password_pool.ts), never on a thread that serves requests, within a budget per client address.
  *
  * @example
  * ```ts

@@ -1,18 +1,14 @@
 /**
- * Password checks with a bound on their cost: a bcrypt or Argon2 verification takes tens to
- * hundreds of milliseconds of CPU, so at most {@link MAX_ACTIVE} run at once and at most
- * {@link MAX_WAITING} wait (beyond that the request gets 503 with Retry-After rather than a queue
- * that grows without end), and results are remembered for a short time by a digest of the user,
- * password and hash (a client sending the same credentials on every request pays once).
+ * Password checks of one `basic_auth` middleware: the hashing runs elsewhere (a
+ * {@link PasswordVerifier}: the isolate's password workers), results are remembered for a short
+ * time by a digest of the user, password and hash (a client sending the same credentials on every
+ * request pays once), and an unknown user is checked against a decoy that costs what the file's
+ * users cost, so the time of an answer does not tell which users exist.
  */
 import { sha256Hex } from "./credentials.ts";
-import { busy } from "./failures.ts";
-import { verifyPassword } from "./password_hash.ts";
+import { checkMillis, decoyLike } from "./password_hash.ts";
+import type { PasswordVerifier } from "./password_pool.ts";
 
-/** Verifications running at once. */
-export const MAX_ACTIVE = 4;
-/** Verifications waiting for a turn. */
-export const MAX_WAITING = 64;
 /** How long a result is remembered: a match 5 minutes, a mismatch 30 seconds. */
 const REMEMBER_MATCH_MS = 5 * 60_000;
 const REMEMBER_MISMATCH_MS = 30_000;
@@ -20,29 +16,50 @@ const REMEMBER_MISMATCH_MS = 30_000;
 const REMEMBERED = 10_000;
 
 /**
- * A bcrypt hash of a random password, checked for unknown users so that an unknown user costs
- * what a known one does (no user enumeration by timing).
+ * The decoy of a file: a hash with the parameters of the file's median user by cost (a random
+ * salt and digest, so no password matches it). With one cost in the file, an unknown user costs
+ * exactly what a known one does; with mixed costs, what the typical one does.
  */
-const DECOY_HASH = "$2b$10$a/5uc/J2mtxzxm0LyRP5C.ID5uAYra17D.qcpX4HAH51wsFInnHSC";
+export function decoyFor(hashes: Iterable<string>): string {
+  const sorted = [...hashes].sort((a, b) => checkMillis(a) - checkMillis(b));
+  if (sorted.length === 0) throw new Error("decoyFor: no hashes");
+  return decoyLike(sorted[Math.floor((sorted.length - 1) / 2)]);
+}
 
-/** Bounded, remembered password verifications. */
+/** Remembered password verifications, with a decoy for unknown users. */
 export class PasswordChecks {
+  readonly #verifier: PasswordVerifier;
+  readonly #decoy: string;
   readonly #remembered = new Map<string, { ok: boolean; until: number }>();
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
 
-  /** True when `password` is that of the user whose hash is `hash` (undefined: unknown user). */
-  async verify(user: string, password: string, hash: string | undefined): Promise<boolean> {
+  /** Checks through `verifier`; unknown users are checked against `decoy` (see decoyFor). */
+  constructor(verifier: PasswordVerifier, decoy: string) {
+    this.#verifier = verifier;
+    this.#decoy = decoy;
+  }
+
+  /**
+   * True when `password` is that of the user whose hash is `hash` (undefined: unknown user, never
+   * true). `beforeHashing` runs only when the answer is not remembered, before any hash is
+   * computed: a throw there (a per-address bound) refuses the check without its cost.
+   */
+  async verify(
+    user: string,
+    password: string,
+    hash: string | undefined,
+    beforeHashing?: () => void,
+  ): Promise<boolean> {
     const key = sha256Hex(`${user}\0${password}\0${hash ?? ""}`);
     const seen = this.#remembered.get(key);
-    const now = Date.now();
-    if (seen && seen.until > now) return seen.ok;
-    await this.#turn();
+    if (seen && seen.until > Date.now()) return seen.ok;
+    beforeHashing?.();
     let ok: boolean;
-    try {
-      ok = (await verifyPassword(password, hash ?? DECOY_HASH)) && hash !== undefined;
-    } finally {
-      this.#release();
+    if (hash === undefined) {
+      // The decoy's cost, then no: nothing matches a decoy, and an unknown user never passes.
+      await this.#verifier.verify(password, this.#decoy);
+      ok = false;
+    } else {
+      ok = await this.#verifier.verify(password, hash);
     }
     this.#remember(key, ok);
     return ok;
@@ -57,21 +74,5 @@ export class PasswordChecks {
       ok,
       until: Date.now() + (ok ? REMEMBER_MATCH_MS : REMEMBER_MISMATCH_MS),
     });
-  }
-
-  /** Waits for a free slot; throws 503 when too many are waiting already. */
-  #turn(): Promise<void> {
-    if (this.#active < MAX_ACTIVE) {
-      this.#active++;
-      return Promise.resolve();
-    }
-    if (this.#waiting.length >= MAX_WAITING) return Promise.reject(busy());
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-
-  #release(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#active--;
   }
 }
