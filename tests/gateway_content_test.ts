@@ -6,7 +6,10 @@ const ECHO = ECHO_PIPELINE + `
 [proxy.content_limits]
 max_body_size = 1048576
 max_csv_rows = 3
+max_csv_columns = 3
+max_csv_cell_bytes = 16
 max_xml_depth = 4
+max_xml_references = 3
 max_multipart_files = 2
 max_form_fields = 3
 `;
@@ -85,6 +88,37 @@ Deno.test("CSV becomes row objects with formula cells escaped; max_csv_rows at a
     const ragged = await post(gw, "text/csv", "a,b\n1\n");
     assertEquals(ragged.status, 400);
     assertEquals(ragged.body.error.code, "invalid_csv");
+  }));
+
+Deno.test("max_csv_columns and max_csv_cell_bytes: at the limit passes, over is 413", () =>
+  withGateway(async (gw) => {
+    const at = await post(gw, "text/csv", "a,b,c\n1,2,0123456789abcdef\n");
+    assertEquals(at.status, 200);
+    assertEquals(at.body.data, [{ a: "1", b: "2", c: "0123456789abcdef" }]);
+    const columns = await post(gw, "text/csv", "a,b,c,d\n1,2,3,4\n");
+    assertEquals(columns.status, 413);
+    assertEquals(columns.body.error.code, "too_many_csv_columns");
+    assertEquals(
+      columns.body.error.message,
+      "CSV row on line 1 has more than max_csv_columns of 3 fields",
+    );
+    const cell = await post(gw, "text/csv", "a\n0123456789abcdefg\n");
+    assertEquals(cell.status, 413);
+    assertEquals(cell.body.error.code, "csv_cell_too_large");
+    assertEquals(
+      cell.body.error.message,
+      "CSV cell on line 2 is larger than max_csv_cell_bytes of 16 bytes",
+    );
+  }));
+
+Deno.test("max_xml_references: at the limit passes, one more is 413", () =>
+  withGateway(async (gw) => {
+    const at = await post(gw, "application/xml", '<a b="&lt;">&amp;&#65;</a>');
+    assertEquals(at.status, 200);
+    assertEquals(at.body.data, { a: { "@b": "<", "#text": "&A" } });
+    const over = await post(gw, "application/xml", '<a b="&lt;">&amp;&#65;&#x42;</a>');
+    assertEquals(over.status, 413);
+    assertEquals(over.body.error.code, "too_many_xml_references");
   }));
 
 Deno.test("forms become a flat object with [] arrays; max_form_fields at and over", () =>

@@ -1,7 +1,9 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import { decodeBody, encodeData } from "./mod.ts";
 import { encodeCsv, escapeCsvCell } from "./csv.ts";
+import { CsvLimitScanner } from "./csv_limits.ts";
 import { expectError, limits, utf8 } from "../../tests/support/codecs.ts";
+import { bestStall, growthRatioAsync } from "../../tests/support/mod.ts";
 
 Deno.test("csv: rows become objects keyed by the header, values stay strings", async () => {
   deepEqual(
@@ -227,4 +229,163 @@ Deno.test("csv: a limit of 0 rows and an unbounded limit", async () => {
       .length,
     5,
   );
+});
+
+Deno.test("csv: exactly max_csv_columns fields pass, one more is 413 too_many_csv_columns", async () => {
+  const l = limits({ max_csv_columns: 3 });
+  deepEqual(await decodeBody(utf8("a,b,c\n1,2,3\n"), "text/csv", l), [{ a: "1", b: "2", c: "3" }]);
+  await expectError(
+    () => decodeBody(utf8("a,b,c,d\n1,2,3,4\n"), "text/csv", l),
+    413,
+    "too_many_csv_columns",
+    "CSV row on line 1 has more than max_csv_columns of 3 fields",
+  );
+  // Any row counts, not only the header (a longer row is refused before the parser sees it).
+  await expectError(
+    () => decodeBody(utf8("a,b\n1,2\n1,2,3,4\n"), "text/csv", l),
+    413,
+    "too_many_csv_columns",
+    "on line 3",
+  );
+  // Commas and line breaks inside quotes are data; "" is a quote.
+  deepEqual(await decodeBody(utf8('a,b,c\n"1,2,3",",\n,","x""y,z"\n'), "text/csv", l), [
+    { a: "1,2,3", b: ",\n,", c: 'x"y,z' },
+  ]);
+  // The default limit.
+  const header = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`).join(",") + "\n";
+  equal(
+    (await decodeBody(
+      utf8(header(1_000) + "x,".repeat(999) + "x\n"),
+      "text/csv",
+      limits(),
+    ) as object[]).length,
+    1,
+  );
+  await expectError(
+    () => decodeBody(utf8(header(1_001)), "text/csv", limits()),
+    413,
+    "too_many_csv_columns",
+  );
+});
+
+Deno.test("csv: a cell of max_csv_cell_bytes passes, one byte more is 413 csv_cell_too_large", async () => {
+  const l = limits({ max_csv_cell_bytes: 5 });
+  deepEqual(await decodeBody(utf8("a,b\nabcde,x\n"), "text/csv", l), [{ a: "abcde", b: "x" }]);
+  await expectError(
+    () => decodeBody(utf8("a,b\nx,abcdef\n"), "text/csv", l),
+    413,
+    "csv_cell_too_large",
+    "CSV cell on line 2 is larger than max_csv_cell_bytes of 5 bytes",
+  );
+  // Bytes as sent: the quotes count, and "" is two bytes; UTF-8 bytes, not characters.
+  deepEqual(await decodeBody(utf8('a\n"a"""\n'), "text/csv", l), [{ a: 'a"' }]);
+  await expectError(
+    () => decodeBody(utf8('a\n"abcd"\n'), "text/csv", l),
+    413,
+    "csv_cell_too_large",
+  );
+  deepEqual(await decodeBody(utf8("a\néé\n"), "text/csv", l), [{ a: "éé" }]);
+  await expectError(() => decodeBody(utf8("a\nééé\n"), "text/csv", l), 413, "csv_cell_too_large");
+  // A header cell counts too; a line break ends a cell.
+  await expectError(
+    () => decodeBody(utf8("abcdef\n1\n"), "text/csv", l),
+    413,
+    "csv_cell_too_large",
+  );
+  deepEqual(await decodeBody(utf8("abcde\r\nabcde\rabcde"), "text/csv", l), [
+    { abcde: "abcde" },
+    { abcde: "abcde" },
+  ]);
+});
+
+Deno.test("CsvLimitScanner: the same verdict however the bytes are cut into chunks", () => {
+  const body = utf8('id,"quoted ""x"", y",z\r\n1,"a\nb",""""\n2,,"x,y"\n');
+  for (let chunk = 1; chunk <= body.length; chunk++) {
+    const ok = new CsvLimitScanner(body, 3, 17);
+    for (let at = chunk; at < body.length + chunk; at += chunk) {
+      ok.scanTo(Math.min(at, body.length));
+    }
+    // 17 bytes is the longest cell ("quoted ""x"", y" with its quotes): 16 must fail somewhere.
+    let failed = "";
+    const tight = new CsvLimitScanner(body, 3, 16);
+    try {
+      for (let at = chunk; at < body.length + chunk; at += chunk) {
+        tight.scanTo(Math.min(at, body.length));
+      }
+    } catch (e) {
+      failed = (e as { code: string }).code;
+    }
+    equal(failed, "csv_cell_too_large", `chunks of ${chunk}`);
+  }
+});
+
+Deno.test("csv: CR, LF and CRLF all end rows, also mixed in one body", async () => {
+  deepEqual(await decodeBody(utf8("a,b\r1,2\n3,4\r\n5,6"), "text/csv", limits()), [
+    { a: "1", b: "2" },
+    { a: "3", b: "4" },
+    { a: "5", b: "6" },
+  ]);
+});
+
+/** A CSV body: a header of `columns` names, then `rows` rows of short values. */
+function tableCsv(columns: number, rows: number, value = "v"): Uint8Array {
+  const header = Array.from({ length: columns }, (_, i) => `c${i}`).join(",");
+  const row = Array.from({ length: columns }, () => value).join(",");
+  return utf8(header + "\n" + (row + "\n").repeat(rows));
+}
+
+Deno.test("csv: 1,000,000 columns, a 9 MB cell and 1,000,000 rows are refused without holding the event loop", async () => {
+  const cases: [string, Uint8Array, string][] = [
+    // 7.9 MB: a header of 1M columns took 4 to 12 s (csv-parse discovers the row delimiter with
+    // three new Buffers per byte of the first row).
+    ["1,000,000 columns", tableCsv(1_000_000, 0), "too_many_csv_columns"],
+    ["a 9 MB cell", utf8("a\n" + "x".repeat(9_000_000) + "\n"), "csv_cell_too_large"],
+    ["a 9 MB quoted cell", utf8('a\n"' + "x".repeat(9_000_000) + '"\n'), "csv_cell_too_large"],
+    ["1,000,000 rows", utf8("a\n" + "1\n".repeat(1_000_000)), "too_many_csv_rows"],
+  ];
+  for (const [name, body, code] of cases) {
+    const r = await bestStall(() => decodeBody(body, "text/csv", limits()));
+    equal((r.error as { code?: string })?.code, code, name);
+    ok(r.stallMs < 100, `${name}: the event loop was held ${r.stallMs.toFixed(0)} ms`);
+  }
+});
+
+Deno.test("csv: large bodies within every limit never hold the event loop more than 100 ms", async () => {
+  // 10,000 rows of 100 cells (9 MB) held the loop 0.5 s in one piece; 1,000 rows of 1,000
+  // formula cells (3 MB) 0.8 s. Both are a million cells: more live rows make V8's young
+  // generation collections (each copies the rows made since the last one, 20 to 50 ms apiece on
+  // a busy machine) the longest pauses, which no slicing of the parse can shorten.
+  for (
+    const [name, body, rows] of [
+      ["10,000 rows x 100 columns (9 MB)", tableCsv(100, 10_000, "value-12"), 10_000],
+      ["1,000 rows x 1,000 columns (3 MB)", tableCsv(1_000, 1_000, "=1"), 1_000],
+    ] as const
+  ) {
+    const r = await bestStall(() => decodeBody(body, "text/csv", limits()));
+    equal(r.error, undefined, name);
+    const data = r.value as Record<string, string>[];
+    equal(data.length, rows, name);
+    // The formula escape still applies to every cell.
+    if (rows === 1_000) equal(data[999].c999, "'=1");
+    ok(r.stallMs < 100, `${name}: the event loop was held ${r.stallMs.toFixed(0)} ms`);
+  }
+});
+
+Deno.test("csv: decoding time grows linearly in rows, columns and cell size", async () => {
+  const wide = limits({ max_csv_columns: 1_000_000, max_csv_rows: 1_000_000 });
+  const run = (body: Uint8Array) => () => decodeBody(body, "text/csv", wide);
+  const cases: [string, Uint8Array, Uint8Array][] = [
+    ["rows", tableCsv(4, 2_000), tableCsv(4, 20_000)],
+    ["columns", tableCsv(10_000, 1), tableCsv(100_000, 1)],
+    [
+      "cell bytes",
+      utf8("a\n" + "x".repeat(10_000) + "\n"),
+      utf8("a\n" + "x".repeat(100_000) + "\n"),
+    ],
+  ];
+  for (const [name, small, large] of cases) {
+    const ratio = await growthRatioAsync(run(small), run(large));
+    // Ten times the input: about ten times the time; quadratic work would take about 100 times.
+    ok(ratio < 40, `${name}: ten times the input took ${ratio.toFixed(1)} times as long`);
+  }
 });

@@ -38,7 +38,8 @@
  *
  * ERRORS (GatewayError status / code):
  * - 400 invalid_json, invalid_xml, xml_dtd_forbidden, invalid_csv, invalid_multipart
- * - 413 xml_too_deep, too_many_csv_rows, too_many_form_fields, too_many_files
+ * - 413 xml_too_deep, too_many_xml_attributes, too_many_xml_references, too_many_csv_rows,
+ *   too_many_csv_columns, csv_cell_too_large, too_many_form_fields, too_many_files
  * - 415 unsupported_charset
  * - 500 unserializable_data (encodeData: the data has no JSON form, e.g. a BigInt or a cycle)
  *
@@ -102,11 +103,17 @@ export async function decodeBody(
     case "json":
       return decodeJson(bytes, charset, limits.max_json_depth);
     case "xml":
-      return decodeXml(bytes, charset, limits.max_xml_depth, limits.max_xml_attributes);
+      return decodeXml(
+        bytes,
+        charset,
+        limits.max_xml_depth,
+        limits.max_xml_attributes,
+        limits.max_xml_references,
+      );
     case "csv":
-      return decodeCsv(bytes, charset, limits.max_csv_rows);
+      return await decodeCsv(bytes, charset, limits);
     case "form":
-      return decodeForm(decodeText(bytes, charset), limits.max_form_fields);
+      return await decodeForm(decodeText(bytes, charset), limits.max_form_fields);
     case "multipart":
       return await decodeMultipart(bytes, mt.params.boundary, limits);
     case "text":

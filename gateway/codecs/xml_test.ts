@@ -2,7 +2,7 @@ import { deepEqual, equal, ok as ok_ } from "node:assert/strict";
 import { decodeBody, encodeData } from "./mod.ts";
 import { decodeXmlEntities, encodeXml, scanXml, xmlCharset } from "./xml.ts";
 import { expectError, limits, utf8 } from "../../tests/support/codecs.ts";
-import { growthRatio } from "../../tests/support/mod.ts";
+import { bestStall, growthRatio } from "../../tests/support/mod.ts";
 
 const XML_TYPES = [
   "application/xml",
@@ -400,4 +400,113 @@ Deno.test("scanXml: linear in the attributes (no search to the end of the docume
   );
   // Ten times the attributes: about ten times the time; the quadratic scan took about 100 times.
   ok_(ratio < 40, `1M attributes took ${ratio.toFixed(1)} times 100k`);
+});
+
+Deno.test("xml: exactly max_xml_references pass, one more is 413 too_many_xml_references", async () => {
+  const l = limits({ max_xml_references: 3 });
+  // Text and attribute values count alike; entity and character references alike.
+  deepEqual(await decodeBody(utf8('<r a="&lt;">&amp;<b>&#65;</b></r>'), "application/xml", l), {
+    r: { "@a": "<", "#text": "&", b: "A" },
+  });
+  await expectError(
+    () => decodeBody(utf8('<r a="&lt;">&amp;<b>&#65;&#x42;</b></r>'), "application/xml", l),
+    413,
+    "too_many_xml_references",
+    "more than max_xml_references (3)",
+  );
+  await expectError(
+    () => decodeBody(utf8('<r a="&lt;&lt;&lt;&lt;"/>'), "application/xml", l),
+    413,
+    "too_many_xml_references",
+  );
+  // CDATA and comments are not scanned for references.
+  deepEqual(
+    await decodeBody(
+      utf8("<r><!-- &amp;&amp; --><![CDATA[&amp;&amp;&amp;&amp;]]></r>"),
+      "application/xml",
+      l,
+    ),
+    { r: "&amp;&amp;&amp;&amp;" },
+  );
+  // The default limit: 100,000.
+  const refs = (n: number) => utf8(`<r>${"&amp;".repeat(n)}</r>`);
+  equal(
+    ((await decodeBody(refs(100_000), "application/xml", limits())) as { r: string }).r.length,
+    100_000,
+  );
+  await expectError(
+    () => decodeBody(refs(100_001), "application/xml", limits()),
+    413,
+    "too_many_xml_references",
+  );
+});
+
+Deno.test("decodeXmlEntities: what the regular expression it replaced decoded, and nothing else", () => {
+  equal(decodeXmlEntities("&lt;&gt;&amp;&quot;&apos;"), `<>&"'`);
+  equal(decodeXmlEntities("a&#65;b&#x42;c&#X43;&#x1F600;&#0000065;"), "aAbBcC😀A");
+  // Not XML characters, more than 8 digits, no digits, no ';', unknown names: kept as they are.
+  for (
+    const kept of [
+      "&#0;",
+      "&#xD800;",
+      "&#x110000;",
+      "&#xFFFE;",
+      "&#123456789;",
+      "&#x000000041;",
+      "&#;",
+      "&#x;",
+      "&#65",
+      "&amp",
+      "&AMP;",
+      "&nbsp;",
+      "&",
+      "&&",
+      "&#x4g;",
+    ]
+  ) {
+    equal(decodeXmlEntities(kept), kept, kept);
+    equal(decodeXmlEntities(`x${kept}&amp;y`), `x${kept}&y`, kept);
+  }
+  equal(decodeXmlEntities("&&amp;&#65;&"), "&&A&");
+});
+
+Deno.test("xml: 1,000,000 references (5 MB) are refused without holding the event loop", async () => {
+  // They took 1.2 s to parse and decode, in one piece.
+  for (
+    const [name, body] of [
+      ["in text", `<r>${"&amp;".repeat(1_000_000)}</r>`],
+      ["character references", `<r>${"&#65;".repeat(1_000_000)}</r>`],
+      ["in an attribute value", `<r a="${"&lt;".repeat(1_000_000)}"/>`],
+      ["over many elements", `<r>${"<a>&gt;</a>".repeat(500_000)}</r>`],
+    ]
+  ) {
+    const bytes = utf8(body);
+    const r = await bestStall(() => decodeBody(bytes, "application/xml", limits()));
+    equal((r.error as { code?: string })?.code, "too_many_xml_references", name);
+    ok_(r.stallMs < 100, `${name}: the event loop was held ${r.stallMs.toFixed(0)} ms`);
+  }
+  // At the limit the body is parsed, within the same bound.
+  const atLimit = utf8(`<r>${"&amp;x".repeat(100_000)}</r>`);
+  const r = await bestStall(() => decodeBody(atLimit, "application/xml", limits()));
+  equal(r.error, undefined);
+  ok_(r.stallMs < 100, `100,000 references: the event loop was held ${r.stallMs.toFixed(0)} ms`);
+});
+
+Deno.test("xml: references cost linear time to scan and decode", () => {
+  const text = (n: number) => `<r a="${"&#x41;".repeat(n)}">${"&amp;x".repeat(n)}</r>`;
+  const small = text(100_000);
+  const large = text(1_000_000);
+  const scanRatio = growthRatio(
+    () => scanXml(small, 100, 256, 200_000),
+    () => scanXml(large, 100, 256, 2_000_000),
+  );
+  ok_(scanRatio < 40, `scan: 1M references took ${scanRatio.toFixed(1)} times 100k`);
+  const value = (n: number) => "x&lt;".repeat(n);
+  const smallValue = value(100_000);
+  const largeValue = value(1_000_000);
+  const decodeRatio = growthRatio(
+    () => decodeXmlEntities(smallValue),
+    () => decodeXmlEntities(largeValue),
+  );
+  ok_(decodeRatio < 40, `decode: 1M references took ${decodeRatio.toFixed(1)} times 100k`);
 });

@@ -471,6 +471,18 @@ export const CONTENT_LIMITS: TableSpec = {
     default: DEFAULT_CONTENT_LIMITS.max_csv_rows,
     example: 50_000,
   }),
+  max_csv_columns: field(
+    "integer",
+    int(1),
+    "Most fields of one CSV row, the header row included (413 `too_many_csv_columns`).",
+    { default: DEFAULT_CONTENT_LIMITS.max_csv_columns, example: 200 },
+  ),
+  max_csv_cell_bytes: field(
+    "integer",
+    int(1),
+    "Largest CSV cell, in UTF-8 bytes as sent (quotes included; 413 `csv_cell_too_large`).",
+    { default: DEFAULT_CONTENT_LIMITS.max_csv_cell_bytes, example: 1_048_576 },
+  ),
   max_xml_depth: field("integer", int(1), "Deepest XML nesting accepted.", {
     default: DEFAULT_CONTENT_LIMITS.max_xml_depth,
     example: 64,
@@ -491,6 +503,12 @@ export const CONTENT_LIMITS: TableSpec = {
     default: DEFAULT_CONTENT_LIMITS.max_xml_attributes,
     example: 64,
   }),
+  max_xml_references: field(
+    "integer",
+    int(1),
+    "Most entity and character references (`&amp;`, `&#65;`) in one XML body, in text and attribute values (413 `too_many_xml_references`).",
+    { default: DEFAULT_CONTENT_LIMITS.max_xml_references, example: 500_000 },
+  ),
   body_timeout_secs: field(
     "number",
     positive(),

@@ -41,6 +41,10 @@ export interface ContentLimits {
   max_body_size: number;
   /** Most CSV rows parsed. */
   max_csv_rows: number;
+  /** Most fields of one CSV row, the header included (413 `too_many_csv_columns`). */
+  max_csv_columns: number;
+  /** Largest CSV cell in UTF-8 bytes as sent, quotes included (413 `csv_cell_too_large`). */
+  max_csv_cell_bytes: number;
   /** Deepest XML nesting parsed. */
   max_xml_depth: number;
   /** Most files of a multipart body. */
@@ -51,6 +55,8 @@ export interface ContentLimits {
   max_json_depth: number;
   /** Most attributes of one XML element (413 `too_many_xml_attributes`). */
   max_xml_attributes: number;
+  /** Most entity and character references of one XML body (413 `too_many_xml_references`). */
+  max_xml_references: number;
   /** Seconds a client's body may take to arrive when the gateway reads it (408). */
   body_timeout_secs?: number;
   /** Bytes of a body sent to several backends (tees) kept in memory; larger ones are spooled. */
@@ -64,11 +70,15 @@ export const DEFAULT_SPOOL_THRESHOLD = 1_048_576;
 export const DEFAULT_CONTENT_LIMITS: ContentLimits = {
   max_body_size: 10_485_760,
   max_csv_rows: 10_000,
+  max_csv_columns: 1_000,
+  // Python's csv module refuses larger fields by default (csv.field_size_limit()).
+  max_csv_cell_bytes: 131_072,
   max_xml_depth: 100,
   max_multipart_files: 10,
   max_form_fields: 1_000,
   max_json_depth: 128,
   max_xml_attributes: 256,
+  max_xml_references: 100_000,
   body_timeout_secs: 60,
   spool_threshold: DEFAULT_SPOOL_THRESHOLD,
 };

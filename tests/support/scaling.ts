@@ -37,3 +37,30 @@ export function fastestRun(run: () => void, rounds = 5): number {
 export function growthRatio(small: () => void, large: () => void, rounds = 5): number {
   return fastestRun(large, rounds) / fastestRun(small, rounds);
 }
+
+/** {@link fastestRun} for work that returns a promise (each call is awaited). */
+export async function fastestRunAsync(run: () => Promise<unknown>, rounds = 5): Promise<number> {
+  for (let i = 0; i < 3; i++) await run();
+  let best = Infinity;
+  for (let i = 0; i < rounds; i++) {
+    let calls = 0;
+    const started = performance.now();
+    let elapsed = 0;
+    do {
+      await run();
+      calls++;
+      elapsed = performance.now() - started;
+    } while (elapsed < MIN_ROUND_MS);
+    best = Math.min(best, elapsed / calls);
+  }
+  return best;
+}
+
+/** {@link growthRatio} for work that returns a promise. */
+export async function growthRatioAsync(
+  small: () => Promise<unknown>,
+  large: () => Promise<unknown>,
+  rounds = 5,
+): Promise<number> {
+  return await fastestRunAsync(large, rounds) / await fastestRunAsync(small, rounds);
+}
