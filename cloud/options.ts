@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { type Clock, systemClock } from "./clock.ts";
 import { Logger, silentLogger } from "../shared/mod.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./api/mod.ts";
+import { PREVIEW_DEADLINE_MS } from "./preview/mod.ts";
 
 /** OWASP's PBKDF2-HMAC-SHA256 iteration count (Password Storage Cheat Sheet, 2023). */
 export const OWASP_PBKDF2_ITERATIONS = 600_000;
@@ -54,6 +55,8 @@ export interface CloudOptions {
    * required unless the base URL is loopback (development mode, see auth/key_encryption.ts).
    */
   keyEncryptionKey?: string;
+  /** How long one JOLT preview may run in its worker before it is stopped, ms. */
+  previewDeadlineMs: number;
 }
 
 /** Options that callers may set; the rest get defaults. */
@@ -82,6 +85,7 @@ export function resolveOptions(input: CloudOptionsInput = {}): CloudOptions {
     clock: input.clock ?? systemClock,
     logger: input.logger ?? silentLogger,
     keyEncryptionKey: input.keyEncryptionKey,
+    previewDeadlineMs: input.previewDeadlineMs ?? PREVIEW_DEADLINE_MS,
   };
 }
 

@@ -5,6 +5,7 @@ import { Tokens } from "./auth/mod.ts";
 import { RateLimiter } from "./api/mod.ts";
 import type { CloudOptions } from "./options.ts";
 import { ResourceService, ShareService, TeamService } from "./resources/mod.ts";
+import { PreviewPool } from "./preview/mod.ts";
 import { restrictKvFiles, Store } from "./store/mod.ts";
 import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/mod.ts";
 
@@ -39,7 +40,13 @@ export async function createServices(
   const keys = new KeyRing(store.signingKeys, options.clock, longest, sealKey);
   await keys.init();
   if (!options.managedKv) await restrictKvFiles(options);
-  const resources = new ResourceService(store, options.baseUrl, options.clock);
+  // JOLT previews run in workers with a deadline; they end with the service.
+  const previews = new PreviewPool({
+    deadlineMs: options.previewDeadlineMs,
+    logger: options.logger,
+  });
+  shutdown.addEventListener("abort", () => previews.close(), { once: true });
+  const resources = new ResourceService(store, options.baseUrl, options.clock, previews);
   return {
     options,
     store,

@@ -1,10 +1,49 @@
 /**
  * The cloud's JOLT preview against specs built to freeze or flood it: many-star keys (exponential
- * for a backtracking matcher), a far-out default index (hundreds of megabytes of nulls) and a spec
- * nested 10,000 levels. Each is answered with a 4xx at once, and the cloud keeps answering others.
+ * for a backtracking matcher, polynomial for a table of groups and positions), a far-out default
+ * index (hundreds of megabytes of nulls), a spec nested 10,000 levels, work past the run's budget
+ * and a regular expression that backtracks for seconds. Each is answered at once or within the
+ * preview deadline, through the REST API, the MCP tool and the web UI, and `/healthz` keeps
+ * answering in milliseconds meanwhile: previews run in a worker, not on the service's loop.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { call, makeUser, withCloud } from "./cloud_harness.ts";
+import { call, makeUser, type TestCloud, withCloud } from "./cloud_harness.ts";
+import { connectMcp, errorText } from "./mcp_harness.ts";
+import { keyProductAttack, manyStarAttack } from "./support/jolt.ts";
+import { latencyProbe } from "./support/mod.ts";
+import { previewOf } from "../cloud/ui/transform_editor.tsx";
+
+/**
+ * Runs `work` up to three times with `/healthz` asked again and again beside it (`check` looks at
+ * each result and how long it took) and asserts that in one of the runs every `/healthz` was
+ * answered within 50 ms. Work that holds the service's loop delays `/healthz` in every run; a
+ * busy machine pausing the process now and then does not hit all three.
+ */
+async function assertResponsive<T>(
+  cloud: TestCloud,
+  what: string,
+  work: () => Promise<T>,
+  check: (value: T, ms: number) => void,
+): Promise<void> {
+  let best = Infinity;
+  for (let run = 0; run < 3 && best >= 50; run++) {
+    const probe = latencyProbe(() => fetch(`${cloud.url}/healthz`));
+    const started = performance.now();
+    const value = await work();
+    const ms = performance.now() - started;
+    const healthz = await probe.stop();
+    check(value, ms);
+    assert(healthz.length > 0, `${what}: /healthz was asked`);
+    best = Math.min(best, Math.max(...healthz));
+  }
+  assert(best < 50, `${what}: /healthz took ${best.toFixed(1)} ms at worst in the best run`);
+}
+
+/** A spec whose regular expression backtracks for seconds on 30 a's (uncounted by the budget). */
+const BACKTRACKING = {
+  spec: [{ operation: "modify-overwrite-beta", spec: { parts: "=split('(a+)+b', @(1,s))" } }],
+  input: { s: "a".repeat(30) },
+};
 
 Deno.test("cloud preview: pathological JOLT specs are answered at once with a 4xx; the cloud stays responsive", async () => {
   await withCloud(async (cloud) => {
@@ -39,5 +78,113 @@ Deno.test("cloud preview: pathological JOLT specs are answered at once with a 4x
     assertEquals([nested.status, nested.json.error.code], [400, "spec_too_large"], nested.text);
     assertMatch(nested.text, /nested deeper than 128 levels/);
     assertEquals((await call(cloud, "GET", "/api/me", { token })).status, 200);
+  });
+});
+
+Deno.test("cloud preview: issue 33's 242 KB many-star preview answers within 1 s (API and MCP) while /healthz answers in < 50 ms", async () => {
+  await withCloud(async (cloud) => {
+    const { apiToken: token } = await makeUser(cloud, "ada@example.com");
+    const preview = (body: unknown) =>
+      call(cloud, "POST", "/api/transforms/preview", { token, body });
+    // A first preview starts the worker, so the measurements below see previews only.
+    assertEquals((await preview({ spec: [{ operation: "sort" }], input: {} })).status, 200);
+    const attack = manyStarAttack();
+    assert(JSON.stringify(attack).length > 240_000, "the size of the issue's request");
+
+    // 35.6 s before (a table of 200 groups by 20,000 positions per try): now each of the 1,000
+    // tries reads its key once, and no key has the `c` every spec key needs.
+    await assertResponsive(cloud, "REST preview", () => preview(attack), (res, ms) => {
+      assertEquals([res.status, res.json.output], [200, null], res.text);
+      assert(ms < 1_000, `answered after ${ms.toFixed(0)} ms`);
+    });
+
+    const mcp = await connectMcp(cloud, token);
+    try {
+      await assertResponsive(
+        cloud,
+        "MCP preview-transform",
+        () => mcp.call("preview-transform", attack),
+        (out, ms) => {
+          assertEquals(out.output, null);
+          assert(ms < 1_000, `the tool answered after ${ms.toFixed(0)} ms`);
+        },
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+Deno.test("cloud preview: work past the run's budget is 422 transform_budget_exceeded naming it (API and MCP)", async () => {
+  await withCloud(async (cloud) => {
+    const { apiToken: token } = await makeUser(cloud, "ada@example.com");
+    // 12,000,000 tries of a one-star key against a key: over the 10,000,000 steps of one run.
+    const attack = keyProductAttack();
+    await assertResponsive(
+      cloud,
+      "REST preview over budget",
+      () => call(cloud, "POST", "/api/transforms/preview", { token, body: attack }),
+      (res) => {
+        assertEquals(res.status, 422, res.text);
+        assertEquals(res.json.error.code, "transform_budget_exceeded");
+        assertEquals(res.json.error.budget_steps, 10_000_000);
+        assertMatch(res.json.error.message, /operation 0 \(shift\).*more than 10000000 work steps/);
+      },
+    );
+
+    const mcp = await connectMcp(cloud, token);
+    try {
+      const text = errorText(await mcp.raw("preview-transform", attack));
+      assertMatch(text, /^transform_budget_exceeded: .*more than 10000000 work steps/);
+    } finally {
+      await mcp.close();
+    }
+  }, { previewDeadlineMs: 60_000 }); // the budget decides here, however loaded the machine
+});
+
+Deno.test("cloud preview: a preview past its deadline has its worker stopped and answers 422 preview_deadline_exceeded", async () => {
+  await withCloud(async (cloud) => {
+    const { apiToken: token } = await makeUser(cloud, "ada@example.com");
+    const preview = (body: unknown) =>
+      call(cloud, "POST", "/api/transforms/preview", { token, body });
+    assertEquals((await preview({ spec: [{ operation: "sort" }], input: {} })).status, 200);
+
+    // Seconds of backtracking inside one regular expression: no step is counted there, the
+    // deadline (1 s) ends it.
+    await assertResponsive(
+      cloud,
+      "REST preview past its deadline",
+      () => preview(BACKTRACKING),
+      (res, ms) => {
+        assertEquals(res.status, 422, res.text);
+        assertEquals(res.json.error.code, "preview_deadline_exceeded");
+        assertEquals(res.json.error.deadline_ms, 1_000);
+        assert(ms < 5_000, `answered after ${ms.toFixed(0)} ms`);
+      },
+    );
+
+    // The next preview gets a fresh worker.
+    const next = await preview({
+      spec: [{ operation: "shift", spec: { a: "b" } }],
+      input: { a: 1 },
+    });
+    assertEquals([next.status, next.json.output], [200, { b: 1 }]);
+
+    // The MCP tool and the web UI's live preview take the same way.
+    const mcp = await connectMcp(cloud, token);
+    try {
+      assertMatch(
+        errorText(await mcp.raw("preview-transform", BACKTRACKING)),
+        /^preview_deadline_exceeded: the preview ran past its deadline of 1000 ms/,
+      );
+    } finally {
+      await mcp.close();
+    }
+    const ui = await previewOf(
+      cloud.server.services,
+      JSON.stringify(BACKTRACKING.spec),
+      JSON.stringify(BACKTRACKING.input),
+    );
+    assertMatch(ui.problems[0].message, /deadline of 1000 ms/);
   });
 });

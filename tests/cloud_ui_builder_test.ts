@@ -395,16 +395,16 @@ Deno.test("UI builder: the JOLT editor's examples run; previews show output or t
   await withCloud(async (cloud) => {
     const s = cloud.server.services;
     for (const e of JOLT_EXAMPLES) {
-      const out = previewOf(s, JSON.stringify(e.spec), JSON.stringify(e.input));
+      const out = await previewOf(s, JSON.stringify(e.spec), JSON.stringify(e.input));
       assertEquals(out.problems, [], e.id);
     }
-    const fhir = previewOf(
+    const fhir = await previewOf(
       s,
       JSON.stringify(JOLT_EXAMPLES[0].spec),
       JSON.stringify(JOLT_EXAMPLES[0].input),
     );
     assertEquals(JSON.parse(fhir.output!).lastName, "Chalmers");
-    const dicom = previewOf(
+    const dicom = await previewOf(
       s,
       JSON.stringify(JOLT_EXAMPLES[1].spec),
       JSON.stringify(JOLT_EXAMPLES[1].input),

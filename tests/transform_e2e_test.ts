@@ -1,7 +1,8 @@
 /** Transforms through the gateway: request, response, both, failures, metadata routing, live edits. */
-import { withManagementToken } from "./support/mod.ts";
+import { latencyProbe, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
+import { keyProductAttack, manyStarAttack } from "./support/jolt.ts";
 
 const RENAME = JSON.stringify([
   { operation: "shift", spec: { name: "patient.name", id: "patient.id" } },
@@ -388,10 +389,11 @@ spec_path = "defaults.json"
     );
     assertEquals(up.received[0].headers.get("content-type"), "application/json");
 
-    // A repeated key: JSON.parse keeps the last value, and so does the gateway.
+    // A repeated key: readers disagree on which value counts, so it is a 400, never forwarded.
     const dup = await post('{"id":1,"id":2}');
-    await dup.body?.cancel();
-    assertEquals(JSON.parse(new TextDecoder().decode(up.received[1].body)).patient.id, 2);
+    assertEquals(dup.status, 400);
+    assertEquals((await dup.json()).error.code, "duplicate_json_key");
+    assertEquals(up.received.length, 1);
 
     // Another charset is decoded first (Latin-1 "é" is one byte), then sent as UTF-8.
     const latin1 = await post(
@@ -399,8 +401,8 @@ spec_path = "defaults.json"
       "application/json; charset=ISO-8859-1",
     );
     await latin1.body?.cancel();
-    assertEquals(JSON.parse(new TextDecoder().decode(up.received[2].body)).patient.name, "José");
-    assertEquals(up.received[2].headers.get("content-type"), "application/json; charset=utf-8");
+    assertEquals(JSON.parse(new TextDecoder().decode(up.received[1].body)).patient.name, "José");
+    assertEquals(up.received[1].headers.get("content-type"), "application/json; charset=utf-8");
 
     // Malformed JSON is still a 400 naming the problem.
     const bad = await post('{"id":1,}');
@@ -411,6 +413,98 @@ spec_path = "defaults.json"
     const get = await fetch(`${gw.url}/api/p`);
     assertEquals(get.headers.get("content-type"), "application/fhir+json; charset=UTF-8");
     assertEquals(await get.json(), { patient: { id: 9, name: "Doe" } });
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("JOLT work is bounded: issue 33's many-star body is done at once, one past the budget answers 422 at once, and another pipeline keeps answering", async () => {
+  const up = startUpstream();
+  // 2,500 one-star keys against 5,000 keys: 12,500,000 tries, in a body under 64 KiB (the
+  // transform runs on it in memory, at once).
+  const product = keyProductAttack(2_500, 5_000);
+  const stars = manyStarAttack();
+  const endpoint = (name: string) => `
+[endpoints.${name}]
+service = "http"
+[endpoints.${name}.options]
+path_prefix = "/${name}"
+[pipelines.${name}]
+endpoints = ["${name}"]
+backends = ["up"]`;
+  const transform = (name: string, file: string, extra = "") => `
+[middleware.${name}]
+type = "transform"
+[middleware.${name}.options]
+spec_path = "${file}"
+${extra}`;
+  const config = `
+transforms_path = "{DIR}/transforms"
+[backends.up]
+service = "http"
+[backends.up.options]
+base_url = "${up.url}"
+${transform("stars", "stars.json")}
+${transform("product", "product.json")}
+${transform("lenient", "product.json", "fail_on_error = false")}
+${endpoint("stars")}
+middleware = ["stars"]
+${endpoint("product")}
+middleware = ["product"]
+${endpoint("lenient")}
+middleware = ["lenient"]
+${endpoint("other")}
+`;
+  const gw = await startTestGateway(config, {
+    workers: 1, // one isolate: a run holds the loop every pipeline is served from
+    files: {
+      "transforms/stars.json": JSON.stringify(stars.spec),
+      "transforms/product.json": JSON.stringify(product.spec),
+    },
+  });
+  const post = (path: string, body: unknown) =>
+    fetch(`${gw.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  try {
+    const productBody = JSON.stringify(product.input);
+    assert(productBody.length < 64 * 1024, "the body is read at once");
+    const probe = latencyProbe(() => fetch(`${gw.url}/other/ping`));
+
+    // 35 s of matching before; now each of the 1,000 tries reads its 20,000-character key once.
+    let started = performance.now();
+    const res = await post("/stars/p", stars.input);
+    let ms = performance.now() - started;
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+    assertEquals(new TextDecoder().decode(up.received.at(-1)!.body), "null");
+    assert(ms < 1_000, `the many-star body took ${ms.toFixed(0)} ms`);
+
+    started = performance.now();
+    const over = await post("/product/p", product.input);
+    ms = performance.now() - started;
+    assertEquals(over.status, 422);
+    const err = (await over.json()).error;
+    assertEquals(err.code, "transform_budget_exceeded");
+    assertMatch(err.message, /transform product \(product\.json\).*more than 10000000 work steps/);
+    // About a tenth of a second of work here: stopped by the budget, never minutes.
+    assert(ms < 5_000, `the body over the budget took ${ms.toFixed(0)} ms`);
+
+    // fail_on_error = false: the body goes on unchanged.
+    const lenient = await post("/lenient/p", product.input);
+    assertEquals(lenient.status, 200);
+    await lenient.body?.cancel();
+    assertEquals(new TextDecoder().decode(up.received.at(-1)!.body), productBody);
+
+    // The other pipeline answered all along; it waited at most for one bounded run.
+    const latencies = await probe.stop();
+    assert(latencies.length > 0, "the other pipeline was asked");
+    const slowest = Math.max(...latencies);
+    assert(slowest < 5_000, `the other pipeline waited ${slowest.toFixed(0)} ms at worst`);
+    assert(gw.logs.some((l) => l.includes("transform failed; data passes unchanged")));
   } finally {
     await gw.stop();
     await up.stop();

@@ -16,6 +16,7 @@
  */
 import { Hono } from "hono";
 import { BadCursorError, StoreError } from "../store/mod.ts";
+import { PreviewLimitError } from "../preview/mod.ts";
 import type { Services } from "../services.ts";
 import { mountAccount } from "./account.ts";
 import type { AppEnv } from "./env.ts";
@@ -60,6 +61,14 @@ export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof BadCursorError) {
     return new ApiError(422, "validation_failed", err.message, {
       fields: [{ field: "cursor", message: err.message }],
+    });
+  }
+  if (err instanceof PreviewLimitError) {
+    // The budget's or the deadline's figure rides along (`budget_steps`, `deadline_ms`).
+    const retry = err.details.retry_after_s;
+    return new ApiError(err.status, err.code, err.message, {
+      details: err.details,
+      ...(retry ? { headers: { "Retry-After": String(retry) } } : {}),
     });
   }
   if (!(err instanceof StoreError)) return undefined;

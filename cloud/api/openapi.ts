@@ -44,6 +44,18 @@ const ERROR_SCHEMA = {
             },
           },
         },
+        budget_steps: {
+          type: "integer",
+          description: "422 transform_budget_exceeded: the work steps one JOLT run may take.",
+        },
+        deadline_ms: {
+          type: "integer",
+          description: "422 preview_deadline_exceeded: how long one JOLT preview may run.",
+        },
+        retry_after_s: {
+          type: "integer",
+          description: "503 preview_busy: seconds to wait before trying again.",
+        },
         request_id: { type: "string" },
       },
     },

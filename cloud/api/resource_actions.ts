@@ -202,12 +202,26 @@ export function mountResourceActions(reg: Registry): void {
             },
           },
           422: {
-            description: "Invalid spec, or the transform failed on this input",
+            description:
+              "Invalid spec, or the transform failed on this input: `validation_failed` with the " +
+              "fields at fault; `transform_budget_exceeded` when the run needs more work steps " +
+              "than one run may take (`budget_steps`); `preview_deadline_exceeded` when it ran " +
+              "longer than the preview deadline (`deadline_ms`) and was stopped",
             example: {
               error: {
                 code: "validation_failed",
                 message: 'spec.0: JOLT spec operation 0: unknown operation "shiftt"…',
                 fields: [{ field: "spec", message: "…" }],
+              },
+            },
+          },
+          503: {
+            description: "Too many previews are waiting for a worker (`preview_busy`, Retry-After)",
+            example: {
+              error: {
+                code: "preview_busy",
+                message: "16 previews are waiting already: try again in a second",
+                retry_after_s: 1,
               },
             },
           },
@@ -432,7 +446,8 @@ async function previewTransform(c: Context<AppEnv>): Promise<Response> {
   // Too deep or too large to compile at all: a 400 with its own stable code.
   const tooLarge = specSizeProblem(body.spec);
   if (tooLarge) throw new ApiError(400, "spec_too_large", `spec: ${tooLarge}`);
-  return c.json(s.resources.preview(body.spec, body.input));
+  // In a worker with a deadline: a spec that does too much work on its sample stops there.
+  return c.json(await s.resources.preview(body.spec, body.input));
 }
 
 /** GET /api/shares: Shares your team granted. */

@@ -33,7 +33,7 @@ export function addTransformTools(server: McpServer, s: Services): void {
     name: "preview-transform",
     title: "Preview a JOLT spec on a sample",
     description:
-      "Runs a JOLT chain (or a stored transform, by transform_id) on a sample JSON input and returns the output. Nothing is stored.",
+      "Runs a JOLT chain (or a stored transform, by transform_id) on a sample JSON input and returns the output. Nothing is stored. A run that needs more work than one transform may take fails with transform_budget_exceeded, one that runs past the preview deadline with preview_deadline_exceeded.",
     input: z.strictObject({
       spec: spec.optional().describe("The chain to run; or pass transform_id instead."),
       transform_id: z.uuid("must be a UUID").optional().describe(
@@ -57,7 +57,8 @@ export function addTransformTools(server: McpServer, s: Services): void {
           { field: "spec" },
         );
       }
-      return s.resources.preview(chain, args.input ?? null) as { output: unknown };
+      // In a worker with a deadline, as POST /api/transforms/preview.
+      return await s.resources.preview(chain, args.input ?? null);
     },
   });
 }

@@ -22,7 +22,7 @@ import {
   StoreError,
   type TransformRecord,
 } from "../store/mod.ts";
-import { compile, JoltSpecError, JoltTransformError } from "../../shared/jolt/mod.ts";
+import { PreviewLimitError, type PreviewOutcome, runPreview } from "../preview/mod.ts";
 import { KINDS } from "./kinds.ts";
 import {
   checkBackend,
@@ -82,6 +82,16 @@ export interface VersionedConfig extends PinnableConfig {
   generated_at: string;
 }
 
+/** What runs previews: the service's PreviewPool, or anything with its `run`. */
+export interface PreviewRunner {
+  run(spec: unknown, input: unknown): Promise<PreviewOutcome>;
+}
+
+/** Previews in this isolate, bounded by the engine's work budget only (tests, tools). */
+const IN_ISOLATE: PreviewRunner = {
+  run: (spec, input) => Promise.resolve().then(() => runPreview(spec, input)),
+};
+
 /** A gateway not heard from for this long is offline (three long polls). */
 export const OFFLINE_AFTER_MS = 3 * 60_000;
 
@@ -92,15 +102,18 @@ export class ResourceService {
   #store: Store;
   #baseUrl: string;
   #clock: Clock;
+  #previews: PreviewRunner;
   #configCache = new Map<
     string,
     { rev: string; config: PinnableConfig; version?: ConfigVersion }
   >();
 
-  constructor(store: Store, baseUrl: string, clock: Clock) {
+  /** `previews` runs JOLT previews (the service's worker pool); by default in this isolate. */
+  constructor(store: Store, baseUrl: string, clock: Clock, previews: PreviewRunner = IN_ISOLATE) {
     this.#store = store;
     this.#baseUrl = baseUrl;
     this.#clock = clock;
+    this.#previews = previews;
   }
 
   /**
@@ -388,17 +401,22 @@ export class ResourceService {
     return await generatePipelineConfig(this.#sources(teamId), pipeline, this.#baseUrl);
   }
 
-  /** Runs a JOLT spec on a sample input without storing anything. */
-  preview(spec: unknown, input: unknown): { output: unknown } {
-    const problems = checkTransformSpec(spec);
-    if (problems.length) throw invalid(problems);
-    try {
-      return { output: compile(spec).apply(input) ?? null };
-    } catch (err) {
-      if (err instanceof JoltTransformError || err instanceof JoltSpecError) {
-        throw invalid([{ field: "input", message: err.message }]);
-      }
-      throw err;
+  /**
+   * Runs a JOLT spec on a sample input without storing anything (in a worker, with a deadline).
+   * Problems of the spec or the input are `invalid`; a spent work budget or a passed deadline is
+   * a PreviewLimitError (422), too many previews waiting one too (503).
+   */
+  async preview(spec: unknown, input: unknown): Promise<{ output: unknown }> {
+    const outcome = await this.#previews.run(spec, input);
+    switch (outcome.kind) {
+      case "output":
+        return { output: outcome.output };
+      case "problems":
+        throw invalid(outcome.problems);
+      case "budget":
+        throw new PreviewLimitError("transform_budget_exceeded", outcome.message, {
+          budget_steps: outcome.limit,
+        });
     }
   }
 

@@ -73,12 +73,12 @@ export const JOLT_EXAMPLES: JoltExample[] = [
 
 const SAMPLE_LIMIT = 128 * 1024;
 
-/** The preview of `specText` on `sampleText`: output or the problems. */
-export function previewOf(
+/** The preview of `specText` on `sampleText` (run in a worker): output or the problems. */
+export async function previewOf(
   s: Services,
   specText: string,
   sampleText: string,
-): { output?: string; problems: { field: string; message: string }[] } {
+): Promise<{ output?: string; problems: { field: string; message: string }[] }> {
   let spec: unknown, input: unknown;
   try {
     spec = JSON.parse(specText);
@@ -97,18 +97,19 @@ export function previewOf(
   }
   try {
     return {
-      output: JSON.stringify(s.resources.preview(spec, input).output, null, 2),
+      output: JSON.stringify((await s.resources.preview(spec, input)).output, null, 2),
       problems: [],
     };
   } catch (err) {
     const api = toApiError(err);
-    if (!api || api.status >= 500) throw err;
+    // A busy preview pool is a problem to show too (type on, it runs again).
+    if (!api || (api.status >= 500 && api.code !== "preview_busy")) throw err;
     return { problems: api.fields ?? [{ field: "", message: api.message }] };
   }
 }
 
 function PreviewPanel(
-  { preview }: { preview: ReturnType<typeof previewOf> | null },
+  { preview }: { preview: Awaited<ReturnType<typeof previewOf>> | null },
 ) {
   return (
     <section id="preview" class="card" aria-live="polite" data-testid="jolt-preview">
@@ -135,7 +136,7 @@ interface EditorState {
   raw?: Record<string, string>;
   sample: string;
   errors?: FieldErrors;
-  preview: ReturnType<typeof previewOf> | null;
+  preview: Awaited<ReturnType<typeof previewOf>> | null;
 }
 
 async function editorPage(
@@ -231,7 +232,7 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
         values: { ...values, spec: example.spec },
         raw: { ...parsed.raw, spec },
         sample,
-        preview: previewOf(s, spec, sample),
+        preview: await previewOf(s, spec, sample),
       });
     }
     if (f.op !== "save") {
@@ -239,7 +240,7 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
         values,
         raw: parsed.raw,
         sample: f.sample ?? "",
-        preview: previewOf(s, f.spec ?? "", f.sample ?? ""),
+        preview: await previewOf(s, f.spec ?? "", f.sample ?? ""),
       });
     }
     const saved = await saveRecord(s, user, "transforms", record?.id ?? null, parsed, fields);
@@ -249,17 +250,17 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
       raw: parsed.raw,
       sample: f.sample ?? "",
       errors: saved.errors,
-      preview: f.sample ? previewOf(s, f.spec ?? "", f.sample) : null,
+      preview: f.sample ? await previewOf(s, f.spec ?? "", f.sample) : null,
     });
   };
 
   ui.get(
     "/transforms/new",
-    page(s, (c, user) =>
+    page(s, async (c, user) =>
       editorPage(c, user, null, {
         values: { spec: JOLT_EXAMPLES[0].spec },
         sample: JSON.stringify(JOLT_EXAMPLES[0].input, null, 2),
-        preview: previewOf(
+        preview: await previewOf(
           s,
           JSON.stringify(JOLT_EXAMPLES[0].spec),
           JSON.stringify(JOLT_EXAMPLES[0].input),
@@ -300,8 +301,8 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
     "/transforms/preview",
     form(
       s,
-      (c, _user, f) =>
-        c.html(<PreviewPanel preview={previewOf(s, f.spec ?? "", f.sample ?? "")} />),
+      async (c, _user, f) =>
+        c.html(<PreviewPanel preview={await previewOf(s, f.spec ?? "", f.sample ?? "")} />),
     ),
   );
 }

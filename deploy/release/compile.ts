@@ -35,6 +35,9 @@ export const PROGRAMS: Record<string, { entry: string; flags: string[] }> = {
       // The data-plane workers ([runtime] workers) are module Workers too.
       "--include",
       "gateway/workers/worker_main.ts",
+      // basic_auth checks passwords in module Workers (gateway/middleware/auth/password_pool.ts).
+      "--include",
+      "gateway/middleware/auth/password_worker.ts",
     ],
   },
   gwcli: {
@@ -57,6 +60,9 @@ export const PROGRAMS: Record<string, { entry: string; flags: string[] }> = {
       "--allow-env",
       "--unstable-kv",
       "--unstable-no-legacy-abort",
+      // JOLT previews run in module Workers (cloud/preview/).
+      "--include",
+      "cloud/preview/worker.ts",
     ],
   },
 };

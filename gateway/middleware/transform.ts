@@ -9,6 +9,7 @@
  * replaces the request metadata.
  */
 import type { MiddlewareConfig } from "../../shared/gateway_config/mod.ts";
+import { JoltBudgetExceeded } from "../../shared/jolt/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import {
   headersToObject,
@@ -87,28 +88,33 @@ export class TransformMiddleware implements Middleware {
 
   /** Transform the request data. */
   onRequest(req: RequestEnvelope): Promise<void> | void {
-    if (!this.#inMemoryRaw(req.body)) return this.#run(req.body, req, undefined);
+    if (!this.#inMemoryRaw(req.body, req, undefined)) return this.#run(req.body, req, undefined);
   }
 
   /** Transform the response data. */
   onResponse(res: ResponseEnvelope, req: RequestEnvelope): Promise<void> | void {
-    if (!this.#inMemoryRaw(res.body)) return this.#run(res.body, req, res);
+    if (!this.#inMemoryRaw(res.body, req, res)) return this.#run(res.body, req, res);
   }
 
   /**
    * The raw JSON path (see #run) for a body already in memory, done at once: no promise, no
-   * turn of the event loop. False when it does not apply; #run then does the work, and owns the
-   * error handling.
+   * turn of the event loop. False when it does not apply; #run then does the work. A failure is
+   * handled here (not run a second time there: a spent work budget would be spent twice).
    */
-  #inMemoryRaw(body: RequestEnvelope["body"]): boolean {
+  #inMemoryRaw(
+    body: RequestEnvelope["body"],
+    req: RequestEnvelope,
+    res: ResponseEnvelope | undefined,
+  ): boolean {
     if (this.#opts.input !== "data" || this.#opts.debug) return false;
     const bytes = body.bufferedUnparsedJson();
     if (bytes === null) return false;
     let output: Uint8Array | null;
     try {
       output = this.#spec.spec.applyJson(bytes);
-    } catch {
-      return false;
+    } catch (err) {
+      this.#failed(err, req, res);
+      return true;
     }
     if (output === null) return false;
     body.setJsonBytes(output);
@@ -156,21 +162,33 @@ export class TransformMiddleware implements Middleware {
         body.setData(output);
       }
     } catch (err) {
-      const message =
-        `transform ${this.name} (${this.#spec.specPath}) failed on the ${direction}: ${
-          (err as Error).message
-        }`;
-      if (this.#opts.fail_on_error) {
-        // A body the codec could not parse keeps its own 4xx; anything else is a transform failure.
-        if (err instanceof GatewayError && err.status < 500) throw err;
-        throw new GatewayError(500, "transform_failed", message);
-      }
-      this.#logger.warn("transform failed; data passes unchanged (fail_on_error = false)", {
-        middleware: this.name,
-        request_id: req.id,
-        error: message,
-      });
+      this.#failed(err, req, res);
     }
+  }
+
+  /**
+   * A failed transform: with `fail_on_error` an error response, else a warning and the data as
+   * it was. A run past the engine's work budget (a body with too many keys or elements for the
+   * spec) is 422 `transform_budget_exceeded` on a request, 500 with that code on a response.
+   */
+  #failed(err: unknown, req: RequestEnvelope, res: ResponseEnvelope | undefined): void {
+    const direction = res ? "response" : "request";
+    const message = `transform ${this.name} (${this.#spec.specPath}) failed on the ${direction}: ${
+      (err as Error).message
+    }`;
+    if (this.#opts.fail_on_error) {
+      // A body the codec could not parse keeps its own 4xx; anything else is a transform failure.
+      if (err instanceof GatewayError && err.status < 500) throw err;
+      if (err instanceof JoltBudgetExceeded) {
+        throw new GatewayError(res ? 500 : 422, "transform_budget_exceeded", message);
+      }
+      throw new GatewayError(500, "transform_failed", message);
+    }
+    this.#logger.warn("transform failed; data passes unchanged (fail_on_error = false)", {
+      middleware: this.name,
+      request_id: req.id,
+      error: message,
+    });
   }
 
   /** Stop watching the spec file. */

@@ -2,9 +2,10 @@
 import { assertEquals } from "../../tests/assert.ts";
 import type { GatewayConfig, MiddlewareConfig } from "../../shared/gateway_config/types.ts";
 import { silentLogger } from "../../shared/log.ts";
-import { Body, RequestEnvelope } from "../envelope.ts";
+import { Body, RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import type { GatewayError } from "../errors.ts";
 import { createTransformMiddleware } from "./transform.ts";
+import { keyProductAttack, manyStarAttack } from "../../tests/support/jolt.ts";
 
 /** A transform middleware over one in-memory spec. */
 function middleware(spec: unknown[], options: Record<string, unknown> = {}) {
@@ -84,4 +85,78 @@ Deno.test("transform: a body the scan declines (a repeated key) goes to the pars
   }
   // JSON.parse would keep the last value where another reader keeps the first: a 400, not a guess.
   assertEquals([err?.status, err?.code], [400, "duplicate_json_key"]);
+});
+
+/** The error `fn` throws or rejects with (undefined when it does not). */
+async function failure(fn: () => unknown): Promise<GatewayError | undefined> {
+  try {
+    await fn();
+  } catch (e) {
+    return e as GatewayError;
+  }
+  return undefined;
+}
+
+/** A body of `text` handed over as a stream (not in memory: the transform's awaited path). */
+function streamed(text: string): Body {
+  const bytes = new TextEncoder().encode(text);
+  return new Body(
+    new ReadableStream({
+      start(c) {
+        c.enqueue(bytes);
+        c.close();
+      },
+    }),
+    "application/json",
+    undefined,
+    bytes.byteLength,
+  );
+}
+
+Deno.test("transform: a run past the JOLT work budget is 422 transform_budget_exceeded on requests, 500 on responses", async () => {
+  const { spec, input } = keyProductAttack(); // 12,000,000 tries: over the 10,000,000 steps
+  const text = JSON.stringify(input);
+  const mw = await middleware(spec);
+  const shapes: [string, () => RequestEnvelope][] = [
+    ["in memory", () => request(text)],
+    ["streamed", () => Object.assign(request("{}"), { body: streamed(text) })],
+  ];
+  for (const [what, make] of shapes) {
+    const req = make();
+    const err = await failure(() => mw.onRequest!(req));
+    assertEquals([err?.status, err?.code], [422, "transform_budget_exceeded"], what);
+    assertEquals(
+      /transform t \(spec\.json\).*operation 0 \(shift\).*work steps/.test(err!.message),
+      true,
+    );
+  }
+  // The parsed path (a chain) and the response direction.
+  const chain = await middleware([...spec, { operation: "sort" }], { apply: "right" });
+  const res = new ResponseEnvelope(
+    200,
+    undefined,
+    new Body(new TextEncoder().encode(text), "application/json"),
+  );
+  const err = await failure(() => chain.onResponse!(res, request("{}")));
+  assertEquals([err?.status, err?.code], [500, "transform_budget_exceeded"]);
+});
+
+Deno.test("transform: with fail_on_error = false a run past the budget passes the body unchanged", async () => {
+  const { spec, input } = keyProductAttack();
+  const text = JSON.stringify(input);
+  const mw = await middleware(spec, { fail_on_error: false });
+  const req = request(text);
+  await mw.onRequest!(req);
+  assertEquals(new TextDecoder().decode(await req.body.bytes()), text);
+});
+
+Deno.test("transform: issue 33's many-star spec over 20,000-character keys is done at once", async () => {
+  const { spec, input } = manyStarAttack();
+  const mw = await middleware(spec);
+  const req = Object.assign(request("{}"), { body: streamed(JSON.stringify(input)) });
+  const started = performance.now();
+  await mw.onRequest!(req);
+  const ms = performance.now() - started;
+  assertEquals(await req.body.data(), null); // no key matches
+  assertEquals(ms < 1_000, true, `${ms.toFixed(0)} ms`);
 });

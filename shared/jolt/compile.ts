@@ -9,6 +9,7 @@ import {
   type CompiledChain,
   JoltSpecError,
   type OperationName,
+  runFailure,
 } from "./engine/mod.ts";
 import { FastShift } from "./fast/mod.ts";
 
@@ -24,7 +25,8 @@ export interface CompiledSpec {
   /**
    * Applies the chain to a UTF-8 JSON document and returns the output as UTF-8 JSON, the same
    * as `JSON.stringify(apply(JSON.parse(text)))`, without parsing when the fast path takes it (a
-   * lone shift it covers). Null means "parse and use apply".
+   * lone shift it covers). Null means "parse and use apply". Throws what `apply` throws
+   * (JoltTransformError, JoltBudgetExceeded) when a limit is passed.
    */
   applyJson(bytes: Uint8Array): Uint8Array | null;
 }
@@ -71,6 +73,13 @@ class Spec implements CompiledSpec {
   }
 
   applyJson(bytes: Uint8Array): Uint8Array | null {
-    return this.#fastShift?.run(bytes) ?? null;
+    const fast = this.#fastShift;
+    if (fast === null) return null;
+    try {
+      return fast.run(bytes);
+    } catch (err) {
+      // The errors the chain would throw: a budget overrun is JoltBudgetExceeded on both paths.
+      throw runFailure(err, 0, "shift");
+    }
   }
 }

@@ -20,10 +20,13 @@ export { compile, type CompiledSpec, parseSpec } from "./compile.ts";
 export {
   FUNCTIONS,
   JOLT_FUNCTIONS,
+  JoltBudgetExceeded,
   JoltSpecError,
   JoltTransformError,
   MAX_ARRAY_INDEX,
+  MAX_COMPILE_STEPS,
   MAX_RUN_OUTPUT,
+  MAX_RUN_STEPS,
   MAX_SPEC_DEPTH,
   MAX_SPEC_NODES,
   type OperationName,

@@ -2,7 +2,7 @@
 
 import { deepStrictEqual, strictEqual } from "node:assert";
 import { compile } from "../../shared/jolt/mod.ts";
-import { compileChain } from "../../shared/jolt/engine/mod.ts";
+import { compileChain, stepsSpent } from "../../shared/jolt/engine/mod.ts";
 import { FastShift } from "../../shared/jolt/fast/mod.ts";
 
 /** A fresh fast path for shift `spec`, or null when the fast path declines the spec. */
@@ -26,7 +26,8 @@ export function frozen<T>(v: T): T {
 /**
  * Compiles a one-operation chain and applies it to a frozen copy of `input`. Every call also
  * applies the chain to the input's JSON bytes (`applyJson`) and asserts that, when that path
- * takes the document, it writes exactly what JSON.stringify writes for the parsed result.
+ * takes the document, it writes exactly what JSON.stringify writes for the parsed result, and
+ * charges the run's work budget the same number of steps as the walker.
  */
 export function run(
   operation: string,
@@ -37,6 +38,7 @@ export function run(
   const entry = spec === undefined ? { operation } : { operation, spec };
   const compiled = compile([entry]);
   const output = compiled.apply(frozen(input), context);
+  const walkerSteps = stepsSpent();
   if (context === undefined) {
     const text = JSON.stringify(input === undefined ? null : input);
     const bytes = new TextEncoder().encode(text);
@@ -46,6 +48,11 @@ export function run(
         new TextDecoder().decode(raw),
         JSON.stringify(output),
         `raw JSON path differs for ${JSON.stringify(spec)} on ${text}`,
+      );
+      strictEqual(
+        stepsSpent(),
+        walkerSteps,
+        `raw JSON path charges other steps for ${JSON.stringify(spec)} on ${text}`,
       );
     }
   }
@@ -184,4 +191,34 @@ export function mutated(bytes: Uint8Array, rand: () => number, interesting: numb
       : rand() * 256;
   }
   return out;
+}
+
+/**
+ * Issue 33's preview (about 242 KB): a shift of 100 keys of 200 `*` each against 10 keys of
+ * 20,000 characters. Every spec key passes the cheap prefix and suffix checks and needs a `c` that
+ * no key has, so each of the 1,000 tries reads its key to the end; matching by a table of groups
+ * and positions took 35 s.
+ */
+export function manyStarAttack(): { spec: unknown[]; input: Record<string, number> } {
+  const keys: Record<string, string> = {};
+  for (let i = 0; i < 100; i++) keys["*a".repeat(i) + "*c" + "*a".repeat(198 - i) + "*b"] = "out.&";
+  const input: Record<string, number> = {};
+  for (let j = 0; j < 10; j++) input[String(j).padEnd(19_999, "a") + "b"] = j;
+  return { spec: [{ operation: "shift", spec: keys }], input };
+}
+
+/**
+ * A shift the fast path covers whose work is a product: `patterns` one-star keys, none of which
+ * matches, tried against each of `keys` input keys. The default, 1,000 against 12,000, is
+ * 12,000,000 tries, over the 10,000,000-step budget of one run (about 150 KB as JSON).
+ */
+export function keyProductAttack(
+  patterns = 1_000,
+  keys = 12_000,
+): { spec: unknown[]; input: Record<string, number> } {
+  const spec: Record<string, string> = {};
+  for (let i = 0; i < patterns; i++) spec[`x${i}-*`] = "out.&";
+  const input: Record<string, number> = {};
+  for (let j = 0; j < keys; j++) input[`k${j}`] = 0;
+  return { spec: [{ operation: "shift", spec }], input };
 }

@@ -10,6 +10,7 @@ import { describe, isContainer, isMap, type JsonMap, type Ownership, setKey } fr
 import { countMatches, javaToString, parseJavaInt } from "./java.ts";
 import { StarAll, StarMany, type StarMatcher, StarSingle } from "./star.ts";
 import { Matched, WalkedPath } from "./walked_path.ts";
+import { chargeSteps } from "./limits.ts";
 
 type Relation = "ONE" | "MANY";
 
@@ -154,12 +155,16 @@ class CardComposite implements CardNode {
   }
 
   #applyKey(key: string, value: unknown, wp: WalkedPath, container: unknown, st: State): void {
+    chargeSteps(1);
     const literal = this.#literals.get(key);
     if (literal) {
       literal.apply(key, value, wp, container, st);
       return;
     }
-    for (const c of this.#computed) if (c.apply(key, value, wp, container, st)) return;
+    for (const c of this.#computed) {
+      chargeSteps(1);
+      if (c.apply(key, value, wp, container, st)) return;
+    }
   }
 }
 

@@ -3,8 +3,8 @@
  * and applied in order.
  */
 
-import { specSizeProblem, startRun } from "./limits.ts";
-import { JoltSpecError, JoltTransformError, SpecIssue, TransformIssue } from "./errors.ts";
+import { MAX_COMPILE_STEPS, specSizeProblem, startRun, startSteps } from "./limits.ts";
+import { BudgetIssue, JoltSpecError, runFailure, SpecIssue } from "./errors.ts";
 import { describe, has, isMap, Ownership } from "../json.ts";
 import { ShiftOp } from "./shift.ts";
 import type { ShiftNode } from "./shift_parts.ts";
@@ -120,6 +120,9 @@ export function compileChain(specJson: unknown): CompiledChain {
   }
   const names: OperationName[] = [];
   const ops: Op[] = [];
+  // Compiling tries wildcard keys against their literal siblings (shift's strategy): a product
+  // that gets its own budget.
+  startSteps(MAX_COMPILE_STEPS, "compile");
   specJson.forEach((entry, index) => {
     if (!isMap(entry)) {
       throw new JoltSpecError(
@@ -151,6 +154,9 @@ export function compileChain(specJson: unknown): CompiledChain {
       if (err instanceof SpecIssue) {
         throw new JoltSpecError(index, err.path ?? [], err.message, name);
       }
+      if (err instanceof BudgetIssue) {
+        throw new JoltSpecError(index, [], err.message, name, "spec_too_large");
+      }
       throw err;
     }
     names.push(name);
@@ -162,8 +168,10 @@ class Chain implements CompiledChain {
   readonly operations: readonly OperationName[];
   readonly loneShift: ShiftNode | null;
   readonly #ops: Op[];
+  readonly #names: OperationName[];
 
   constructor(names: OperationName[], ops: Op[]) {
+    this.#names = names;
     this.operations = Object.freeze(names);
     this.#ops = ops;
     this.loneShift = ops.length === 1 ? ops[0].shift?.root ?? null : null;
@@ -177,8 +185,7 @@ class Chain implements CompiledChain {
       try {
         value = this.#ops[i].apply(value, own, context ?? null);
       } catch (err) {
-        if (err instanceof TransformIssue) throw new JoltTransformError(i, err.message);
-        throw err;
+        throw runFailure(err, i, this.#names[i]);
       }
     }
     return value;

@@ -17,7 +17,7 @@ import {
   setKey,
 } from "../json.ts";
 import { javaSplitLiteral, parseJavaInt } from "./java.ts";
-import { chargeOutput, MAX_ARRAY_INDEX, padTo, valueCount } from "./limits.ts";
+import { chargeOutput, chargeSteps, MAX_ARRAY_INDEX, padTo, valueCount } from "./limits.ts";
 
 /** Thrown when an array spec key is not an index (the top-level array spec then does not exist). */
 class NotAnIndex extends SpecIssue {}
@@ -180,6 +180,7 @@ function applyChild(key: Key, container: JsonMap | unknown[], own: Ownership): v
 }
 
 function applyAt(key: Key, container: JsonMap | unknown[], at: string | number, own: Ownership) {
+  chargeSteps(1);
   const isList = Array.isArray(container);
   let value = isList ? container[at as number] : getOwn(container, at as string);
   if (key.children === null) {

@@ -37,11 +37,34 @@ export class JoltTransformError extends Error {
   /** Index of the chain entry that failed. */
   readonly operationIndex: number;
 
-  /** A failure of operation `operationIndex` while it ran. */
-  constructor(operationIndex: number, message: string) {
-    super(`JOLT transform operation ${operationIndex}: ${message}`);
+  /** A failure of operation `operationIndex` (named `operation` when given) while it ran. */
+  constructor(operationIndex: number, message: string, operation?: string) {
+    super(
+      `JOLT transform operation ${operationIndex}${operation ? ` (${operation})` : ""}: ${message}`,
+    );
     this.name = "JoltTransformError";
     this.operationIndex = operationIndex;
+  }
+}
+
+/**
+ * A run stopped because it spent its work budget (limits.ts `MAX_RUN_STEPS`) in operation
+ * `operation`: the input is too large or too many-keyed for the spec, not a bug of either.
+ */
+export class JoltBudgetExceeded extends JoltTransformError {
+  /** Stable code: `transform_budget_exceeded`. */
+  readonly code = "transform_budget_exceeded";
+  /** The operation that spent the budget (`shift`, `remove`…). */
+  readonly operation: string;
+  /** The budget, in work steps. */
+  readonly limit: number;
+
+  /** Operation `operationIndex` (`operation`) went past `limit` steps. */
+  constructor(operationIndex: number, operation: string, limit: number, message: string) {
+    super(operationIndex, message, operation);
+    this.name = "JoltBudgetExceeded";
+    this.operation = operation;
+    this.limit = limit;
   }
 }
 
@@ -59,6 +82,32 @@ export class SpecIssue extends Error {
 
 /** Internal: a transform-time failure, turned into JoltTransformError by the chain. */
 export class TransformIssue extends Error {}
+
+/** Internal: a step budget spent (limits.ts), turned into JoltBudgetExceeded by the chain. */
+export class BudgetIssue extends TransformIssue {
+  /** What spent it: "run" or "compile". */
+  readonly what: string;
+  /** The budget, in steps. */
+  readonly limit: number;
+  constructor(what: string, limit: number, message: string) {
+    super(message);
+    this.what = what;
+    this.limit = limit;
+  }
+}
+
+/**
+ * The public error for an internal one thrown by operation `index` (`operation`): a budget
+ * overrun becomes JoltBudgetExceeded, another transform issue JoltTransformError; anything else
+ * is returned as it is.
+ */
+export function runFailure(err: unknown, index: number, operation: string): unknown {
+  if (err instanceof BudgetIssue) {
+    return new JoltBudgetExceeded(index, operation, err.limit, err.message);
+  }
+  if (err instanceof TransformIssue) return new JoltTransformError(index, err.message);
+  return err;
+}
 
 /** Throws a SpecIssue (internal helper for operation compilers). */
 export function specFail(reason: string, path: readonly string[] | null = null): never {

@@ -8,6 +8,7 @@
  */
 
 import { ABSENT, isMap, jsonEquals, type JsonMap, setKey } from "../json.ts";
+import { chargeSteps } from "./limits.ts";
 import {
   isJavaDouble,
   isJavaInt,
@@ -69,6 +70,7 @@ function squashNulls(a: unknown): unknown {
 }
 
 function recursivelySquashNulls(a: unknown): unknown {
+  chargeSteps(1);
   const squashed = squashNulls(a);
   if (Array.isArray(squashed)) return squashed.map(recursivelySquashNulls);
   if (isMap(squashed)) {
@@ -80,7 +82,10 @@ function recursivelySquashNulls(a: unknown): unknown {
 function squashDuplicates(a: unknown): unknown {
   if (!Array.isArray(a)) return a;
   const out: unknown[] = [];
-  for (const x of a) if (!out.some((y) => jsonEquals(x, y))) out.push(x);
+  for (const x of a) {
+    chargeSteps(out.length); // quadratic: each element against those kept
+    if (!out.some((y) => jsonEquals(x, y))) out.push(x);
+  }
   return out;
 }
 

@@ -17,14 +17,18 @@
  */
 
 export { compileChain, type CompiledChain, type OperationName } from "./chain.ts";
-export { JoltSpecError, JoltTransformError } from "./errors.ts";
+export { JoltBudgetExceeded, JoltSpecError, JoltTransformError, runFailure } from "./errors.ts";
 export {
+  chargeSteps,
   MAX_ARRAY_INDEX,
+  MAX_COMPILE_STEPS,
   MAX_RUN_OUTPUT,
+  MAX_RUN_STEPS,
   MAX_SPEC_DEPTH,
   MAX_SPEC_NODES,
   specSizeProblem,
   startRun,
+  stepsSpent,
 } from "./limits.ts";
 export { FUNCTIONS, JOLT_FUNCTIONS } from "./functions.ts";
 

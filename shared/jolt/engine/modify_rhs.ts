@@ -3,7 +3,8 @@
  * lookups and `=function(args…)` calls, parsed once into evaluators.
  */
 
-import { specFail } from "./errors.ts";
+import { BudgetIssue, specFail } from "./errors.ts";
+import { chargeSteps } from "./limits.ts";
 import { ABSENT, type Absent, deepCopy, deepFreeze, type JsonMap } from "../json.ts";
 import { toKindedNumber } from "./java.ts";
 import { type JoltFunction, lookupFunction } from "./functions.ts";
@@ -127,24 +128,34 @@ export class Evaluator {
   evaluate(input: unknown | Absent, wp: WalkedPath, st: RhsState): unknown | Absent {
     const fn = this.#fn;
     const args = this.#args;
+    chargeSteps(1);
     try {
       if (fn === null) return args[0].evaluate(wp, st);
       if (args.length === 1) {
         const v = args[0].evaluate(wp, st);
-        return v === ABSENT ? fn([]) : fn([v]);
+        return v === ABSENT ? fn([]) : fn(charged([v]));
       }
       if (args.length > 1) {
-        return fn(args.map((a) => {
+        return fn(charged(args.map((a) => {
           const v = a.evaluate(wp, st);
           return v === ABSENT ? null : v;
-        }));
+        })));
       }
       // "=fn" with no argument list: the current value is the argument.
-      return input === ABSENT ? fn([]) : fn([input]);
-    } catch {
+      return input === ABSENT ? fn([]) : fn(charged([input]));
+    } catch (err) {
+      if (err instanceof BudgetIssue) throw err; // the run stops; it is not the function's failure
       return ABSENT; // JOLT swallows function failures: no value, no write
     }
   }
+}
+
+/** `args` after charging the list functions' linear work: a step per element of a list argument. */
+function charged(args: unknown[]): unknown[] {
+  let n = args.length;
+  for (const a of args) if (Array.isArray(a)) n += a.length;
+  chargeSteps(n);
+  return args;
 }
 
 /** An entry that never yields a value (an unknown function in a list). */

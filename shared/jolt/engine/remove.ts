@@ -9,6 +9,7 @@ import { describe, has, isMap, type JsonMap, type Ownership, setKey } from "../j
 import { javaTrim, parseJavaInt } from "./java.ts";
 import { splitOr } from "./paths.ts";
 import { type StarMatcher, starMatcher } from "./star.ts";
+import { chargeSteps } from "./limits.ts";
 
 /** One removal key: literal text or a star pattern (no escapes, as in JOLT's Removr). */
 interface RemoveNode {
@@ -72,7 +73,9 @@ function processChildren(children: readonly RemoveNode[], sub: unknown, own: Own
 function processMap(children: readonly RemoveNode[], input: JsonMap, own: Ownership): JsonMap {
   let map = input;
   const doomed = new Set<string>();
+  // A literal child is one lookup; a pattern is tried against every key.
   for (const c of children) {
+    chargeSteps(c.literal !== null ? 1 : 1 + Object.keys(map).length);
     if (c.children === null) {
       if (c.literal !== null) {
         if (has(map, c.literal)) doomed.add(c.literal);
@@ -105,6 +108,7 @@ function processList(children: readonly RemoveNode[], input: unknown[], own: Own
   const doomed = new Set<number>();
   for (const c of children) {
     const allIndexes = c.star !== null && c.star.kind === "starAll";
+    chargeSteps(allIndexes ? 1 + list.length : 1);
     if (c.children === null) {
       if (c.index >= 0 && c.index < list.length) doomed.add(c.index);
       else if (allIndexes) { for (let i = 0; i < list.length; i++) doomed.add(i); }

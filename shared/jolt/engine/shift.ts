@@ -26,6 +26,7 @@ import {
 } from "./path_elements.ts";
 import { parseKey, splitOr } from "./paths.ts";
 import { STAR_RANK } from "./star.ts";
+import { chargeSteps } from "./limits.ts";
 import {
   type Child,
   type Children,
@@ -284,6 +285,8 @@ function chooseStrategy(literalKeys: string[], computed: PathElement[]): Strateg
   if (literalKeys.length === 0) return "computed";
   for (const c of computed) {
     if (!(c instanceof StarElement)) return "conflict";
+    // Every pattern against every literal sibling: charged to the compile's step budget.
+    chargeSteps(literalKeys.length);
     for (const lit of literalKeys) if (c.star.stringMatch(lit)) return "conflict";
   }
   return "availableLiteralsWithComputed";

@@ -4,7 +4,7 @@
  * into an array (`[first, second]`), and further values are appended.
  */
 
-import { checkIndex, MAX_ARRAY_INDEX, padTo, startRun } from "./limits.ts";
+import { chargeSteps, checkIndex, MAX_ARRAY_INDEX, padTo, startOutput } from "./limits.ts";
 import { getOwn, isMap, type JsonMap, type Ownership, setKey, shallowCopy } from "../json.ts";
 import { DotPath } from "./paths.ts";
 import type { Levels, WalkedPath } from "./walked_path.ts";
@@ -71,6 +71,8 @@ export class ShiftWriter {
 
   /** Writes `data` at this path (evaluated against `wp`) into `out`. */
   write(out: ShiftOutput, data: unknown, wp: WalkedPath): void {
+    // A step per level of the path; the fast path's writer functions charge the same.
+    chargeSteps(this.#path.steps.length);
     const keys = this.#path.keysFor(wp);
     if (keys === null) return;
     const steps = this.#path.steps;
@@ -118,9 +120,9 @@ function put(tree: Container, step: number, key: string | number, v: unknown): v
  */
 export const MAX_SHIFT_INDEX = MAX_ARRAY_INDEX;
 
-/** Starts a shift run's output budget (a chain run starts it too). */
+/** Starts a shift's output budget (the chain's run starts it and the step budget). */
 export function startShiftRun(): void {
-  startRun();
+  startOutput();
 }
 
 /** Writes at an array index, padding with nulls (what JOLT does), within the run's limits. */

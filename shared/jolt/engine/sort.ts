@@ -7,6 +7,7 @@
  */
 
 import { isMap, type JsonMap, type Ownership, setKey } from "../json.ts";
+import { chargeSteps } from "./limits.ts";
 
 /** JOLT's key order: "~" keys first, then String.compareTo. */
 export function compareSortKeys(a: string, b: string): number {
@@ -25,6 +26,7 @@ export class SortOp {
 }
 
 function sortJson(v: unknown, own: Ownership): unknown {
+  chargeSteps(1);
   if (Array.isArray(v)) {
     const out = own.own(new Array(v.length));
     for (let i = 0; i < v.length; i++) out[i] = sortJson(v[i], own);
@@ -32,7 +34,9 @@ function sortJson(v: unknown, own: Ownership): unknown {
   }
   if (isMap(v)) {
     const out = own.own({} as JsonMap);
-    for (const k of Object.keys(v).sort(compareSortKeys)) setKey(out, k, sortJson(v[k], own));
+    const keys = Object.keys(v);
+    chargeSteps(keys.length); // the key sort
+    for (const k of keys.sort(compareSortKeys)) setKey(out, k, sortJson(v[k], own));
     return out;
   }
   return v;

@@ -2,10 +2,15 @@
  * How a composite spec node visits its input (JOLT's ExecutionStrategy): literal children by
  * spec key, computed (wildcard / reference) children in precedence order, and which of the two
  * wins when both could match. Shared by shift and the modify operations.
+ *
+ * Work steps (limits.ts): each literal child probed counts one, each computed child tried
+ * against a key one, and a key of a `conflict` walk or a scalar one more for its literal lookup.
+ * The fast path's generated code (../fast/shift_program.ts) charges the same.
  */
 
 import { ABSENT, type Absent, getOwn, has, isMap, type JsonMap } from "../json.ts";
 import { javaToString, parseJavaInt } from "./java.ts";
+import { chargeSteps } from "./limits.ts";
 import { indexKey, type WalkedPath } from "./walked_path.ts";
 
 /** A child spec node: applies itself to one input key; true if it "took" the key. */
@@ -78,6 +83,7 @@ function processMap<S>(n: Children<S>, st: Strategy, map: JsonMap, wp: WalkedPat
       return computedMap(n, map, wp, s);
     case "conflict":
       for (const key of Object.keys(map)) {
+        chargeSteps(1);
         const lit = n.literals.get(key);
         if (lit) lit.apply(key, map[key], wp, s);
         else applyComputed(n.computed, key, map[key], wp, s);
@@ -86,6 +92,7 @@ function processMap<S>(n: Children<S>, st: Strategy, map: JsonMap, wp: WalkedPat
 }
 
 function availableLiteralsMap<S>(n: Children<S>, map: JsonMap, wp: WalkedPath, s: S): void {
+  chargeSteps(n.literalList.length);
   for (const l of n.literalList) {
     const v = getOwn(map, l.key);
     if (v !== undefined) l.child.apply(l.key, v, wp, s);
@@ -93,6 +100,7 @@ function availableLiteralsMap<S>(n: Children<S>, map: JsonMap, wp: WalkedPath, s
 }
 
 function allLiteralsMap<S>(n: Children<S>, map: JsonMap, wp: WalkedPath, s: S): void {
+  chargeSteps(n.literalList.length);
   for (const l of n.literalList) {
     l.child.apply(l.key, has(map, l.key) ? map[l.key] : ABSENT, wp, s);
   }
@@ -126,6 +134,7 @@ function processList<S>(n: Children<S>, st: Strategy, list: unknown[], wp: Walke
       return computedList(n, list, origSize, wp, s);
     case "conflict":
       for (let i = 0; i < list.length; i++) {
+        chargeSteps(1);
         const key = indexKey(i);
         const item = listItem(list, i, origSize);
         const lit = n.literals.get(key);
@@ -142,6 +151,7 @@ function availableLiteralsList<S>(
   wp: WalkedPath,
   s: S,
 ): void {
+  chargeSteps(n.literalList.length);
   for (const l of n.literalList) {
     if (l.index >= 0 && l.index < list.length) {
       l.child.apply(l.key, listItem(list, l.index, origSize), wp, s);
@@ -156,6 +166,7 @@ function allLiteralsList<S>(
   wp: WalkedPath,
   s: S,
 ): void {
+  chargeSteps(n.literalList.length);
   for (const l of n.literalList) {
     const item = l.index >= 0 && l.index < list.length ? listItem(list, l.index, origSize) : ABSENT;
     l.child.apply(l.key, item, wp, s);
@@ -176,6 +187,7 @@ function computedList<S>(
 
 function processScalar<S>(n: Children<S>, st: Strategy, scalar: string, wp: WalkedPath, s: S) {
   // A scalar is matched as if it were a key with no value under it ("true": {"#on": "x"}).
+  chargeSteps(1);
   if (st !== "computed") n.literals.get(scalar)?.apply(scalar, ABSENT, wp, s);
   if (
     st === "computed" || st === "availableLiteralsWithComputed" || st === "allLiteralsWithComputed"
@@ -193,5 +205,8 @@ function applyComputed<S>(
   wp: WalkedPath,
   s: S,
 ): void {
-  for (const c of computed) if (c.apply(key, input, wp, s)) return;
+  for (const c of computed) {
+    chargeSteps(1);
+    if (c.apply(key, input, wp, s)) return;
+  }
 }

@@ -13,12 +13,18 @@
  *
  * Only constants the compiler produced itself go into the code, each through JSON.stringify: a
  * spec's text can never become code.
+ *
+ * The code charges the run's work budget (engine/limits.ts) exactly where the walker does
+ * (engine/strategy.ts, ShiftWriter.write): the literal children probed per object or array, each
+ * computed child tried per key, one per key of a `conflict` walk and per scalar, one per level
+ * of each output path written.
  */
 
 import {
   AmpElement,
   ArrayElement,
   AtElement,
+  chargeSteps,
   type Children,
   type CompositeParts,
   DollarElement,
@@ -67,6 +73,7 @@ const RUNTIME = {
     return n !== null && n >= 0 ? n : -1;
   },
   putIndex,
+  charge: chargeSteps,
 };
 
 /** True for a key expression that is a constant: a JSON string or an array index. */
@@ -130,7 +137,7 @@ class Generator {
     // Level 0 is the holder, level 1 the root node (as ShiftOp pushes them).
     const name = this.#composite(root, 1, [1, 1]);
     return `"use strict";
-const { getOwn, setKey, indexKey, javaToString, keyHash, tapeKey, javaIndex, putIndex } = rt;
+const { getOwn, setKey, indexKey, javaToString, keyHash, tapeKey, javaIndex, putIndex, charge } = rt;
 let doc = null, tape = null, bytes = null, holder = null, epoch = 0;
 const K = [], G = [], I = [], R = [];
 ${this.#functions.join("\n")}
@@ -166,6 +173,10 @@ return function run(d, h) {
     const withComputed = st !== "availableLiterals";
     // An object.
     lines.push(`if (kind === ${Kind.Object}) {`);
+    const probes = st === "availableLiterals" || st === "availableLiteralsWithComputed"
+      ? c.literalList.length
+      : 0;
+    if (probes > 0) lines.push(`charge(${probes});`);
     if (st === "availableLiterals" || st === "availableLiteralsWithComputed") {
       lines.push("let from = r + 1;");
       for (const l of c.literalList) {
@@ -178,12 +189,14 @@ return function run(d, h) {
     if (withComputed) {
       lines.push("for (let k = r + 1, n = tape[r * 4 + 2]; n > 0; n--) {");
       lines.push("const v = k + 1; const key = doc.key(k);");
+      if (st === "conflict") lines.push("charge(1);");
       lines.push(this.#conflictOrComputed(c, st === "conflict", "key", "v", "-2", d, groups));
       lines.push("k = tape[v * 4 + 3]; }");
     }
     // An array.
     lines.push(`} else if (kind === ${Kind.Array}) {`);
     lines.push("const size = tape[r * 4 + 2];");
+    if (probes > 0) lines.push(`charge(${probes});`);
     if (st === "availableLiterals" || st === "availableLiteralsWithComputed") {
       for (const l of c.literalList) {
         if (l.index < 0) continue;
@@ -207,12 +220,13 @@ return function run(d, h) {
     if (withComputed) {
       lines.push("for (let i = 0, e = r + 1; i < size; i++) {");
       lines.push("const key = indexKey(i);");
+      if (st === "conflict") lines.push("charge(1);");
       lines.push(this.#conflictOrComputed(c, st === "conflict", "key", "e", "i", d, groups));
       lines.push("e = tape[e * 4 + 3]; }");
     }
     // A scalar: matched as if it were a key with nothing under it.
     lines.push(`} else if (kind !== ${Kind.Null}) {`);
-    lines.push("const scalar = javaToString(doc.value(r));");
+    lines.push("const scalar = javaToString(doc.value(r)); charge(1);");
     if (st === "conflict") {
       lines.push(this.#conflictOrComputed(c, true, "scalar", "-2", "-2", d, groups));
     } else {
@@ -264,6 +278,7 @@ return function run(d, h) {
   ): string {
     const out: string[] = [];
     let first = true;
+    let tried = 0;
     for (const child of c.computed.map(asNode)) {
       const pe = child.parts.pe;
       if (!(pe instanceof StarElement)) throw UNSUPPORTED;
@@ -287,12 +302,14 @@ return function run(d, h) {
       } else {
         throw UNSUPPORTED;
       }
-      out.push(`${first ? "" : "else "}if (${test}) {`);
+      // The walker charges a step per child tried, up to the one that takes the key.
+      out.push(`${first ? "" : "else "}if (${test}) { charge(${++tried});`);
       out.push(this.#apply(child, key, r, index, groupsExpr, d + 1, groups, count));
       out.push("}");
       first = false;
-      if (test === "true") break; // nothing after a lone `*` can match
+      if (test === "true") return out.join("\n"); // nothing after a lone `*` can match
     }
+    if (tried > 0) out.push(`else charge(${tried});`);
     return out.join("\n");
   }
 
@@ -518,7 +535,7 @@ return -1;
     const name = this.#name("w");
     const els = writer.path.elements;
     const steps = writer.path.steps;
-    const lines: string[] = [];
+    const lines: string[] = [`charge(${els.length});`]; // as ShiftWriter.write
     // Keys first: if one does not resolve, nothing is written.
     const numeric = new Set<number>();
     const keys = els.map((el, i) => this.#key(el, i, level, groups, lines, numeric));

@@ -1,0 +1,132 @@
+/**
+ * The work budget of one run (limits.ts): issue 33's polynomial many-star preview finishes at
+ * once, work past the budget stops with JoltBudgetExceeded on the walker and on the fast path,
+ * every operation charges it, and a compile has a budget of its own.
+ */
+
+import {
+  compile,
+  JoltBudgetExceeded,
+  JoltSpecError,
+  JoltTransformError,
+  MAX_RUN_STEPS,
+} from "../mod.ts";
+import { stepsSpent } from "./mod.ts";
+import {
+  assertJson,
+  assertThrows,
+  fastShiftOf,
+  keyProductAttack,
+  manyStarAttack,
+} from "../../../tests/support/jolt.ts";
+
+const bytesOf = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+const shiftSpec = (chain: unknown[]) => (chain[0] as { spec: unknown }).spec;
+
+Deno.test("budget: issue 33's 100 keys of 200 stars against 20,000-character keys finish at once", () => {
+  const { spec, input } = manyStarAttack();
+  const chain = compile(spec);
+  const started = performance.now();
+  assertJson(chain.apply(input), null); // no key has the `c` every spec key needs
+  const ms = performance.now() - started;
+  // 35 s with the table of groups and positions; a few milliseconds reading each key once per try.
+  assertJson(ms < 1_000, true, `took ${ms.toFixed(0)} ms`);
+  assertJson(stepsSpent() < 1_000_000, true, `${stepsSpent()} steps`);
+  // Keys with two or more stars take the walker: the fast path declines the spec.
+  assertJson(chain.applyJson(bytesOf(input)), null);
+  assertJson(fastShiftOf(shiftSpec(spec)), null);
+  // The same keys where the `c` is present match, with the reluctant captures.
+  const key = "0" + "a".repeat(150) + "c" + "a".repeat(19_847) + "b";
+  const out = chain.apply({ [key]: 1 }) as { out: Record<string, number> };
+  assertJson(Object.keys(out.out), [key]);
+});
+
+Deno.test("budget: a product of keys and patterns stops with JoltBudgetExceeded on the walker and the fast path", () => {
+  const { spec, input } = keyProductAttack();
+  const chain = compile(spec);
+  for (let run = 0; run < 2; run++) {
+    const walker = assertThrows(() => chain.apply(input), JoltBudgetExceeded, /work steps/);
+    assertJson(
+      [walker.code, walker.operation, walker.operationIndex, walker.limit],
+      ["transform_budget_exceeded", "shift", 0, MAX_RUN_STEPS],
+    );
+    assertJson(walker instanceof JoltTransformError, true);
+    const fast = assertThrows(() => chain.applyJson(bytesOf(input)), JoltBudgetExceeded);
+    assertJson([fast.code, fast.operation, fast.message], [walker.code, "shift", walker.message]);
+    // The fast path itself (not only the seam) stops on the budget.
+    assertThrows(() => fastShiftOf(shiftSpec(spec))!.run(bytesOf(input)), Error, /work steps/);
+  }
+  // Each run starts with the whole budget: a tenth of the keys is fine on both paths.
+  const small = Object.fromEntries(Object.entries(input).slice(0, 1_200));
+  assertJson(chain.apply(small), null);
+  const walkerSteps = stepsSpent();
+  assertJson(new TextDecoder().decode(chain.applyJson(bytesOf(small))!), "null");
+  assertJson([stepsSpent(), walkerSteps], [1_200_000, 1_200_000]);
+});
+
+Deno.test("budget: a key with a line terminator takes the table, which is charged before it is built", () => {
+  // A terminator may not sit in a group, so a literal holding one must cover it: table only.
+  const keys: Record<string, string> = {};
+  for (let i = 0; i < 100; i++) keys["*\n".repeat(199) + "*b" + i] = "out.&";
+  const input: Record<string, number> = {};
+  for (let j = 0; j < 10; j++) input["a\n".repeat(9_995) + "b" + j] = j;
+  const chain = compile([{ operation: "shift", spec: keys }]);
+  const err = assertThrows(() => chain.apply(input), JoltBudgetExceeded, /work steps/);
+  assertJson(err.operation, "shift");
+  // A small one still matches through the table, as the reluctant regex does.
+  const one = compile([{ operation: "shift", spec: { "*\n*-*": "&(0,1).&(0,2).&(0,3)" } }]);
+  assertJson(one.apply({ "a\nb-c-d": 1 }), { a: { b: { "c-d": 1 } } });
+});
+
+Deno.test("budget: every operation charges the run's steps", () => {
+  const wide = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+  const patterns = (rhs: unknown) =>
+    Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`x${i}*`, rhs]));
+  // Products over the budget: 1,000 patterns against 20,000 keys, 5,000 distinct elements
+  // each compared with those kept before.
+  const over: [string, unknown, unknown][] = [
+    ["remove", patterns(""), wide(20_000)],
+    ["cardinality", patterns("ONE"), wide(20_000)],
+    ["modify-overwrite-beta", { list: "=squashDuplicates" }, {
+      list: Array.from({ length: 5_000 }, (_, i) => i),
+    }],
+  ];
+  for (const [operation, spec, input] of over) {
+    const err = assertThrows(
+      () => compile([{ operation: "sort" }, { operation, spec }]).apply(input),
+      JoltBudgetExceeded,
+      /work steps/,
+    );
+    assertJson([err.operationIndex, err.operation], [1, operation]);
+  }
+  // Linear walks charge at least a step per key they visit.
+  const input = { rows: wide(5_000) };
+  const linear: [string, unknown][] = [
+    ["sort", undefined],
+    ["default", { rows: { "*": 0 } }],
+    ["cardinality", { rows: { "*": "MANY" } }],
+    ["modify-default-beta", { rows: { "*": "=toString" } }],
+    ["shift", { rows: { "*": "&" } }],
+  ];
+  for (const [operation, spec] of linear) {
+    compile([spec === undefined ? { operation } : { operation, spec }]).apply(input);
+    assertJson(stepsSpent() >= 5_000, true, `${operation}: ${stepsSpent()} steps`);
+  }
+});
+
+Deno.test("budget: compiling matches every pattern against its literal siblings within a budget of its own", () => {
+  const spec: Record<string, string> = {};
+  for (let i = 0; i < 5_000; i++) {
+    spec[`k${i}`] = "a";
+    spec[`*k${i}`] = "b";
+  }
+  const err = assertThrows(
+    () => compile([{ operation: "shift", spec }]),
+    JoltSpecError,
+    /compiling the spec needs more than 10000000 work steps/,
+  );
+  assertJson(err.code, "spec_too_large");
+  // 1,000 of each is a million tries: fine.
+  const fine = Object.fromEntries(Object.entries(spec).slice(0, 2_000));
+  assertJson(compile([{ operation: "shift", spec: fine }]).apply({ k1: 1 }), { a: 1 });
+});
