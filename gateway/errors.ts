@@ -62,16 +62,50 @@ export function internalDetail(err: unknown): string {
   return frames ? `${err.name}: ${err.message} (${frames})` : `${err.name}: ${err.message}`;
 }
 
+/** 499 `client_closed` (nginx's code): the client went away before its answer; nobody reads it. */
+export function clientClosed(cause?: unknown): GatewayError {
+  return new GatewayError(
+    499,
+    "client_closed",
+    "client closed the request",
+    undefined,
+    cause === undefined ? undefined : internalDetail(cause),
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * The 499 of `err` when it (or an error it wraps as `cause`) says that the client's request body
+ * broke off because the client went away: the runtime's `Deno.errors.Http` (a TLS or HTTP/2
+ * connection gone; only the HTTP server raises it, fetch reports a TypeError and our upstream
+ * client an Http1Error), its BadResource for a request body whose connection is gone (cleartext
+ * HTTP/1.1), or a 499 made earlier. Else undefined.
+ */
+export function clientBodyBroke(err: unknown): GatewayError | undefined {
+  let e = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++) {
+    if (e instanceof GatewayError) return e.code === "client_closed" ? e : undefined;
+    if (
+      e instanceof Deno.errors.Http ||
+      (e instanceof Deno.errors.BadResource && /request body/.test(e.message))
+    ) return clientClosed(err);
+    e = e.cause;
+  }
+  return undefined;
+}
+
 /**
  * Turn anything thrown into a GatewayError. Unknown errors become 500 `internal_error` with a
  * generic message: their own text (a stack overflow, a library's internals) goes to the log only.
+ * A client body that broke off is 499 `client_closed`.
  */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   // A limit error raised inside a stream reaches us wrapped by fetch or the stream machinery.
   const cause = (err as { cause?: unknown })?.cause;
   if (cause instanceof GatewayError) return cause;
-  return new GatewayError(500, "internal_error", INTERNAL_MESSAGE, undefined, internalDetail(err));
+  return clientBodyBroke(err) ??
+    new GatewayError(500, "internal_error", INTERNAL_MESSAGE, undefined, internalDetail(err));
 }
 
 /** The JSON error body every HTTP error response carries. */

@@ -1,14 +1,20 @@
-/** The gateway executable: --validate-config, the embedded default, SIGTERM drain. */
+/**
+ * The gateway executable: --validate-config, the embedded default, SIGTERM drain (the management
+ * API's clients within the grace too), the exclusive lock of the state directory.
+ */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
 import { makeSelfSignedCert } from "./certs.ts";
 import {
   curl,
   freePort,
+  removeDir,
   requirePeer,
   runCommand,
   startGateway,
+  tempDir,
   TEST_MANAGEMENT_TOKEN,
+  waitFor,
   withManagementToken,
 } from "./support/mod.ts";
 
@@ -199,4 +205,132 @@ Deno.test({
       await gw.stop();
     }
   },
+});
+
+Deno.test("SIGTERM: clients trickling bodies to the management API do not hold the exit past shutdown_grace_secs", async () => {
+  const mgmtPort = freePort();
+  const gw = await startGateway({
+    configText: `[network.main]\nbind = "127.0.0.1"\nport = ${freePort()}\n` +
+      `[management]\nport = ${mgmtPort}\n[runtime]\nshutdown_grace_secs = 2\n` +
+      `[endpoints.api]\nservice = "http"\n[endpoints.api.options]\npath_prefix = "/api"\n` +
+      `[backends.echo]\nservice = "echo"\n[pipelines.p]\nendpoints = ["api"]\nbackends = ["echo"]\n`,
+  });
+  const enc = new TextEncoder();
+  let trickling = true;
+  // Three POSTs without a token announce a large body and trickle it: each is answered 401 at
+  // once, and the runtime goes on reading the rest of the body for as long as it comes.
+  const clients = await Promise.all([0, 1, 2].map(async () => {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: mgmtPort });
+    await conn.write(enc.encode(
+      `POST /${gw.mgmtPrefix}/reload HTTP/1.1\r\nHost: 127.0.0.1:${mgmtPort}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{`,
+    ));
+    const drip = (async () => {
+      for (let i = 0; trickling && i < 300; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        if (await conn.write(enc.encode(" ")).then(() => false, () => true)) return;
+      }
+    })();
+    const buf = new Uint8Array(4096);
+    const n = await conn.read(buf);
+    const head = new TextDecoder().decode(buf.subarray(0, n ?? 0));
+    // The rest: read until the gateway closes the connection.
+    const closed = (async () => {
+      try {
+        while ((await conn.read(buf)) !== null) { /* nothing more is expected */ }
+      } catch {
+        // reset: closed as well
+      }
+    })();
+    return { conn, drip, head, closed };
+  }));
+  try {
+    for (const c of clients) assertMatch(c.head, /^HTTP\/1\.1 401 /);
+    const started = performance.now();
+    const exit = await gw.stop(); // SIGTERM, then SIGKILL after 10 s
+    const took = performance.now() - started;
+    assertEquals(exit.code, 0, gw.output());
+    assert(took < 2_000 + 3_000, `exited ${Math.round(took)} ms after SIGTERM (grace 2 s)`);
+    await Promise.all(clients.map((c) => c.closed));
+  } finally {
+    trickling = false;
+    for (const c of clients) {
+      await c.drip;
+      try {
+        c.conn.close();
+      } catch {
+        // closed already
+      }
+    }
+  }
+});
+
+Deno.test("state directory: a second gateway on it is refused and touches nothing; a kill -9 leaves no lock behind", async () => {
+  const shared = await tempDir("gw-state-lock-");
+  const auditFile = `${shared}/audit/audit.jsonl`;
+  const dataPort = freePort();
+  const config = `[network.main]\nbind = "127.0.0.1"\nport = ${dataPort}\n` +
+    `[management]\nport = ${freePort()}\n` +
+    `[cloud]\nstate_dir = "${shared}/state"\n` +
+    `[audit]\nfile = "${auditFile}"\nflush_interval_ms = 20\n` +
+    `[endpoints.api]\nservice = "http"\n[endpoints.api.options]\npath_prefix = "/api"\n` +
+    `[endpoints.later]\nservice = "http"\n[endpoints.later.options]\npath_prefix = "/later"\n` +
+    `[backends.echo]\nservice = "echo"\n` +
+    `[backends.later]\nservice = "http"\n[backends.later.options]\nbase_url = "http://127.0.0.1:1"\n` +
+    `[backends.later.queue]\ndir = "${shared}/queue"\n` +
+    `[pipelines.p]\nendpoints = ["api"]\nbackends = ["echo"]\n` +
+    `[pipelines.q]\nendpoints = ["later"]\nbackends = ["later"]\n`;
+  const first = await startGateway({ configText: config });
+  const second = await tempDir("gw-state-lock-second-");
+  try {
+    const res = await fetch(`${first.dataUrl(dataPort)}/api/x`);
+    await res.body?.cancel();
+    await waitFor(async () => (await Deno.readTextFile(auditFile).catch(() => "")).length > 0, {
+      timeoutMs: 10_000,
+      description: "the first gateway's audit record",
+    });
+    // A message the first gateway is writing: a queue that starts sweeps its tmp/ directory.
+    const writing = `${shared}/queue/tmp/being-written.tmp`;
+    await Deno.writeTextFile(writing, "half a message");
+    const auditBefore = await Deno.readTextFile(auditFile);
+
+    // The same configuration again (same ports, same state): the lock, not the ports, refuses it.
+    await Deno.writeTextFile(`${second}/gateway.toml`, config);
+    const refused = await runCommand(
+      Deno.execPath(),
+      [...ENTRY, "--config", `${second}/gateway.toml`],
+      {
+        env: { GATEWAY_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN, NO_COLOR: "1" },
+        timeoutMs: 60_000,
+      },
+    );
+    assertEquals(refused.code, 1, refused.stderr);
+    const lines = refused.stderr.trim().split("\n");
+    assertEquals(lines.length, 1, refused.stderr);
+    assertEquals(
+      lines[0],
+      `gateway not started: the state directory ${shared}/state is in use by another gateway ` +
+        `(pid ${first.pid}); stop it, or give this one its own [cloud] state_dir`,
+    );
+    assertEquals(await Deno.readTextFile(auditFile), auditBefore, "no audit record written");
+    assert(await Deno.stat(writing).then(() => true, () => false), "the queue was not opened");
+
+    // A gateway killed with SIGKILL: the OS lets its lock go, and the next one starts.
+    first.process.kill("SIGKILL");
+    await first.process.status;
+    const next = await startGateway({ configText: config });
+    try {
+      const again = await fetch(`${next.dataUrl(dataPort)}/api/y`);
+      assertEquals(again.status, 200);
+      await again.body?.cancel();
+      assert(!(await Deno.stat(writing).then(() => true, () => false)), "its queue was opened");
+    } finally {
+      const exit = await next.stop();
+      assertEquals(exit.code, 0, next.output());
+    }
+  } finally {
+    await first.stop();
+    await removeDir(second);
+    await removeDir(shared);
+  }
 });

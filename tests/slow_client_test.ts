@@ -3,12 +3,15 @@
  * and greedy clients, over raw TCP and TLS: slow request heads and handshakes, connections past
  * the per-address cap, idle keep-alive connections and stalled uploads and downloads are closed;
  * ordinary requests, keep-alive reuse, long transfers that keep moving, h2 and http/1.1 by ALPN
- * and the client's real address (X-Forwarded-For upstream) still work.
+ * and the client's real address (X-Forwarded-For upstream) still work. A body that trickles past
+ * body_timeout_secs gets its 408 and then its connection closed (HTTP/1.1) or its stream reset
+ * (h2), with a queued backend too.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { makeSelfSignedCert } from "./certs.ts";
 import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
 import { curl } from "./support/mod.ts";
+import { connectH2c, H2, type H2Frame } from "./support/h2c.ts";
 
 const GUARD = "header_timeout_secs = 1\nidle_timeout_secs = 1.5\nmax_connections_per_ip = 60\n";
 const enc = new TextEncoder();
@@ -274,5 +277,166 @@ Deno.test("connection guard: over TLS a slow handshake is closed after header_ti
   } finally {
     await gw.stop();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** What a raw client trickling a body saw: the answer's head and when the server closed. */
+interface Trickled {
+  head: string;
+  answeredMs: number;
+  closedMs: number;
+}
+
+/**
+ * Sends a POST head to `port` (`framing`: its Content-Length or Transfer-Encoding line), then a
+ * byte of body every 200 ms until the server closes the connection (or 40 s pass).
+ */
+async function trickle(port: number, path: string, framing: string): Promise<Trickled> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const chunked = framing.startsWith("Transfer-Encoding");
+  await conn.write(enc.encode(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`,
+  ));
+  const started = performance.now();
+  let open = true;
+  const drip = (async () => {
+    for (let i = 0; open && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      await conn.write(enc.encode(chunked ? "1\r\n \r\n" : " ")).catch(() => open = false);
+    }
+  })();
+  const buf = new Uint8Array(4096);
+  let text = "";
+  let answeredMs = -1;
+  const deadline = setTimeout(() => conn.close(), 40_000);
+  try {
+    while (true) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      if (answeredMs < 0) answeredMs = performance.now() - started;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+  } catch {
+    // reset: closed as well
+  }
+  const closedMs = performance.now() - started;
+  clearTimeout(deadline);
+  open = false;
+  await drip;
+  try {
+    conn.close();
+  } catch {
+    // closed already
+  }
+  return { head: text, answeredMs, closedMs };
+}
+
+Deno.test("body timeout: ten clients trickling into a queued backend each get their 408 and are disconnected", async () => {
+  const up = startUpstream(() => new Response("delivered"));
+  const gw = await startTestGateway(
+    `
+[endpoints.q]
+service = "http"
+[endpoints.q.options]
+path_prefix = "/q"
+[backends.later]
+service = "http"
+[backends.later.options]
+base_url = "${up.url}"
+[backends.later.queue]
+dir = "{DIR}/queue"
+[pipelines.q]
+endpoints = ["q"]
+backends = ["later"]
+[proxy.content_limits]
+body_timeout_secs = 1
+`,
+    // Neither timeout of the guard closes these connections: they keep moving.
+    { network: "header_timeout_secs = 30\nidle_timeout_secs = 30\n" },
+  );
+  try {
+    // Small bodies (read whole at once), large ones and chunked ones (streamed to the queue's
+    // disk), spread by the kernel over the main thread and the data-plane worker.
+    const framings = [
+      "Content-Length: 1000",
+      "Content-Length: 1000000",
+      "Transfer-Encoding: chunked",
+    ];
+    const seen = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => trickle(gw.dataPort, "/q/obs", framings[i % 3])),
+    );
+    for (const [i, s] of seen.entries()) {
+      const what = `client ${i} (${framings[i % 3]})`;
+      assertMatch(s.head, /^HTTP\/1\.1 408 /, `${what}: ${s.head}`);
+      assertMatch(s.head, /request_body_timeout/, what);
+      assertMatch(s.head, /\r\nconnection: close\r\n/i, what);
+      assert(s.answeredMs < 5_000, `${what}: answered after ${s.answeredMs.toFixed(0)} ms`);
+      const open = s.closedMs - s.answeredMs;
+      assert(open < 5_000, `${what}: still connected ${open.toFixed(0)} ms after its 408`);
+    }
+    assertEquals(up.received.length, 0, "nothing was queued and delivered");
+  } finally {
+    await gw.stop();
+    await up.stop();
+  }
+});
+
+Deno.test("body timeout over h2: the 408 resets its stream, and the connection goes on", async () => {
+  const gw = await startTestGateway(
+    ECHO_PIPELINE + "\n[proxy.content_limits]\nbody_timeout_secs = 1\n",
+    { network: "header_timeout_secs = 30\nidle_timeout_secs = 30\n" },
+  );
+  const h2 = await connectH2c(gw.dataPort);
+  try {
+    const post = (length?: number): [string, string][] => [
+      [":method", "POST"],
+      [":scheme", "http"],
+      [":path", "/echo/slow"],
+      [":authority", "gateway.test"],
+      ["content-type", "application/json"],
+      ...(length === undefined ? [] : [["content-length", String(length)] as [string, string]]),
+    ];
+    // Stream 1 declares a small body (read whole at once), stream 3 none (streamed).
+    await h2.headers(1, post(1000));
+    await h2.headers(3, post());
+    const reset = (stream: number) => (f: H2Frame) =>
+      f.type === H2.RST_STREAM && f.stream === stream;
+    let dripping = true;
+    const drip = (async () => {
+      for (let i = 0; dripping && i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        for (const stream of [1, 3]) {
+          if (h2.frames.some(reset(stream))) continue;
+          await h2.data(stream, enc.encode(" ")).catch(() => dripping = false);
+        }
+      }
+    })();
+    for (const stream of [1, 3]) {
+      const rst = await h2.next(reset(stream));
+      assertMatch(h2.text(stream), /request_body_timeout/);
+      const answered = h2.frames.find((f) => f.type === H2.DATA && f.stream === stream)!;
+      assert(
+        rst.at - answered.at < 3_000,
+        `stream ${stream} reset ${rst.at - answered.at} ms late`,
+      );
+      // NO_ERROR: the answer is complete, the client may stop sending (RFC 9113 §8.1).
+      assertEquals(new DataView(rst.payload.buffer).getUint32(0), 0);
+    }
+    dripping = false;
+    await drip;
+    // The same connection still serves.
+    await h2.headers(5, [
+      [":method", "GET"],
+      [":scheme", "http"],
+      [":path", "/echo/after"],
+      [":authority", "gateway.test"],
+    ], true);
+    await h2.next((f) => f.type === H2.DATA && f.stream === 5 && (f.flags & 1) === 1);
+    assertMatch(h2.text(5), /"\/after"/);
+    assert(!h2.frames.some((f) => f.type === H2.GOAWAY), "no GOAWAY");
+    assert(!h2.closed, "the connection is open");
+  } finally {
+    h2.close();
+    await gw.stop();
   }
 });

@@ -15,7 +15,8 @@ export type NetworkHandler = (
 /** What the runtime needs of a running server: its address, and a graceful stop. */
 export interface ListenerServer {
   readonly addr: Deno.NetAddr;
-  shutdown(): Promise<void>;
+  /** Stops accepting and drains; the guarded server stops waiting after `graceMs`. */
+  shutdown(graceMs?: number): Promise<void>;
 }
 
 /** A running listener and what identifies its socket settings. */

@@ -4,7 +4,7 @@
  */
 import type { Logger } from "../../shared/mod.ts";
 import type { BodySource, RequestEnvelope } from "../envelope.ts";
-import { GatewayError } from "../errors.ts";
+import { clientBodyBroke, GatewayError } from "../errors.ts";
 import type { Target, TargetPool } from "../pipeline/mod.ts";
 
 /** Methods that may be sent twice (RFC 9110 §9.2.2). */
@@ -63,7 +63,8 @@ export async function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
         }
         throw new GatewayError(499, "client_closed", "client closed the request");
       }
-      const fault = o.clientFault?.(err);
+      // The client's body broke off (it left mid-upload): 499, and not the target's fault.
+      const fault = clientBodyBroke(err) ?? o.clientFault?.(err);
       if (fault) throw fault;
       pool.failure(target, o.logger);
       const replayable = !(body instanceof ReadableStream) || req.body.replayable;

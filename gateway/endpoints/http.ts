@@ -5,8 +5,15 @@
  */
 import { loggedPath, type PathShape } from "./logged_path.ts";
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
+import { concatChunks, resetAwareBody } from "../body_read.ts";
 import { Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
-import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
+import {
+  clientBodyBroke,
+  clientClosed,
+  errorBody,
+  GatewayError,
+  toGatewayError,
+} from "../errors.ts";
 import {
   abortAfter,
   type BuiltPipeline,
@@ -65,10 +72,17 @@ export class HttpEndpointService implements HttpEndpoint {
 
   /** The error answer of a failed request: counted, logged when it is ours (5xx), body dropped. */
   protected failed(err: unknown, ex: HttpExchange): Response {
-    const g = toGatewayError(err);
+    let g = toGatewayError(err);
+    // A failure of ours while the client is gone is its consequence (a body that broke off,
+    // wrapped where its cause was lost): logged and audited as the client's leaving.
+    if (g.code === "internal_error" && ex.request.signal.aborted) g = clientClosed(err);
     ex.record.failed(g);
     // An unread request body must not keep the connection busy.
     ex.request.body?.cancel().catch(() => {});
+    // A body given up on (it trickled past body_timeout_secs): HTTP/1.1 would read the rest of it
+    // before the connection could close (the runtime answers `Connection: close` itself), so the
+    // connection goes once this answer is out.
+    if (g.status === 408) ex.client?.closeAfterAnswer(ex.request);
     return withErrorHeaders(this.errorResponse(g, ex.requestId), g);
   }
 
@@ -84,17 +98,20 @@ export class HttpEndpointService implements HttpEndpoint {
         `body of ${declared} bytes exceeds max_body_size of ${this.limits.max_body_size} bytes`,
       );
     }
-    const stream = request.body;
+    let stream: ReadableStream<Uint8Array> | null = request.body;
+    // A body that streams (not read whole below):
+    if (stream && (declared === null || declared > PREFETCH_BYTES)) {
+      // over HTTP/2 (no Host field: the runtime keeps `:authority` in the URL), a stream the client
+      // resets ends like a whole body; its declared length, or else the request's signal read now,
+      // tells them apart (body_read.ts);
+      if (!request.headers.has("host")) {
+        stream = resetAwareBody(stream, declared, declared === null ? request.signal : undefined);
+      }
+      // it keeps the connection active as it moves.
+      if (ex.client) stream = ex.client.track(stream);
+    }
     const body = stream
-      ? new Body(
-        // A body that streams (not read whole below) keeps the connection active as it moves.
-        ex.client && (declared === null || declared > PREFETCH_BYTES)
-          ? ex.client.track(stream)
-          : stream,
-        request.headers.get("content-type"),
-        this.limits,
-        declared,
-      )
+      ? new Body(stream, request.headers.get("content-type"), this.limits, declared)
       // The endpoint's limits also bound what the backend answers (executor.ts).
       : Body.empty(this.limits);
     const path = relativePath(url.pathname, this.prefix);
@@ -126,7 +143,10 @@ export class HttpEndpointService implements HttpEndpoint {
   /**
    * A small body with a declared length is read at once with the runtime's native
    * `arrayBuffer()`: far cheaper than pulling it through a stream reader, and it lets the
-   * backend send head and body in one write. Large or chunked bodies keep streaming.
+   * backend send head and body in one write. Large or chunked bodies keep streaming. An HTTP/2
+   * body (no Host field: the runtime keeps `:authority` in the URL) is read with a reader instead,
+   * which the deadline cancels: `arrayBuffer()` is one runtime call that nothing stops, and the
+   * stream would stay open (not reset) after the 408 for as long as the client trickles.
    */
   protected async prefetchSmallBody(env: RequestEnvelope, request: Request): Promise<void> {
     const length = env.body.knownLength;
@@ -139,7 +159,9 @@ export class HttpEndpointService implements HttpEndpoint {
     const cancel = abortAfter(deadline, seconds * 1000);
     try {
       bytes = await Promise.race([
-        request.arrayBuffer().then((b) => new Uint8Array(b)),
+        request.headers.has("host")
+          ? request.arrayBuffer().then((b) => new Uint8Array(b))
+          : readUntil(request.body!, deadline.signal),
         new Promise<never>((_, reject) =>
           deadline.signal.addEventListener("abort", () =>
             reject(
@@ -153,7 +175,9 @@ export class HttpEndpointService implements HttpEndpoint {
       ]);
     } catch (err) {
       if (err instanceof GatewayError) throw err;
-      throw new GatewayError(
+      // The body's connection is gone: the client left mid-upload.
+      if (err instanceof Deno.errors.BadResource) throw clientClosed(err);
+      throw clientBodyBroke(err) ?? new GatewayError(
         400,
         "request_body_failed",
         `the request body could not be read: ${(err as Error).message}`,
@@ -161,6 +185,8 @@ export class HttpEndpointService implements HttpEndpoint {
     } finally {
       cancel();
     }
+    // Fewer bytes than declared: an HTTP/2 stream the client reset (it ends like a whole body).
+    if (bytes.byteLength < length) throw clientClosed();
     env.body = new Body(bytes, env.body.contentType, this.limits);
   }
 
@@ -216,6 +242,23 @@ export class HttpEndpointService implements HttpEndpoint {
       status: err.status,
       headers: { "content-type": "application/json", "x-request-id": requestId },
     });
+  }
+}
+
+/** The whole of `body`, or what came of it when `signal` aborts (the reader is cancelled). */
+async function readUntil(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
+  const reader = body.getReader();
+  signal.addEventListener("abort", () => reader.cancel().catch(() => {}), { once: true });
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) return concatChunks(chunks, total);
+    chunks.push(value);
+    total += value.byteLength;
   }
 }
 

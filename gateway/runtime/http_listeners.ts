@@ -221,10 +221,13 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
     }
   }
 
-  /** Stop accepting and drain: resolves when every listener has finished its requests. */
+  /**
+   * Stop accepting and drain: resolves when every listener has finished its requests, or when
+   * the grace period has passed and what was left has been closed.
+   */
   shutdown(): Promise<unknown> {
     return Promise.all([
-      ...[...this.#listeners.values()].map((l) => l.server.shutdown()),
+      ...[...this.#listeners.values()].map((l) => l.server.shutdown(this.#drainMs)),
       // GOAWAY, then the same bounded drain.
       ...[...this.#h3Listeners.values()].map((l) => l.server.shutdown(this.#drainMs)),
     ]);

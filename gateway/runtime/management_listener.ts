@@ -22,6 +22,7 @@ import {
   normalizePrefix,
   resolveManagementToken,
 } from "../management/mod.ts";
+import type { ComponentHealth } from "../observability/mod.ts";
 
 interface Running {
   key: string;
@@ -35,6 +36,7 @@ export class ManagementListener {
   readonly #control: GatewayControl;
   readonly #logger: Logger;
   readonly #env: (name: string) => string | undefined;
+  readonly #health: ComponentHealth | undefined;
   #running: Running | undefined;
   #token: ManagementToken | undefined;
   #allowedHosts: readonly string[] = [];
@@ -43,10 +45,13 @@ export class ManagementListener {
     control: GatewayControl;
     logger: Logger;
     env: (name: string) => string | undefined;
+    /** Hears of a generated token that a full disk kept from being saved. */
+    health?: ComponentHealth;
   }) {
     this.#control = o.control;
     this.#logger = o.logger;
     this.#env = o.env;
+    this.#health = o.health;
   }
 
   /** Port of the listener, if running. */
@@ -57,16 +62,20 @@ export class ManagementListener {
   /** Start, move or stop the listener as `config` says; `baseDir` resolves its files. */
   async sync(config: GatewayConfig, baseDir: string): Promise<void> {
     const m = config.management;
+    const wasUnsaved = this.#token?.unsaved !== undefined;
     try {
       this.#token = await resolveManagementToken({
         env: this.#env,
         tokenFile: m.token_file ? resolve(baseDir, m.token_file) : undefined,
         stateDir: resolve(baseDir, config.cloud.state_dir ?? "state"),
+        unsaved: this.#token?.unsaved ? this.#token.token : undefined,
       });
     } catch (err) {
       if (!this.#token) throw err;
       this.#logger.error("management token unchanged", { error: (err as Error).message });
     }
+    if (this.#token.unsaved) this.#health?.degraded("management_token", this.#token.unsaved);
+    else this.#health?.recovered("management_token");
     this.#allowedHosts = m.allowed_hosts ?? [];
     const tls = m.tls_cert_path && m.tls_key_path
       ? {
@@ -75,7 +84,17 @@ export class ManagementListener {
       }
       : undefined;
     const key = m.enabled ? `${m.bind}:${m.port}:${m.tls_cert_path}:${m.tls_key_path}` : "";
-    if (this.#running?.key === key) return;
+    if (this.#running?.key === key) {
+      // A token saved at last: local tools may now be told where it is.
+      if (wasUnsaved && !this.#token.unsaved && !this.#running.discovery) {
+        this.#running.discovery = await this.#writeDiscovery(
+          m,
+          this.#running.server.addr.port,
+          !!tls,
+        );
+      }
+      return;
+    }
     const old = this.#running;
     this.#running = undefined;
     if (old?.discovery) await removeIfExists(old.discovery);
@@ -98,11 +117,16 @@ export class ManagementListener {
     if (old && old.server.addr.port !== m.port) await old.server.shutdown();
   }
 
-  /** Stop the listener and remove its discovery file. */
-  async shutdown(): Promise<void> {
+  /**
+   * Stop the listener and remove its discovery file. Its clients get `graceMs` (default: no
+   * limit) to finish, like the data listeners' (`[runtime] shutdown_grace_secs`); then what is
+   * left is closed, so that no client (a trickled body, an idle keep-alive connection, a slow
+   * reader) holds a shutdown.
+   */
+  async shutdown(graceMs?: number): Promise<void> {
     const running = this.#running;
     this.#running = undefined;
-    await running?.server.shutdown();
+    await running?.server.shutdown(graceMs);
     if (running?.discovery) await removeIfExists(running.discovery);
   }
 
@@ -115,7 +139,8 @@ export class ManagementListener {
     port: number,
     tls: boolean,
   ): Promise<string | undefined> {
-    const file = this.#token?.file;
+    // A token the disk did not take has no file to name yet.
+    const file = this.#token?.unsaved ? undefined : this.#token?.file;
     const path = discoveryPath(port, this.#env);
     if (!file || !path) return undefined;
     const host = isLoopbackAddress(m.bind) || m.bind === "0.0.0.0" || m.bind === "::"

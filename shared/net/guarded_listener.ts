@@ -14,7 +14,11 @@
  * - the idle timeout: a connection is closed when, for `idleTimeoutMs`, no request started or
  *   ended on it and no tracked body moved ({@link ClientConnection.track}): an idle keep-alive
  *   connection, a slow second request head, a client that stopped sending its body or stopped
- *   reading the answer.
+ *   reading the answer;
+ * - a close after an answer, when the handler asks for it ({@link ClientConnection.closeAfterAnswer}:
+ *   a body given up on, which HTTP/1.1 would otherwise go on reading after the answer).
+ *
+ * Its shutdown drains within a grace period, after which it closes what it still can.
  *
  * One sweep timer per listener checks the deadlines (no timer per connection or request). The
  * handler learns each request's client through {@link GuardedServeInfo}: its address (read once
@@ -65,6 +69,10 @@ export class ClientConnection {
   requests = 0;
   /** Requests with a body whose handler has not answered yet. */
   uploads = 0;
+  /** Requests whose handler has not answered yet. */
+  active = 0;
+  /** Set by {@link closeAfterAnswer}: the listener closes the connection once it has answered. */
+  closeAsked = false;
   /** `Date.now()` of the last activity: accepted, a request started or ended, a body moved. */
   lastActive: number = Date.now();
   /** The tracked bodies being read: the source's reader, and the tracked stream's controller. */
@@ -79,6 +87,22 @@ export class ClientConnection {
   /** Marks activity, which puts off the idle timeout. */
   touch(): void {
     this.lastActive = Date.now();
+  }
+
+  /** True while a tracked body (an upload or a streamed answer) is being read. */
+  get moving(): boolean {
+    return this.#reading !== undefined && this.#reading.size > 0;
+  }
+
+  /**
+   * Closes an HTTP/1.x connection once the answer to `request` is out: the handler gave up on
+   * the request's body (a 408 for a body that trickles), and the runtime would otherwise read
+   * the rest of it before closing, for as long as the client keeps sending. HTTP/2 is left
+   * alone: the runtime resets that one stream once its body is let go. (HTTP/2 requests reach
+   * the handler without a Host field: the runtime keeps `:authority` in the URL.)
+   */
+  closeAfterAnswer(request: Request): void {
+    if (request.headers.has("host")) this.closeAsked = true;
   }
 
   /**
@@ -135,12 +159,14 @@ export class ClientConnection {
 
   /** Marks the end of a request and hands its response on (one function per connection). */
   readonly ended = (response: Response): Response => {
+    this.active--;
     this.lastActive = Date.now();
     return response;
   };
 
   /** Marks the end of a failed request and rethrows. */
   readonly failed = (error: unknown): never => {
+    this.active--;
     this.lastActive = Date.now();
     throw error;
   };
@@ -223,9 +249,14 @@ interface OpenConnection {
  * of the body it was announced. Over TLS the relayed sockets are closed as well (a handshake in
  * progress inside the runtime cannot be cancelled).
  */
-function closeNow(open: OpenConnection): void {
+function closeNow(open: OpenConnection, force = false): void {
   if (open.client.cancelTracked()) open.cut = true;
-  if (open.client.uploads > 0 || open.closing) return;
+  if (open.closing) return;
+  // Forced (a shutdown past its grace): a TLS client's socket is ours to close, body or not.
+  if (force && open.sockets) {
+    for (const socket of open.sockets) closeQuietly(socket);
+  }
+  if (open.client.uploads > 0) return;
   open.closing = true;
   try {
     open.cancel?.();
@@ -267,8 +298,12 @@ export class GuardedListener {
   /** TLS: inner connections accepted before their relay registered (with the time). */
   readonly #unclaimed = new Map<number, { conn: Deno.Conn; at: number }>();
   #sweep: ReturnType<typeof setInterval> | undefined;
+  /** Milliseconds between sweeps. */
+  #every = 1000;
   #closed = false;
   #draining = false;
+  /** A shutdown's grace has passed: every sweep closes what it can. */
+  #forced = false;
   readonly #drained = Promise.withResolvers<void>();
 
   constructor(options: GuardedListenOptions) {
@@ -309,6 +344,7 @@ export class GuardedListener {
   serve(handler: Handler, onError: OnError): void {
     const { headerTimeoutMs, idleTimeoutMs } = this.#options;
     const every = Math.max(50, Math.min(1000, Math.min(headerTimeoutMs, idleTimeoutMs) / 4));
+    this.#every = every;
     const sweep = setInterval(() => this.#closeExpired(), every);
     Deno.unrefTimer(sweep);
     this.#sweep = sweep;
@@ -327,57 +363,84 @@ export class GuardedListener {
   /**
    * Stops accepting, lets the requests in flight finish (each connection closes after its
    * answer), then closes what is left; the sweep keeps closing connections that stall meanwhile.
+   * After `graceMs` it stops waiting: what is left is closed as far as it can be (see
+   * {@link closeAll}), and it resolves.
    */
-  async shutdown(): Promise<void> {
+  async shutdown(graceMs = Infinity): Promise<void> {
+    // No grace left: a graceful close begun now could not be cut short any more.
+    if (graceMs <= 0) return this.closeAll();
     this.close();
     this.#draining = true;
-    this.#drain();
-    if (this.#open.size > 0) await this.#drained.promise;
+    this.#drain(Date.now());
+    if (this.#open.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = Number.isFinite(graceMs)
+        ? new Promise<void>((resolve) => timer = setTimeout(resolve, Math.max(0, graceMs)))
+        : new Promise<void>(() => {});
+      await Promise.race([this.#drained.promise, grace]);
+      clearTimeout(timer);
+    }
     this.closeAll();
   }
 
   /**
-   * Asks each connection's server to close it after the requests in flight (the runtime's
-   * graceful close), except while a request with a body is in flight (the sweeps come back to
-   * it): a body cut by the guard is waited for by the runtime, so that connection is cancelled.
+   * Closes each connection once nothing is in flight on it. One with a request running or a
+   * tracked body moving gets the runtime's graceful close (answer, then close), except while a
+   * request with a body is in flight (the sweeps come back to it). One with nothing in flight is
+   * cancelled, once its last answer has had a sweep to be written: the graceful close would wait
+   * for the rest of a request body the runtime still reads after the answer (a client trickling
+   * one), and it takes the handle a forced close needs. A connection whose body the guard cut is
+   * cancelled too, since the runtime would wait for the rest of that body.
    */
-  #drain(): void {
+  #drain(now: number): void {
     for (const open of this.#open) {
-      if (open.draining || open.client.uploads > 0) continue;
-      open.draining = true;
-      if (!open.server) {
-        closeNow(open); // TLS, not yet handed over: nothing in flight
-      } else if (open.cut) {
-        try {
-          open.cancel?.();
-        } catch {
-          // gone already
-        }
+      const client = open.client;
+      if (open.draining || open.closing || client.uploads > 0) continue;
+      if (!open.server || open.cut) {
+        closeNow(open); // TLS not yet handed over (nothing in flight), or a body cut
+      } else if (client.active === 0 && !client.moving) {
+        if (now - client.lastActive >= this.#every) closeNow(open);
       } else {
+        open.draining = true;
         open.cancel = undefined; // the graceful close takes the runtime's handle
         open.server.shutdown().catch(() => {});
       }
     }
   }
 
-  /** Closes every open connection at once. */
+  /**
+   * Closes every open connection now, as far as it can be: tracked bodies are cut, a TLS
+   * client's socket is closed, a cleartext connection is cancelled unless a request with a body
+   * is in flight (its handler answers the cut first; the sweeps, which go on, cancel it then). A
+   * cleartext connection already in the runtime's graceful close cannot be cancelled any more.
+   */
   closeAll(): void {
     this.close();
-    for (const open of this.#open) closeNow(open);
+    this.#forced = true;
+    for (const open of this.#open) closeNow(open, true);
     for (const { conn } of this.#unclaimed.values()) closeQuietly(conn);
     this.#unclaimed.clear();
-    clearInterval(this.#sweep);
+    if (this.#open.size === 0) clearInterval(this.#sweep);
   }
 
   #closeExpired(): void {
     const now = Date.now();
+    if (this.#forced) {
+      for (const open of this.#open) closeNow(open, true);
+      if (this.#open.size === 0) clearInterval(this.#sweep);
+      return;
+    }
     const { headerTimeoutMs, idleTimeoutMs } = this.#options;
     for (const open of this.#open) {
       const client = open.client;
       const limit = client.requests === 0 ? headerTimeoutMs : idleTimeoutMs;
       if (now - client.lastActive > limit) closeNow(open);
+      // closeAfterAnswer: once the answer has had a sweep to be written.
+      else if (client.closeAsked && client.active === 0 && now - client.lastActive >= this.#every) {
+        closeNow(open);
+      }
     }
-    if (this.#draining) this.#drain();
+    if (this.#draining) this.#drain(now);
     for (const [port, { conn, at }] of this.#unclaimed) {
       // Not one of our relays (they register within a turn or two).
       if (now - at > 1_000) {
@@ -441,17 +504,26 @@ export class GuardedListener {
     const client = open.client;
     const onRequest = (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
       client.requests++;
+      client.active++;
       client.lastActive = Date.now();
       const method = request.method;
       const upload = method !== "GET" && method !== "HEAD" && request.body !== null;
       if (upload) client.uploads++;
-      const answer = handler(request, new GuardedServeInfo(info, client));
+      let answer: Response | Promise<Response>;
+      try {
+        answer = handler(request, new GuardedServeInfo(info, client));
+      } catch (err) {
+        client.active--;
+        if (upload) client.uploads--;
+        throw err;
+      }
       if (answer instanceof Promise) {
         return upload
           ? answer.then(client.uploadEnded, client.uploadFailed)
           : answer.then(client.ended, client.failed);
       }
       client.lastActive = Date.now();
+      client.active--;
       if (upload) client.uploads--;
       return answer;
     };

@@ -19,8 +19,11 @@ export const DEFAULT_GUARD: GuardOptions = {
 export interface GuardedServer {
   /** The address it listens on. */
   readonly addr: Deno.NetAddr;
-  /** Stops accepting, lets requests in flight finish, then closes what is left. */
-  shutdown(): Promise<void>;
+  /**
+   * Stops accepting, lets requests in flight finish, then closes what is left; after `graceMs`
+   * (default: no limit) it closes what it can at once and resolves.
+   */
+  shutdown(graceMs?: number): Promise<void>;
 }
 
 /** Options of {@link guardedServe}. */
@@ -69,5 +72,5 @@ export function guardedServe(
       return client && res.body && !res.bodyUsed ? new Response(client.track(res.body), res) : res;
     };
   listener.serve(serve, options.onError ?? internalError);
-  return { addr: listener.addr, shutdown: () => listener.shutdown() };
+  return { addr: listener.addr, shutdown: (graceMs) => listener.shutdown(graceMs) };
 }
