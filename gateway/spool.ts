@@ -11,7 +11,8 @@
  * @module
  */
 import { concatChunks, readChunks } from "./body_read.ts";
-import type { GatewayError } from "./errors.ts";
+import { describeDiskError, diskErrorCode } from "./disk/mod.ts";
+import { GatewayError } from "./errors.ts";
 
 /** A body kept in a temporary file. */
 export interface SpoolFile {
@@ -36,7 +37,8 @@ export interface SpoolOptions {
 /**
  * Reads `stream` into memory while it stays within `threshold` bytes, else into a temporary file.
  * On any failure (limit, deadline, disk) the file is removed and the error thrown: nothing
- * half-written is left behind.
+ * half-written is left behind. A disk that refuses the file (full, over quota, failing) is 507
+ * `insufficient_storage` for this request only.
  *
  * @example
  * ```ts
@@ -86,6 +88,18 @@ export async function readOrSpool(
   } catch (err) {
     file?.close();
     if (path) await removeSpool(path);
+    const disk = diskErrorCode(err);
+    if (disk) {
+      throw new GatewayError(
+        507,
+        "insufficient_storage",
+        "the request body cannot be spooled for the pipeline's destinations: the gateway's " +
+          "temporary directory refuses writes; nothing was sent",
+        undefined,
+        describeDiskError(disk),
+        { cause: err },
+      );
+    }
     throw err;
   }
 }

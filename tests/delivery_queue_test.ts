@@ -325,6 +325,43 @@ backends = ["pacs"]
   },
 });
 
+Deno.test("delivery: an attempt cut off by a stop is sent again after the restart, not dead", async () => {
+  const arrived = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  const upstream = startUpstream(async (req) => {
+    if (new URL(req.url).pathname.startsWith("/up")) return new Response("ok");
+    arrived.resolve();
+    // No answer until the gateway has stopped with this attempt running.
+    await release.promise;
+    return new Response("too late", { status: 503 });
+  });
+  const qdir = await Deno.makeTempDir({ prefix: "gw-queue-" });
+  const first = await startTestGateway(pipeline(`${upstream.url}/hang`, "", qdir));
+  try {
+    const res = await fetch(`${first.url}/in/x`, { method: "POST", body: "cut off" });
+    assertEquals(res.status, 202);
+    await res.body?.cancel();
+    await arrived.promise;
+  } finally {
+    await first.stop();
+    release.resolve();
+  }
+  const second = await startTestGateway(pipeline(`${upstream.url}/up`, "", qdir));
+  try {
+    await waitFor(async () => (await queues(second))[0].depth === 0, {
+      timeoutMs: 10_000,
+      description: "delivered after the restart",
+    });
+    assertEquals((await queues(second))[0].dead, 0, "aborting the attempt is no refusal");
+    const delivered = upstream.received.filter((r) => new URL(r.url).pathname.startsWith("/up"));
+    assertEquals(delivered.map((r) => new TextDecoder().decode(r.body)), ["cut off"]);
+  } finally {
+    await second.stop();
+    await upstream.stop();
+    await Deno.remove(qdir, { recursive: true });
+  }
+});
+
 Deno.test("delivery: fhir_conditional_create sends If-None-Exist, so a repeated create finds the resource", async () => {
   const stored = new Map<string, unknown>();
   const conditions: (string | null)[] = [];

@@ -3,7 +3,7 @@
  * configuration version, requests and 5xx answers per pipeline, error counts by code, one check
  * per backend target (its passive/active health) and one per delivery queue.
  */
-import type { MetricsSummary, QueueSnapshot } from "../observability/mod.ts";
+import type { DegradedComponent, MetricsSummary, QueueSnapshot } from "../observability/mod.ts";
 import type { StatusBody } from "./client.ts";
 
 /** What a status report reads from the running gateway. */
@@ -20,14 +20,20 @@ export interface StatusSource {
   collectMetrics?(): Promise<void>;
   /** The delivery queues' counters (docs/delivery.md), when the gateway has any. */
   queueStats?(): QueueSnapshot[];
+  /** Components degraded by a disk that refuses writes (a paused queue). */
+  degraded?(): DegradedComponent[];
 }
 
 /**
  * A queue's check: `pass` while nothing waits on a failing destination; `warn` (the gateway is
- * `degraded`) while messages are being retried or dead letters wait for an operator.
+ * `degraded`) while messages are being retried or dead letters wait for an operator; `fail`
+ * (still `degraded`: the rest of the gateway serves) while its disk refuses writes.
  */
 function queueCheck(q: QueueSnapshot): StatusBody["checks"][number] {
   const name = `queue/${q.backend}`.slice(0, 100);
+  if (q.degraded) {
+    return { name, status: "fail", message: `paused: ${q.degraded.reason}`.slice(0, 500) };
+  }
   const retrying = q.retrying ?? 0;
   if (retrying === 0 && q.dead === 0) return { name, status: "pass" };
   return {
@@ -69,6 +75,13 @@ export function statusReport(
     });
   }
   const queueChecks = (source.queueStats?.() ?? []).map(queueCheck);
+  // Other degraded components (a queue has its check above already).
+  const named = new Set(queueChecks.map((c) => c.name));
+  for (const d of source.degraded?.() ?? []) {
+    const name = d.component.slice(0, 100);
+    if (named.has(name)) continue;
+    queueChecks.push({ name, status: "fail", message: d.reason.slice(0, 500) });
+  }
   const queueWarn = queueChecks.some((c) => c.status !== "pass");
   const health = !source.ready() || primaryDown
     ? "unhealthy"

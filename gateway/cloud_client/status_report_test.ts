@@ -84,3 +84,42 @@ Deno.test("statusReport: one check per delivery queue; retries or dead letters m
     message: "4 waiting (oldest 90 s), 4 being retried, 1 dead letters",
   });
 });
+
+Deno.test("statusReport: a queue paused by its disk fails its check; other degraded components are listed", () => {
+  const base = source(true, [true]);
+  const queue = {
+    backend: "out",
+    depth: 1,
+    bytes: 10,
+    in_flight: 0,
+    dead: 0,
+    oldest_age_secs: 3,
+    delivered_total: 0,
+    retried_total: 0,
+    dead_lettered_total: 0,
+    degraded: { reason: "the dead letter of message x cannot be written", since: "2030" },
+  };
+  const body = statusReport(
+    {
+      ...base,
+      queueStats: () => [queue],
+      degraded: () => [
+        { component: "queue/out", reason: "the dead letter …", since: "2030" },
+        { component: "management_token", reason: "cannot save it: ENOSPC", since: "2030" },
+      ],
+    },
+    null,
+    false,
+    Date.UTC(2030, 0, 2),
+  );
+  // Degraded, not unhealthy: the rest of the gateway serves.
+  assert.equal(body.health, "degraded");
+  assert.deepEqual(body.checks.slice(0, 2), [
+    {
+      name: "queue/out",
+      status: "fail",
+      message: "paused: the dead letter of message x cannot be written",
+    },
+    { name: "management_token", status: "fail", message: "cannot save it: ENOSPC" },
+  ]);
+});

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { diskErrorCode } from "../disk/mod.ts";
 
 const MAGIC = new TextEncoder().encode("GWQ1");
 const CHECKSUM_BYTES = 32;
@@ -41,10 +42,13 @@ export interface StoredMessage {
   size: number;
 }
 
-/** A failure to write a message (ENOSPC, a size limit), with the bytes left behind removed. */
+/**
+ * A failure to write a message (a full disk, a size limit), with the bytes left behind removed.
+ * `noSpace`: the disk refused the write (ENOSPC, EDQUOT, EIO or EROFS: gateway/disk).
+ */
 export class MessageWriteError extends Error {
-  constructor(message: string, readonly noSpace: boolean) {
-    super(message);
+  constructor(message: string, readonly noSpace: boolean, options?: ErrorOptions) {
+    super(message, options);
   }
 }
 
@@ -82,11 +86,13 @@ export async function writeMessage(
   prefix.set(MAGIC, 0);
   new DataView(prefix.buffer).setUint32(4, headerBytes.length);
   let size = 0;
-  const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
+  let file: Deno.FsFile | undefined;
   try {
+    file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
+    const out = file;
     for (const part of [prefix, headerBytes]) {
       hash.update(part);
-      await writeAll(file, part);
+      await writeAll(out, part);
       size += part.length;
     }
     let bodyBytes = 0;
@@ -96,24 +102,27 @@ export async function writeMessage(
         throw new MessageWriteError(`the body is over ${options.limit} bytes`, false);
       }
       hash.update(chunk);
-      await writeAll(file, chunk);
+      await writeAll(out, chunk);
     };
     if (body instanceof Uint8Array) await put(body);
     else if (body) { for await (const chunk of body) await put(chunk); }
     size += bodyBytes;
     const sum = new Uint8Array(hash.digest());
-    await writeAll(file, sum);
+    await writeAll(out, sum);
     size += sum.length;
-    if (options.fsync) await file.sync();
+    if (options.fsync) await out.sync();
+    out.close();
+    file = undefined;
+    await Deno.rename(tmp, join(readyDir, `${header.id}.msg`));
   } catch (err) {
-    file.close();
+    file?.close();
+    // Nothing half-written stays: the temporary file goes (the rename is the last step).
     await Deno.remove(tmp).catch(() => {});
     if (err instanceof MessageWriteError) throw err;
-    const noSpace = /no space|ENOSPC|os error 28/i.test((err as Error).message);
-    throw new MessageWriteError((err as Error).message, noSpace);
+    const noSpace = diskErrorCode(err) !== undefined;
+    // The cause says what the request's answer is (a body that timed out or broke off).
+    throw new MessageWriteError((err as Error).message, noSpace, { cause: err });
   }
-  file.close();
-  await Deno.rename(tmp, join(readyDir, `${header.id}.msg`));
   if (options.fsync) await syncDir(readyDir);
   return size;
 }

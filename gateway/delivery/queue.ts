@@ -5,6 +5,11 @@
  * that retrying cannot change, or past `max_attempts` / `max_age_secs`). Files: `tmp/` (being
  * written; removed at start), `ready/<id>.msg` (+ `<id>.state`: attempts so far), `dead/<id>.msg`
  * (+ `<id>.json`: why, and the answer).
+ *
+ * A write in the background that the disk refuses (a dead letter, a `.state` note, reading the
+ * directory at start) pauses the queue instead of failing the process: new messages get 507
+ * `queue_full`, the owed writes wait, deliveries that only free space go on, and a probe with
+ * backoff resumes the queue by itself once the disk takes writes again (docs/delivery.md).
  */
 import { join } from "node:path";
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
@@ -16,6 +21,9 @@ import {
   type ResponseEnvelope,
 } from "../envelope.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
+import { describeDiskError, diskErrorCode, replaceFile } from "../disk/mod.ts";
+import type { ComponentHealth } from "../observability/mod.ts";
+import { boundedClientBody } from "../body_read.ts";
 import { bodyStream, type MessageHeader, readMessage, writeMessage } from "./message_file.ts";
 import { type Verdict, verdictOf } from "./verdict.ts";
 
@@ -50,6 +58,11 @@ export interface QueueStats {
   delivered_total: number;
   retried_total: number;
   dead_lettered_total: number;
+  /**
+   * Set while the queue is paused because its disk refuses writes: why and since when (new
+   * messages get 507 `queue_full`; dead letters wait to be written). Null otherwise.
+   */
+  degraded: { reason: string; since: string } | null;
 }
 
 /** What the queue reports to. */
@@ -61,6 +74,15 @@ export interface QueueDeps {
   attemptTimeoutMs: number;
   /** Called after every change of the counters. */
   changed?(stats: QueueStats): void;
+  /** Where the queue says it is degraded (paused by its disk) and recovered. */
+  health: ComponentHealth;
+}
+
+/** Why a message is dead, kept until its dead letter is on disk. */
+interface DeadLetter {
+  reason: string;
+  answer: { status?: number; body?: string };
+  dead_at: string;
 }
 
 interface Pending {
@@ -71,7 +93,16 @@ interface Pending {
   next_at: number;
   last_error?: string;
   inFlight: boolean;
+  /** Refused for good, but its dead letter could not be written yet: never sent again. */
+  deadLetter?: DeadLetter;
+  /** Its `.state` note could not be written: written again when the disk takes writes. */
+  stateOwed?: boolean;
 }
+
+/** Longest wait between two probes of a disk that refuses writes. */
+const MAX_PROBE_MS = 30_000;
+/** The name of the probe's file in the queue directory. */
+const PROBE = ".queue-probe";
 
 let sequence = 0;
 
@@ -100,6 +131,13 @@ export class DeliveryQueue {
   #deadLettered = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  /** False until the directory has been read (a disk error at start defers it to the probe). */
+  #scanned = false;
+  /** Set while the disk refuses the queue's writes (the queue is paused). */
+  #degraded: { reason: string; since: number } | undefined;
+  #probeTimer: ReturnType<typeof setTimeout> | undefined;
+  #probeDelay: number | undefined;
+  #probing = false;
   readonly #attempts = new Set<Promise<void>>();
   readonly #controller = new AbortController();
 
@@ -110,7 +148,11 @@ export class DeliveryQueue {
     this.#deps = deps;
   }
 
-  /** Opens (creating) the queue directory, removes half-written files, resumes what waits. */
+  /**
+   * Opens (creating) the queue directory, removes half-written files and notes whose message is
+   * gone, resumes what waits. A disk that refuses (full, failing) opens the queue paused, and
+   * the probe reads the directory once it can: the rest of the gateway starts regardless.
+   */
   static async open(
     backend: string,
     dir: string,
@@ -118,18 +160,71 @@ export class DeliveryQueue {
     deps: QueueDeps,
   ): Promise<DeliveryQueue> {
     const q = new DeliveryQueue(backend, dir, config, deps);
+    try {
+      await q.#scan();
+    } catch (err) {
+      if (!diskErrorCode(err)) throw err;
+      q.#degrade("the queue directory cannot be read or made", err);
+    }
+    q.#pump();
+    return q;
+  }
+
+  /** The name of the queue among the gateway's components (metrics, /readyz, status). */
+  get #component(): string {
+    return `queue/${this.backend}`;
+  }
+
+  /**
+   * Reads the directory: removes what `tmp/` holds (never answered), `ready/<id>.state` notes
+   * whose message is gone (kill -9 during a delivery) and `dead/<id>.json` notes whose message
+   * never moved there (it still waits in `ready/`), and takes up what waits. Throws, having taken
+   * up nothing, when the directory cannot be made or read.
+   */
+  async #scan(): Promise<void> {
+    const dir = this.dir;
     for (const sub of ["tmp", "ready", "dead"]) {
       await Deno.mkdir(join(dir, sub), { recursive: true, mode: 0o700 });
     }
     for await (const e of Deno.readDir(join(dir, "tmp"))) {
       await Deno.remove(join(dir, "tmp", e.name)).catch(() => {});
     }
-    const names: string[] = [];
-    for await (const e of Deno.readDir(join(dir, "ready"))) {
-      if (e.name.endsWith(".msg")) names.push(e.name.slice(0, -4));
+    // Notes and the probe are written through a temporary file beside them: a crash leaves it.
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isFile && e.name.startsWith(PROBE)) {
+        await Deno.remove(join(dir, e.name)).catch(() => {});
+      }
     }
-    names.sort();
-    for (const id of names) {
+    const ready = await namesIn(join(dir, "ready"));
+    const dead = await namesIn(join(dir, "dead"));
+    for (const [sub, names] of [["ready", ready], ["dead", dead]] as const) {
+      for (const base of names.get(".tmp") ?? []) {
+        await Deno.remove(join(dir, sub, `${base}.tmp`)).catch(() => {});
+      }
+    }
+    const removeNotes = async (sub: string, ext: string, keep: Set<string>) => {
+      let removed = 0;
+      for (const id of (sub === "ready" ? ready : dead).get(ext) ?? []) {
+        if (keep.has(id)) continue;
+        const gone = await Deno.remove(join(dir, sub, `${id}${ext}`)).then(() => true, () => false);
+        if (gone) removed++;
+      }
+      return removed;
+    };
+    const messages = new Set(ready.get(".msg"));
+    const deadMessages = new Set(dead.get(".msg"));
+    const orphanStates = await removeNotes("ready", ".state", messages);
+    const orphanReasons = await removeNotes("dead", ".json", deadMessages);
+    if (orphanStates || orphanReasons) {
+      this.#deps.logger.info("queue: removed notes whose message is gone", {
+        backend: this.backend,
+        state_files: orphanStates,
+        dead_letter_notes: orphanReasons,
+      });
+    }
+    const pending: Pending[] = [];
+    let bytes = 0;
+    for (const id of [...messages].sort()) {
       const path = join(dir, "ready", `${id}.msg`);
       const size = (await Deno.stat(path)).size;
       let state: { attempts?: number; last_error?: string } = {};
@@ -138,7 +233,7 @@ export class DeliveryQueue {
       } catch {
         // no attempt yet, or its note was lost with a crash: counted from 0
       }
-      q.#pending.push({
+      pending.push({
         id,
         size,
         accepted_at: Number(id.slice(0, 13)),
@@ -147,22 +242,25 @@ export class DeliveryQueue {
         last_error: state.last_error,
         inFlight: false,
       });
-      q.#bytes += size;
+      bytes += size;
     }
-    for await (const e of Deno.readDir(join(dir, "dead"))) {
-      if (!e.name.endsWith(".msg")) continue;
-      q.#dead++;
-      q.#deadBytes += (await Deno.stat(join(dir, "dead", e.name))).size;
+    let deadBytes = 0;
+    for (const id of deadMessages) {
+      deadBytes += (await Deno.stat(join(dir, "dead", `${id}.msg`))).size;
     }
-    if (q.#pending.length) {
-      deps.logger.info("queue resumed", {
-        backend,
-        waiting: q.#pending.length,
-        dead: q.#dead,
+    // Nothing was taken in before the scan (accept and retry wait for it).
+    this.#pending.push(...pending);
+    this.#bytes += bytes;
+    this.#dead = deadMessages.size;
+    this.#deadBytes = deadBytes;
+    this.#scanned = true;
+    if (pending.length) {
+      this.#deps.logger.info("queue resumed", {
+        backend: this.backend,
+        waiting: pending.length,
+        dead: this.#dead,
       });
     }
-    q.#pump();
-    return q;
   }
 
   /** New settings (a reload); the directory stays. */
@@ -181,6 +279,13 @@ export class DeliveryQueue {
 
   /** Why a new message cannot be taken now (503/507), or undefined. */
   #refusal(declared: number | null): GatewayError | undefined {
+    if (this.#degraded) {
+      // Paused: its disk refused a write (the detail is in the log and the status, not here).
+      return DeliveryQueue.#full(
+        507,
+        `the delivery queue of backend ${this.backend} is paused: its disk refuses writes`,
+      );
+    }
     const count = this.#pending.length + this.#dead;
     if (count >= this.#config.max_messages) {
       return DeliveryQueue.#full(
@@ -223,13 +328,18 @@ export class DeliveryQueue {
       content_type: req.body.contentType,
     };
     const room = this.#config.max_bytes - this.#bytes - this.#deadBytes;
+    // The gateway reads the client's body here, so body_timeout_secs bounds it (408).
+    const source = req.body.forwardable();
+    const body = source instanceof ReadableStream
+      ? boundedClientBody(source, (req.body.limits.body_timeout_secs ?? 60) * 1000)
+      : source;
     let size: number;
     try {
       size = await writeMessage(
         join(this.dir, "tmp"),
         join(this.dir, "ready"),
         header,
-        req.body.forwardable(),
+        body,
         { fsync: this.#config.fsync, limit: room },
       );
     } catch (err) {
@@ -259,6 +369,8 @@ export class DeliveryQueue {
     let nextDue = Infinity;
     for (const p of this.#pending) {
       if (this.#inFlight >= limit) break;
+      // Refused for good: only its dead letter is owed (the probe writes it); never in the way.
+      if (p.deadLetter) continue;
       if (p.inFlight) {
         if (this.#config.ordering === "fifo") break;
         continue;
@@ -339,12 +451,16 @@ export class DeliveryQueue {
       // A damaged file cannot be delivered; it is kept for a person to look at.
       verdict = { kind: "dead", reason: (err as Error).message };
     }
-    if (this.#closed && verdict.kind === "retry") return;
+    // Closing aborted the attempt (its failure says nothing of the message, whatever status the
+    // abort became): it is sent again after the restart. A refusal that came first is too.
+    if (this.#closed && verdict.kind !== "delivered") return;
     if (verdict.kind === "delivered") {
       await Deno.remove(path).catch(() => {});
       await Deno.remove(join(this.dir, "ready", `${p.id}.state`)).catch(() => {});
       this.#remove(p);
       this.#delivered++;
+      // Space was freed: a paused queue looks at its disk again without waiting out the backoff.
+      if (this.#degraded) this.#scheduleProbe(true);
       return;
     }
     p.attempts++;
@@ -353,11 +469,18 @@ export class DeliveryQueue {
     const exhausted = (this.#config.max_attempts > 0 && p.attempts >= this.#config.max_attempts) ||
       age >= this.#config.max_age_secs * 1000;
     if (verdict.kind === "dead" || exhausted) {
-      await this.#toDead(
-        p,
-        verdict.kind === "dead" ? verdict.reason : `gave up: ${verdict.reason}`,
+      const letter: DeadLetter = {
+        reason: verdict.kind === "dead" ? verdict.reason : `gave up: ${verdict.reason}`,
         answer,
-      );
+        dead_at: new Date().toISOString(),
+      };
+      try {
+        await this.#toDead(p, letter);
+      } catch (err) {
+        // Kept in ready/ and never sent again; the probe writes the dead letter later.
+        p.deadLetter = letter;
+        this.#degrade(`the dead letter of message ${p.id} cannot be written`, err);
+      }
       return;
     }
     this.#retried++;
@@ -368,10 +491,12 @@ export class DeliveryQueue {
     // Full jitter between half and all of it, or the server's Retry-After when later.
     const wait = Math.max(backoff / 2 + Math.random() * backoff / 2, verdict.retryAfterMs ?? 0);
     p.next_at = Date.now() + wait;
-    await Deno.writeTextFile(
-      join(this.dir, "ready", `${p.id}.state`),
-      JSON.stringify({ attempts: p.attempts, last_error: p.last_error }),
-    ).catch(() => {});
+    try {
+      await this.#noteAttempts(p);
+    } catch (err) {
+      p.stateOwed = true;
+      this.#degrade(`the attempts of message ${p.id} cannot be noted`, err);
+    }
     this.#deps.logger.warn("delivery failed; will retry", {
       backend: this.backend,
       delivery_id: p.id,
@@ -381,21 +506,27 @@ export class DeliveryQueue {
     });
   }
 
-  async #toDead(p: Pending, reason: string, answer: { status?: number; body?: string }) {
+  /**
+   * Writes `p`'s dead letter: why (`dead/<id>.json`, whole or not at all), then the message moved
+   * to `dead/`. Throws with `p` still waiting in `ready/` when the disk refuses.
+   */
+  async #toDead(p: Pending, letter: DeadLetter): Promise<void> {
     const from = join(this.dir, "ready", `${p.id}.msg`);
     const to = join(this.dir, "dead", `${p.id}.msg`);
-    await Deno.writeTextFile(
+    await replaceFile(
       join(this.dir, "dead", `${p.id}.json`),
       JSON.stringify({
-        reason,
+        reason: letter.reason,
         attempts: p.attempts,
-        dead_at: new Date().toISOString(),
-        status: answer.status,
-        answer: answer.body?.slice(0, 4096),
+        dead_at: letter.dead_at,
+        status: letter.answer.status,
+        answer: letter.answer.body?.slice(0, 4096),
       }),
+      { sync: this.#config.fsync },
     );
     await Deno.rename(from, to);
     await Deno.remove(join(this.dir, "ready", `${p.id}.state`)).catch(() => {});
+    p.deadLetter = undefined;
     this.#remove(p);
     this.#dead++;
     this.#deadBytes += p.size;
@@ -404,8 +535,108 @@ export class DeliveryQueue {
       backend: this.backend,
       delivery_id: p.id,
       attempts: p.attempts,
-      reason,
+      reason: letter.reason,
     });
+  }
+
+  /** Notes `p`'s attempts in `ready/<id>.state` (whole or not at all; no fsync, by design). */
+  async #noteAttempts(p: Pending): Promise<void> {
+    const path = join(this.dir, "ready", `${p.id}.state`);
+    await replaceFile(path, JSON.stringify({ attempts: p.attempts, last_error: p.last_error }));
+    p.stateOwed = false;
+    // Delivered meanwhile: the note must not outlive its message.
+    if (!this.#pending.includes(p)) await Deno.remove(path).catch(() => {});
+  }
+
+  /**
+   * The disk refused a write of the queue (`what`): the queue pauses (new messages 507), says so
+   * once (log, `gateway_component_degraded`, /readyz, status report) and probes with backoff.
+   */
+  #degrade(what: string, err: unknown): void {
+    // A closed queue is no component any more (what it owes waits on disk for the next start).
+    if (this.#closed) return;
+    const code = diskErrorCode(err);
+    const reason = `${what}: ${code ? describeDiskError(code) : (err as Error)?.message ?? err}`;
+    const first = this.#degraded === undefined;
+    if (this.#degraded) this.#degraded.reason = reason;
+    else this.#degraded = { reason, since: Date.now() };
+    this.#deps.health.degraded(this.#component, reason, this);
+    if (first) {
+      this.#changed();
+      this.#scheduleProbe();
+    }
+  }
+
+  /**
+   * Arms the next probe: after `initial_backoff_ms`, doubling up to `max_backoff_ms` (at most
+   * 30 s); `soon` probes right away and starts the backoff over (space was just freed).
+   */
+  #scheduleProbe(soon = false): void {
+    if (this.#closed || !this.#degraded || this.#probing) return;
+    if (this.#probeTimer !== undefined) {
+      if (!soon) return;
+      clearTimeout(this.#probeTimer);
+      this.#probeDelay = undefined;
+    }
+    const first = Math.max(10, this.#config.initial_backoff_ms);
+    const cap = Math.max(first, Math.min(this.#config.max_backoff_ms, MAX_PROBE_MS));
+    const delay = soon
+      ? 0
+      : this.#probeDelay === undefined
+      ? first
+      : Math.min(cap, this.#probeDelay * 2);
+    this.#probeDelay = soon ? undefined : delay;
+    const timer = setTimeout(() => {
+      this.#probeTimer = undefined;
+      void this.#probe();
+    }, delay);
+    Deno.unrefTimer(timer);
+    this.#probeTimer = timer;
+  }
+
+  /**
+   * Tries what the paused queue owes: reading its directory (when start could not), a small
+   * write, the dead letters and notes not yet written. All done: the queue resumes; else it
+   * waits for the next probe. Never throws.
+   */
+  async #probe(): Promise<void> {
+    if (this.#closed || !this.#degraded || this.#probing) return;
+    this.#probing = true;
+    try {
+      if (!this.#scanned) {
+        await this.#scan();
+        // What waits is delivered even while paused: a delivery only frees space.
+        this.#pump();
+      }
+      // A small file of its own (beside tmp/, ready/ and dead/): a page of space and a rename.
+      await replaceFile(join(this.dir, PROBE), "probe\n");
+      await Deno.remove(join(this.dir, PROBE)).catch(() => {});
+      for (const p of [...this.#pending]) {
+        if (!this.#pending.includes(p)) continue;
+        if (p.deadLetter) await this.#toDead(p, p.deadLetter);
+        else if (p.stateOwed) await this.#noteAttempts(p);
+      }
+      this.#recover();
+    } catch (err) {
+      // Still paused, for the reason it was paused for; the next probe comes later.
+      this.#deps.logger.debug("queue: the disk still refuses writes", {
+        backend: this.backend,
+        error: (err as Error)?.message ?? String(err),
+      });
+    } finally {
+      this.#probing = false;
+    }
+    this.#scheduleProbe();
+  }
+
+  /** The disk takes writes again: the queue resumes (said once). */
+  #recover(): void {
+    if (!this.#degraded) return;
+    this.#degraded = undefined;
+    this.#probeDelay = undefined;
+    this.#deps.health.recovered(this.#component, this);
+    this.#changed();
+    this.#pump();
   }
 
   #remove(p: Pending): void {
@@ -433,6 +664,9 @@ export class DeliveryQueue {
       delivered_total: this.#delivered,
       retried_total: this.#retried,
       dead_lettered_total: this.#deadLettered,
+      degraded: this.#degraded
+        ? { reason: this.#degraded.reason, since: new Date(this.#degraded.since).toISOString() }
+        : null,
     };
   }
 
@@ -484,6 +718,7 @@ export class DeliveryQueue {
 
   /** Puts dead letters (one, or all) back in the queue; returns how many. */
   async retryDead(id?: string): Promise<number> {
+    this.#checkScanned();
     const ids: string[] = [];
     if (id) {
       // The id becomes a file name: nothing but a delivery id may reach the file system.
@@ -502,7 +737,15 @@ export class DeliveryQueue {
         continue;
       }
       const size = (await Deno.stat(from)).size;
-      await Deno.rename(from, join(this.dir, "ready", `${i}.msg`));
+      try {
+        await Deno.rename(from, join(this.dir, "ready", `${i}.msg`));
+      } catch (err) {
+        if (!diskErrorCode(err)) throw err;
+        // Those moved so far wait in ready/; this one and the rest stay dead letters.
+        this.#changed();
+        this.#pump();
+        throw insufficientStorage(this.backend, err);
+      }
       await Deno.remove(join(this.dir, "dead", `${i}.json`)).catch(() => {});
       this.#dead--;
       this.#deadBytes -= size;
@@ -527,6 +770,7 @@ export class DeliveryQueue {
 
   /** Deletes every dead letter; returns how many. */
   async purgeDead(): Promise<number> {
+    this.#checkScanned();
     let removed = 0;
     for await (const e of Deno.readDir(join(this.dir, "dead"))) {
       await Deno.remove(join(this.dir, "dead", e.name)).catch(() => {});
@@ -535,13 +779,29 @@ export class DeliveryQueue {
     this.#dead = 0;
     this.#deadBytes = 0;
     this.#changed();
+    // Space was freed: a paused queue looks at its disk again without waiting out the backoff.
+    if (this.#degraded) this.#scheduleProbe(true);
     return removed;
+  }
+
+  /** Refuses an operation on the dead letters before the directory could be read (507). */
+  #checkScanned(): void {
+    if (this.#scanned) return;
+    throw new GatewayError(
+      507,
+      "insufficient_storage",
+      `the delivery queue of backend ${this.backend} could not read its directory yet`,
+    );
   }
 
   /** Stops delivering: running attempts are aborted (they will be retried after a restart). */
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#probeTimer !== undefined) clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    // A closed queue is no longer a component of the gateway (its successor reports its own).
+    this.#deps.health.recovered(this.#component, this, true);
     this.#controller.abort(new DOMException("the queue is closing", "AbortError"));
     await Promise.allSettled([...this.#attempts]);
   }
@@ -585,6 +845,31 @@ export function ifNoneExist(bytes: Uint8Array): string | undefined {
   return new URLSearchParams({
     identifier: `${tokenPart(id.system as string)}|${tokenPart(id.value as string)}`,
   }).toString();
+}
+
+/** A 507 for an operator's request that the queue's disk refused. */
+function insufficientStorage(backend: string, err: unknown): GatewayError {
+  const code = diskErrorCode(err);
+  return new GatewayError(
+    507,
+    "insufficient_storage",
+    `the disk of the delivery queue of backend ${backend} refuses writes` +
+      (code ? `: ${describeDiskError(code)}` : ""),
+  );
+}
+
+/** The delivery ids in `dir`, by file extension (`.msg`, `.state`, `.json`). */
+async function namesIn(dir: string): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for await (const e of Deno.readDir(dir)) {
+    const dot = e.name.lastIndexOf(".");
+    if (!e.isFile || dot <= 0) continue;
+    const ext = e.name.slice(dot);
+    const list = out.get(ext) ?? [];
+    list.push(e.name.slice(0, dot));
+    out.set(ext, list);
+  }
+  return out;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
+import { type ComponentHealth, DegradedComponents } from "../observability/mod.ts";
 import type { Backend } from "../pipeline/mod.ts";
 import { DeliveryQueue, type QueueStats } from "./queue.ts";
 
@@ -24,11 +25,14 @@ export interface DeliveryTarget {
 /** All queues of the gateway. */
 export class DeliveryQueues {
   readonly #logger: Logger;
+  readonly #health: ComponentHealth;
   readonly #queues = new Map<string, DeliveryQueue>();
   #target: DeliveryTarget | undefined;
 
-  constructor(logger: Logger) {
+  /** `health` hears of queues paused by their disk (default: a registry of their own). */
+  constructor(logger: Logger, health?: ComponentHealth) {
     this.#logger = logger;
+    this.#health = health ?? new DegradedComponents({ logger });
   }
 
   /** The queue of backend `config` (opened, or the running one when its directory is the same). */
@@ -40,6 +44,7 @@ export class DeliveryQueues {
       deliver: (req: RequestEnvelope, signal: AbortSignal) =>
         this.deliver(config.name, req, signal),
       attemptTimeoutMs: config.timeout_secs * 1000,
+      health: this.#health,
     };
     const running = this.#queues.get(config.name);
     if (running && running.dir === dir) {

@@ -67,10 +67,13 @@ export function createManagementApp(
 
   // Liveness: the process answers; nothing else is checked.
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get(
-    "/readyz",
-    (c) => control.ready() ? c.json({ status: "ready" }) : c.json({ status: "not_ready" }, 503),
-  );
+  // Ready while the listeners serve; a degraded component (a queue paused by a full disk) is
+  // listed but keeps the gateway ready: everything else it serves still works.
+  app.get("/readyz", (c) => {
+    if (!control.ready()) return c.json({ status: "not_ready" }, 503);
+    const degraded = control.degraded?.() ?? [];
+    return c.json(degraded.length ? { status: "ready", degraded } : { status: "ready" });
+  });
   app.get("/metrics", async (c) => {
     await control.collectMetrics?.();
     return c.body(control.metrics.render(), 200, { "Content-Type": METRICS_CONTENT_TYPE });

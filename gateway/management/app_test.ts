@@ -45,6 +45,26 @@ Deno.test("GET /readyz follows control.ready()", async () => {
   assert.equal((await call("/readyz")).status, 200);
 });
 
+Deno.test("GET /readyz stays ready with a degraded component, and names it", async () => {
+  const { app } = setup();
+  const { control } = fakeControl();
+  const degraded = [{
+    component: "queue/out",
+    reason: "the dead letter of message x cannot be written: ENOSPC (no space left on the device)",
+    since: "2030-01-01T00:00:00.000Z",
+  }];
+  control.degraded = () => degraded;
+  const { logger } = memoryLogger();
+  const withDegraded = createManagementApp(control, logger, TEST_GUARD);
+  const res = await withDegraded.fetch(new Request(BASE + "/readyz"));
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { status: "ready", degraded });
+  // Nothing degraded: the body stays as it always was.
+  assert.deepEqual(await (await app.fetch(new Request(BASE + "/readyz"))).json(), {
+    status: "ready",
+  });
+});
+
 Deno.test("GET /metrics renders the gateway's Prometheus text", async () => {
   const { call, control } = setup();
   control.metrics.requestStarted("fhir_proxy");

@@ -1,7 +1,7 @@
 /** What the management API needs from the running gateway (implemented by gateway/runtime). */
 import type { DeliveryQueues } from "../delivery/mod.ts";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
-import type { Metrics } from "../observability/mod.ts";
+import type { DegradedComponent, Metrics } from "../observability/mod.ts";
 import type { CloudControl } from "../cloud_client/mod.ts";
 
 /** One route of the data plane. */
@@ -93,6 +93,8 @@ export interface GatewayControl {
   reload(trigger: "api" | "watch" | "signal" | "cloud"): Promise<ReloadOutcome>;
   /** True once listeners are up and not draining. */
   ready(): boolean;
+  /** Components degraded (not down) now, such as a queue paused by its disk; `/readyz` lists them. */
+  degraded?(): DegradedComponent[];
   readonly metrics: Metrics;
   /** The data-plane isolates (`GET /{prefix}/workers`); absent: this thread only. */
   workers?(): WorkerStatus[];

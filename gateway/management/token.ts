@@ -7,6 +7,7 @@
  */
 import { Buffer } from "node:buffer";
 import { writeFileAtomic } from "../../shared/mod.ts";
+import { describeDiskError, diskErrorCode } from "../disk/mod.ts";
 
 /** Environment variable that sets the token (it wins over `token_file`). */
 export const MANAGEMENT_TOKEN_ENV = "GATEWAY_MANAGEMENT_TOKEN";
@@ -22,6 +23,11 @@ export interface ManagementToken {
   source: "environment" | "token_file" | "generated";
   /** The file holding it (absent for the environment). */
   file?: string;
+  /**
+   * Set when a generated token could not be saved because the disk refuses writes: why. The
+   * token then lives in this process only (`file` is where it will be saved on a later reload).
+   */
+  unsaved?: string;
 }
 
 /** Where to look. */
@@ -31,6 +37,8 @@ export interface TokenInputs {
   tokenFile?: string;
   /** The gateway's state directory (absolute). */
   stateDir: string;
+  /** A token generated earlier that could not be saved: saved now, rather than a new one. */
+  unsaved?: string;
 }
 
 function checked(token: string, where: string): string {
@@ -70,10 +78,24 @@ export async function resolveManagementToken(inputs: TokenInputs): Promise<Manag
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  const token = inputs.unsaved ??
+    Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
   try {
     await writeFileAtomic(file, `${token}\n`, { mode: 0o600 });
   } catch (err) {
+    const disk = diskErrorCode(err);
+    // A full or failing disk does not keep the gateway from starting: the token is kept in
+    // memory (the data plane serves; the API needs the file) and saved again on a reload.
+    if (disk) {
+      return {
+        token,
+        source: "generated",
+        file,
+        unsaved: `cannot save the generated management token to ${file}: ${
+          describeDiskError(disk)
+        }; free space and reload, or set ${MANAGEMENT_TOKEN_ENV}`,
+      };
+    }
     throw new Error(
       `cannot write the generated management token to ${file} (${(err as Error).message}); ` +
         `set [cloud] state_dir to a writable directory, or set ${MANAGEMENT_TOKEN_ENV}`,

@@ -24,6 +24,8 @@ export interface Metrics {
   readonly audit: AuditMetrics;
   /** Metrics of the delivery queues. */
   readonly queues: QueueMetrics;
+  /** Components degraded by a disk that refuses writes (degraded.ts). */
+  readonly components: ComponentMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
   /**
@@ -94,12 +96,20 @@ export interface QueueSnapshot {
   delivered_total: number;
   retried_total: number;
   dead_lettered_total: number;
+  /** Set while the queue is paused because its disk refuses writes. */
+  degraded?: { reason: string; since: string } | null;
 }
 
 /** Metrics of the delivery queues: read from them at each scrape. */
 export interface QueueMetrics {
   /** Where the figures come from (the gateway's queues). */
   source(read: () => QueueSnapshot[]): void;
+}
+
+/** The degraded state of the gateway's components (a queue paused by a full disk). */
+export interface ComponentMetrics {
+  /** `component` became degraded (`true`) or works again (`false`). */
+  degraded(component: string, on: boolean): void;
 }
 
 /** Upper bounds in seconds of the latency histograms (1 ms … 10 s). */
@@ -187,6 +197,7 @@ class GatewayMetrics implements Metrics {
   readonly cloud: CloudMetrics;
   readonly audit: AuditMetrics;
   readonly queues: QueueMetrics;
+  readonly components: ComponentMetrics;
 
   constructor(options: MetricsOptions) {
     const reloads = this.#registry.counter(
@@ -201,6 +212,12 @@ class GatewayMetrics implements Metrics {
     this.cloud = cloudMetrics(this.#registry);
     this.audit = auditMetrics(this.#registry);
     this.queues = queueMetrics(this.#registry);
+    const degraded = this.#registry.gauge(
+      "gateway_component_degraded",
+      "1 while a component is degraded (a queue paused because its disk refuses writes), else 0.",
+      ["component"],
+    );
+    this.components = { degraded: (c, on) => degraded.labels(c).set(on ? 1 : 0) };
 
     const start = this.#registry.gauge(
       "gateway_start_time_seconds",

@@ -1,5 +1,6 @@
 /**
- * Observability of the gateway: Prometheus metrics.
+ * Observability of the gateway: Prometheus metrics, and the components degraded (not down) by a
+ * disk that refuses writes.
  *
  * @example
  * ```ts
@@ -19,6 +20,7 @@ export {
   type AuditSinkName,
   type CloudMetrics,
   type CloudPullOutcome,
+  type ComponentMetrics,
   createMetrics,
   type DataPlaneDelta,
   LATENCY_BUCKETS,
@@ -28,6 +30,7 @@ export {
   type QueueMetrics,
   type QueueSnapshot,
 } from "./metrics.ts";
+export { type ComponentHealth, type DegradedComponent, DegradedComponents } from "./degraded.ts";
 export {
   Counter,
   CounterCell,

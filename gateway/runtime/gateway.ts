@@ -19,12 +19,13 @@ import { defaultWorkerCount, type WorkerInfo, WorkerPool } from "../workers/mod.
 import { DeliveryQueues, type QueueStats } from "../delivery/mod.ts";
 import { Body, RequestEnvelope } from "../envelope.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
-import type { Metrics } from "../observability/mod.ts";
+import { type DegradedComponent, DegradedComponents, type Metrics } from "../observability/mod.ts";
 import { VERSION } from "../version.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
 import { HttpListeners } from "./http_listeners.ts";
 import { DataPlane } from "./data_plane.ts";
 import { ManagementListener } from "./management_listener.ts";
+import { needsStateLock, stateDirOf, StateLock } from "./state_lock.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
@@ -107,6 +108,10 @@ export class Gateway implements GatewayControl {
   readonly #audit: AuditTrail;
   /** Delivery queues of the backends with `[backends.<name>.queue]`; they outlive configurations. */
   readonly #queues: DeliveryQueues;
+  /** Components degraded by a disk that refuses writes (a paused queue): /readyz, status. */
+  readonly #degraded: DegradedComponents;
+  /** The lock of the running configuration's state directory (state_lock.ts), when it needs one. */
+  #stateLock: StateLock | undefined;
 
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
@@ -117,7 +122,11 @@ export class Gateway implements GatewayControl {
     this.metrics = opts.metrics;
     this.#drainOverrideMs = opts.drainSeconds === undefined ? undefined : opts.drainSeconds * 1000;
     this.#audit = new AuditTrail({ logger: opts.logger, metrics: opts.metrics.audit });
-    this.#queues = new DeliveryQueues(opts.logger);
+    this.#degraded = new DegradedComponents({
+      logger: opts.logger,
+      metrics: opts.metrics.components,
+    });
+    this.#queues = new DeliveryQueues(opts.logger, this.#degraded);
     opts.metrics.queues.source(() => this.#queues.stats());
     this.#plane = new DataPlane({
       logger: opts.logger,
@@ -129,6 +138,7 @@ export class Gateway implements GatewayControl {
       control: this,
       logger: opts.logger,
       env: this.#env,
+      health: this.#degraded,
     });
     // DICOM (issue 4): new associations go to the current generation's endpoint.
     this.#dimse = new DimseListeners((key) => this.#current?.dimse.get(key), opts.logger);
@@ -147,6 +157,11 @@ export class Gateway implements GatewayControl {
     return this.#queues.stats();
   }
 
+  /** Components degraded (not down) now: a queue paused by its disk (`/readyz`, status report). */
+  degraded(): DegradedComponent[] {
+    return this.#degraded.list();
+  }
+
   /** The delivery queues, for the management API. */
   get queues(): DeliveryQueues {
     return this.#queues;
@@ -160,19 +175,36 @@ export class Gateway implements GatewayControl {
   // DICOM (issue 4): DIMSE listeners by `bind_addr:port`.
   readonly #dimse: DimseListeners;
 
-  /** Load the config, start every listener; throws ConfigError with every problem when invalid. */
+  /**
+   * Load the config, start every listener; throws ConfigError with every problem when invalid,
+   * and StateDirLocked when another gateway process holds the state directory.
+   */
   async start(): Promise<void> {
     await this.#cloud.init(this);
+    let runtime: Runtime | ConfigError;
+    try {
+      runtime = await this.#load(async (config) => {
+        // Before anything of the state is touched (tokens, audit file, queues): one process only.
+        this.#stateLock = await this.#lockStateDir(config);
+        // The token store is ready before the first build (transforms may be downloaded by id).
+        await this.#cloud.configure(config, this.#baseDir());
+      });
+    } catch (err) {
+      this.#releaseStateLock();
+      throw err;
+    }
+    if (runtime instanceof ConfigError) {
+      this.#releaseStateLock();
+      throw runtime;
+    }
     // Tee bodies spooled by a gateway that was killed mid-request (patient data): removed.
     void sweepStaleSpools().then((removed) => {
       if (removed) this.#logger.info("stale spool files removed", { removed });
     });
-    // The token store is ready before the first build (transforms may be downloaded by id).
-    const runtime = await this.#load((config) => this.#cloud.configure(config, this.#baseDir()));
-    if (runtime instanceof ConfigError) throw runtime;
     const auditProblem = await this.#configureAudit(runtime);
     if (auditProblem) {
       await runtime.close();
+      this.#releaseStateLock();
       throw new ConfigError([auditProblem]);
     }
     this.#current = runtime;
@@ -350,9 +382,26 @@ export class Gateway implements GatewayControl {
 
   async #doReload(trigger: string): Promise<ReloadOutcome> {
     const started = performance.now();
-    const next = await this.#load();
+    // A configuration that moves the state directory (or starts to need its lock) locks the new
+    // one before anything is built; the old lock goes once the new configuration runs.
+    let lock: StateLock | undefined;
+    const dropLock = () => {
+      if (lock !== this.#stateLock) lock?.release();
+    };
+    const next = await this.#load(async (config) => {
+      try {
+        lock = await this.#lockStateDir(config);
+      } catch (err) {
+        throw new ConfigError([{
+          file: this.#sourceName,
+          path: "cloud.state_dir",
+          message: (err as Error).message,
+        }]);
+      }
+    });
     const duration_ms = Math.round((performance.now() - started) * 100) / 100;
     if (next instanceof ConfigError) {
+      dropLock();
       this.metrics.reload(false);
       this.#logger.error("reload rejected: the running configuration stays", {
         trigger,
@@ -380,6 +429,7 @@ export class Gateway implements GatewayControl {
         next.config.audit ? redactedQueryNames(next.config) : null,
       );
       if (workerProblems?.length) {
+        dropLock();
         await this.#http.closeStale(this.#current.config);
         await next.close();
         this.metrics.reload(false);
@@ -399,6 +449,7 @@ export class Gateway implements GatewayControl {
       const auditProblem = await this.#configureAudit(next);
       if (auditProblem) throw new Error(auditProblem.message);
     } catch (err) {
+      dropLock();
       await next.close();
       this.#pool?.abort(next.generation);
       await this.#http.closeStale(this.#current.config).catch(() => {});
@@ -413,6 +464,10 @@ export class Gateway implements GatewayControl {
     }
     const old = this.#current;
     this.#current = next;
+    if (lock !== this.#stateLock) {
+      this.#stateLock?.release();
+      this.#stateLock = lock;
+    }
     await this.#pool?.commit(next.generation);
     await this.#queues.attach(next, new Set(next.queued.keys()));
     old.retire();
@@ -464,14 +519,20 @@ export class Gateway implements GatewayControl {
     const timeout = new Promise<"timeout">((r) =>
       timer = setTimeout(() => r("timeout"), Math.max(0, deadline - Date.now()))
     );
-    const outcome = await Promise.race([drained.then(() => "drained" as const), timeout]);
+    // The listeners stop waiting at the deadline too (and close what is left): a drain that ends
+    // there has timed out.
+    const outcome = await Promise.race([
+      drained.then(() => Date.now() < deadline ? "drained" as const : "timeout" as const),
+      timeout,
+    ]);
     clearTimeout(timer);
     if (outcome === "timeout") {
       this.#logger.warn("drain timed out; closing remaining connections", {
         grace_secs: graceMs / 1000,
       });
     }
-    await this.#management.shutdown();
+    // The management API served through the drain; its clients get what is left of the grace.
+    await this.#management.shutdown(Math.max(0, deadline - Date.now()));
     await this.#dimse.close(); // what is left of the DIMSE associations
     // Every request has ended: deliveries stop (what waits stays on disk), the last audit
     // records are written, then the backends close.
@@ -479,7 +540,26 @@ export class Gateway implements GatewayControl {
     await this.#audit.close();
     await this.#current?.close();
     stopRenderWorkers();
+    // Last: the state is written; another gateway may take the directory now.
+    this.#releaseStateLock();
     this.#logger.info("gateway stopped");
+  }
+
+  /** Lets the state directory go (a stop, or a start that failed before anything ran). */
+  #releaseStateLock(): void {
+    this.#stateLock?.release();
+    this.#stateLock = undefined;
+  }
+
+  /**
+   * The lock of `config`'s state directory when the configuration needs one (the one held
+   * already when it is the same directory); throws StateDirLocked when another process holds it.
+   */
+  async #lockStateDir(config: GatewayConfig): Promise<StateLock | undefined> {
+    if (!needsStateLock(config, this.#env)) return undefined;
+    const dir = stateDirOf(config, this.#baseDir());
+    if (this.#stateLock?.dir === dir) return this.#stateLock;
+    return await StateLock.acquire(dir);
   }
 
   async #load(
@@ -500,7 +580,12 @@ export class Gateway implements GatewayControl {
       }]);
     }
     if (!loaded.config || loaded.problems.length) return new ConfigError(loaded.problems);
-    await beforeBuild?.(loaded.config);
+    try {
+      await beforeBuild?.(loaded.config);
+    } catch (err) {
+      if (err instanceof ConfigError) return err;
+      throw err;
+    }
     const built = await buildRuntime(loaded.config, this.#generation + 1, {
       logger: this.#logger,
       metrics: this.metrics,

@@ -24,7 +24,13 @@ export {
 export { peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
 export { removeDir, tempDir } from "./temp.ts";
 export { type IssuedCert, makeTestCa, type TestCa } from "./test_ca.ts";
-export { mountSmallFilesystem, type SmallFilesystem } from "./tmpfs.ts";
+export {
+  type Filler,
+  fillFilesystem,
+  mountSmallFilesystem,
+  type SmallFilesystem,
+  type SmallFilesystemOptions,
+} from "./tmpfs.ts";
 export { canConnect, waitFor } from "./wait.ts";
 export { type LatencyProbe, latencyProbe } from "./latency.ts";
 export { REPO_ROOT } from "./paths.ts";

@@ -1,4 +1,5 @@
 /** Small file-system helpers of the local store: full writes, directory creation and syncing. */
+import { describeDiskError, diskErrorCode } from "../../disk/mod.ts";
 import { GatewayError } from "../../errors.ts";
 
 /** Write all of `bytes` (a single write may be partial). */
@@ -57,13 +58,25 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
 }
 
-/** Map a file-system error of the local store to a client-facing error. */
-export function fsError(err: unknown, path: string): GatewayError {
+/**
+ * Map a file-system error of the local store to a client-facing error; `op` says whether the
+ * request was storing (a disk that refuses writes is 507) or reading (an I/O error is 500).
+ */
+export function fsError(err: unknown, path: string, op: "write" | "read" = "write"): GatewayError {
   if (err instanceof GatewayError) return err;
   const code = (err as { code?: string })?.code;
   const message = (err as Error)?.message ?? String(err);
-  if (code === "ENOSPC" || code === "EDQUOT") {
+  const disk = diskErrorCode(err);
+  if (disk === "ENOSPC" || disk === "EDQUOT") {
     return new GatewayError(507, "insufficient_storage", `no space left to store "${path}"`);
+  }
+  if (disk && op === "write") {
+    // A failing or read-only disk: this request fails, the backend keeps serving reads.
+    return new GatewayError(
+      507,
+      "insufficient_storage",
+      `the disk refuses to store "${path}": ${describeDiskError(disk)}`,
+    );
   }
   if (
     err instanceof Deno.errors.NotADirectory || err instanceof Deno.errors.IsADirectory ||

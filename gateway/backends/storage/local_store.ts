@@ -62,7 +62,7 @@ export class LocalStore implements ObjectStore {
       file = await Deno.open(full, { read: true });
     } catch (err) {
       if (isNotFound(err)) return null;
-      throw fsError(err, path);
+      throw fsError(err, path, "read");
     }
     try {
       const stat = await file.stat();
@@ -82,7 +82,7 @@ export class LocalStore implements ObjectStore {
       return { file, info };
     } catch (err) {
       file.close();
-      throw fsError(err, path);
+      throw fsError(err, path, "read");
     }
   }
 
