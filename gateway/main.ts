@@ -21,7 +21,8 @@ Usage:
   gateway [--config FILE]          run (no --config: embedded default, echo under /echo on :8080)
   gateway --validate-config FILE   validate FILE and exit 0 (valid) or 1 (every problem listed)
   gateway audit verify FILE...     check the SHA-256 chain of audit files (the active one and
-                                   its rotated siblings, in any order); exit 0 intact, 1 broken
+                                   its rotated siblings, in any order); exit 0 intact (recorded
+                                   gaps are listed), 1 broken
   gateway --help | --version
 `;
 
@@ -91,7 +92,11 @@ async function audit(args: string[]): Promise<number> {
   }
   const report = await verifyAuditFiles(args.slice(1));
   for (const line of report.lines) console.log(line);
-  console.log(report.ok ? "audit trail intact" : "audit trail BROKEN");
+  // Recorded gaps are not tampering (exit 0), but an operator must not miss them.
+  const gaps = report.gaps
+    ? `, with ${report.gaps} recorded gap(s): records are missing where listed above`
+    : "";
+  console.log(report.ok ? `audit trail intact${gaps}` : "audit trail BROKEN");
   return report.ok ? 0 : 1;
 }
 

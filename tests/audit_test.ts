@@ -16,9 +16,12 @@ async function sha256(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The trail's files: the active one and its rotated siblings (not the run marker `.open`). */
 async function auditFiles(dir: string): Promise<string[]> {
   const files: string[] = [];
-  for await (const e of Deno.readDir(dir)) files.push(`${dir}/${e.name}`);
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.name.endsWith(".open")) files.push(`${dir}/${e.name}`);
+  }
   return files.sort();
 }
 
@@ -196,8 +199,11 @@ source_name = "edge-1"
       assertMatch(metrics, /gateway_audit_records_total\{sink="file"\} 34/);
       assertMatch(metrics, /gateway_audit_records_total\{sink="fhir"\} 34/);
 
-      // `gateway audit verify`, then a changed line in a rotated file.
+      // `gateway audit verify`, then a changed line in a rotated file. A clean stop removes the
+      // run marker the gateway kept beside the file while it ran.
+      assert(await Deno.stat(`${auditDir}/audit.jsonl.open`).then(() => true));
       await gw.gateway.shutdown();
+      assert(await Deno.stat(`${auditDir}/audit.jsonl.open`).then(() => false, () => true));
       const ok = await verify(files);
       assertEquals(ok.code, 0, ok.stdout + ok.stderr);
       assertMatch(ok.stdout, /audit trail intact/);

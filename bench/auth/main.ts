@@ -6,9 +6,15 @@
  *    `jwtVerify` alone, which is what the first request with a new token costs (keys from a JWKS
  *    file, so no fetch); and `api_key`.
  * 2. Throughput with Debian's wrk: the gateway's `echo` pipeline without authentication, and the
- *    same pipeline behind `jwt_auth` (ES256 and RS256 tokens), requests/s and the ratio; then the
- *    ES256 pipeline again on a gateway that keeps an `[audit]` trail (a record per request,
- *    chained by SHA-256), with the records written per second.
+ *    same pipeline behind `jwt_auth` (ES256 and RS256 tokens), requests/s and the ratio.
+ * 3. The audit trail (a record per request, chained by SHA-256): the plain and the ES256 pipelines
+ *    on a gateway without a trail, with `durability = "sync"` (each answer waits for its record's
+ *    group commit: write and fdatasync) and with `durability = "batched"`, side by side, with the
+ *    bytes of trail written.
+ *
+ * `--audit-only` runs part 3 alone; `--group-commit-ms N` sets the sync run's `group_commit_ms`;
+ * `--connections N` sets wrk's connections in part 3 (default 32: a sync trail's batches hold about
+ * as many records as requests are in flight).
  */
 import { parseArgs } from "node:util";
 import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT } from "jose";
@@ -59,8 +65,20 @@ function request(authorization: string, header = "authorization"): RequestEnvelo
   });
 }
 
-const flags = parseArgs({ options: { duration: { type: "string", default: "5" } } }).values;
+const flags = parseArgs({
+  options: {
+    duration: { type: "string", default: "5" },
+    "audit-only": { type: "boolean", default: false },
+    "group-commit-ms": { type: "string" },
+    connections: { type: "string", default: "32" },
+  },
+}).values;
 const duration = Number(flags.duration);
+const auditOnly = flags["audit-only"];
+/** `[audit] group_commit_ms` of the sync run (default: the gateway's). */
+const groupCommit = flags["group-commit-ms"];
+/** wrk's connections in part 3 (32 in parts 2 and 3 unless given). */
+const auditConnections = Number(flags.connections);
 
 const rs = await generateKeyPair("RS256", { extractable: true });
 const es = await generateKeyPair("ES256", { extractable: true });
@@ -91,7 +109,7 @@ const options = {
 const mw = new JwtAuthMiddleware("auth", localKeys(JSON.stringify(jwks), "bench"), options, silent);
 const keySet = createLocalJWKSet(jwks as never);
 const rows: string[][] = [];
-for (const [alg, t] of Object.entries(tokens)) {
+for (const [alg, t] of auditOnly ? [] : Object.entries(tokens)) {
   const direct = await microseconds(() =>
     jwtVerify(t, keySet, { issuer: ISSUER, audience: AUDIENCE })
   );
@@ -104,15 +122,17 @@ const apiKey = new ApiKeyMiddleware("keys", {
   keys: { lab: `sha256:${sha256Hex(key)}` },
   forward_credentials: false,
 });
-rows.push([
-  "api_key",
-  fixed(await microseconds(() => apiKey.onRequest(request(key, "x-api-key"))), 1),
-  "-",
-]);
-console.log("\nPer request, µs, median of 15 batches:\n");
-console.log(
-  markdownTable(["middleware", "token seen before", "new token (jose jwtVerify)"], rows),
-);
+if (!auditOnly) {
+  rows.push([
+    "api_key",
+    fixed(await microseconds(() => apiKey.onRequest(request(key, "x-api-key"))), 1),
+    "-",
+  ]);
+  console.log("\nPer request, µs, median of 15 batches:\n");
+  console.log(
+    markdownTable(["middleware", "token seen before", "new token (jose jwtVerify)"], rows),
+  );
+}
 
 // Throughput: plain echo pipeline vs the same behind jwt_auth, then with the audit trail on.
 const dir = await tempDir("bench-auth-");
@@ -153,63 +173,93 @@ backends = ["e"]
 ${audit}`;
 
 const results: [string, WrkResult][] = [];
-let plain: WrkResult | undefined;
-let auditLine = "";
+const auditResults: [string, WrkResult, number | undefined][] = [];
+const ES256 = [`Authorization: Bearer ${tokens.ES256}`];
 try {
-  let dataPort = freePort();
-  let gateway = await startGateway({ configText: config(dataPort, "") });
-  const run = (path: string, headers: string[] = []) =>
+  const run = (port: number, path: string, headers: string[] = [], connections = 32) =>
     runWrk({
-      url: `http://127.0.0.1:${dataPort}${path}`,
-      threads: 2,
-      connections: 32,
+      url: `http://127.0.0.1:${port}${path}`,
+      threads: Math.min(2, connections),
+      connections,
       durationSec: duration,
       headers,
     });
-  try {
-    await run("/plain/warm");
-    await run("/authed/warm", [`Authorization: Bearer ${tokens.ES256}`]);
-    plain = await run("/plain/x");
-    results.push(["echo, no authentication", plain]);
-    for (const [alg, t] of Object.entries(tokens)) {
-      results.push([
-        `echo behind jwt_auth (${alg})`,
-        await run("/authed/x", [`Authorization: Bearer ${t}`]),
-      ]);
+  if (!auditOnly) {
+    const dataPort = freePort();
+    const gateway = await startGateway({ configText: config(dataPort, "") });
+    try {
+      await run(dataPort, "/plain/warm");
+      await run(dataPort, "/authed/warm", ES256);
+      results.push(["echo, no authentication", await run(dataPort, "/plain/x")]);
+      for (const [alg, t] of Object.entries(tokens)) {
+        results.push([
+          `echo behind jwt_auth (${alg})`,
+          await run(dataPort, "/authed/x", [`Authorization: Bearer ${t}`]),
+        ]);
+      }
+    } finally {
+      await gateway.stop();
     }
-  } finally {
-    await gateway.stop();
+    console.log(`\nThroughput, wrk 2 threads, 32 connections, ${duration} s:\n`);
+    console.log(markdownTable(
+      ["pipeline", "requests/s", "p50 ms", "p99 ms", "non-2xx", "ratio to plain"],
+      results.map(([name, r]) => [
+        name,
+        fixed(r.requestsPerSec, 0),
+        fixed(r.p50Ms, 2),
+        fixed(r.p99Ms, 2),
+        String(r.non2xx),
+        fixed(r.requestsPerSec / results[0][1].requestsPerSec, 2),
+      ]),
+    ));
   }
-  dataPort = freePort();
-  const auditFile = `${dir}/audit/audit.jsonl`;
-  gateway = await startGateway({
-    configText: config(dataPort, `[audit]\nfile = "${auditFile}"\nmax_file_bytes = 1073741824\n`),
-  });
-  try {
-    await run("/authed/warm", [`Authorization: Bearer ${tokens.ES256}`]);
-    const before = (await Deno.stat(auditFile)).size;
-    const audited = await run("/authed/x", [`Authorization: Bearer ${tokens.ES256}`]);
-    results.push(["echo behind jwt_auth (ES256), audit trail on", audited]);
-    await new Promise((r) => setTimeout(r, 500));
-    const bytes = (await Deno.stat(auditFile)).size - before;
-    auditLine = `Audit trail: ${fixed(bytes / 1e6, 1)} MB written in the ${duration} s run ` +
-      `(${fixed(bytes / Math.max(1, audited.requests), 0)} bytes per request).`;
-  } finally {
-    await gateway.stop();
+
+  // The audit trail: off, sync (group commit), batched; a fresh gateway and trail for each.
+  for (const durability of ["off", "sync", "batched"] as const) {
+    const dataPort = freePort();
+    const auditFile = `${dir}/audit-${durability}/audit.jsonl`;
+    const audit = durability === "off" ? "" : `[audit]\nfile = "${auditFile}"\n` +
+      `max_file_bytes = 1073741824\ndurability = "${durability}"\n` +
+      (durability === "sync" && groupCommit ? `group_commit_ms = ${groupCommit}\n` : "");
+    const gateway = await startGateway({ configText: config(dataPort, audit) });
+    try {
+      await run(dataPort, "/plain/warm");
+      await run(dataPort, "/authed/warm", ES256);
+      for (
+        const [name, path, headers] of [
+          ["echo", "/plain/x", []],
+          ["echo behind jwt_auth (ES256)", "/authed/x", ES256],
+        ] as const
+      ) {
+        const before = durability === "off" ? 0 : (await Deno.stat(auditFile)).size;
+        const r = await run(dataPort, path, [...headers], auditConnections);
+        // Batched records may still be in memory: the interval writes them.
+        if (durability === "batched") await new Promise((r) => setTimeout(r, 500));
+        const bytes = durability === "off" ? undefined : (await Deno.stat(auditFile)).size - before;
+        auditResults.push([`${name}, audit ${durability}`, r, bytes]);
+      }
+    } finally {
+      await gateway.stop();
+    }
   }
-  console.log(`\nThroughput, wrk 2 threads, 32 connections, ${duration} s:\n`);
+  const off = (name: string) =>
+    auditResults.find(([n]) => n === `${name.replace(/, audit \w+$/, "")}, audit off`)![1];
+  console.log(
+    `\nThe audit trail, wrk ${Math.min(2, auditConnections)} threads, ${auditConnections} ` +
+      `connections, ${duration} s:\n`,
+  );
   console.log(markdownTable(
-    ["pipeline", "requests/s", "p50 ms", "p99 ms", "non-2xx", "ratio to plain"],
-    results.map(([name, r]) => [
+    ["pipeline", "requests/s", "p50 ms", "p99 ms", "non-2xx", "ratio to off", "bytes/request"],
+    auditResults.map(([name, r, bytes]) => [
       name,
       fixed(r.requestsPerSec, 0),
       fixed(r.p50Ms, 2),
       fixed(r.p99Ms, 2),
       String(r.non2xx),
-      fixed(r.requestsPerSec / plain!.requestsPerSec, 2),
+      fixed(r.requestsPerSec / off(name).requestsPerSec, 2),
+      bytes === undefined ? "-" : fixed(bytes / Math.max(1, r.requests), 0),
     ]),
   ));
-  console.log(`\n${auditLine}`);
 } finally {
   await removeDir(dir);
 }

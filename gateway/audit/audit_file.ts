@@ -166,10 +166,12 @@ export class AuditFile {
   }
 
   /**
-   * Appends `entries` as chained lines, rotating when the file would pass `maxFileBytes`. A
-   * failed write is cut back off the file and thrown; the chain stays at the last line written.
+   * Appends `entries` as chained lines, rotating when the file would pass `maxFileBytes`; with
+   * `sync`, fdatasync'ed before it resolves. A failed write (or fdatasync) is cut back off the
+   * file and thrown; the chain stays at the last line written. (Lines before a rotation are in the
+   * rotated file, synced, even when the rest then fails.)
    */
-  async append(entries: readonly AuditEntry[]): Promise<void> {
+  async append(entries: readonly AuditEntry[], sync = false): Promise<void> {
     let tip = this.#tip;
     let batch: Uint8Array[] = [];
     let batchBytes = 0;
@@ -182,7 +184,7 @@ export class AuditFile {
         this.#size + batchBytes > 0 &&
         this.#size + batchBytes + lineBytes > this.#options.maxFileBytes
       ) {
-        await this.#write(batch, batchBytes, tip);
+        await this.#write(batch, batchBytes, tip, false);
         batch = [];
         batchBytes = 0;
         await this.#rotate();
@@ -191,10 +193,10 @@ export class AuditFile {
       batchBytes += lineBytes;
       tip = { seq: tip.seq + 1, hash: lineHash(line) };
     }
-    if (batch.length) await this.#write(batch, batchBytes, tip);
+    if (batch.length) await this.#write(batch, batchBytes, tip, sync);
   }
 
-  async #write(lines: Uint8Array[], bytes: number, tip: ChainTip): Promise<void> {
+  async #write(lines: Uint8Array[], bytes: number, tip: ChainTip, sync: boolean): Promise<void> {
     const out = new Uint8Array(bytes);
     let at = 0;
     for (const line of lines) {
@@ -206,6 +208,7 @@ export class AuditFile {
     try {
       let written = 0;
       while (written < out.length) written += await this.#file.write(out.subarray(written));
+      if (sync) await this.#file.syncData();
     } catch (err) {
       // Nothing half-written stays: the file goes back to its last complete record.
       await this.#file.truncate(before).catch(() => {});

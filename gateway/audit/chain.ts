@@ -7,6 +7,7 @@
  * ship records elsewhere too, e.g. as FHIR AuditEvents, when that matters.)
  */
 import { createHash } from "node:crypto";
+import { MARKER_SUFFIX, parseMarker } from "./run_marker.ts";
 
 /** `prev` of the first record. */
 export const GENESIS = "0".repeat(64);
@@ -28,6 +29,22 @@ export interface ChainTip {
 /** The tip before any record. */
 export const EMPTY_CHAIN: ChainTip = { seq: 0, hash: GENESIS };
 
+/** A place where the chain itself says records are missing (`audit.gap`, `audit.dropped`). */
+export interface ChainGap {
+  /** `seq` of the record that notes the gap: the missing records would have come before it. */
+  seq: number;
+  event: "audit.gap" | "audit.dropped";
+  /** When the gap was noted. */
+  time?: string;
+  /** `audit.gap`: the stopped run's durability, last record and when it stopped, at the latest. */
+  durability?: string;
+  lastSeq?: number;
+  stoppedAfter?: string;
+  /** `audit.dropped`: how many records, and why. */
+  dropped?: number;
+  reason?: string;
+}
+
 /** One file's chain as read back. */
 export interface FileChain {
   file: string;
@@ -38,11 +55,13 @@ export interface FileChain {
   last?: ChainTip;
   /** The first break found, as `line N: what is wrong`. */
   problem?: string;
+  /** The gaps the chain records, in order. */
+  gaps: ChainGap[];
 }
 
 /** Reads `file` line by line, checking each record against the one before it. */
 export async function readChain(file: string): Promise<FileChain> {
-  const result: FileChain = { file, records: 0 };
+  const result: FileChain = { file, records: 0, gaps: [] };
   using handle = await Deno.open(file, { read: true });
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -50,7 +69,7 @@ export async function readChain(file: string): Promise<FileChain> {
   let tip: ChainTip | undefined;
   const check = (line: Uint8Array): string | undefined => {
     lineNo++;
-    let record: { seq?: unknown; prev?: unknown };
+    let record: { seq?: unknown; prev?: unknown; event?: unknown } & Record<string, unknown>;
     try {
       record = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(line));
     } catch {
@@ -69,6 +88,9 @@ export async function readChain(file: string): Promise<FileChain> {
     }
     tip = { seq: record.seq, hash: lineHash(line) };
     result.records++;
+    if (record.event === "audit.gap" || record.event === "audit.dropped") {
+      result.gaps.push(gapOf(record.seq, record));
+    }
     return undefined;
   };
   const buffer = new Uint8Array(64 * 1024);
@@ -109,6 +131,37 @@ export async function readChain(file: string): Promise<FileChain> {
   return result;
 }
 
+/** The gap a chained `audit.gap` or `audit.dropped` record notes. */
+function gapOf(seq: number, r: Record<string, unknown>): ChainGap {
+  const text = (v: unknown) => typeof v === "string" ? v : undefined;
+  const num = (v: unknown) => typeof v === "number" ? v : undefined;
+  return {
+    seq,
+    event: r.event as ChainGap["event"],
+    time: text(r.time),
+    durability: text(r.durability),
+    lastSeq: num(r.last_seq),
+    stoppedAfter: text(r.stopped_after),
+    dropped: num(r.dropped),
+    reason: text(r.reason),
+  };
+}
+
+/** How `gateway audit verify` words a gap. */
+export function describeGap(g: ChainGap): string {
+  if (g.event === "audit.dropped") {
+    return `seq ${g.seq}: ${g.dropped ?? "some"} records lost before it (${g.reason ?? "?"}, ` +
+      `noted ${g.time ?? "at an unknown time"})`;
+  }
+  const when = `stopped after ${g.stoppedAfter ?? "an unknown time"}, restarted ${g.time ?? "?"}`;
+  return `seq ${g.seq}: the gateway did not stop cleanly after seq ${
+    g.lastSeq ?? "?"
+  } (${when}); ` +
+    (g.durability === "sync"
+      ? "durability sync: no answered request is missing, requests in flight had no answer"
+      : "durability batched: records of requests answered shortly before may be missing");
+}
+
 function concat(parts: Uint8Array[], length: number): Uint8Array {
   const out = new Uint8Array(length);
   let at = 0;
@@ -121,21 +174,39 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
 
 /** The verdict on a set of audit files. */
 export interface VerifyReport {
+  /** True when the chain is unbroken (recorded gaps do not break it). */
   ok: boolean;
-  /** One line per file and per break between files, in chain order. */
+  /** One line per file, per break between files and per recorded gap, in chain order. */
   lines: string[];
+  /** Gaps the chain records (`audit.gap`, `audit.dropped`): records are missing there, said so. */
+  gaps: number;
 }
 
 /**
  * Checks the chain of every file and between them. Files may be given in any order: they are
  * put in the order of their first `seq`. A set that does not begin at `seq` 1 is reported (older
- * files were not given, or were deleted by `keep_files`) but is not a break.
+ * files were not given, or were deleted by `keep_files`) but is not a break; nor are the gaps the
+ * chain records itself (`audit.gap`, `audit.dropped`), which are listed and counted. A run marker
+ * among the files (`<file>.open`) is reported, not read as a chain.
  */
 export async function verifyAuditFiles(files: string[]): Promise<VerifyReport> {
   const chains: FileChain[] = [];
   const lines: string[] = [];
   let ok = true;
+  let gaps = 0;
   for (const file of files) {
+    // A run marker (`audit.jsonl*` takes it along) says a gateway has the trail open, or died.
+    if (file.endsWith(MARKER_SUFFIX)) {
+      const marker = await Deno.readTextFile(file).then(parseMarker, () => undefined);
+      if (marker) {
+        lines.push(
+          `${file}: a gateway (pid ${marker.pid || "?"}, started ${marker.started || "?"}) is ` +
+            "writing this trail, or stopped uncleanly and has not started again; its records " +
+            "may not all be in the files yet",
+        );
+        continue;
+      }
+    }
     try {
       chains.push(await readChain(file));
     } catch (err) {
@@ -171,10 +242,12 @@ export async function verifyAuditFiles(files: string[]): Promise<VerifyReport> {
     } else {
       lines.push(
         `${chain.file}: ${chain.records} records, seq ${chain.first.seq}-${chain.last!.seq}, ` +
-          "chain intact",
+          "chain intact" + (chain.gaps.length ? `, ${chain.gaps.length} recorded gap(s):` : ""),
       );
     }
+    for (const gap of chain.gaps) lines.push(`  gap at ${describeGap(gap)}`);
+    gaps += chain.gaps.length;
     before = chain;
   }
-  return { ok, lines };
+  return { ok, lines, gaps };
 }

@@ -10,8 +10,11 @@ import type { RequestRecord } from "../pipeline/mod.ts";
 
 /** An audit record as written (one JSON line; `seq` and `prev` are added by the file sink). */
 export interface AuditEntry {
-  /** `request`, or `audit.dropped` for the note of records lost before it. */
-  event: "request" | "audit.dropped";
+  /**
+   * `request`; `audit.dropped` for the note of records lost before it; `audit.gap` for an unclean
+   * stop of the gateway found at the next start (run_marker.ts).
+   */
+  event: "request" | "audit.dropped" | "audit.gap";
   /** When the request ended (ISO 8601, UTC). */
   time: string;
   request_id?: string;
@@ -47,9 +50,18 @@ export interface AuditEntry {
   outcome?: "success" | "failure" | "error";
   error_code?: string;
   duration_ms?: number;
-  /** For `audit.dropped`: how many records were lost, and why. */
+  /** For `audit.dropped`: how many records were lost, and why (`audit.gap`: `unclean_stop`). */
   dropped?: number;
   reason?: string;
+  /** For `audit.gap`: the last record written before the stop. */
+  last_seq?: number;
+  /** For `audit.gap`: the stop came after this (the stopped run's last write or its start). */
+  stopped_after?: string;
+  /** For `audit.gap`: the process id and start of the run that stopped. */
+  run_pid?: number;
+  run_started?: string;
+  /** For `audit.gap`: the stopped run's durability (`sync`: no answered request is missing). */
+  durability?: "sync" | "batched";
 }
 
 /** Query parameters whose values never reach the trail. */

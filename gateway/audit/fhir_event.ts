@@ -122,14 +122,17 @@ function entitiesOf(entry: AuditEntry): FhirResource[] {
 
 /** The AuditEvent of one record; `observer` names this gateway. */
 export function auditEventOf(entry: AuditEntry, observer: string): FhirResource {
-  if (entry.event === "audit.dropped") {
+  if (entry.event === "audit.dropped" || entry.event === "audit.gap") {
     return {
       resourceType: "AuditEvent",
       type: { system: DCM, code: "110100", display: "Application Activity" },
       action: "E",
       recorded: entry.time,
       outcome: "8",
-      outcomeDesc: `${entry.dropped} audit records were lost (${entry.reason})`,
+      outcomeDesc: entry.event === "audit.gap"
+        ? `the gateway did not stop cleanly after ${entry.stopped_after ?? "an unknown time"}; ` +
+          `audit records after seq ${entry.last_seq} may be missing (durability ${entry.durability})`
+        : `${entry.dropped} audit records were lost (${entry.reason})`,
       agent: [{ who: { display: observer }, requestor: false }],
       source: sourceOf(observer),
     };

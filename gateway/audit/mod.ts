@@ -1,7 +1,8 @@
 /**
  * The audit trail (`[audit]`, docs/security.md): one record per request that reaches a pipeline,
- * written off the request path to a SHA-256-chained JSON Lines file and, optionally, to a FHIR
- * server as R4 `AuditEvent`s; `verifyAuditFiles` checks a chain (`gateway audit verify`).
+ * in a SHA-256-chained JSON Lines file (by default durable before the request's answer goes out:
+ * group commit) and, optionally, at a FHIR server as R4 `AuditEvent`s; `verifyAuditFiles` checks
+ * a chain and lists the gaps it records (`gateway audit verify`).
  *
  * @example
  * ```ts
@@ -43,4 +44,6 @@ export {
   redactQuery,
 } from "./entry.ts";
 export { auditEventOf, batchBundle, type FhirResource } from "./fhir_event.ts";
+export { markerPath } from "./run_marker.ts";
 export { AuditTrail, type AuditTrailDeps, type FhirDelivery } from "./trail.ts";
+export { auditUnavailable } from "./unavailable.ts";

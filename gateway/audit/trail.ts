@@ -1,19 +1,27 @@
 /**
- * The audit trail: one record per request that reaches a pipeline, queued in memory (bounded)
- * and written in batches off the request path, to the chained JSON Lines file and, when
- * configured, to a FHIR server as AuditEvents. A record that cannot be kept (queue full, disk
- * error, server refusal) is never lost silently: it is counted in `gateway_audit_dropped_total`,
- * logged as an error (at most every few seconds, with the count), and the file gets an
- * `audit.dropped` record saying how many are missing at that point of the chain.
+ * The audit trail: one record per request that reaches a pipeline, to the chained JSON Lines file
+ * and, when configured, to a FHIR server as AuditEvents. With `durability = "sync"` (the default)
+ * a request's answer waits until its record is written and fdatasync'ed, together with the
+ * records of the requests that ended at the same time (group_commit.ts); with `batched` records
+ * are written in the background, and an unclean stop is recorded at the next start as an
+ * `audit.gap` (run_marker.ts). A record that cannot be kept (queue full, disk error, server
+ * refusal) is never lost silently: it is counted in `gateway_audit_dropped_total`, logged as an
+ * error (at most every few seconds, with the count), the file gets an `audit.dropped` record
+ * saying how many are missing at that point of the chain, and in sync mode the request whose
+ * record it was is answered 503 `audit_unavailable` instead of as if recorded.
  */
 import { hostname } from "node:os";
 import type { AuditConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
+import type { GatewayError } from "../errors.ts";
 import type { AuditMetrics, AuditSinkName } from "../observability/mod.ts";
 import type { AuditSink, RequestRecord } from "../pipeline/mod.ts";
 import { AuditFile } from "./audit_file.ts";
 import { type AuditEntry, BUILT_IN_REDACTED_QUERY, entryOf } from "./entry.ts";
 import { auditEventOf, batchBundle } from "./fhir_event.ts";
+import { GroupCommit } from "./group_commit.ts";
+import { findUncleanStop, gapEntry, removeMarker, writeMarker } from "./run_marker.ts";
+import { auditUnavailable } from "./unavailable.ts";
 
 /** Sends a batch Bundle (JSON bytes) to the audit backend; the answer's status and text. */
 export type FhirDelivery = (
@@ -27,7 +35,7 @@ export interface AuditTrailDeps {
   metrics: AuditMetrics;
 }
 
-/** Records queued before a write is started without waiting for the interval. */
+/** Records queued before a write is started without waiting for the interval or delay. */
 const EAGER_BATCH = 512;
 /** Least time between two error logs about lost records. */
 const ALARM_INTERVAL_MS = 10_000;
@@ -42,18 +50,25 @@ export class AuditTrail implements AuditSink {
   #config: AuditConfig | undefined;
   #file: AuditFile | undefined;
   #redacted: ReadonlySet<string> = new Set(BUILT_IN_REDACTED_QUERY);
-  #queue: AuditEntry[] = [];
+  readonly #commit: GroupCommit<AuditEntry>;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #writing: Promise<void> | undefined;
   /** Lost before the next file write: noted in the file as `audit.dropped`. */
   #gap = 0;
   #gapReason = "";
   #fhir: FhirSink | undefined;
   #unalarmed = 0;
   #alarmedAt = 0;
+  /** When this process first opened an audit file (its run marker's start). */
+  #started: string | undefined;
 
   constructor(deps: AuditTrailDeps) {
     this.#deps = deps;
+    this.#commit = new GroupCommit({
+      write: (batch) => this.#write(batch),
+      delayMs: () => this.#config?.group_commit_ms ?? 0,
+      maxBatch: EAGER_BATCH,
+      owed: () => this.#gap > 0,
+    });
   }
 
   /** True while at least one sink is configured. */
@@ -66,11 +81,17 @@ export class AuditTrail implements AuditSink {
     return this.#file?.path;
   }
 
+  /** True when answers wait for their record's write and fdatasync (`durability = "sync"`). */
+  get durable(): boolean {
+    return this.#config?.file !== undefined && this.#config.durability !== "batched";
+  }
+
   /**
    * Applies `[audit]` (undefined: no trail); `alsoRedacted` names more query parameters whose
    * values stay out (those an `api_key` middleware reads its key from). The open file is kept when the path is the same;
    * a new path is opened before the old one is closed, and a file that cannot be opened throws
-   * (the caller refuses the configuration) with the trail unchanged.
+   * (the caller refuses the configuration) with the trail unchanged. Opening a file whose run
+   * marker is still there (the run before did not stop cleanly) writes an `audit.gap` record.
    */
   async configure(
     config: AuditConfig | undefined,
@@ -78,16 +99,37 @@ export class AuditTrail implements AuditSink {
     alsoRedacted: readonly string[] = [],
   ): Promise<void> {
     let file = this.#file;
+    let gap: AuditEntry | undefined;
     if (config?.file && config.file !== file?.path) {
+      const stop = await findUncleanStop(config.file);
       file = await AuditFile.open({
         path: config.file,
         maxFileBytes: config.max_file_bytes,
         keepFiles: config.keep_files,
         logger: this.#deps.logger,
       });
+      try {
+        if (stop) gap = await this.#recordGap(file, stop);
+        this.#started ??= new Date().toISOString();
+        await writeMarker(file.path, {
+          pid: Deno.pid,
+          started: this.#started,
+          durability: config.durability ?? "sync",
+        });
+      } catch (err) {
+        await file.close().catch(() => {});
+        throw err;
+      }
+    } else if (file && config?.file && config.durability !== this.#config?.durability) {
+      // The marker says what an unclean stop from now on may cost.
+      await writeMarker(file.path, {
+        pid: Deno.pid,
+        started: this.#started ?? new Date().toISOString(),
+        durability: config.durability ?? "sync",
+      });
     }
     await this.flush();
-    if (this.#file && this.#file !== file) await this.#file.close();
+    if (this.#file && this.#file !== file) await this.#closeFile(this.#file);
     if (!config?.file) file = undefined;
     file?.retune(config!.max_file_bytes, config!.keep_files);
     this.#file = file;
@@ -102,7 +144,7 @@ export class AuditTrail implements AuditSink {
       if (this.#fhir) this.#fhir.retune(config, observer, deliver);
       else {
         this.#fhir = new FhirSink(config, observer, deliver, {
-          lost: (n, reason) => this.#lost("fhir", reason, n),
+          lost: (n, reason) => this.#unrecorded("fhir", reason, n),
           written: (n) => this.#deps.metrics.written("fhir", n),
         });
       }
@@ -110,6 +152,7 @@ export class AuditTrail implements AuditSink {
       await this.#fhir.close();
       this.#fhir = undefined;
     }
+    if (gap) this.#fhir?.add(gap);
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     if (this.#file) {
@@ -119,37 +162,79 @@ export class AuditTrail implements AuditSink {
     }
   }
 
-  /** The front door's hook: a request ended. */
-  requestFinished(record: RequestRecord, status: number, seconds: number): void {
-    this.add(entryOf(record, status, seconds, this.#redacted));
+  /** Writes (synced) the `audit.gap` record of the unclean stop found, and logs it as an error. */
+  async #recordGap(
+    file: AuditFile,
+    stop: NonNullable<Awaited<ReturnType<typeof findUncleanStop>>>,
+  ): Promise<AuditEntry> {
+    const gap = gapEntry(stop, file.tip.seq);
+    await file.append([gap], true);
+    this.#deps.logger.error(
+      stop.marker.durability === "sync"
+        ? "audit: the gateway did not stop cleanly; every answered request has its record, " +
+          "requests in flight then were not answered and may have none (audit.gap written)"
+        : "audit: the gateway did not stop cleanly; the records of requests answered shortly " +
+          "before may be missing (durability = batched; audit.gap written)",
+      {
+        file: file.path,
+        last_seq: gap.last_seq,
+        gap_seq: file.tip.seq,
+        stopped_after: gap.stopped_after,
+        run_pid: gap.run_pid,
+        run_started: gap.run_started,
+        durability: gap.durability,
+      },
+    );
+    return gap;
   }
 
-  /** Queues one record for every sink (never waits; a full queue loses it, counted). */
-  add(entry: AuditEntry): void {
-    this.#fhir?.add(entry);
-    if (!this.#file || !this.#config) return;
-    if (this.#queue.length >= this.#config.queue_size) {
-      this.#lost("file", "queue_full", 1);
-      return;
+  /** The front door's hook: a request ended; the promise of its commit when its answer waits. */
+  requestFinished(
+    record: RequestRecord,
+    status: number,
+    seconds: number,
+  ): Promise<void> | undefined {
+    return this.add(entryOf(record, status, seconds, this.#redacted));
+  }
+
+  /**
+   * Queues one record for every sink. With `durability = "sync"`, the promise of its write and
+   * fdatasync, rejected with 503 `audit_unavailable` when it was not kept; else undefined (a
+   * full queue then loses it, counted).
+   */
+  add(entry: AuditEntry): Promise<void> | undefined {
+    return this.addAll([entry]);
+  }
+
+  /** {@link add} for records that go into the same batch (a worker's, as it sent them). */
+  addAll(entries: readonly AuditEntry[]): Promise<void> | undefined {
+    if (this.#fhir) { for (const entry of entries) this.#fhir.add(entry); }
+    const config = this.#config;
+    if (!config?.file) return undefined;
+    const wait = config.durability !== "batched";
+    let refused: GatewayError | undefined;
+    if (!this.#file) refused = this.#unrecorded("file", "stopped", entries.length);
+    else if (this.#commit.length + entries.length > config.queue_size) {
+      refused = this.#unrecorded("file", "queue_full", entries.length);
     }
-    this.#queue.push(entry);
-    if (this.#queue.length === EAGER_BATCH) void this.flush();
+    if (!refused) return this.#commit.add(entries, wait);
+    if (!wait) return undefined;
+    const rejected = Promise.reject(refused);
+    // Marked handled: the caller reads it, but one that does not must not end the process.
+    rejected.catch(() => {});
+    return rejected;
   }
 
   /** Writes what is queued now (waiting for a write already running first). */
   async flush(): Promise<void> {
-    while (this.#writing) await this.#writing;
-    if (!this.#file || (this.#queue.length === 0 && this.#gap === 0)) {
-      this.#deps.metrics.queued("file", this.#queue.length);
-      return;
-    }
-    this.#writing = this.#write(this.#file).finally(() => this.#writing = undefined);
-    await this.#writing;
+    await this.#commit.flush();
+    this.#deps.metrics.queued("file", this.#commit.length);
   }
 
-  async #write(file: AuditFile): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
+  /** One batch to the file (synced when durable); throws `audit_unavailable` when it failed. */
+  async #write(batch: AuditEntry[]): Promise<void> {
+    const file = this.#file;
+    if (!file) throw this.#unrecorded("file", "stopped", batch.length);
     const gap = this.#gap;
     const entries = gap > 0
       ? [{
@@ -161,7 +246,7 @@ export class AuditTrail implements AuditSink {
       : batch;
     this.#gap = 0;
     try {
-      await file.append(entries);
+      await file.append(entries, this.durable);
       this.#deps.metrics.written("file", batch.length);
     } catch (err) {
       this.#deps.logger.error("audit: records could not be written", {
@@ -170,13 +255,18 @@ export class AuditTrail implements AuditSink {
       });
       // The note of the earlier gap was lost with them: it is owed again.
       this.#gap += gap;
-      this.#lost("file", "write_error", batch.length);
+      throw this.#unrecorded("file", "write_error", batch.length);
+    } finally {
+      this.#deps.metrics.queued("file", this.#commit.length);
     }
-    this.#deps.metrics.queued("file", this.#queue.length);
   }
 
-  /** Counts `n` lost records, notes them for the file, and alarms (rate-limited). */
-  #lost(sink: AuditSinkName, reason: string, n: number): void {
+  /**
+   * The one failure path of the trail: `n` records that will not be kept are counted, noted for
+   * the file (`audit.dropped`) and alarmed (rate-limited); returns the error the requests that
+   * wait for them (sync durability) are answered with.
+   */
+  #unrecorded(sink: AuditSinkName, reason: string, n: number): GatewayError {
     this.#deps.metrics.dropped(sink, reason, n);
     if (sink === "file") {
       this.#gap += n;
@@ -184,14 +274,22 @@ export class AuditTrail implements AuditSink {
     }
     this.#unalarmed += n;
     const now = Date.now();
-    if (now - this.#alarmedAt < ALARM_INTERVAL_MS) return;
-    this.#alarmedAt = now;
-    this.#deps.logger.error("audit: records were lost", {
-      sink,
-      reason,
-      dropped: this.#unalarmed,
-    });
-    this.#unalarmed = 0;
+    if (now - this.#alarmedAt >= ALARM_INTERVAL_MS) {
+      this.#alarmedAt = now;
+      this.#deps.logger.error("audit: records were lost", {
+        sink,
+        reason,
+        dropped: this.#unalarmed,
+      });
+      this.#unalarmed = 0;
+    }
+    return auditUnavailable(`audit ${sink}: ${n} record(s) not kept (${reason})`);
+  }
+
+  /** Closes `file` and removes its run marker: every record it took is in it. */
+  async #closeFile(file: AuditFile): Promise<void> {
+    await file.close();
+    await removeMarker(file.path);
   }
 
   /** Writes everything queued, sends what the FHIR server will take, closes the file. */
@@ -201,8 +299,9 @@ export class AuditTrail implements AuditSink {
     await this.flush();
     await this.#fhir?.close();
     this.#fhir = undefined;
-    await this.#file?.close();
+    const file = this.#file;
     this.#file = undefined;
+    if (file) await this.#closeFile(file);
   }
 }
 

@@ -205,6 +205,8 @@ function auditConfig(over: Partial<AuditConfig>): AuditConfig {
   return {
     max_file_bytes: 1 << 20,
     keep_files: 0,
+    durability: "batched",
+    group_commit_ms: 1,
     queue_size: 10_000,
     flush_interval_ms: 60_000,
     redact_query: [],

@@ -24,7 +24,7 @@ import type { HttpEndpoint } from "./types.ts";
 
 export { DICOMWEB_ROUTES } from "./dicomweb.ts";
 export { FhirEndpointService, operationOutcome } from "./fhir.ts";
-export { HttpEndpointService } from "./http.ts";
+export { HttpEndpointService, withErrorHeaders } from "./http.ts";
 export {
   type HttpEndpoint,
   type HttpExchange,

@@ -2,6 +2,7 @@
 import type { EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import type { ClientConnection } from "../../shared/net/mod.ts";
 import type { Protocol } from "../envelope.ts";
+import type { GatewayError } from "../errors.ts";
 import type { BuiltPipeline, ExecutorDeps, RequestRecord } from "../pipeline/mod.ts";
 
 /** One HTTP request as an adapter hands it to an endpoint. */
@@ -36,6 +37,8 @@ export interface HttpEndpoint {
   handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response>;
   /** The request path as the info log writes it, identifiers replaced (logged_path.ts). */
   loggedPath(pathname: string): string;
+  /** This endpoint's answer to `err` (JSON error, or a FHIR OperationOutcome). */
+  errorResponse(err: GatewayError, requestId: string): Response;
 }
 
 /** The parts of a request URL the endpoints use. */

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope } from "../envelope.ts";
-import type { GatewayError } from "../errors.ts";
+import { type GatewayError, toGatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
 
 /** What a client may send as X-Request-Id to have it used (and echoed) as ours. */
@@ -21,8 +21,16 @@ export function requestIdOf(incoming: string | null | undefined): string {
 export interface AuditSink {
   /** False when no `[audit]` is configured: records then cost nothing. */
   readonly enabled: boolean;
-  /** One request (or DIMSE operation) ended with `status` after `seconds`. */
-  requestFinished(record: RequestRecord, status: number, seconds: number): void;
+  /**
+   * One request (or DIMSE operation) ended with `status` after `seconds`. Returns the promise of
+   * its record's commit when the answer must wait for it (`durability = "sync"`), rejected with
+   * the error to answer instead when the record was not kept; else undefined.
+   */
+  requestFinished(
+    record: RequestRecord,
+    status: number,
+    seconds: number,
+  ): Promise<void> | undefined;
 }
 
 /** What an HTTP listener knows of a request before any endpoint has made an envelope of it. */
@@ -92,15 +100,45 @@ export class RequestRecord {
   }
 
   /**
-   * The end (once; later calls do nothing): the duration and `status` go to the pipeline's
-   * metrics, and `fields` to the access log line `message` with the request id and duration.
+   * The end (once; later calls do nothing): the audit record is made, the duration and `status`
+   * go to the pipeline's metrics, and `fields` to the access log line `message` with the request
+   * id and duration. When the answer must wait for its audit record, returns the promise of that
+   * (metrics and log follow it); it rejects with the error to answer instead (503
+   * `audit_unavailable`) when the record was not kept, which is then what metrics and log say.
    */
-  finished(status: number, message: string, fields: Record<string, unknown>): void {
-    if (this.#finished) return;
+  finished(
+    status: number,
+    message: string,
+    fields: Record<string, unknown>,
+  ): Promise<void> | undefined {
+    if (this.#finished) return undefined;
     this.#finished = true;
     const seconds = (performance.now() - this.#started) / 1000;
+    const committed = this.#deps.audit?.enabled
+      ? this.#deps.audit.requestFinished(this, status, seconds)
+      : undefined;
+    if (!committed) {
+      this.#ended(status, seconds, message, fields);
+      return undefined;
+    }
+    return committed.then(
+      () => this.#ended(status, seconds, message, fields),
+      (err) => {
+        const g = toGatewayError(err);
+        this.failed(g, {}, { message: "answer withheld: its audit record was not kept" });
+        this.#ended(g.status, seconds, message, {
+          ...fields,
+          status: g.status,
+          error_code: g.code,
+        });
+        throw g;
+      },
+    );
+  }
+
+  /** Metrics and the access log line of the answer the client gets. */
+  #ended(status: number, seconds: number, message: string, fields: Record<string, unknown>): void {
     this.#deps.metrics.requestFinished(this.pipeline, status, seconds);
-    if (this.#deps.audit?.enabled) this.#deps.audit.requestFinished(this, status, seconds);
     if (!this.#deps.logger.enabled("info")) return;
     this.#deps.logger.info(message, {
       request_id: this.requestId,

@@ -51,3 +51,40 @@ Deno.test("RequestRecord: 4xx counted, 5xx counted and logged, one access line w
   assert(duration_ms_sum >= 0, "the time spent is summed");
   assertEquals(summary.error_counts, { not_found: 1, backend_unavailable: 1 });
 });
+
+Deno.test("RequestRecord: with a durable audit trail the end waits for the record; one not kept ends as 503", async () => {
+  const { metrics, logger, lines } = setup();
+  const commits: PromiseWithResolvers<void>[] = [];
+  const audit = {
+    enabled: true,
+    requestFinished: () => {
+      const c = Promise.withResolvers<void>();
+      commits.push(c);
+      return c.promise;
+    },
+  };
+  const kept = new RequestRecord({ metrics, logger, audit }, "p", "kept");
+  const waiting = kept.finished(200, "request", { status: 200 });
+  assert(waiting, "the caller is given the commit to wait for");
+  assertEquals([lines.length, metrics.summary().pipelines.p.requests], [0, 0]);
+  commits[0].resolve();
+  await waiting;
+  assertEquals([lines[0].request_id, lines[0].status], ["kept", 200]);
+
+  const lost = new RequestRecord({ metrics, logger, audit }, "p", "lost");
+  const refused = lost.finished(200, "request", { status: 200 });
+  commits[1].reject(new GatewayError(503, "audit_unavailable", "not kept", undefined, "ENOSPC"));
+  const err = await refused!.then(() => undefined, (e) => e as GatewayError);
+  assertEquals([err?.status, err?.code], [503, "audit_unavailable"]);
+  // Logged as the failure it is, and the access line and metrics say what the client got.
+  assertEquals([lines[1].msg, lines[1].error], [
+    "answer withheld: its audit record was not kept",
+    "ENOSPC",
+  ]);
+  assertEquals([lines[2].request_id, lines[2].status, lines[2].error_code], [
+    "lost",
+    503,
+    "audit_unavailable",
+  ]);
+  assertEquals(metrics.summary().error_counts, { audit_unavailable: 1 });
+});

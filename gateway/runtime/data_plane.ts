@@ -5,9 +5,9 @@
  */
 import type { Logger } from "../../shared/mod.ts";
 import { clientOf } from "../../shared/net/mod.ts";
-import { requestTarget } from "../endpoints/mod.ts";
+import { type HttpEndpoint, requestTarget, withErrorHeaders } from "../endpoints/mod.ts";
 import type { Protocol } from "../envelope.ts";
-import { errorBody, GatewayError } from "../errors.ts";
+import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { type AuditSink, requestIdOf, RequestRecord } from "../pipeline/mod.ts";
 import type { Runtime } from "./build.ts";
@@ -112,7 +112,7 @@ export class DataPlane {
         backend: undefined as string | undefined,
       };
       const response = await endpoint.handle(ex, rt.deps);
-      record.finished(response.status, "request", {
+      const committed = record.finished(response.status, "request", {
         method: request.method,
         // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
         path: rt.config.logging.log_identifiers ? url.pathname : endpoint.loggedPath(url.pathname),
@@ -121,9 +121,32 @@ export class DataPlane {
         status: response.status,
         error_code: record.errorCode,
       });
-      return response;
+      // The answer goes out once its audit record is durable (`durability = "sync"`).
+      return committed
+        ? await this.#whenRecorded(committed, response, endpoint, requestId)
+        : response;
     } finally {
       rt.release();
+    }
+  }
+
+  /**
+   * `response` once `committed` (its audit record's write) has ended; the endpoint's error answer
+   * (503 `audit_unavailable`) in its place when the record was not kept.
+   */
+  async #whenRecorded(
+    committed: Promise<void>,
+    response: Response,
+    endpoint: HttpEndpoint,
+    requestId: string,
+  ): Promise<Response> {
+    try {
+      await committed;
+      return response;
+    } catch (err) {
+      response.body?.cancel().catch(() => {});
+      const g = toGatewayError(err);
+      return withErrorHeaders(endpoint.errorResponse(g, requestId), g);
     }
   }
 

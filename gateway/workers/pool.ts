@@ -30,8 +30,11 @@ export interface WorkerHandle {
 export interface WorkerPoolDeps {
   logger: Logger;
   metrics: Metrics;
-  /** Where the workers' audit records go (the main thread's trail). */
-  audit: { add(entry: AuditEntry): void };
+  /**
+   * Where the workers' audit records go (the main thread's trail): the promise of their commit
+   * when the worker's answers wait for it.
+   */
+  audit: { addAll(entries: readonly AuditEntry[]): Promise<void> | undefined };
   /** The main thread's delivery queue of a backend, by name. */
   queue: (backend: string) => DeliveryQueue | undefined;
   /** Starts worker `index` (1-based; the main thread is 0). Default: a module Worker. */
@@ -287,9 +290,11 @@ export class WorkerPool {
       case "drained":
         slot.waiters.get("drained")?.(message);
         return;
-      case "audit":
-        for (const entry of message.entries) this.#deps.audit.add(entry);
+      case "audit": {
+        const committed = this.#deps.audit.addAll(message.entries);
+        if (message.ack !== undefined) this.#acknowledge(slot.handle, message.ack, committed);
         return;
+      }
       case "enqueue":
         void this.#enqueue(slot, message.id, message.request);
         return;
@@ -297,6 +302,24 @@ export class WorkerPool {
         this.#deps.logger.writeLine(message.line);
         return;
     }
+  }
+
+  /**
+   * Tells the worker behind `handle` when its audit records `ack` are durable (one message per
+   * batch the worker sent), or that they were not kept: its answers then become 503s.
+   */
+  #acknowledge(handle: WorkerHandle, ack: number, committed: Promise<void> | undefined): void {
+    if (!committed) {
+      handle.postMessage({ type: "audit-committed", ack });
+      return;
+    }
+    committed.then(
+      () => handle.postMessage({ type: "audit-committed", ack }),
+      (err) => {
+        const g = toGatewayError(err);
+        handle.postMessage({ type: "audit-committed", ack, error: g.internal ?? g.message });
+      },
+    );
   }
 
   /** A worker's request for a queued backend, into the main thread's queue. */
@@ -339,6 +362,7 @@ export class WorkerPool {
         status: e.status,
         code: e.code,
         message: e.message,
+        headers: e.headers,
       });
     }
   }

@@ -4,9 +4,10 @@
  * reach the main thread.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
+import { waitFor } from "../../tests/support/mod.ts";
 import { validateConfigText } from "../../shared/gateway_config/mod.ts";
 import { silentLogger } from "../../shared/mod.ts";
-import type { AuditEntry } from "../audit/mod.ts";
+import { type AuditEntry, auditUnavailable } from "../audit/mod.ts";
 import type { DeliveryQueue } from "../delivery/mod.ts";
 import type { RequestEnvelope } from "../envelope.ts";
 import { createMetrics } from "../observability/mod.ts";
@@ -77,13 +78,24 @@ const { config } = validateConfigText(
   "gw.toml",
 );
 
-function pool(extra: { audit?: AuditEntry[]; queue?: DeliveryQueue } = {}) {
+function pool(
+  extra: {
+    audit?: AuditEntry[];
+    queue?: DeliveryQueue;
+    committed?: () => Promise<void> | undefined;
+  } = {},
+) {
   const workers: FakeWorker[] = [];
   const metrics = createMetrics();
   const p = new WorkerPool(3, {
     logger: silentLogger,
     metrics,
-    audit: { add: (e) => extra.audit?.push(e) },
+    audit: {
+      addAll: (entries) => {
+        extra.audit?.push(...entries);
+        return extra.committed?.();
+      },
+    },
     queue: () => extra.queue,
     spawn: (index) => {
       const w = new FakeWorker(index);
@@ -170,4 +182,40 @@ Deno.test("worker pool: metrics, audit records and queued requests reach the mai
 
   await p.drain(100);
   assert(workers.every((w) => w.terminated));
+});
+
+Deno.test("worker pool: a worker's durable audit batch is acknowledged once committed, or refused", async () => {
+  const audit: AuditEntry[] = [];
+  const commits: PromiseWithResolvers<void>[] = [];
+  const { p, workers } = pool({
+    audit,
+    committed: () => {
+      const c = Promise.withResolvers<void>();
+      commits.push(c);
+      return c.promise;
+    },
+  });
+  await p.prepare(1, config!, "/", new Map(), null);
+  await p.commit(1);
+  const acks = () => workers[0].received.filter((m) => m.type === "audit-committed");
+  workers[0].send({ type: "audit", entries: [{ event: "request", time: "t1" }], ack: 1 });
+  workers[0].send({ type: "audit", entries: [{ event: "request", time: "t2" }], ack: 2 });
+  await waitFor(() => Promise.resolve(commits.length === 2), {
+    timeoutMs: 2_000,
+    description: "both batches handed to the trail",
+  });
+  assertEquals(audit.length, 2);
+  // Not answered before the trail says the batch is on disk.
+  assertEquals(acks(), []);
+  commits[0].resolve();
+  commits[1].reject(auditUnavailable("disk full"));
+  await waitFor(() => Promise.resolve(acks().length === 2), {
+    timeoutMs: 2_000,
+    description: "both batches answered",
+  });
+  assertEquals(acks(), [
+    { type: "audit-committed", ack: 1 },
+    { type: "audit-committed", ack: 2, error: "disk full" },
+  ]);
+  await p.drain(100);
 });

@@ -33,13 +33,23 @@ export type ToWorker =
   | { type: "collect"; id: number }
   /** The answer to an `enqueue`. */
   | QueueResult
+  /** The audit records sent with `ack` are written and fdatasync'ed, or (`error`) were not kept. */
+  | { type: "audit-committed"; ack: number; error?: string }
   /** Stop accepting, finish in-flight requests (up to `graceMs`), close, then say `drained`. */
   | { type: "drain"; graceMs: number };
 
 /** The outcome of handing a request to a delivery queue of the main thread. */
 export type QueueResult =
   | { type: "queued"; id: number; deliveryId: string }
-  | { type: "queue-refused"; id: number; status: number; code: string; message: string };
+  | {
+    type: "queue-refused";
+    id: number;
+    status: number;
+    code: string;
+    message: string;
+    /** Headers of the refusal (`Retry-After` of a full queue). */
+    headers?: Record<string, string>;
+  };
 
 /** A request for a queued backend, as a worker hands it to the main thread's queue. */
 export interface QueuedRequest {
@@ -64,8 +74,11 @@ export type FromWorker =
   | { type: "prepared"; generation: number; problems: ConfigProblem[] }
   | { type: "committed"; generation: number }
   | { type: "metrics"; id: number; delta: DataPlaneDelta }
-  /** Audit records of requests this worker finished. */
-  | { type: "audit"; entries: AuditEntry[] }
+  /**
+   * Audit records of requests this worker finished; with `ack` (`durability = "sync"`) their
+   * answers wait for the main thread's `audit-committed` of the same `ack`.
+   */
+  | { type: "audit"; entries: AuditEntry[]; ack?: number }
   | { type: "enqueue"; id: number; request: QueuedRequest }
   /** A log line, when the main thread's logger has a sink of its own. */
   | { type: "log"; line: string }

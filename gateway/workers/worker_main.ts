@@ -53,6 +53,10 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     queues.settle(message);
     return;
   }
+  if (message.type === "audit-committed") {
+    audit.settle(message.ack, message.error);
+    return;
+  }
   if (message.type === "collect") {
     post({ type: "metrics", id: message.id, delta: metrics.takeDataPlaneDelta() });
     return;
@@ -132,7 +136,12 @@ async function prepare(message: PrepareMessage): Promise<void> {
 
 function activate(runtime: Runtime, message: PrepareMessage): void {
   plane.current = runtime;
-  audit.configure(message.auditRedacted);
+  // The main thread's trail is durable (sync) when it has a file and is not `batched`.
+  const trail = runtime.config.audit;
+  audit.configure(
+    message.auditRedacted,
+    trail?.file !== undefined && trail.durability !== "batched",
+  );
   logger.configure(runtime.config.logging.level, runtime.config.logging.format);
   drainMs = (runtime.config.runtime?.shutdown_grace_secs ?? 10) * 1000;
 }

@@ -653,17 +653,39 @@ export const AUDIT: TableSpec = {
     "Rotated files kept (the oldest beyond this are deleted); 0 keeps every one.",
     { default: 0, example: 30 },
   ),
+  durability: field(
+    "string",
+    z.enum(["sync", "batched"]),
+    "`sync`: an answer (HTTP response, 202 of a queued request, DIMSE response) is released only " +
+      "once its record is in the file and fdatasync'ed; the records of concurrent requests share " +
+      "one write and one fdatasync (group commit). `batched`: records are written in the " +
+      "background every `flush_interval_ms`, so a crash loses the last moments' records; the " +
+      "next start then writes an `audit.gap` record and logs an error. Applies to `file` (the " +
+      "FHIR AuditEvents are always sent in the background).",
+    { default: "sync", example: "batched" },
+  ),
+  group_commit_ms: field(
+    "integer",
+    int(0, 1000),
+    'With `durability = "sync"`: how long a record waits for others to share its write and ' +
+      "fdatasync when no write is running (0: the next turn of the event loop). While a write " +
+      "runs the next batch gathers anyway, and a batch of 512 is written at once; a longer wait " +
+      "lowers the number of fdatasyncs at low load but adds to every answer's latency.",
+    { default: 0, example: 2 },
+  ),
   queue_size: field(
     "integer",
     int(1, 1_000_000),
     "Records held in memory waiting to be written. When full, records are dropped, counted in " +
-      "`gateway_audit_dropped_total`, logged as an error and noted in the trail itself.",
+      "`gateway_audit_dropped_total`, logged as an error and noted in the trail itself; with " +
+      '`durability = "sync"` their requests are answered 503 `audit_unavailable` instead.',
     { default: 10_000, example: 50_000 },
   ),
   flush_interval_ms: field(
     "integer",
     int(10, 60_000),
-    "Longest time a record waits in memory before it is written.",
+    'With `durability = "batched"`: longest time a record waits in memory before it is ' +
+      "written (sooner when 512 are waiting).",
     { default: 200, example: 1000 },
   ),
   redact_query: field(

@@ -280,9 +280,13 @@ export interface AuditConfig {
   max_file_bytes: number;
   /** Rotated files kept; 0 keeps all. */
   keep_files: number;
+  /** `sync`: answers wait for their record's group commit; `batched`: written in the background. */
+  durability: "sync" | "batched";
+  /** Milliseconds a sync-mode record waits for others to share its write and fdatasync. */
+  group_commit_ms: number;
   /** Records buffered before writers wait. */
   queue_size: number;
-  /** Milliseconds between flushes of buffered records. */
+  /** Milliseconds between flushes of buffered records (batched). */
   flush_interval_ms: number;
   /** Query parameters redacted besides the built-in ones. */
   redact_query: string[];

@@ -192,12 +192,13 @@ export class DicomScpEndpoint {
       echo: (req, reply) =>
         guard(
           this.#operation("C-ECHO", peer, {}, Body.empty(), req.getMessageId(), running)
-            .then(({ status, error, report }) => {
+            .then(async ({ status, error, report }) => {
+              const sent = await report(status);
               const res = lib.responses.CEchoResponse.fromRequest(req);
-              res.setStatus(status);
-              if (error) res.setErrorComment(comment(error));
+              res.setStatus(sent);
+              const why = sent === status ? error : AUDIT_UNAVAILABLE;
+              if (why) res.setErrorComment(comment(why));
               reply(res);
-              report(status);
             }),
         ),
       find: (req, reply) => guard(this.#find(conn, req, reply, peer, running)),
@@ -214,11 +215,12 @@ export class DicomScpEndpoint {
           res.setStatus(STATUS.notAuthorized);
           const why = `${peer.callingAet} may not store here`;
           res.setErrorComment(comment(why));
-          reply(res);
-          this.#refused("C-STORE", peer, {
-            dicom_sop_class: req.getAffectedSopClassUid(),
-            dicom_instance_uid: req.getAffectedSopInstanceUid(),
-          }, why);
+          guard(
+            this.#refused("C-STORE", peer, {
+              dicom_sop_class: req.getAffectedSopClassUid(),
+              dicom_instance_uid: req.getAffectedSopInstanceUid(),
+            }, why).then(() => reply(res)),
+          );
           return;
         }
         guard(
@@ -236,10 +238,17 @@ export class DicomScpEndpoint {
   }
 
   /**
-   * An operation refused before the pipeline by the `peers` policy (0124H was sent): logged,
-   * counted as a 403 `dimse_not_authorized` and audited like any other operation.
+   * An operation refused before the pipeline by the `peers` policy (0124H is sent once this
+   * resolves): logged, counted as a 403 `dimse_not_authorized` and audited like any other
+   * operation, the refusal waiting for its record like any answer (sent even if it was not kept:
+   * nothing was done).
    */
-  #refused(op: string, peer: Peer, extra: Record<string, string>, why: string): void {
+  async #refused(
+    op: string,
+    peer: Peer,
+    extra: Record<string, string>,
+    why: string,
+  ): Promise<void> {
     const deps = this.#deps!;
     const env = dimseEnvelope(
       this.config.name,
@@ -261,19 +270,21 @@ export class DicomScpEndpoint {
       level: "warn",
       logged: true,
     });
-    record.finished(403, "dimse", {
+    await record.finished(403, "dimse", {
       endpoint: this.config.name,
       operation: op,
       calling_aet: peer.callingAet,
       status: "0x0124",
-    });
+    })?.catch(() => {});
   }
 
   /**
-   * Run one operation through the pipeline; failures become a status. The caller sends the final
-   * response and then calls `report` with the status it sent (which may differ from the
-   * pipeline's: a failed write to storage_dir is Out Of Resources), so the log line and the
-   * metrics say what the peer received.
+   * Run one operation through the pipeline; failures become a status. The caller then calls
+   * `report` with the final status it means to send (which may differ from the pipeline's: a
+   * failed write to storage_dir is Out Of Resources) and sends what `report` resolves with: that
+   * status once the operation's audit record is kept (with `durability = "sync"`, written and
+   * fdatasync'ed), or Out Of Resources when it was not, so that no acknowledgement goes out
+   * unrecorded and the log line and the metrics say what the peer received.
    */
   async #operation(
     op: string,
@@ -330,15 +341,22 @@ export class DicomScpEndpoint {
       running.delete(messageId);
       this.#tracker?.release();
     }
-    // The DIMSE status actually sent ends the record (metrics as 200 or 502, and the log line).
-    const report = (sent: number) => {
+    // The DIMSE status to send ends the record (metrics as 200 or 502, and the log line).
+    const report = async (sent: number): Promise<number> => {
       record.dimseStatus = sent;
-      record.finished(statusKind(sent) === "failure" ? 502 : 200, "dimse", {
+      const committed = record.finished(statusKind(sent) === "failure" ? 502 : 200, "dimse", {
         endpoint: this.config.name,
         operation: op,
         calling_aet: peer.callingAet,
         status: `0x${sent.toString(16).padStart(4, "0")}`,
       });
+      if (!committed) return sent;
+      try {
+        await committed;
+        return sent;
+      } catch (err) {
+        return failureStatus(op, toGatewayError(err));
+      }
     };
     return { ...outcome, report };
   }
@@ -392,8 +410,8 @@ export class DicomScpEndpoint {
       },
     );
     const status = out.cancelled ? STATUS.cancel : out.status;
-    respond(status, undefined, out.error);
-    out.report(status);
+    const sent = await out.report(status);
+    respond(sent, undefined, sent === status ? out.error : AUDIT_UNAVAILABLE);
   }
 
   async #get(
@@ -425,8 +443,8 @@ export class DicomScpEndpoint {
         return finalStatus(counts, signal.aborted);
       },
     );
-    respond(out.status, counts, out.error);
-    out.report(out.status);
+    const sent = await out.report(out.status);
+    respond(sent, counts, sent === out.status ? out.error : AUDIT_UNAVAILABLE);
   }
 
   async #move(
@@ -445,15 +463,15 @@ export class DicomScpEndpoint {
     const allowedDestinations = this.options.peers?.[peer.callingAet]?.move_destinations;
     if (allowedDestinations && !allowedDestinations.includes(destination)) {
       // PS3.7 C.5: 0124H "Refused: Not Authorized".
+      await this.#refused("C-MOVE", peer, {
+        dicom_sop_class: req.getAffectedSopClassUid(),
+        dicom_move_destination: destination,
+      }, `${peer.callingAet} may not move to ${destination}`);
       respond(
         STATUS.notAuthorized,
         undefined,
         `${peer.callingAet} may not move to ${destination}`,
       );
-      this.#refused("C-MOVE", peer, {
-        dicom_sop_class: req.getAffectedSopClassUid(),
-        dicom_move_destination: destination,
-      }, `${peer.callingAet} may not move to ${destination}`);
       return;
     }
     const target = this.#peers[destination];
@@ -493,8 +511,8 @@ export class DicomScpEndpoint {
         return finalStatus(counts, signal.aborted);
       },
     );
-    respond(out.status, counts, out.error);
-    out.report(out.status);
+    const sent = await out.report(out.status);
+    respond(sent, counts, sent === out.status ? out.error : AUDIT_UNAVAILABLE);
   }
 
   async #storeInstance(
@@ -538,17 +556,23 @@ export class DicomScpEndpoint {
     recycle?.();
     const res = lib.responses.CStoreResponse.fromRequest(req);
     const status = written ? STATUS.outOfResources : out.status;
-    res.setStatus(status);
-    if (written) {
+    // The C-STORE response is the acknowledgement: it waits for the operation's audit record.
+    const sent = await out.report(status);
+    res.setStatus(sent);
+    if (sent !== status) {
+      res.setErrorComment(AUDIT_UNAVAILABLE);
+    } else if (written) {
       this.#deps!.logger.error("storing a received instance failed", { error: written.message });
       res.setErrorComment(comment(`cannot write to storage_dir: ${written.message}`));
     } else if (out.error) {
       res.setErrorComment(comment(out.error));
     }
     reply(res);
-    out.report(status);
   }
 }
+
+/** The Error Comment of a final response whose operation's audit record was not kept. */
+const AUDIT_UNAVAILABLE = "audit trail unavailable";
 
 /** What one operation's pipeline run came to. */
 interface OperationOutcome {
@@ -558,8 +582,11 @@ interface OperationOutcome {
   error?: string;
   res?: ResponseEnvelope;
   cancelled: boolean;
-  /** Logs the operation and counts it in the metrics with the status the peer was sent. */
-  report(sent: number): void;
+  /**
+   * Ends the operation's record with the status about to be sent (audit, log, metrics); resolves
+   * with the status to send (Out Of Resources when the audit record was not kept).
+   */
+  report(sent: number): Promise<number>;
 }
 
 /** The response setters C-GET and C-MOVE responses share. */
