@@ -119,6 +119,7 @@ export type {
   Middleware,
   MiddlewareFactory,
   TransformSource,
+  UpstreamReader,
 } from "./gateway/pipeline/mod.ts";
 export {
   Body,
