@@ -18,6 +18,7 @@ import {
 } from "./codecs/mod.ts";
 import { GatewayError } from "./errors.ts";
 import { concatChunks, readChunks } from "./body_read.ts";
+import type { BodyLease } from "./memory/mod.ts";
 import { readOrSpool, type SpoolFile } from "./spool.ts";
 
 /** What is known of a body's content. */
@@ -59,6 +60,12 @@ export class Body {
   #upstream: string | undefined;
   /** A body spooled to a file (makeReplayable): each forwardable() reads it anew. */
   #spool: SpoolFile | null = null;
+  /** The memory budget lease of the request this body belongs to (gateway/memory). */
+  #lease: BodyLease | undefined;
+  /** Bytes of this body counted on the lease. */
+  #charged = 0;
+  /** False for an answer: counted, never refused (its backend has already acted). */
+  #refusable = true;
 
   /**
    * `limitStream` false lets a forwarded stream pass whatever its size (responses); the limits
@@ -94,6 +101,26 @@ export class Body {
         "upstream_response_too_large",
         `backend ${backend} answered more than its limit of ${max} bytes`,
       );
+  }
+
+  /**
+   * Counts what this body holds in memory for parsing on `lease` (the request's share of its
+   * isolate's memory budget) from now on; a body already counted elsewhere keeps its lease.
+   */
+  chargeTo(lease: BodyLease | undefined, refusable = true): void {
+    if (this.#lease !== undefined) return;
+    this.#lease = lease;
+    this.#refusable = refusable;
+  }
+
+  /**
+   * Counts `total` bytes of this body on its lease (the part not counted yet), or throws the
+   * 503 `memory_pressure` when they do not fit.
+   */
+  #charge(total: number): void {
+    if (this.#lease === undefined || total <= this.#charged) return;
+    this.#lease.take(total - this.#charged, this.#refusable);
+    this.#charged = total;
   }
 
   /** An empty body. */
@@ -163,29 +190,61 @@ export class Body {
     if (!this.#stream) return (this.#bytes = new Uint8Array(0));
     if (this.#taken) throw new Error("body stream was already forwarded");
     this.#taken = true;
+    const stream = this.#stream;
+    // Admission: a body of declared length is counted (or refused) before a byte of it is read.
+    if (this.#declaredLength !== null && this.#declaredLength <= this.#limits.max_body_size) {
+      try {
+        this.#charge(this.#declaredLength);
+      } catch (err) {
+        this.#stream = null;
+        stream.cancel().catch(() => {});
+        throw err;
+      }
+    }
+    const chunks: Uint8Array[] = [];
+    let total = 0;
     try {
       // A client's body must arrive within body_timeout_secs (an upstream's is bounded by the
       // backend's timeout_secs instead).
       const deadline = this.#upstream ? undefined : (this.#limits.body_timeout_secs ?? 60) * 1000;
-      this.#bytes = await readLimited(
-        this.#stream,
+      total = await readChunks(
+        stream,
         this.#limits.max_body_size,
+        (chunk, sum) => {
+          chunks.push(chunk);
+          // One of unknown length is counted as it arrives.
+          this.#charge(sum);
+        },
         this.#overLimit,
         deadline,
       );
     } catch (err) {
-      // The backend's deadline covers its whole answer: cut while it was read, it is a 504.
-      if (this.#upstream && (err as Error)?.name === "TimeoutError") {
-        throw new GatewayError(
-          504,
-          "backend_timeout",
-          `backend ${this.#upstream} did not finish its answer within its timeout_secs`,
-        );
-      }
-      throw err;
+      throw this.#upstream ? this.#upstreamReadError(err, chunks) : err;
     }
+    this.#bytes = concatChunks(chunks, total);
     this.#stream = null;
     return this.#bytes;
+  }
+
+  /**
+   * What a failure to read an upstream's answer is: cut by the backend's deadline (which covers
+   * its whole answer), a 504; broken off by the upstream, a 502 `upstream_body_failed`; a limit
+   * or the memory budget, its own error.
+   */
+  #upstreamReadError(err: unknown, chunks: Uint8Array[]): unknown {
+    if (err instanceof GatewayError) return err;
+    if ((err as Error)?.name === "TimeoutError") {
+      return new GatewayError(
+        504,
+        "backend_timeout",
+        `backend ${this.#upstream} did not finish its answer within its timeout_secs`,
+      );
+    }
+    // The client left (the backend call was aborted with it): not the upstream's failure.
+    if ((err as Error)?.name === "AbortError") return err;
+    let received = 0;
+    for (const c of chunks) received += c.byteLength;
+    return upstreamBodyFailed(this.#upstream!, received, err);
   }
 
   /**
@@ -208,6 +267,8 @@ export class Body {
     });
     if ("bytes" in spooled) {
       this.#bytes = spooled.bytes;
+      // At most spool_threshold bytes: counted once they are here.
+      this.#charge(spooled.bytes.byteLength);
       return null;
     }
     this.#spool = spooled.file;
@@ -228,6 +289,8 @@ export class Body {
   async data(): Promise<unknown> {
     if (this.#decoded || this.#dirty) return this.#data;
     const bytes = await this.bytes();
+    // A body read ahead (a small one) is counted when it is parsed.
+    this.#charge(bytes.byteLength);
     this.#data = bytes.byteLength === 0 ? null : await decodeBody(
       bytes,
       this.#contentType,
@@ -353,6 +416,25 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return out;
 }
 
+/**
+ * The 502 `upstream_body_failed` of an upstream answer that broke off after `received` bytes
+ * (the connection closed or failed before its declared end).
+ */
+export function upstreamBodyFailed(
+  backend: string,
+  received: number,
+  cause: unknown,
+): GatewayError {
+  return new GatewayError(
+    502,
+    "upstream_body_failed",
+    `backend ${backend}'s answer broke off after ${received} bytes`,
+    undefined,
+    `${(cause as Error)?.message ?? String(cause)}`,
+    { cause },
+  );
+}
+
 /** A 413 `payload_too_large` error for a body over `limit` bytes. */
 export function tooLarge(limit: number): GatewayError {
   return new GatewayError(
@@ -438,6 +520,11 @@ export interface RequestInit {
   host?: string;
   /** Aborted when the client goes away; a function is called on first use (it may cost an op). */
   signal?: AbortSignal | (() => AbortSignal);
+  /**
+   * The request's lease on its isolate's memory budget: the bodies it reads whole into memory
+   * (its own, and its backends' answers) are counted on it (gateway/memory).
+   */
+  memory?: BodyLease;
 }
 
 /** A request on its way through a pipeline. */
@@ -459,8 +546,9 @@ export class RequestEnvelope {
   #querySnapshot: string | undefined;
   /** Routing key-values (string to string); `metadata_transform` rewrites them. */
   metadata: Record<string, string>;
-  /** The body, read and parsed only on demand. */
-  body: Body;
+  #body!: Body;
+  /** The request's lease on its isolate's memory budget, when it has one. */
+  readonly memory: BodyLease | undefined;
   /** Name of the endpoint that received the request. */
   readonly endpoint: string;
   /** Name of the pipeline, set by the router. */
@@ -485,12 +573,24 @@ export class RequestEnvelope {
     this.#query = init.query;
     this.#rawQuery = init.query ? "" : init.rawQuery ?? "";
     this.metadata = init.metadata ?? {};
+    this.memory = init.memory;
     this.body = init.body ?? Body.empty();
     this.endpoint = init.endpoint;
     this.remoteAddr = init.remoteAddr;
     this.scheme = init.scheme ?? "http";
     this.host = init.host ?? "";
     this.#signal = init.signal;
+  }
+
+  /** The body, read and parsed only on demand. */
+  get body(): Body {
+    return this.#body;
+  }
+
+  /** A body given to the request is counted on its memory lease (a small body read ahead). */
+  set body(value: Body) {
+    if (this.memory) value.chargeTo(this.memory);
+    this.#body = value;
   }
 
   /** Query parameters (repeated keys kept), parsed on first access; changes are forwarded. */

@@ -108,6 +108,24 @@ export function toGatewayError(err: unknown): GatewayError {
     new GatewayError(500, "internal_error", INTERNAL_MESSAGE, undefined, internalDetail(err));
 }
 
+/** Errors already logged and counted where they happened (see {@link markRecorded}). */
+const RECORDED = new WeakSet<object>();
+
+/**
+ * Marks `err` as logged and counted where it happened: a streamed answer that broke off after
+ * its head was sent errors its stream with it, and the listener, which sees it next, must not
+ * report it a second time as a failure of its own.
+ */
+export function markRecorded<E extends object>(err: E): E {
+  RECORDED.add(err);
+  return err;
+}
+
+/** True when `err` was marked by {@link markRecorded}. */
+export function wasRecorded(err: unknown): boolean {
+  return typeof err === "object" && err !== null && RECORDED.has(err);
+}
+
 /** The JSON error body every HTTP error response carries. */
 export function errorBody(err: GatewayError, requestId: string): string {
   const error: Record<string, unknown> = {

@@ -51,7 +51,8 @@ async function validate(file: string): Promise<number> {
 
 async function run(configFile: string | null): Promise<number> {
   const logger = new Logger({ level: "info", format: "json" });
-  const gateway = new Gateway({ configFile, logger, metrics: createMetrics() });
+  // The executable owns its process: its main thread's watchdog may end it for a restart.
+  const gateway = new Gateway({ configFile, logger, metrics: createMetrics(), mainWatchdog: true });
   const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
   let stopping = false;
   let started = false;

@@ -345,7 +345,7 @@ retries = 1
   }
 });
 
-Deno.test("all targets down gives 502 no_healthy_target", async () => {
+Deno.test("all targets down gives 502 no_healthy_target (eject_last_target)", async () => {
   // One isolate: a target's passive health is per worker (docs/data-plane.md).
   const gw = await startTestGateway(
     targetsConfig(
@@ -354,6 +354,7 @@ Deno.test("all targets down gives 502 no_healthy_target", async () => {
 max_failures = 1
 cooldown_secs = 30
 retries = 0
+eject_last_target = true
 `,
     ),
     { workers: 1 },

@@ -1,5 +1,5 @@
 /** Hot reload: API reloads, watched files, invalid configs kept out, a reload storm under load. */
-import { withManagementToken } from "./support/mod.ts";
+import { waitFor, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
 
@@ -129,6 +129,48 @@ Deno.test("reload storm: 20 reloads (valid and invalid) under continuous load, z
     assert(ok > 100, `requests served during the storm: ${ok}`);
     assertEquals(outcomes.filter((o) => !o).length, 6);
   } finally {
+    await gw.stop();
+  }
+});
+
+Deno.test("config_generation counts applied reloads only: one refused after its build leaves it", async () => {
+  const gw = await startTestGateway(echoAt("/e"));
+  // A port held without SO_REUSEPORT: the new listener cannot start, after the build succeeded.
+  const holder = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held = (holder.addr as Deno.NetAddr).port;
+  const reload = async () =>
+    await (await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }))).json();
+  const generation = async () =>
+    (await (await gw.mgmtFetch("/admin/info")).json()).config_generation;
+  try {
+    assertEquals(await generation(), 1);
+    const text = await Deno.readTextFile(gw.configFile);
+    await Deno.writeTextFile(
+      gw.configFile,
+      text.replace(`port = ${gw.dataPort}`, `port = ${held}`),
+    );
+    for (let i = 0; i < 2; i++) {
+      const refused = await reload();
+      assertEquals([refused.ok, refused.generation], [false, 1]);
+      assertEquals(refused.errors[0].path, "network");
+    }
+    assertEquals(await generation(), 1);
+    // The watcher may have tried the refused file too: still nothing applied.
+    await Deno.writeTextFile(gw.configFile, text.replace("/e", "/f"));
+    const applied = await reload();
+    assertEquals(applied.ok, true);
+    // 1 at start, +1 per applied reload (the watcher may apply the same file once more, so the
+    // two are read until they agree on one state).
+    const successes = async () => {
+      const metrics = await (await gw.mgmtFetch("/metrics")).text();
+      return Number(/gateway_config_reloads_total\{outcome="success"\} (\d+)/.exec(metrics)![1]);
+    };
+    await waitFor(async () => (await generation()) === 1 + (await successes()), {
+      timeoutMs: 5_000,
+      description: "config_generation = 1 + applied reloads",
+    });
+  } finally {
+    holder.close();
     await gw.stop();
   }
 });

@@ -27,14 +27,19 @@ export const PROGRAMS: Record<string, { entry: string; flags: string[] }> = {
       "--allow-write",
       "--allow-env",
       "--allow-sys",
+      // The watchdog's shutdown(2) and _exit(2) (gateway/workers/libc.ts), from glibc only.
+      "--allow-ffi=/lib/x86_64-linux-gnu/libc.so.6,/lib/aarch64-linux-gnu/libc.so.6,/lib64/libc.so.6",
       "--unstable-net",
       "--unstable-no-legacy-abort",
       "--v8-flags=--max-semi-space-size=2",
       "--include",
       "gateway/dicom/render/worker.ts",
-      // The data-plane workers ([runtime] workers) are module Workers too.
+      // The data-plane workers ([runtime] workers) are module Workers too, and the main thread's
+      // watchdog thread.
       "--include",
       "gateway/workers/worker_main.ts",
+      "--include",
+      "gateway/workers/main_watchdog_worker.ts",
       // basic_auth checks passwords in module Workers (gateway/middleware/auth/password_pool.ts).
       "--include",
       "gateway/middleware/auth/password_worker.ts",

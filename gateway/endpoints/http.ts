@@ -23,6 +23,7 @@ import {
   runPipeline,
 } from "../pipeline/mod.ts";
 import type { HttpEndpoint, HttpExchange } from "./types.ts";
+import { answerFailure, watchedAnswer } from "./answer_stream.ts";
 
 const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
 /** Bodies up to this declared size are read whole before the pipeline runs. */
@@ -137,6 +138,7 @@ export class HttpEndpointService implements HttpEndpoint {
       scheme: ex.scheme,
       host: request.headers.get("host") ?? url.host,
       signal: () => request.signal,
+      memory: ex.memory,
     });
   }
 
@@ -230,8 +232,16 @@ export class HttpEndpointService implements HttpEndpoint {
       ) {
         fields.push(["content-length", declared]);
       }
-      // A streamed answer keeps the client's connection active while it moves (idle timeout).
-      if (body instanceof ReadableStream && ex.client) body = ex.client.track(body);
+      if (body instanceof ReadableStream) {
+        // A backend's streamed answer that breaks off is recorded as what it is; a streamed
+        // answer keeps the client's connection active while it moves (idle timeout). One stream
+        // around the answer does both: each one more is a copy per chunk on the hot path.
+        const failed = res.backend !== undefined
+          ? answerFailure(ex.record.lateFailure(), res.backend)
+          : undefined;
+        if (ex.client) body = ex.client.track(body, failed);
+        else if (failed) body = watchedAnswer(body, ex.record.lateFailure(), res.backend!);
+      }
     }
     return new Response(body as BodyInit | null, { status: res.status, headers: fields });
   }

@@ -3,6 +3,7 @@ import type { EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import type { ClientConnection } from "../../shared/net/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import type { GatewayError } from "../errors.ts";
+import type { BodyLease } from "../memory/mod.ts";
 import type { BuiltPipeline, ExecutorDeps, RequestRecord } from "../pipeline/mod.ts";
 
 /** One HTTP request as an adapter hands it to an endpoint. */
@@ -23,6 +24,11 @@ export interface HttpExchange {
   client?: ClientConnection;
   /** Set by the endpoint: the backend that produced the response (for the access log). */
   backend?: string;
+  /**
+   * The request's lease on its isolate's memory budget (gateway/memory): what the request reads
+   * whole into memory is counted on it, and the data plane gives it back when the request ends.
+   */
+  memory?: BodyLease;
 }
 
 /** An HTTP-family endpoint bound to its pipeline. */

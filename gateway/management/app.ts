@@ -68,10 +68,19 @@ export function createManagementApp(
   // Liveness: the process answers; nothing else is checked.
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   // Ready while the listeners serve; a degraded component (a queue paused by a full disk) is
-  // listed but keeps the gateway ready: everything else it serves still works.
+  // listed but keeps the gateway ready: everything else it serves still works. A frozen isolate
+  // does not: the kernel still gives its listening socket a share of new connections, which hang.
   app.get("/readyz", (c) => {
     if (!control.ready()) return c.json({ status: "not_ready" }, 503);
     const degraded = control.degraded?.() ?? [];
+    const unresponsive = control.unresponsiveWorkers?.() ?? [];
+    if (unresponsive.length) {
+      return c.json({
+        status: "not_ready",
+        unresponsive_workers: unresponsive,
+        ...(degraded.length ? { degraded } : {}),
+      }, 503);
+    }
     return c.json(degraded.length ? { status: "ready", degraded } : { status: "ready" });
   });
   app.get("/metrics", async (c) => {

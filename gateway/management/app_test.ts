@@ -65,6 +65,19 @@ Deno.test("GET /readyz stays ready with a degraded component, and names it", asy
   });
 });
 
+Deno.test("GET /readyz answers 503 while a worker is unresponsive, and names it", async () => {
+  const { control } = fakeControl();
+  let unresponsive = [{ index: 2, silent_ms: 2500, reason: "no answer to the watchdog" }];
+  control.unresponsiveWorkers = () => unresponsive;
+  const { logger } = memoryLogger();
+  const app = createManagementApp(control, logger, TEST_GUARD);
+  const res = await app.fetch(new Request(BASE + "/readyz"));
+  assert.equal(res.status, 503);
+  assert.deepEqual(await res.json(), { status: "not_ready", unresponsive_workers: unresponsive });
+  unresponsive = [];
+  assert.equal((await app.fetch(new Request(BASE + "/readyz"))).status, 200);
+});
+
 Deno.test("GET /metrics renders the gateway's Prometheus text", async () => {
   const { call, control } = setup();
   control.metrics.requestStarted("fhir_proxy");

@@ -36,6 +36,25 @@ export interface WorkerStatus {
   generation: number;
   /** Requests it finished. */
   requests: number;
+  /**
+   * `serving`; `starting` (a new or replacement worker not serving yet); `unresponsive` (its
+   * event loop has not answered the watchdog for `[runtime] watchdog_miss_ms`).
+   */
+  state?: "starting" | "serving" | "unresponsive";
+  /** False while it is unresponsive. */
+  healthy?: boolean;
+  /** Milliseconds since it last answered the watchdog (null before its first answer). */
+  heartbeat_age_ms?: number | null;
+  /** Times a worker in this place was replaced (it failed, or was unresponsive too long). */
+  replacements?: number;
+}
+
+/** An isolate that keeps the gateway from being ready (`/readyz` answers 503 while it lasts). */
+export interface UnresponsiveIsolate {
+  index: number;
+  /** Milliseconds since it last answered the watchdog. */
+  silent_ms: number;
+  reason: string;
 }
 
 /** The listener and association policy of a `dicom_scp` endpoint. */
@@ -98,6 +117,8 @@ export interface GatewayControl {
   readonly metrics: Metrics;
   /** The data-plane isolates (`GET /{prefix}/workers`); absent: this thread only. */
   workers?(): WorkerStatus[];
+  /** Isolates frozen now (the watchdog's view): `/readyz` fails while there is one. */
+  unresponsiveWorkers?(): UnresponsiveIsolate[];
   /** Brings the data-plane workers' figures into `metrics` (before `/metrics` renders them). */
   collectMetrics?(): Promise<void>;
   /** The cloud operations (`token`, `authorize`, `update`) and the `cloud` part of `info`. */

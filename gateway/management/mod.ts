@@ -26,6 +26,8 @@ export type {
   PipelineInfo,
   ReloadOutcome,
   RouteInfo,
+  UnresponsiveIsolate,
+  WorkerStatus,
 } from "./control.ts";
 export { dimseRoutes } from "./dimse_routes.ts";
 export { type GuardSettings, hostAllowed, sameToken } from "./guard.ts";

@@ -176,9 +176,17 @@ export class TransformMiddleware implements Middleware {
     const message = `transform ${this.name} (${this.#spec.specPath}) failed on the ${direction}: ${
       (err as Error).message
     }`;
+    // The body could not be had at all (the memory budget, an answer that broke off or timed
+    // out, a client that left or trickled): that error whatever fail_on_error says, since
+    // there is nothing to pass on unchanged.
+    if (
+      err instanceof GatewayError && (err.status >= 500 || err.status === 408 || err.status === 499)
+    ) {
+      throw err;
+    }
     if (this.#opts.fail_on_error) {
       // A body the codec could not parse keeps its own 4xx; anything else is a transform failure.
-      if (err instanceof GatewayError && err.status < 500) throw err;
+      if (err instanceof GatewayError) throw err;
       if (err instanceof JoltBudgetExceeded) {
         throw new GatewayError(res ? 500 : 422, "transform_budget_exceeded", message);
       }

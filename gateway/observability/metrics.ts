@@ -2,7 +2,7 @@
  * Prometheus metrics of the gateway: the `Metrics` contract (called by the executor and the
  * runtime) and its implementation over the small registry in `prometheus.ts`.
  */
-import { type CounterCell, type Family, Registry } from "./prometheus.ts";
+import { type CounterCell, type Family, type Gauge, Registry } from "./prometheus.ts";
 
 /** Metrics recorded by the data plane and rendered as Prometheus text by `GET /metrics`. */
 export interface Metrics {
@@ -26,6 +26,10 @@ export interface Metrics {
   readonly queues: QueueMetrics;
   /** Components degraded by a disk that refuses writes (degraded.ts). */
   readonly components: ComponentMetrics;
+  /** Each isolate's V8 heap and memory budget (gateway/memory). */
+  readonly memory: MemoryMetrics;
+  /** The watchdog's view of the data-plane isolates (gateway/workers). */
+  readonly workers: WorkerMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
   /**
@@ -112,6 +116,32 @@ export interface ComponentMetrics {
   degraded(component: string, on: boolean): void;
 }
 
+/** One isolate's memory: its V8 heap, and the bodies it holds for parsing against its budget. */
+export interface IsolateMemory {
+  /** V8 heap in use, bytes. */
+  heapUsed: number;
+  /** V8 heap limit, bytes (past it the process ends). */
+  heapLimit: number;
+  /** Bytes of bodies held in memory for parsing and transforms. */
+  buffered: number;
+  /** The budget of such bytes (`[runtime] max_buffered_bytes`, else 1/8 of the heap limit). */
+  budget: number;
+}
+
+/** Metrics of each isolate's memory, read from it when scraped (a worker: when collected). */
+export interface MemoryMetrics {
+  /** Where this isolate's figures come from (its data plane). */
+  source(read: () => IsolateMemory): void;
+}
+
+/** What the watchdog reports of the data-plane isolates (0: the main thread). */
+export interface WorkerMetrics {
+  /** Isolate `index` stopped answering heartbeats (`true`; counted as a miss) or answers again. */
+  unresponsive(index: number, on: boolean): void;
+  /** A worker thread was replaced: it `failed` (an uncaught error) or was `unresponsive`. */
+  replaced(reason: "failed" | "unresponsive"): void;
+}
+
 /** Upper bounds in seconds of the latency histograms (1 ms … 10 s). */
 export const LATENCY_BUCKETS: readonly number[] = [
   0.001,
@@ -140,6 +170,15 @@ export interface MetricsOptions {
 /** Create the gateway's metrics over a fresh registry. */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   return new GatewayMetrics(options);
+}
+
+/**
+ * This isolate's index: 0 for the main thread, N for the data-plane worker named
+ * `gateway-worker-N` (gateway/workers), as `GET /{prefix}/workers` numbers them.
+ */
+function isolateIndex(): string {
+  const name = (globalThis as { name?: string }).name ?? "";
+  return /^gateway-worker-(\d+)$/.exec(name)?.[1] ?? "0";
 }
 
 function denoRss(): number {
@@ -198,6 +237,11 @@ class GatewayMetrics implements Metrics {
   readonly audit: AuditMetrics;
   readonly queues: QueueMetrics;
   readonly components: ComponentMetrics;
+  readonly memory: MemoryMetrics;
+  readonly workers: WorkerMetrics;
+  /** The per-isolate memory gauges: a worker reports their values, not differences. */
+  readonly #isolate: Gauge[];
+  #readMemory: (() => IsolateMemory) | undefined;
 
   constructor(options: MetricsOptions) {
     const reloads = this.#registry.counter(
@@ -218,6 +262,28 @@ class GatewayMetrics implements Metrics {
       ["component"],
     );
     this.components = { degraded: (c, on) => degraded.labels(c).set(on ? 1 : 0) };
+    this.workers = workerMetrics(this.#registry);
+
+    const isolate = (name: string, help: string) =>
+      this.#registry.gauge(
+        name,
+        `${help}, by isolate (worker 0: the main thread, then the data-plane workers).`,
+        ["worker"],
+      );
+    this.#isolate = [
+      isolate("gateway_heap_used_bytes", "V8 heap in use, in bytes"),
+      isolate("gateway_heap_limit_bytes", "V8 heap limit (past it the process ends), in bytes"),
+      isolate(
+        "gateway_buffered_body_bytes",
+        "Bytes of bodies held in memory to be parsed or transformed",
+      ),
+      isolate(
+        "gateway_buffered_body_budget_bytes",
+        "Budget of bytes of bodies held in memory; past it buffered requests get 503 memory_pressure",
+      ),
+    ];
+    this.memory = { source: (read) => this.#readMemory = read };
+    this.#registry.onCollect(() => this.#sampleMemory());
 
     const start = this.#registry.gauge(
       "gateway_start_time_seconds",
@@ -288,8 +354,23 @@ class GatewayMetrics implements Metrics {
     return this.#registry.render();
   }
 
+  /** Sets this isolate's memory gauges from its source. */
+  #sampleMemory(): void {
+    if (!this.#readMemory) return;
+    const m = this.#readMemory();
+    const values = [m.heapUsed, m.heapLimit, m.buffered, m.budget];
+    const index = isolateIndex();
+    this.#isolate.forEach((family, i) => family.labels(index).set(values[i]));
+  }
+
   takeDataPlaneDelta(): DataPlaneDelta {
     const out: DataPlaneDelta = {};
+    // The memory gauges go as they are: they belong to this isolate alone.
+    this.#sampleMemory();
+    for (const family of this.#isolate) {
+      const series = family.data().map(({ values, data }) => ({ values: [...values], data }));
+      if (series.length) out[family.name] = series;
+    }
     for (const family of this.#dataPlane) {
       const changed: DataPlaneDelta[string] = [];
       for (const { values, data } of family.data()) {
@@ -307,6 +388,12 @@ class GatewayMetrics implements Metrics {
   addDataPlane(delta: DataPlaneDelta): void {
     for (const family of this.#dataPlane) {
       for (const { values, data } of delta[family.name] ?? []) family.add(values, data);
+    }
+    // A worker's memory gauges replace what it said before (a replaced worker starts afresh).
+    for (const family of this.#isolate) {
+      for (const { values, data } of delta[family.name] ?? []) {
+        family.labels(...values).set(data[0]);
+      }
     }
   }
 }
@@ -357,6 +444,38 @@ function queueMetrics(registry: Registry): QueueMetrics {
     }
   });
   return { source: (fn) => read = fn };
+}
+
+/** The watchdog's families. */
+function workerMetrics(registry: Registry): WorkerMetrics {
+  const unresponsive = registry.gauge(
+    "gateway_worker_unresponsive",
+    "1 while a data-plane isolate has not answered the watchdog's heartbeat for " +
+      "`[runtime] watchdog_miss_ms`, by isolate (0: the main thread), else 0.",
+    ["worker"],
+  );
+  const misses = registry.counter(
+    "gateway_watchdog_misses_total",
+    "Times a data-plane isolate became unresponsive, by isolate (0: the main thread).",
+    ["worker"],
+  );
+  const replaced = registry.counter(
+    "gateway_worker_replacements_total",
+    "Data-plane worker threads replaced, by reason (failed, unresponsive).",
+    ["reason"],
+  );
+  // Both reasons exist from the start: an alert sees a zero, not a gap.
+  const cells = {
+    failed: replaced.labels("failed"),
+    unresponsive: replaced.labels("unresponsive"),
+  };
+  return {
+    unresponsive: (index, on) => {
+      unresponsive.labels(index).set(on ? 1 : 0);
+      if (on) misses.labels(index).inc();
+    },
+    replaced: (reason) => cells[reason].inc(),
+  };
 }
 
 /** The audit families. */

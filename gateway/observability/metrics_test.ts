@@ -122,3 +122,34 @@ Deno.test("pipeline and backend names with special characters stay parseable", (
     1,
   );
 });
+
+Deno.test("memory: each isolate's heap and budget gauges; a worker's values replace, not add", () => {
+  const main = createMetrics();
+  main.memory.source(() => ({ heapUsed: 10, heapLimit: 100, buffered: 3, budget: 12 }));
+  const worker = createMetrics();
+  let used = 20;
+  worker.memory.source(() => ({ heapUsed: used, heapLimit: 100, buffered: 0, budget: 12 }));
+  const global = globalThis as { name?: string };
+  const name = global.name;
+  const collect = () => {
+    // As a data-plane worker named by the pool sees itself.
+    global.name = "gateway-worker-1";
+    try {
+      main.addDataPlane(worker.takeDataPlaneDelta());
+    } finally {
+      global.name = name;
+    }
+  };
+  collect();
+  used = 15;
+  collect();
+  const exp = parseExposition(main.render());
+  const value = (family: string, isolate: string) => sampleValue(exp, family, { worker: isolate });
+  assert.equal(value("gateway_heap_used_bytes", "0"), 10);
+  assert.equal(value("gateway_heap_used_bytes", "1"), 15);
+  assert.equal(value("gateway_heap_limit_bytes", "1"), 100);
+  assert.equal(value("gateway_buffered_body_bytes", "0"), 3);
+  assert.equal(value("gateway_buffered_body_budget_bytes", "1"), 12);
+  assert.equal(exp.types.get("gateway_heap_used_bytes"), "gauge");
+  assert.ok(exp.help.get("gateway_heap_limit_bytes"));
+});

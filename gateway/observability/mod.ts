@@ -23,12 +23,15 @@ export {
   type ComponentMetrics,
   createMetrics,
   type DataPlaneDelta,
+  type IsolateMemory,
   LATENCY_BUCKETS,
+  type MemoryMetrics,
   type Metrics,
   type MetricsOptions,
   type MetricsSummary,
   type QueueMetrics,
   type QueueSnapshot,
+  type WorkerMetrics,
 } from "./metrics.ts";
 export { type ComponentHealth, type DegradedComponent, DegradedComponents } from "./degraded.ts";
 export {

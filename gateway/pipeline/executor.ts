@@ -187,6 +187,9 @@ async function callBackend(
       },
       logger: deps.logger,
     });
+    // An answer a middleware reads whole counts on the request's memory budget lease.
+    // Counted, never refused: the backend has acted, and a 503 now would invite a retry of it.
+    res.body.chargeTo(req.memory, false);
     // A remote answer over the limit is refused when its length says so, else cut where it
     // passes. Echo and storage answers are local (a stored object may be large by design).
     const service = backend.config.service;

@@ -53,6 +53,34 @@ export interface FrontDoorDeps {
   audit?: AuditSink;
 }
 
+/** How a failure is logged: its line's message and level, and whether it is logged at all. */
+export interface FailureOptions {
+  message?: string;
+  level?: "error" | "warn";
+  /** Default: a 5xx is logged (a failure of ours or of a backend), a 4xx is only counted. */
+  logged?: boolean;
+}
+
+/** Counts a failure by its code and logs it (see RequestRecord.failed). */
+function reportFailure(
+  deps: FrontDoorDeps,
+  requestId: string,
+  pipeline: string,
+  g: GatewayError,
+  fields: Record<string, unknown>,
+  options: FailureOptions,
+): void {
+  deps.metrics.errorCode(g.code);
+  if (!(options.logged ?? g.status >= 500)) return;
+  deps.logger[options.level ?? "error"](options.message ?? "request failed", {
+    request_id: requestId,
+    pipeline,
+    ...fields,
+    code: g.code,
+    error: g.internal ?? g.message,
+  });
+}
+
 /** Milliseconds with two decimals, as the access log writes durations. */
 function millis(seconds: number): number {
   return Math.round(seconds * 100000) / 100;
@@ -85,18 +113,25 @@ export class RequestRecord {
   failed(
     g: GatewayError,
     fields: Record<string, unknown> = {},
-    options: { message?: string; level?: "error" | "warn"; logged?: boolean } = {},
+    options: FailureOptions = {},
   ): void {
     this.errorCode = g.code;
-    this.#deps.metrics.errorCode(g.code);
-    if (!(options.logged ?? g.status >= 500)) return;
-    this.#deps.logger[options.level ?? "error"](options.message ?? "request failed", {
-      request_id: this.requestId,
-      pipeline: this.pipeline,
-      ...fields,
-      code: g.code,
-      error: g.internal ?? g.message,
-    });
+    reportFailure(this.#deps, this.requestId, this.pipeline, g, fields, options);
+  }
+
+  /**
+   * {@link failed} for a failure after the request has ended (a streamed answer that breaks off),
+   * holding only the request's id and pipeline: not the record, whose envelope may hold a body.
+   */
+  lateFailure(): (
+    g: GatewayError,
+    fields?: Record<string, unknown>,
+    options?: FailureOptions,
+  ) => void {
+    const deps = this.#deps;
+    const { requestId, pipeline } = this;
+    return (g, fields = {}, options = {}) =>
+      reportFailure(deps, requestId, pipeline, g, fields, options);
   }
 
   /**

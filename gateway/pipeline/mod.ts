@@ -16,6 +16,7 @@ export { type BuiltPipeline, type ExecutorDeps, runPipeline } from "./executor.t
 export { abortAfter } from "./deadlines.ts";
 export {
   type AuditSink,
+  type FailureOptions,
   type FrontDoorDeps,
   requestIdOf,
   type RequestOrigin,

@@ -1,7 +1,7 @@
 /**
  * Target selection for a backend with one or more base URLs: round robin, least requests or
- * random; passive health (consecutive failures take a target out for a cool-down) and optional
- * active health checks.
+ * random; passive health (consecutive failures take a target out for a cool-down, but never the
+ * last one in rotation unless `eject_last_target`) and optional active health checks.
  */
 import type { BackendConfig, LoadBalancing } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
@@ -53,6 +53,7 @@ export class TargetPool {
   readonly #strategy: LoadBalancing;
   readonly #maxFailures: number;
   readonly #cooldownMs: number;
+  readonly #ejectLast: boolean;
   readonly #backend: string;
   #next = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -63,6 +64,7 @@ export class TargetPool {
     this.#strategy = config.load_balancing;
     this.#maxFailures = config.max_failures;
     this.#cooldownMs = config.cooldown_secs * 1000;
+    this.#ejectLast = config.eject_last_target === true;
   }
 
   /**
@@ -99,18 +101,34 @@ export class TargetPool {
     target.consecutiveFailures = 0;
   }
 
-  /** A call to the target failed at the connection level; may take it out for the cool-down. */
+  /**
+   * A call to the target failed at the connection level (or timed out); may take it out for the
+   * cool-down. Passive health alone never empties the backend: the last target in rotation
+   * stays (unless `eject_last_target`), since refusing every request at once for the cool-down
+   * helps no one when there is nowhere else to send them (Envoy keeps hosts for the same end:
+   * `max_ejection_percent`, the panic threshold).
+   */
   failure(target: Target, logger?: Logger): void {
     target.consecutiveFailures++;
-    if (target.consecutiveFailures >= this.#maxFailures && target.downUntil <= performance.now()) {
-      target.downUntil = performance.now() + this.#cooldownMs;
-      logger?.warn("target marked down", {
-        backend: this.#backend,
-        target: target.name,
-        failures: target.consecutiveFailures,
-        cooldown_ms: this.#cooldownMs,
-      });
+    const now = performance.now();
+    if (target.consecutiveFailures < this.#maxFailures || target.downUntil > now) return;
+    if (!this.#ejectLast && !this.targets.some((t) => t !== target && t.healthy(now))) {
+      if (target.consecutiveFailures === this.#maxFailures) {
+        logger?.warn("target failing, kept in rotation: it is the last one", {
+          backend: this.#backend,
+          target: target.name,
+          failures: target.consecutiveFailures,
+        });
+      }
+      return;
     }
+    target.downUntil = now + this.#cooldownMs;
+    logger?.warn("target marked down", {
+      backend: this.#backend,
+      target: target.name,
+      failures: target.consecutiveFailures,
+      cooldown_ms: this.#cooldownMs,
+    });
   }
 
   /** Start active health checks (GET `path` on each target every interval). */

@@ -7,7 +7,8 @@ import type { Logger } from "../../shared/mod.ts";
 import { clientOf } from "../../shared/net/mod.ts";
 import { type HttpEndpoint, requestTarget, withErrorHeaders } from "../endpoints/mod.ts";
 import type { Protocol } from "../envelope.ts";
-import { errorBody, GatewayError, toGatewayError } from "../errors.ts";
+import { errorBody, GatewayError, toGatewayError, wasRecorded } from "../errors.ts";
+import { BodyLease, heapFigures, isolateBudget, type MemoryBudget } from "../memory/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { type AuditSink, requestIdOf, RequestRecord } from "../pipeline/mod.ts";
 import type { Runtime } from "./build.ts";
@@ -28,12 +29,15 @@ export interface DataPlaneDeps {
    * the main thread's; the main thread's is made as its listeners need it.
    */
   listenerMemory?: Map<string, SharedArrayBuffer>;
+  /** This isolate's budget of bodies held in memory (default: the isolate's own). */
+  memory?: MemoryBudget;
 }
 
 /** The runtime serving traffic and the listeners that hand it requests. */
 export class DataPlane {
-  /** The configuration generation serving new requests. */
-  current!: Runtime;
+  #current!: Runtime;
+  /** The isolate's memory budget, sized by the serving configuration. */
+  readonly #budget: MemoryBudget;
   /** The HTTP (and, in the main thread, HTTP/3) listeners. */
   readonly listeners: HttpListeners;
   readonly #logger: Logger;
@@ -47,6 +51,16 @@ export class DataPlane {
     this.#logger = deps.logger;
     this.#metrics = deps.metrics;
     this.#audit = deps.audit;
+    const budget = this.#budget = deps.memory ?? isolateBudget;
+    deps.metrics.memory.source(() => {
+      const heap = heapFigures();
+      return {
+        heapUsed: heap.used,
+        heapLimit: heap.limit,
+        buffered: budget.used,
+        budget: budget.limit,
+      };
+    });
     this.listeners = new HttpListeners({
       handle: (req, info, tls, network, protocol) => this.handle(req, info, tls, network, protocol),
       internalError: (err) => this.internalError(err),
@@ -64,6 +78,17 @@ export class DataPlane {
     });
   }
 
+  /** The configuration generation serving new requests. */
+  get current(): Runtime {
+    return this.#current;
+  }
+
+  /** Serves `runtime` from now on; its `[runtime] max_buffered_bytes` sizes the memory budget. */
+  set current(runtime: Runtime) {
+    this.#current = runtime;
+    this.#budget.configure(runtime.config.runtime?.max_buffered_bytes);
+  }
+
   /** Serves one request on the current runtime. */
   async handle(
     request: Request,
@@ -72,8 +97,10 @@ export class DataPlane {
     network: string,
     protocol: Protocol = "http",
   ): Promise<Response> {
-    const rt = this.current;
+    const rt = this.#current;
     rt.acquire();
+    // What the request reads whole into memory is counted here, and given back at its end.
+    const memory = new BodyLease(this.#budget);
     const requestId = requestIdOf(request.headers.get("x-request-id"));
     const url = requestTarget(request.url);
     try {
@@ -110,6 +137,7 @@ export class DataPlane {
         remoteAddr: info.remoteAddr.hostname,
         client: clientOf(info),
         backend: undefined as string | undefined,
+        memory,
       };
       const response = await endpoint.handle(ex, rt.deps);
       const committed = record.finished(response.status, "request", {
@@ -126,6 +154,7 @@ export class DataPlane {
         ? await this.#whenRecorded(committed, response, endpoint, requestId)
         : response;
     } finally {
+      memory.release();
       rt.release();
     }
   }
@@ -152,6 +181,8 @@ export class DataPlane {
 
   /** The 500 of an error that escaped the dispatch (logged with its stack). */
   internalError(err: unknown): Response {
+    // A streamed answer that broke off was logged and counted with its request (answer_stream).
+    if (wasRecorded(err)) return new Response(null, { status: 502 });
     this.#logger.error("unhandled error in the HTTP listener", { error: err as Error });
     this.#metrics.errorCode("internal_error");
     const id = crypto.randomUUID();

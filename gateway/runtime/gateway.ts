@@ -15,7 +15,13 @@ import {
   loadWithManagedConfig,
 } from "../cloud_client/mod.ts";
 import { apiKeyQueryParams, AuditTrail, redactedQueryNames } from "../audit/mod.ts";
-import { defaultWorkerCount, type WorkerInfo, WorkerPool } from "../workers/mod.ts";
+import {
+  defaultWorkerCount,
+  MainWatchdog,
+  type UnresponsiveWorker,
+  type WorkerInfo,
+  WorkerPool,
+} from "../workers/mod.ts";
 import { DeliveryQueues, type QueueStats } from "../delivery/mod.ts";
 import { Body, RequestEnvelope } from "../envelope.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
@@ -55,7 +61,15 @@ export interface GatewayOptions {
    * import the gateway's modules, not the program's.
    */
   workers?: number;
+  /**
+   * Runs the main thread's watchdog thread, which ends the process when the main thread stays
+   * frozen past `[runtime] watchdog_exit_ms` (the `gateway` executable; never an embedding one).
+   */
+  mainWatchdog?: boolean;
 }
+
+/** The watchdog's thresholds without `[runtime]` (the schema's defaults). */
+const DEFAULT_WATCHDOG = { missMs: 2_000, killMs: 10_000, exitMs: 60_000 };
 
 /** A configuration that failed to load or build. */
 export class ConfigError extends Error {
@@ -93,6 +107,10 @@ export class Gateway implements GatewayControl {
   set #current(runtime: Runtime) {
     this.#plane.current = runtime;
   }
+  /**
+   * The generation of the configuration applied last: a build is numbered one more, and only a
+   * build that is applied moves it on, so `config_generation` counts applied reloads only.
+   */
   #generation = 0;
   /** The data plane's HTTP and HTTP/3 listeners (runtime/http_listeners.ts). */
   get #http(): HttpListeners {
@@ -112,6 +130,8 @@ export class Gateway implements GatewayControl {
   readonly #degraded: DegradedComponents;
   /** The lock of the running configuration's state directory (state_lock.ts), when it needs one. */
   #stateLock: StateLock | undefined;
+  /** The main thread's watchdog thread (`mainWatchdog` of the options). */
+  readonly #mainWatchdog: MainWatchdog | undefined;
 
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
@@ -121,6 +141,9 @@ export class Gateway implements GatewayControl {
     this.#logger = opts.logger;
     this.metrics = opts.metrics;
     this.#drainOverrideMs = opts.drainSeconds === undefined ? undefined : opts.drainSeconds * 1000;
+    this.#mainWatchdog = opts.mainWatchdog
+      ? new MainWatchdog({ logger: opts.logger, metrics: opts.metrics })
+      : undefined;
     this.#audit = new AuditTrail({ logger: opts.logger, metrics: opts.metrics.audit });
     this.#degraded = new DegradedComponents({
       logger: opts.logger,
@@ -208,6 +231,7 @@ export class Gateway implements GatewayControl {
       throw new ConfigError([auditProblem]);
     }
     this.#current = runtime;
+    this.#generation = runtime.generation;
     await this.#queues.attach(runtime, new Set(runtime.queued.keys()));
     this.#applyLogging(runtime.config);
     HttpListeners.assertPortsFree(runtime.config);
@@ -215,6 +239,7 @@ export class Gateway implements GatewayControl {
     await this.#dimse.sync(runtime.dimse.values()); // DICOM (issue 4)
     await this.#management.sync(runtime.config, this.#baseDir());
     await this.#startWorkers(runtime);
+    this.#configureWatchdogs(runtime.config);
     this.#watch(runtime.config);
     this.#ready = true;
     void this.#cloud.run();
@@ -234,12 +259,44 @@ export class Gateway implements GatewayControl {
 
   /** The data-plane isolates: 0 is this thread, then the worker threads. */
   workers(): WorkerInfo[] {
-    const main = {
+    // This thread answers the request asking: it is serving.
+    const main: WorkerInfo = {
       index: 0,
       generation: this.#current.generation,
       requests: this.#requestsHere(),
+      state: "serving",
+      healthy: true,
+      heartbeat_age_ms: 0,
+      replacements: 0,
     };
     return [main, ...(this.#pool?.info() ?? [])];
+  }
+
+  /** Worker threads frozen now (the watchdog's view): `/readyz` fails while there is one. */
+  unresponsiveWorkers(): UnresponsiveWorker[] {
+    return this.#pool?.unresponsive() ?? [];
+  }
+
+  /**
+   * Test hook: blocks data-plane worker `index`'s event loop for `ms`. Throws unless the process
+   * was started with `GATEWAY_TEST_HOOKS=1` (no route or configuration reaches it).
+   */
+  blockWorkerForTest(index: number, ms: number): void {
+    if (!this.#pool) throw new Error("this gateway runs no data-plane worker threads");
+    this.#pool.testBlock(index, ms);
+  }
+
+  /** The watchdogs take the thresholds of `config`'s `[runtime]`. */
+  #configureWatchdogs(config: GatewayConfig): void {
+    const missMs = config.runtime?.watchdog_miss_ms ?? DEFAULT_WATCHDOG.missMs;
+    this.#pool?.watch({
+      missMs,
+      killMs: config.runtime?.watchdog_kill_ms ?? DEFAULT_WATCHDOG.killMs,
+    });
+    this.#mainWatchdog?.configure({
+      missMs,
+      exitMs: config.runtime?.watchdog_exit_ms ?? DEFAULT_WATCHDOG.exitMs,
+    });
   }
 
   /** Requests this thread finished: its own counters minus what workers reported into them. */
@@ -464,11 +521,13 @@ export class Gateway implements GatewayControl {
     }
     const old = this.#current;
     this.#current = next;
+    this.#generation = next.generation;
     if (lock !== this.#stateLock) {
       this.#stateLock?.release();
       this.#stateLock = lock;
     }
     await this.#pool?.commit(next.generation);
+    this.#configureWatchdogs(next.config);
     await this.#queues.attach(next, new Set(next.queued.keys()));
     old.retire();
     await this.#http.closeStale(next.config);
@@ -504,8 +563,10 @@ export class Gateway implements GatewayControl {
     this.#ready = false;
     this.#watcher?.close();
     await this.#cloud.stop();
+    // The workers' figures are fresh (an unresponsive worker is not waited for).
+    await this.#pool?.collect();
     this.#logger.info("shutting down: draining in-flight requests", {
-      in_flight: this.#current?.inFlight ?? 0,
+      in_flight: (this.#current?.inFlight ?? 0) + (this.#pool?.inFlight() ?? 0),
     });
     const graceMs = this.#drainMs;
     const deadline = Date.now() + graceMs;
@@ -542,6 +603,7 @@ export class Gateway implements GatewayControl {
     stopRenderWorkers();
     // Last: the state is written; another gateway may take the directory now.
     this.#releaseStateLock();
+    this.#mainWatchdog?.stop();
     this.#logger.info("gateway stopped");
   }
 
@@ -595,7 +657,6 @@ export class Gateway implements GatewayControl {
       queues: this.#queues,
     });
     if (!built.runtime) return new ConfigError(built.problems);
-    this.#generation++;
     return built.runtime;
   }
 

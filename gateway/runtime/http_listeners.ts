@@ -25,6 +25,7 @@ import {
 } from "../adapters/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import { AddressCounts } from "../../shared/net/mod.ts";
+import { LISTEN_LOCK_BYTES, noteListen } from "../workers/mod.ts";
 
 /** What the listeners hand each request to (the gateway's dispatch). */
 export type RequestHandler = (
@@ -44,6 +45,8 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
   readonly #http3: boolean;
   readonly #sharedMemory: ((name: string, bytes: number) => SharedArrayBuffer) | undefined;
   readonly #listeners = new Map<string, HttpListener>();
+  /** Inodes of each listener's listening socket (Linux), by key: what the watchdog shuts down. */
+  readonly #sockets = new Map<string, string[]>();
   /** QUIC listeners by key, and the Alt-Svc value of each network that has one. */
   readonly #h3Listeners = new Map<string, Http3Listener>();
   readonly #altSvc = new Map<string, string>();
@@ -88,6 +91,11 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
     return out;
   }
 
+  /** Inodes of the listening sockets of this isolate's HTTP listeners (empty: not known). */
+  sockets(): string[] {
+    return [...this.#sockets.values()].flat();
+  }
+
   /** `network:port` of each HTTP listener, for the start-up log line. */
   describe(): string[] {
     return [...this.#listeners.values()].map((l) => `${l.network}:${l.port}`);
@@ -103,6 +111,8 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
 
   async sync(config: GatewayConfig, checkPorts = false): Promise<void> {
     const started: HttpListener[] = [];
+    const sockets = new Map<string, string[]>();
+    const lock = this.#sharedMemory?.("network.listen_lock", LISTEN_LOCK_BYTES);
     try {
       for (const net of Object.values(config.network)) {
         const tls = await readTls(net);
@@ -111,30 +121,45 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
         if (checkPorts && !this.#holdsPort(net.bind, net.port)) {
           assertPortFree(net.bind, net.port, `network ${net.name}`);
         }
-        const listener = serveNetwork(
-          net,
-          tls,
-          // Responses advertise the network's QUIC listener with Alt-Svc.
-          (req, info, secure) => {
-            const response = this.#handle(req, info, secure, net.name);
-            const altSvc = this.#altSvc.get(net.name);
-            return altSvc ? response.then((r) => withAltSvc(r, altSvc)) : response;
-          },
-          (err) => this.#internalError(err),
-          this.#sharedMemory?.(`network.${net.name}.addresses`, AddressCounts.bytesFor()),
+        const addresses = this.#sharedMemory?.(
+          `network.${net.name}.addresses`,
+          AddressCounts.bytesFor(),
+        );
+        // The socket's inode is noted: a watchdog can take a frozen isolate's socket out.
+        const { value: listener, inodes } = noteListen(
+          lock && new Int32Array(lock),
+          () =>
+            serveNetwork(
+              net,
+              tls,
+              // Responses advertise the network's QUIC listener with Alt-Svc.
+              (req, info, secure) => {
+                const response = this.#handle(req, info, secure, net.name);
+                const altSvc = this.#altSvc.get(net.name);
+                return altSvc ? response.then((r) => withAltSvc(r, altSvc)) : response;
+              },
+              (err) => this.#internalError(err),
+              addresses,
+            ),
+          (l) => l.port,
         );
         started.push(listener);
+        sockets.set(listener.key, inodes);
       }
     } catch (err) {
       for (const l of started) await l.server.shutdown();
       throw err;
     }
-    for (const l of started) this.#listeners.set(l.key, l);
+    for (const l of started) {
+      this.#listeners.set(l.key, l);
+      this.#sockets.set(l.key, sockets.get(l.key) ?? []);
+    }
     try {
       await this.#syncHttp3(config, checkPorts);
     } catch (err) {
       for (const l of started) {
         this.#listeners.delete(l.key);
+        this.#sockets.delete(l.key);
         await l.server.shutdown();
       }
       throw err;
@@ -205,6 +230,7 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
     for (const [key, l] of this.#listeners) {
       if (wanted.has(key)) continue;
       this.#listeners.delete(key);
+      this.#sockets.delete(key);
       // shutdown() lets requests on the old listener finish.
       void l.server.shutdown();
     }

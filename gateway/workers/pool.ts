@@ -3,7 +3,10 @@
  * each configuration generation through them in two phases (every worker builds and starts its
  * listeners, then all switch, or none does), collects their metrics on demand, writes their audit
  * records, puts their queued requests in the delivery queues, drains them at shutdown, and
- * replaces one that fails.
+ * replaces one that fails. Its watchdog (watchdog.ts) pings every worker: one that stops answering
+ * is logged and reported unresponsive (`/readyz` fails), and past the kill threshold it is
+ * terminated, its listening sockets are shut down (listen_sockets.ts) and a new worker takes its
+ * place.
  */
 import {
   type ConfigProblem,
@@ -16,7 +19,10 @@ import type { DeliveryQueue } from "../delivery/mod.ts";
 import { Body, RequestEnvelope } from "../envelope.ts";
 import { toGatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
+import { listeningInodes, shutDownSockets, stillListening } from "./listen_sockets.ts";
 import type { FromWorker, PrepareMessage, QueuedRequest, ToWorker } from "./protocol.ts";
+import { testHooksEnabled } from "./test_hooks.ts";
+import { Watchdog, type WatchdogSettings } from "./watchdog.ts";
 
 /** What the pool needs of a worker (a `Worker`, or a stand-in in tests). */
 export interface WorkerHandle {
@@ -43,6 +49,12 @@ export interface WorkerPoolDeps {
   prepareTimeoutMs?: number;
 }
 
+/**
+ * Longest wait for a worker's metrics when `/metrics` is scraped: a worker that answers later has
+ * its figures added then (the next scrape shows them); an unresponsive one is not waited for.
+ */
+const COLLECT_TIMEOUT_MS = 750;
+
 /** The worker module each data-plane worker runs. */
 const WORKER_MODULE = new URL("./worker_main.ts", import.meta.url).href;
 
@@ -63,6 +75,12 @@ class Slot {
   requests = 0;
   generation = 0;
   alive = true;
+  /** Requests in flight in it, as of its last metrics. */
+  inFlight = 0;
+  /** Inodes of its listening sockets, as its last heartbeat answer gave them. */
+  sockets: string[] = [];
+  /** Times a worker in this place was replaced. */
+  replacements = 0;
 
   constructor(index: number, handle: WorkerHandle) {
     this.index = index;
@@ -88,6 +106,28 @@ class Slot {
   failWaiters(): void {
     for (const w of [...this.waiters.values()]) w(undefined);
   }
+
+  /** A heartbeat. */
+  ping(seq: number): void {
+    this.handle.postMessage({ type: "ping", seq });
+  }
+}
+
+/** A terminated worker whose listening sockets could not be shut down (see listen_sockets.ts). */
+interface Frozen {
+  index: number;
+  /** Its sockets' inodes; empty: not known, so never known to be gone. */
+  sockets: string[];
+  since: number;
+  reason: string;
+}
+
+/** An isolate that keeps the gateway from being ready. */
+export interface UnresponsiveWorker {
+  index: number;
+  /** Milliseconds since it last answered. */
+  silent_ms: number;
+  reason: string;
 }
 
 /** The state of one data-plane worker, as /admin/workers shows it. */
@@ -98,6 +138,14 @@ export interface WorkerInfo {
   generation: number;
   /** Requests it finished (as of the last metrics collection). */
   requests: number;
+  /** `starting`, `serving`, or `unresponsive` (its event loop has not answered the watchdog). */
+  state: "starting" | "serving" | "unresponsive";
+  /** False while it is unresponsive. */
+  healthy: boolean;
+  /** Milliseconds since it last answered the watchdog; null before its first answer. */
+  heartbeat_age_ms: number | null;
+  /** Times a worker in this place was replaced (it failed or was unresponsive). */
+  replacements: number;
 }
 
 /** The data-plane worker threads of a gateway. */
@@ -109,6 +157,13 @@ export class WorkerPool {
   #committed: PrepareMessage | undefined;
   #nextId = 1;
   #stopping = false;
+  readonly #watchdog = new Watchdog<Slot>({
+    missed: (slot, ms) => this.#missed(slot, ms),
+    recovered: (slot, ms) => this.#recovered(slot, ms),
+    kill: (slot, ms) => this.#kill(slot, ms),
+  });
+  /** Terminated workers whose listening sockets are still open (they keep /readyz failing). */
+  #frozen: Frozen[] = [];
 
   /** A pool of `count` workers (started by the first `prepare`). */
   constructor(count: number, deps: WorkerPoolDeps) {
@@ -121,13 +176,65 @@ export class WorkerPool {
     return this.#count;
   }
 
-  /** Each worker's generation and requests served. */
+  /** Each worker's generation, requests served and health. */
   info(): WorkerInfo[] {
-    return this.#slots.map((s) => ({
-      index: s.index,
-      generation: s.generation,
-      requests: s.requests,
-    }));
+    return this.#slots.map((s) => {
+      const unresponsive = this.#watchdog.unresponsive(s);
+      const age = this.#watchdog.silence(s);
+      return {
+        index: s.index,
+        generation: s.generation,
+        requests: s.requests,
+        state: unresponsive ? "unresponsive" : s.generation === 0 ? "starting" : "serving",
+        healthy: !unresponsive,
+        heartbeat_age_ms: age === undefined ? null : Math.round(age),
+        replacements: s.replacements,
+      };
+    });
+  }
+
+  /** Starts the watchdog, or gives it new thresholds (a reload). */
+  watch(settings: WatchdogSettings): void {
+    if (this.#stopping) return;
+    this.#watchdog.configure(settings);
+  }
+
+  /**
+   * Workers that keep the gateway from being ready: unresponsive ones, and terminated ones whose
+   * listening sockets could not be shut down (the kernel still gives them connections).
+   */
+  unresponsive(): UnresponsiveWorker[] {
+    this.#forgetGoneFrozen();
+    const out: UnresponsiveWorker[] = [];
+    for (const s of this.#slots) {
+      if (!this.#watchdog.unresponsive(s)) continue;
+      const silent = Math.round(this.#watchdog.silence(s) ?? 0);
+      out.push({ index: s.index, silent_ms: silent, reason: "no answer to the watchdog" });
+    }
+    for (const f of this.#frozen) {
+      out.push({
+        index: f.index,
+        silent_ms: Math.round(performance.now() - f.since),
+        reason: f.reason,
+      });
+    }
+    return out;
+  }
+
+  /** Requests in flight in the workers, as of the last collection. */
+  inFlight(): number {
+    return this.#slots.reduce((n, s) => n + (s.alive ? s.inFlight : 0), 0);
+  }
+
+  /**
+   * Test hook: blocks worker `index`'s event loop for `ms`. Throws unless `GATEWAY_TEST_HOOKS=1`
+   * is in this process's environment (the worker checks its own as well).
+   */
+  testBlock(index: number, ms: number): void {
+    if (!testHooksEnabled()) throw new Error("test hooks are off (GATEWAY_TEST_HOOKS=1)");
+    const slot = this.#slots[index - 1];
+    if (!slot) throw new Error(`no data-plane worker ${index}`);
+    slot.handle.postMessage({ type: "test-block", ms });
   }
 
   /**
@@ -146,6 +253,7 @@ export class WorkerPool {
     const message: PrepareMessage = {
       type: "prepare",
       generation,
+      attempt: ++this.#attempts,
       config,
       baseDir,
       memory,
@@ -160,6 +268,8 @@ export class WorkerPool {
   }
 
   #pending: PrepareMessage | undefined;
+  /** Prepare attempts so far (PrepareMessage.attempt). */
+  #attempts = 0;
 
   /** Every worker serves the prepared generation from now on. */
   async commit(generation: number): Promise<void> {
@@ -178,13 +288,18 @@ export class WorkerPool {
     for (const slot of this.#slots) slot.handle.postMessage({ type: "abort", generation });
   }
 
-  /** Adds each worker's metrics since the last collection to the main thread's. */
+  /**
+   * Adds each worker's metrics since the last collection to the main thread's, waiting at most
+   * COLLECT_TIMEOUT_MS; unresponsive and starting workers are not waited for.
+   */
   async collect(): Promise<void> {
+    this.#forgetGoneFrozen();
     await Promise.all(this.#slots.map(async (slot) => {
+      if (!slot.alive || slot.generation === 0 || this.#watchdog.unresponsive(slot)) return;
       const id = this.#nextId++;
       slot.handle.postMessage({ type: "collect", id });
-      const answer = await slot.wait(`metrics:${id}`, 2_000);
-      if (answer?.type === "metrics") this.#addMetrics(slot, answer.delta);
+      // The figures are added when they arrive (#receive), in time or not.
+      await slot.wait(`metrics:${id}`, COLLECT_TIMEOUT_MS);
     }));
   }
 
@@ -194,7 +309,17 @@ export class WorkerPool {
    */
   async drain(graceMs: number): Promise<void> {
     this.#stopping = true;
+    this.#watchdog.stop();
     await Promise.all(this.#slots.map(async (slot) => {
+      if (this.#watchdog.unresponsive(slot)) {
+        // It would not answer: what it holds is lost either way.
+        this.#deps.logger.warn("unresponsive data-plane worker terminated at shutdown", {
+          worker: slot.index,
+        });
+        slot.alive = false;
+        slot.handle.terminate();
+        return;
+      }
       slot.handle.postMessage({ type: "drain", graceMs });
       const answer = await slot.wait("drained", graceMs + 5_000);
       if (answer?.type === "drained") this.#addMetrics(slot, answer.delta);
@@ -211,7 +336,7 @@ export class WorkerPool {
   async #prepareOne(slot: Slot, message: PrepareMessage): Promise<ConfigProblem[]> {
     slot.handle.postMessage(message);
     const answer = await slot.wait(
-      `prepared:${message.generation}`,
+      `prepared:${message.attempt}`,
       this.#deps.prepareTimeoutMs ?? 60_000,
     );
     const file = message.config.source_files[0] ?? "<embedded>";
@@ -232,33 +357,119 @@ export class WorkerPool {
     const slot = new Slot(index, (this.#deps.spawn ?? spawnWorker)(index));
     this.#wire(slot);
     this.#slots[index - 1] = slot;
+    this.#watchdog.watch(slot);
     return slot;
   }
 
   #wire(slot: Slot): void {
     const handle = slot.handle;
-    handle.onmessage = (event) => this.#receive(slot, event.data);
+    handle.onmessage = (event) => {
+      if (slot.handle === handle) this.#receive(slot, event.data);
+    };
     handle.onerror = (event) => {
       // Handled here, or the worker's error would end the whole process.
       event.preventDefault();
+      if (slot.handle !== handle) return;
       this.#deps.logger.error("data-plane worker failed", {
         worker: slot.index,
         error: event.message,
       });
-      if (slot.handle !== handle) return;
+      if (this.#watchdog.unresponsive(slot)) this.#responsive(slot.index);
+      this.#watchdog.forget(slot);
       slot.alive = false;
       handle.terminate();
       slot.failWaiters();
-      if (!this.#stopping) void this.#replace(slot);
+      if (this.#stopping) return;
+      this.#deps.metrics.workers.replaced("failed");
+      void this.#replace(slot);
     };
   }
 
-  /** A failed worker's successor, started on the committed generation. */
+  #missed(slot: Slot, silentMs: number): void {
+    this.#deps.metrics.workers.unresponsive(slot.index, true);
+    this.#deps.logger.error("data-plane worker unresponsive: its event loop is blocked", {
+      worker: slot.index,
+      silent_ms: Math.round(silentMs),
+      in_flight: slot.inFlight,
+    });
+  }
+
+  #recovered(slot: Slot, silentMs: number): void {
+    this.#responsive(slot.index);
+    this.#deps.logger.info("data-plane worker responsive again", {
+      worker: slot.index,
+      silent_ms: Math.round(silentMs),
+    });
+  }
+
+  /**
+   * Past the kill threshold: the worker is terminated, its listening sockets are shut down so
+   * that the kernel gives new connections to the other isolates (a frozen thread cannot be
+   * stopped: Deno ends it when its loop next runs), and a new worker takes its place.
+   */
+  #kill(slot: Slot, silentMs: number): void {
+    const handle = slot.handle;
+    const sockets = slot.sockets;
+    slot.alive = false;
+    handle.terminate();
+    slot.failWaiters();
+    const shut = shutDownSockets(sockets);
+    const open = shut.error === undefined ? stillListening(sockets) : undefined;
+    const gone = open !== undefined && open.length === 0;
+    if (!gone) {
+      this.#frozen.push({
+        index: slot.index,
+        sockets: open ?? (listeningInodes() ? sockets : []),
+        since: performance.now() - silentMs,
+        reason: `terminated while frozen; its listening sockets could not be shut down: ${
+          shut.error ?? "still listening"
+        }`,
+      });
+    }
+    if (gone) this.#responsive(slot.index);
+    this.#deps.metrics.workers.replaced("unresponsive");
+    this.#deps.logger.error("unresponsive data-plane worker terminated; a new one starts", {
+      worker: slot.index,
+      silent_ms: Math.round(silentMs),
+      sockets_shut_down: shut.closed,
+      ...(gone ? {} : { error: shut.error ?? "its sockets are still listening" }),
+    });
+    if (!this.#stopping) void this.#replace(slot);
+  }
+
+  /** `gateway_worker_unresponsive` of `index` back to 0, unless a frozen worker there lingers. */
+  #responsive(index: number): void {
+    if (this.#frozen.some((f) => f.index === index)) return;
+    this.#deps.metrics.workers.unresponsive(index, false);
+  }
+
+  /** Frozen workers whose sockets have closed since (their loop ran and Deno ended them). */
+  #forgetGoneFrozen(): void {
+    const gone = this.#frozen.filter((f) => {
+      const open = f.sockets.length ? stillListening(f.sockets) : undefined;
+      return open !== undefined && open.length === 0;
+    });
+    if (gone.length === 0) return;
+    this.#frozen = this.#frozen.filter((f) => !gone.includes(f));
+    for (const f of gone) {
+      this.#deps.logger.info("terminated data-plane worker's listening sockets are closed", {
+        worker: f.index,
+      });
+      const slot = this.#slots[f.index - 1];
+      if (!slot || !this.#watchdog.unresponsive(slot)) this.#responsive(f.index);
+    }
+  }
+
+  /** A failed or unresponsive worker's successor, started on the committed generation. */
   async #replace(slot: Slot): Promise<void> {
+    slot.replacements++;
     slot.handle = (this.#deps.spawn ?? spawnWorker)(slot.index);
     slot.alive = true;
     slot.generation = 0;
+    slot.inFlight = 0;
+    slot.sockets = [];
     this.#wire(slot);
+    this.#watchdog.watch(slot);
     const committed = this.#committed;
     if (!committed) return;
     const problems = await this.#prepareOne(slot, committed);
@@ -279,13 +490,19 @@ export class WorkerPool {
   #receive(slot: Slot, message: FromWorker): void {
     switch (message.type) {
       case "prepared":
-        slot.waiters.get(`prepared:${message.generation}`)?.(message);
+        slot.waiters.get(`prepared:${message.attempt}`)?.(message);
         return;
       case "committed":
         slot.waiters.get(`committed:${message.generation}`)?.(message);
         return;
       case "metrics":
+        this.#addMetrics(slot, message.delta);
+        slot.inFlight = message.inFlight;
         slot.waiters.get(`metrics:${message.id}`)?.(message);
+        return;
+      case "pong":
+        slot.sockets = message.sockets;
+        this.#watchdog.answered(slot);
         return;
       case "drained":
         slot.waiters.get("drained")?.(message);

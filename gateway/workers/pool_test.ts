@@ -1,12 +1,12 @@
 /**
  * WorkerPool with stand-in workers: a generation switches in every worker or in none, a failed
  * worker is replaced on the committed generation, metrics, audit records and queued requests
- * reach the main thread.
+ * reach the main thread, the watchdog reports a frozen worker and replaces it.
  */
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { waitFor } from "../../tests/support/mod.ts";
 import { validateConfigText } from "../../shared/gateway_config/mod.ts";
-import { silentLogger } from "../../shared/mod.ts";
+import { Logger, silentLogger } from "../../shared/mod.ts";
 import { type AuditEntry, auditUnavailable } from "../audit/mod.ts";
 import type { DeliveryQueue } from "../delivery/mod.ts";
 import type { RequestEnvelope } from "../envelope.ts";
@@ -23,6 +23,11 @@ class FakeWorker implements WorkerHandle {
   onerror: ((event: ErrorEvent) => void) | null = null;
   refuse = false;
   terminated = false;
+  /** A frozen event loop: nothing is answered. */
+  frozen = false;
+  /** Answers to `prepare` kept back (a slow build), sent before the next one's. */
+  hold = false;
+  readonly held: FromWorker[] = [];
 
   constructor(index: number) {
     this.index = index;
@@ -35,15 +40,21 @@ class FakeWorker implements WorkerHandle {
 
   postMessage(message: ToWorker): void {
     this.received.push(message);
+    if (this.frozen) return;
     switch (message.type) {
-      case "prepare":
-        return this.send({
+      case "prepare": {
+        const answer: FromWorker = {
           type: "prepared",
           generation: message.generation,
+          attempt: message.attempt,
           problems: this.refuse
             ? [{ file: "gw.toml", path: "network", message: "port taken" }]
             : [],
-        });
+        };
+        if (this.hold) return void this.held.push(answer);
+        for (const late of this.held.splice(0)) this.send(late);
+        return this.send(answer);
+      }
       case "commit":
         return this.send({ type: "committed", generation: message.generation });
       case "collect":
@@ -53,7 +64,10 @@ class FakeWorker implements WorkerHandle {
           delta: {
             gateway_requests_total: [{ values: ["p", 200], data: [this.index * 10] }],
           },
+          inFlight: this.index,
         });
+      case "ping":
+        return this.send({ type: "pong", seq: message.seq, sockets: [] });
       case "drain":
         return this.send({ type: "drained", delta: {} });
     }
@@ -68,7 +82,7 @@ class FakeWorker implements WorkerHandle {
   }
 
   kinds(): string[] {
-    return this.received.map((m) => m.type);
+    return this.received.map((m) => m.type).filter((t) => t !== "ping");
   }
 }
 
@@ -83,12 +97,15 @@ function pool(
     audit?: AuditEntry[];
     queue?: DeliveryQueue;
     committed?: () => Promise<void> | undefined;
+    logger?: Logger;
+    prepareTimeoutMs?: number;
   } = {},
 ) {
   const workers: FakeWorker[] = [];
   const metrics = createMetrics();
   const p = new WorkerPool(3, {
-    logger: silentLogger,
+    logger: extra.logger ?? silentLogger,
+    prepareTimeoutMs: extra.prepareTimeoutMs,
     metrics,
     audit: {
       addAll: (entries) => {
@@ -120,6 +137,24 @@ Deno.test("worker pool: a generation switches in every worker or in none", async
   assertEquals(problems.map((x) => x.message), ["data-plane worker 2: port taken"]);
   // Every worker drops generation 2, none is told to commit it.
   for (const w of workers) assertEquals(w.kinds().slice(2), ["prepare", "abort"]);
+  assertEquals(p.info().map((w) => w.generation), [1, 1, 1]);
+});
+
+Deno.test("worker pool: a late answer to a timed-out prepare is not taken for the next one", async () => {
+  const { p, workers } = pool({ prepareTimeoutMs: 100 });
+  assertEquals(await p.prepare(1, config!, "/", new Map(), null), []);
+  await p.commit(1);
+  // A refused reload leaves the generation at 1, so the next attempt builds generation 2 again.
+  workers[0].hold = true;
+  const slow = await p.prepare(2, config!, "/", new Map(), null);
+  assertEquals(slow.map((x) => x.message), [
+    "data-plane worker 1 did not build the configuration in time",
+  ]);
+  // The first attempt's "built, no problems" arrives just before the second attempt's refusal.
+  workers[0].hold = false;
+  workers[0].refuse = true;
+  const problems = await p.prepare(2, config!, "/", new Map(), null);
+  assertEquals(problems.map((x) => x.message), ["data-plane worker 1: port taken"]);
   assertEquals(p.info().map((w) => w.generation), [1, 1, 1]);
 });
 
@@ -217,5 +252,87 @@ Deno.test("worker pool: a worker's durable audit batch is acknowledged once comm
     { type: "audit-committed", ack: 1 },
     { type: "audit-committed", ack: 2, error: "disk full" },
   ]);
+  await p.drain(100);
+});
+
+Deno.test("worker pool: a frozen worker is reported unresponsive, not waited for, then replaced", async () => {
+  const logs: string[] = [];
+  const logger = new Logger({ level: "info", format: "json", sink: (l) => logs.push(l) });
+  const { p, workers, metrics } = pool({ logger });
+  await p.prepare(1, config!, "/", new Map(), null);
+  await p.commit(1);
+  p.watch({ missMs: 150, killMs: 600 });
+  await waitFor(() => Promise.resolve(p.info().every((w) => w.heartbeat_age_ms !== null)), {
+    timeoutMs: 5_000,
+    description: "every worker answered a heartbeat",
+  });
+  workers[1].frozen = true;
+  await waitFor(() => Promise.resolve(p.info()[1].state === "unresponsive"), {
+    timeoutMs: 5_000,
+    description: "worker 2 unresponsive",
+  });
+  assertEquals(p.info().map((w) => w.healthy), [true, false, true]);
+  assertEquals(p.unresponsive().map((w) => w.index), [2]);
+  assert(
+    logs.some((l) => l.includes("data-plane worker unresponsive") && l.includes('"worker":2')),
+  );
+  // The frozen worker is not waited for; the others' figures come in.
+  const started = performance.now();
+  await p.collect();
+  assert(performance.now() - started < 500, `collect took ${performance.now() - started} ms`);
+  assertEquals(p.inFlight(), 1 + 3);
+  const text = metrics.render();
+  assert(text.includes('gateway_worker_unresponsive{worker="2"} 1'), text);
+  assert(text.includes('gateway_watchdog_misses_total{worker="2"} 1'), text);
+
+  await waitFor(() => Promise.resolve(workers.length === 4), {
+    timeoutMs: 5_000,
+    description: "worker 2 replaced",
+  });
+  assert(workers[1].terminated);
+  assertEquals([workers[3].index, workers[3].kinds()], [2, ["prepare", "commit"]]);
+  await waitFor(() => Promise.resolve(p.info()[1].state === "serving"), {
+    timeoutMs: 5_000,
+    description: "the replacement serves",
+  });
+  assertEquals(p.info()[1].replacements, 1);
+  assert(metrics.render().includes('gateway_worker_replacements_total{reason="unresponsive"} 1'));
+  // A stand-in has no sockets to shut down: the gateway stays unready rather than blackhole.
+  const left = p.unresponsive();
+  assertEquals(left.map((w) => w.index), [2]);
+  assert(left[0].reason.includes("could not be shut down"), left[0].reason);
+  await p.drain(100);
+});
+
+Deno.test("worker pool: a worker that answers again is healthy again; kill 0 never replaces", async () => {
+  const logs: string[] = [];
+  const logger = new Logger({ level: "info", format: "json", sink: (l) => logs.push(l) });
+  const { p, workers, metrics } = pool({ logger });
+  await p.prepare(1, config!, "/", new Map(), null);
+  await p.commit(1);
+  p.watch({ missMs: 100, killMs: 0 });
+  await waitFor(() => Promise.resolve(p.info().every((w) => w.heartbeat_age_ms !== null)), {
+    timeoutMs: 5_000,
+    description: "every worker answered a heartbeat",
+  });
+  workers[0].frozen = true;
+  await waitFor(() => Promise.resolve(!p.info()[0].healthy), {
+    timeoutMs: 5_000,
+    description: "worker 1 unresponsive",
+  });
+  // Well past what a kill threshold would be: still the same worker.
+  await waitFor(() => Promise.resolve((p.info()[0].heartbeat_age_ms ?? 0) > 600), {
+    timeoutMs: 5_000,
+    description: "600 ms of silence",
+  });
+  assertEquals(workers.length, 3);
+  workers[0].frozen = false;
+  await waitFor(() => Promise.resolve(p.info()[0].healthy), {
+    timeoutMs: 5_000,
+    description: "worker 1 answers again",
+  });
+  assertEquals(p.unresponsive(), []);
+  assert(metrics.render().includes('gateway_worker_unresponsive{worker="1"} 0'));
+  assert(logs.some((l) => l.includes("data-plane worker responsive again")));
   await p.drain(100);
 });

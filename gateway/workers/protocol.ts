@@ -11,6 +11,11 @@ import type { DataPlaneDelta } from "../observability/mod.ts";
 export interface PrepareMessage {
   type: "prepare";
   generation: number;
+  /**
+   * This attempt's number, echoed by `prepared`: a refused reload leaves the generation number
+   * unchanged, so a late answer to an earlier attempt must not be taken for the next one's.
+   */
+  attempt: number;
   config: GatewayConfig;
   /** Directory relative paths resolve against (the main config file's). */
   baseDir: string;
@@ -36,7 +41,14 @@ export type ToWorker =
   /** The audit records sent with `ack` are written and fdatasync'ed, or (`error`) were not kept. */
   | { type: "audit-committed"; ack: number; error?: string }
   /** Stop accepting, finish in-flight requests (up to `graceMs`), close, then say `drained`. */
-  | { type: "drain"; graceMs: number };
+  | { type: "drain"; graceMs: number }
+  /** The watchdog's heartbeat: answered with `pong` at once, outside the ordered messages. */
+  | { type: "ping"; seq: number }
+  /**
+   * Test hook: block the event loop for `ms`. Honoured only when the worker's process
+   * environment has `GATEWAY_TEST_HOOKS=1` (never set in production; no route sends it).
+   */
+  | { type: "test-block"; ms: number };
 
 /** The outcome of handing a request to a delivery queue of the main thread. */
 export type QueueResult =
@@ -71,9 +83,12 @@ export interface QueuedRequest {
 /** Worker to main thread. */
 export type FromWorker =
   /** The worker's build and listeners for `generation`: ready when `problems` is empty. */
-  | { type: "prepared"; generation: number; problems: ConfigProblem[] }
+  | { type: "prepared"; generation: number; attempt: number; problems: ConfigProblem[] }
   | { type: "committed"; generation: number }
-  | { type: "metrics"; id: number; delta: DataPlaneDelta }
+  /** Its metrics since the last collect, and the requests it has in flight now. */
+  | { type: "metrics"; id: number; delta: DataPlaneDelta; inFlight: number }
+  /** The answer to `ping`, with the inodes of its listening sockets (empty: not known). */
+  | { type: "pong"; seq: number; sockets: string[] }
   /**
    * Audit records of requests this worker finished; with `ack` (`durability = "sync"`) their
    * answers wait for the main thread's `audit-committed` of the same `ack`.

@@ -12,6 +12,7 @@ import { createMetrics } from "../observability/mod.ts";
 import { buildRuntime, DataPlane, type Runtime } from "../runtime/mod.ts";
 import type { FromWorker, PrepareMessage, ToWorker } from "./protocol.ts";
 import { RemoteAudit, RemoteQueues } from "./remote.ts";
+import { blockEventLoop, testHooksEnabled } from "./test_hooks.ts";
 
 const index = Number(self.name.split("-").pop()) || 0;
 const post = (message: FromWorker, transfer: Transferable[] = []) =>
@@ -41,6 +42,8 @@ const plane = new DataPlane({
   http3: false,
   listenerMemory,
 });
+/** Read once: the test hooks are off unless this process was started with them. */
+const testHooks = testHooksEnabled();
 /** The generation built but not yet serving (between `prepare` and `commit`). */
 let pending: { runtime: Runtime; message: PrepareMessage } | undefined;
 
@@ -58,7 +61,22 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     return;
   }
   if (message.type === "collect") {
-    post({ type: "metrics", id: message.id, delta: metrics.takeDataPlaneDelta() });
+    post({
+      type: "metrics",
+      id: message.id,
+      delta: metrics.takeDataPlaneDelta(),
+      inFlight: plane.current?.inFlight ?? 0,
+    });
+    return;
+  }
+  // The watchdog's heartbeat: answered by the event loop itself, whatever it is busy with.
+  if (message.type === "ping") {
+    post({ type: "pong", seq: message.seq, sockets: plane.listeners.sockets() });
+    return;
+  }
+  if (message.type === "test-block") {
+    if (testHooks) blockEventLoop(message.ms);
+    else logger.warn("data-plane worker: test hook refused (GATEWAY_TEST_HOOKS is not 1)");
     return;
   }
   queue = queue.then(() => handle(message)).catch((err) => {
@@ -68,6 +86,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
       post({
         type: "prepared",
         generation: message.generation,
+        attempt: message.attempt,
         problems: [{
           file: message.config.source_files[0] ?? "<embedded>",
           path: "runtime.workers",
@@ -113,7 +132,12 @@ async function prepare(message: PrepareMessage): Promise<void> {
     sharedMemoryFixed: true,
   });
   if (!built.runtime) {
-    post({ type: "prepared", generation: message.generation, problems: built.problems });
+    post({
+      type: "prepared",
+      generation: message.generation,
+      attempt: message.attempt,
+      problems: built.problems,
+    });
     return;
   }
   // The first generation serves as soon as its listeners accept: there is nothing before it.
@@ -126,12 +150,18 @@ async function prepare(message: PrepareMessage): Promise<void> {
     post({
       type: "prepared",
       generation: message.generation,
+      attempt: message.attempt,
       problems: [{ file, path: "network", message: (err as Error).message }],
     });
     return;
   }
   if (!first) pending = { runtime: built.runtime, message };
-  post({ type: "prepared", generation: message.generation, problems: [] });
+  post({
+    type: "prepared",
+    generation: message.generation,
+    attempt: message.attempt,
+    problems: [],
+  });
 }
 
 function activate(runtime: Runtime, message: PrepareMessage): void {

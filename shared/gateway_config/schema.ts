@@ -302,6 +302,16 @@ export const BACKEND: TableSpec = {
     default: 10,
     example: 30,
   }),
+  eject_last_target: field(
+    "boolean",
+    z.boolean(),
+    "Passive health may take out the last target still in rotation (a backend with one " +
+      "`base_url` included): requests then get 502 `no_healthy_target` at once for " +
+      "`cooldown_secs`. Off, that target stays in rotation and each request tries it (as " +
+      "Envoy's outlier detection keeps a share of hosts); active health checks still take any " +
+      "target out.",
+    { defaultDoc: "`false`", example: true },
+  ),
   match: field(
     "table of strings",
     z.record(z.string(), z.string()),
@@ -627,6 +637,47 @@ export const RUNTIME: TableSpec = {
       "HTTP/3 listeners, the management API, delivery, the audit file and the cloud client run in " +
       "the main thread. Read at start; a reload that changes it takes effect at the next restart.",
     { defaultDoc: "`GATEWAY_WORKERS`, else the number of CPU cores", example: 4 },
+  ),
+  max_buffered_bytes: field(
+    "integer",
+    int(1),
+    "Memory admission: bytes of bodies each data-plane isolate may hold in memory to parse or " +
+      "transform them (a `transform`, a check that reads the data, a tee's in-memory copy, an " +
+      "answer a middleware reads), counted from the declared length before a byte is read. A " +
+      "buffered request that does not fit is answered 503 `memory_pressure` with `Retry-After: " +
+      "1`; bodies that stream through are never counted. A parsed JSON body takes 3-8 times its " +
+      "size in the heap (docs/data-plane.md). Per isolate, since each has its own heap limit.",
+    {
+      defaultDoc: "1/8 of the isolate's V8 heap limit (`--max-old-space-size`)",
+      example: 268_435_456,
+    },
+  ),
+  watchdog_miss_ms: field(
+    "integer",
+    int(100, 600_000),
+    "Watchdog: a data-plane worker thread that has not answered the main thread's heartbeat for " +
+      "this long is unresponsive (its event loop is blocked): logged, shown in " +
+      "`/{prefix}/workers` and `gateway_worker_unresponsive`, and `/readyz` answers 503 while it " +
+      "lasts. The main thread is watched by a thread of its own with the same threshold " +
+      "(docs/data-plane.md).",
+    { default: 2000, example: 1000 },
+  ),
+  watchdog_kill_ms: field(
+    "integer",
+    int(0, 3_600_000),
+    "Watchdog: a worker thread unresponsive this long is terminated, its listening sockets are " +
+      "shut down so the kernel sends new connections to the other isolates, and a new worker " +
+      "takes its place. 0: never (it stays unresponsive until its loop returns). A value below " +
+      "`watchdog_miss_ms` counts as `watchdog_miss_ms`.",
+    { default: 10_000, example: 30_000 },
+  ),
+  watchdog_exit_ms: field(
+    "integer",
+    int(0, 3_600_000),
+    "Watchdog of the main thread (the `gateway` executable only): when the main thread has not " +
+      "answered for this long, the process exits with status 70 for its supervisor (systemd, a " +
+      "container runtime) to start it again. 0: never.",
+    { default: 60_000, example: 120_000 },
   ),
 };
 

@@ -201,6 +201,8 @@ export interface BackendConfig {
   max_failures: number;
   /** Seconds a failed target stays out of rotation. */
   cooldown_secs: number;
+  /** Passive health may take out the last target in rotation; default false (it stays). */
+  eject_last_target?: boolean;
   /** Active health checks of the targets. */
   health_check?: HealthCheckConfig;
   /** Durable delivery: requests are queued, answered 202 and delivered in the background. */
@@ -270,6 +272,17 @@ export interface RuntimeConfig {
   shutdown_grace_secs: number;
   /** Data-plane isolates (main thread included); absent: `GATEWAY_WORKERS`, else the CPU cores. */
   workers?: number;
+  /**
+   * Bytes of bodies each isolate may hold in memory to parse or transform them; absent: 1/8 of
+   * the isolate's V8 heap limit.
+   */
+  max_buffered_bytes?: number;
+  /** Watchdog: ms without a heartbeat answer before a worker is unresponsive (default 2000). */
+  watchdog_miss_ms?: number;
+  /** Watchdog: ms unresponsive before a worker is replaced; 0: never (default 10000). */
+  watchdog_kill_ms?: number;
+  /** Watchdog: ms the main thread may not answer before the process exits 70; 0: never. */
+  watchdog_exit_ms?: number;
 }
 
 /** `[audit]`: the audit trail. */

@@ -108,10 +108,16 @@ export class ClientConnection {
   /**
    * `body` as a stream that marks activity for every chunk it hands on, so that a long upload
    * or download that keeps moving is not idle, and one that stops is. Pull-based: it reads
-   * nothing ahead, and the source is locked only when the first chunk is asked for.
+   * nothing ahead, and the source is locked only when the first chunk is asked for. `onError`
+   * (given the failure and the bytes handed on before it) says what the stream fails with
+   * instead, so that a caller that watches the stream needs no second one around it.
    */
-  track(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  track(
+    body: ReadableStream<Uint8Array>,
+    onError?: (err: unknown, sent: number) => unknown,
+  ): ReadableStream<Uint8Array> {
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let sent = 0;
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         if (!reader) {
@@ -123,14 +129,17 @@ export class ClientConnection {
           // Cut by cancelTracked: the stream has been errored, not ended.
           if (!this.#reading!.has(reader)) return;
           this.lastActive = Date.now();
-          if (value !== undefined) controller.enqueue(value);
+          if (value !== undefined) {
+            sent += value.byteLength;
+            controller.enqueue(value);
+          }
           if (done) {
             this.#reading!.delete(reader);
             controller.close();
           }
         } catch (err) {
           this.#reading!.delete(reader);
-          throw err;
+          throw onError ? onError(err, sent) : err;
         }
       },
       cancel: (reason) => {
