@@ -126,11 +126,18 @@ Deno.test({
         /\[cloud\]\s+enabled = true/,
       );
 
-      // Teams: create one (it becomes current), then switch back with the header's switcher.
+      // Teams: create one (the current team stays), switch to it, then back with the header's
+      // switcher.
       await page.goto(`${base}/teams`);
       await page.fill("#team-name", "Cardiology");
       await page.click("text=Create team");
-      assertEquals(await page.textContent("[data-testid=team-name]"), "Cardiology");
+      assertEquals(await page.textContent("[data-testid=team-name]"), "Radiology");
+      assertEquals(await page.textContent("[data-testid=current-team]"), "Radiology");
+      await Promise.all([
+        page.waitForURL(`${base}/teams`),
+        page.click("[data-testid=switch-offer] button"),
+      ]);
+      assertEquals(await page.textContent("[data-testid=current-team]"), "Cardiology");
       await page.goto(`${base}/gateways`);
       assertEquals(await heading(), "Gateways of Cardiology");
       assertMatch((await page.textContent("main"))!, /No gateways yet/);

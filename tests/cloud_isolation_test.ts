@@ -2,15 +2,19 @@
  * The team isolation matrix: team B calls every route of the API with team A's ids. Reading,
  * changing or deleting A's records answers 404, creating B records that reference A's records is
  * refused, lists never show A's records, and not one KV entry of team A changes. Then shares:
- * they grant exactly what they say. A route added later without a case here fails this test.
+ * they grant exactly what they say, in the API and in the web UI (read-only pages, owners named,
+ * nothing else of the owner shown). Invitations belong to their team like everything else. A route
+ * added later without a case here fails this test.
  */
-import { assert, assertEquals } from "./assert.ts";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
 import {
   approveMcpClient,
   call,
   createExamples,
   makeUser,
   type TestCloud,
+  uiRequest,
+  uiSession,
   withCloud,
 } from "./cloud_harness.ts";
 import { UPDATE_EXAMPLES } from "../cloud/api/mod.ts";
@@ -65,6 +69,11 @@ Deno.test("team isolation: every route answers 404 for another team's records, w
       body: "# a's config\n",
       headers: { "content-type": "text/plain" },
     });
+    // A pending invitation of A, to an address without an account.
+    const aInvitation = (await call(cloud, "POST", "/api/team/invitations", {
+      token: a.apiToken,
+      body: { email: "newcomer@example.com" },
+    })).json;
     // B has its own gateway and machine token.
     const bMachine = (await call(cloud, "POST", "/api/gateway/authorize", {
       token: b.apiToken,
@@ -76,6 +85,7 @@ Deno.test("team isolation: every route answers 404 for another team's records, w
       aJti,
       aTokenId,
       aShare.id,
+      aInvitation.id,
     ];
     const before = await snapshot(cloud, a.team.id, a.user.id);
 
@@ -87,6 +97,7 @@ Deno.test("team isolation: every route answers 404 for another team's records, w
       if (name === "userId") return a.user.id;
       if (path.startsWith("/api/tokens/")) return aTokenId;
       if (path.startsWith("/api/shares/")) return aShare.id;
+      if (path.startsWith("/api/team/invitations/")) return aInvitation.id;
       if (path.startsWith("/api/gateway/transforms/")) return recs.transforms.id;
       return recs[kindOf(path)].id;
     };
@@ -105,6 +116,18 @@ Deno.test("team isolation: every route answers 404 for another team's records, w
           status: 200,
         },
         "post /api/tokens": { token: b.userToken, body: { name: "b" }, status: 201 },
+        "post /api/team/invitations": {
+          token: b.apiToken,
+          body: { email: "dave@example.com" },
+          status: 201,
+        },
+        // A's invitation code in B's hands: refused, B is not the invited address.
+        "post /api/invitations/accept": {
+          token: b.userToken,
+          body: { code: aInvitation.code },
+          status: 403,
+          code: "forbidden",
+        },
         "post /api/gateway/authorize": {
           token: b.apiToken,
           body: { gateway_code: aGateway.code },
@@ -437,12 +460,17 @@ Deno.test("team isolation: every web UI page and form refuses another team's rec
     const aTokenId =
       (await call(cloud, "GET", "/api/tokens", { token: a.userToken })).json.items[0].id;
     const aGrantId = await approveMcpClient(cloud, a.user, a.team);
+    const aInvitation = (await call(cloud, "POST", "/api/team/invitations", {
+      token: a.apiToken,
+      body: { email: "newcomer@example.com" },
+    })).json;
     const aIds = [
       a.team.id,
       ...RESOURCE_KINDS.map((k) => recs[k].id as string),
       aJti,
       aTokenId,
       aGrantId,
+      aInvitation.id,
     ];
     const { id: sessionId, session } = await s.store.sessions.create(b.user.id, 3600);
     const cookie = `gw_session=${sessionId}`;
@@ -505,6 +533,17 @@ Deno.test("team isolation: every web UI page and form refuses another team's rec
         status: 400,
         text: /member not found/,
       },
+      "/teams/invitations": { form: { email: "dave@example.com" }, status: 200 },
+      "/teams/invitations/:id/revoke": {
+        form: {},
+        status: 400,
+        text: /No such invitation in this team/,
+      },
+      "/invitations/accept": {
+        form: { code: aInvitation.code },
+        status: 403,
+        text: /invitation is for newcomer@example\.com/,
+      },
       "/tokens": { form: { name: "b-token", expires_in_days: "30" }, status: 200 },
       "/tokens/:id/revoke": { form: {}, status: 400, text: /No such token in this team/ },
       "/tokens/mcp/:id/revoke": {
@@ -531,6 +570,7 @@ Deno.test("team isolation: every web UI page and form refuses another team's rec
     forms["/gateways/:id/versions/:version/rollback"] = { form: {}, status: 404 };
     forms["/gateways/:id/versions/resume"] = { form: {}, status: 404 };
     const idFor = (path: string): string => {
+      if (path.startsWith("/teams/invitations")) return aInvitation.id;
       if (path.startsWith("/tokens/mcp")) return aGrantId;
       if (path.startsWith("/tokens")) return aTokenId;
       const kind = path.split("/")[1] as ResourceKind;
@@ -570,5 +610,166 @@ Deno.test("team isolation: every web UI page and form refuses another team's rec
       before,
       "team A's KV entries are unchanged",
     );
+  }, LIMITS);
+});
+
+/** The `<main>` of a page (the header's team switcher and sign-out are forms of every page). */
+function mainOf(html: string): string {
+  return /<main[^>]*>([\s\S]*)<\/main>/.exec(html)?.[1] ?? "";
+}
+
+Deno.test("team isolation: the web UI shows what another team shares, read-only, and nothing else of it", async () => {
+  await withCloud(async (cloud) => {
+    const a = await makeUser(cloud, "ada@example.com", "A");
+    const b = await makeUser(cloud, "bob@example.com", "B");
+    const recs = await createExamples(cloud, a.apiToken);
+    const share = async (kind: ResourceKind, access: "read" | "write") => {
+      const res = await call(cloud, "POST", "/api/shares", {
+        token: a.apiToken,
+        body: { resource_kind: kind, resource_id: recs[kind].id, team_id: b.team.id, access },
+      });
+      assertEquals(res.status, 201, res.text);
+    };
+    await share("pipelines", "read");
+    await share("transforms", "read");
+    await share("gateways", "read");
+    await share("endpoints", "write");
+    const sharedIds = ["pipelines", "transforms", "gateways", "endpoints"].map((k) =>
+      recs[k as ResourceKind].id as string
+    );
+    // Everything of A that was not shared: its team, its other records.
+    const hidden = [
+      a.team.id,
+      ...RESOURCE_KINDS.map((k) => recs[k].id as string).filter((id) => !sharedIds.includes(id)),
+    ];
+    const ui = await uiSession(cloud, b.user);
+    const before = await snapshot(cloud, a.team.id, a.user.id);
+
+    // Lists: each shared record under B's own, with A's name.
+    for (const kind of ["pipelines", "transforms", "gateways", "endpoints"] as const) {
+      const list = await uiRequest(cloud, ui, `/${kind}`);
+      assertEquals(list.status, 200, kind);
+      const name = kind === "gateways" ? recs.gateways.code : recs[kind].name;
+      assert(list.text.includes(`>${name}</a>`), `${kind}: lists ${name}`);
+      assertMatch(list.text, /data-testid="owner-team">A<\/span>/, `${kind}: owner named`);
+      assertEquals(mentions(list.text, hidden), [], `${kind} list shows A's other ids`);
+      const only = await uiRequest(cloud, ui, `/${kind}?shared=exclude`);
+      assert(!only.text.includes(`>${name}</a>`), `${kind}: "this team only" leaves it out`);
+    }
+    // Read shares: pages without a single control to type into or press.
+    for (
+      const path of [
+        `/pipelines/${recs.pipelines.id}`,
+        `/transforms/${recs.transforms.id}/edit`,
+        `/gateways/${recs.gateways.id}`,
+        `/gateways/${recs.gateways.id}/edit`,
+      ]
+    ) {
+      const res = await uiRequest(cloud, ui, path);
+      assertEquals(res.status, 200, path);
+      const main = mainOf(res.text);
+      assertMatch(main, /read-only/, path);
+      assertMatch(main, /data-testid="owner-team">A</, path);
+      for (const control of ["<input", "<textarea", "<select", "<button", "<form"]) {
+        assert(!main.includes(control), `${path} has ${control}`);
+      }
+      assertEquals(mentions(res.text, hidden), [], `${path} shows A's other ids`);
+    }
+    // The pipeline names what B may see (the shared endpoint), and counts the rest.
+    const pipeline = await uiRequest(cloud, ui, `/pipelines/${recs.pipelines.id}`);
+    assert(pipeline.text.includes(recs.endpoints.name), "the shared endpoint is named");
+    assert(!pipeline.text.includes(recs.backends.name), "an unshared backend is not named");
+    assertMatch(pipeline.text, /1 not shared with your team/);
+    // A write share: the form, with whose record it is, and neither sharing nor deleting.
+    const endpoint = await uiRequest(cloud, ui, `/endpoints/${recs.endpoints.id}/edit`);
+    assertEquals(endpoint.status, 200);
+    assertMatch(endpoint.text, /read and write/);
+    assert(!endpoint.text.includes("Delete this"), "no delete link");
+    assert(!endpoint.text.includes(`/endpoints/${recs.endpoints.id}/share"`), "no share form");
+    // Pages of the owner only: versions, the builder.
+    for (
+      const path of [
+        `/gateways/${recs.gateways.id}/versions`,
+        `/pipelines/${recs.pipelines.id}/edit`,
+      ]
+    ) {
+      assertEquals((await uiRequest(cloud, ui, path)).status, 404, path);
+    }
+
+    // Forged posts on the read shares: refused, nothing of A changes.
+    const forged: [string, Record<string, string>, number][] = [
+      [`/transforms/${recs.transforms.id}/edit`, { name: "mine", spec: "[]", op: "save" }, 403],
+      [`/transforms/${recs.transforms.id}/edit`, { spec: "[]", op: "preview" }, 403],
+      [`/gateways/${recs.gateways.id}/edit`, { name: "mine" }, 403],
+      [`/pipelines/${recs.pipelines.id}/edit`, { name: "mine", op: "publish" }, 404],
+      [`/pipelines/${recs.pipelines.id}/delete`, {}, 404],
+      [`/transforms/${recs.transforms.id}/delete`, {}, 404],
+      [`/transforms/${recs.transforms.id}/share`, { team_id: b.team.id }, 404],
+    ];
+    for (const [path, form, status] of forged) {
+      const res = await uiRequest(cloud, ui, path, form);
+      assertEquals(res.status, status, `POST ${path}: ${res.text.slice(0, 200)}`);
+      assertEquals(mentions(res.text, hidden), [], `POST ${path} shows A's other ids`);
+    }
+    for (const kind of ["pipelines", "transforms", "gateways"] as const) {
+      const res = await call(cloud, "PATCH", `/api/${kind}/${recs[kind].id}`, {
+        token: b.apiToken,
+        body: { description: "mine" },
+      });
+      assertEquals([res.status, res.json.error.code], [403, "forbidden"], kind);
+    }
+    assertEquals(
+      await snapshot(cloud, a.team.id, a.user.id),
+      before,
+      "team A's KV entries are unchanged",
+    );
+
+    // The write share through its form: A's references stay chosen (unnamed), the change lands.
+    assert(
+      endpoint.text.includes(`<option value="${recs.services.id}" selected="">`),
+      "the endpoint's service stays chosen",
+    );
+    assertMatch(endpoint.text, /unchanged \(not shared with your team\)/);
+    const edited = await uiRequest(cloud, ui, `/endpoints/${recs.endpoints.id}/edit`, {
+      name: recs.endpoints.name,
+      description: "edited by B",
+      service_id: recs.services.id,
+      type: recs.endpoints.type,
+      options: JSON.stringify(recs.endpoints.options),
+      network_ids: recs.endpoints.network_ids,
+    });
+    assertEquals(edited.status, 303, edited.text.slice(0, 300));
+    const afterEdit = await call(cloud, "GET", `/api/endpoints/${recs.endpoints.id}`, {
+      token: a.apiToken,
+    });
+    assertEquals(
+      [afterEdit.json.description, afterEdit.json.service_id],
+      ["edited by B", recs.services.id],
+    );
+
+    // The API lists the same: B's own, then A's shared, each with its team.
+    const listed = await call(cloud, "GET", "/api/pipelines?shared=include", {
+      token: b.apiToken,
+    });
+    assertEquals(
+      listed.json.items.map((
+        x: { id: string; access: string; team_name: string },
+      ) => [x.id, x.access, x.team_name]),
+      [[recs.pipelines.id, "read", "A"]],
+    );
+    const incoming = await call(cloud, "GET", "/api/shares/incoming", { token: b.apiToken });
+    assertEquals(
+      new Set(incoming.json.items.map((x: { team_name: string }) => x.team_name)),
+      new Set(["A"]),
+    );
+    // Once the share ends, the record is gone from B's pages.
+    const shares = (await call(cloud, "GET", "/api/shares", { token: a.apiToken })).json.items;
+    const pipelineShare = shares.find((x: { resource_id: string }) =>
+      x.resource_id === recs.pipelines.id
+    );
+    assertEquals(pipelineShare.target_team_name, "B");
+    await call(cloud, "DELETE", `/api/shares/${pipelineShare.id}`, { token: a.apiToken });
+    assertEquals((await uiRequest(cloud, ui, `/pipelines/${recs.pipelines.id}`)).status, 404);
+    assert(!(await uiRequest(cloud, ui, "/pipelines")).text.includes(recs.pipelines.name));
   }, LIMITS);
 });

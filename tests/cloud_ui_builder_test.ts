@@ -169,15 +169,20 @@ Deno.test("UI builder: every kind through forms, problems beside their fields, s
     const page = await uiRequest(cloud, ui, `/backends/${backendId}/edit`);
     assert(page.text.includes(bob.team.id), "the share is listed");
     const bobUi = await uiSession(cloud, bob.user);
-    assert((await uiRequest(cloud, bobUi, "/backends")).text.includes("Shared with Cardiology"));
+    // Bob's list names the owning team; the record's page has no form.
+    assertMatch(
+      (await uiRequest(cloud, bobUi, "/backends")).text,
+      /data-testid="owner-team">Radiology<\/span>.*read-only/s,
+    );
     const bobView = await uiRequest(cloud, bobUi, `/backends/${backendId}/edit`);
     assertMatch(bobView.text, /read-only/);
+    assert(!bobView.text.includes('action="/backends/'), "no form on a read-only record");
     const bobEdit = await uiRequest(cloud, bobUi, `/backends/${backendId}/edit`, {
       name: "mine",
       service_id: serviceId,
       type: "echo",
     });
-    assertEquals(bobEdit.status, 422);
+    assertEquals(bobEdit.status, 403);
     assertMatch(bobEdit.text, /read-only/);
     const shareId = /\/shares\/([0-9a-f-]{36})\/revoke/.exec(page.text)![1];
     assertEquals((await post(`/backends/${backendId}/shares/${shareId}/revoke`, {})).status, 303);

@@ -8,6 +8,9 @@ import type { AppEnv } from "./env.ts";
 import { readJson } from "./body.ts";
 import { requireBearer, userOf, userTokenOf } from "./middleware.ts";
 import type { Registry } from "./registry.ts";
+import { oneOf, PAGE_QUERY, pageParams } from "./list_params.ts";
+
+const TOKEN_STATES = ["active", "revoked", "expired"] as const;
 
 const USER_EXAMPLE = {
   id: "0190f5d2-6a3c-7c1e-9a51-2b7d4c9e8f10",
@@ -134,7 +137,9 @@ export function mountAccount(reg: Registry): void {
         method: "post",
         path: "/api/teams",
         tag: "Teams",
-        summary: "Create a team (the caller becomes its owner and switches to it)",
+        summary: "Create a team (the caller becomes its owner; the current team stays)",
+        description:
+          "The caller's current team does not change: switch with `PUT /api/me/current-team`.",
         auth: ["user_token"],
         body: { schema: teamBody, example: { name: "Cardiology" } },
         responses: {
@@ -226,11 +231,35 @@ export function mountAccount(reg: Registry): void {
         path: "/api/tokens",
         tag: "API tokens",
         summary: "API tokens of the current team (owners see all, members their own)",
+        description: "Newest first. `next_cursor` is present while more pages follow.",
         auth: [...USER_AUTH],
+        query: [
+          ...PAGE_QUERY,
+          {
+            name: "name",
+            type: "string",
+            description: "Only tokens whose name contains this text (case-insensitive).",
+          },
+          {
+            name: "state",
+            type: "string",
+            description: "Only tokens in this state: `active`, `revoked` or `expired`.",
+          },
+        ],
         responses: {
           200: {
             description: "Tokens, newest first (never the token text)",
-            example: { items: [TOKEN_EXAMPLE] },
+            example: { items: [TOKEN_EXAMPLE], next_cursor: null },
+          },
+          422: {
+            description: "A bad `limit`, `cursor` or `state`",
+            example: {
+              error: {
+                code: "validation_failed",
+                message: "state: one of active, revoked, expired",
+                fields: [{ field: "state", message: "one of active, revoked, expired" }],
+              },
+            },
           },
         },
       },
@@ -336,7 +365,7 @@ async function teams(c: Context<AppEnv>): Promise<Response> {
   });
 }
 
-/** POST /api/teams: Create a team (the caller becomes its owner and switches to it). */
+/** POST /api/teams: Create a team (the caller becomes its owner; the current team stays). */
 async function createTeam(c: Context<AppEnv>): Promise<Response> {
   const s = c.get("services");
   const p = userTokenOf(c, "API tokens are bound to their team; use a user token");
@@ -380,8 +409,14 @@ async function removeMember(c: Context<AppEnv>): Promise<Response> {
 
 /** GET /api/tokens: API tokens of the current team (owners see all, members their own). */
 async function apiTokens(c: Context<AppEnv>): Promise<Response> {
-  const items = await c.get("services").teams.apiTokens(userOf(c));
-  return c.json({ items: items.map(tokenView) });
+  const s = c.get("services");
+  const state = oneOf(c, "state", TOKEN_STATES);
+  const page = await s.teams.apiTokenPage(userOf(c), {
+    ...pageParams(c),
+    name: c.req.query("name") || undefined,
+    state,
+  }, s.options.clock.now());
+  return c.json({ items: page.items.map(tokenView), next_cursor: page.next_cursor ?? null });
 }
 
 /**

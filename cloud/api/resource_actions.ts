@@ -14,7 +14,7 @@ import { EXAMPLE_IDS } from "./examples.ts";
 import { configEtag } from "./gateway.ts";
 import { requireBearer, userOf } from "./middleware.ts";
 import type { Registry } from "./registry.ts";
-import { pageParams } from "./resources.ts";
+import { pageParams } from "./list_params.ts";
 
 const AUTH = ["user_token", "api_token"] as const;
 const GATEWAY_404 = {
@@ -236,8 +236,14 @@ export function mountResourceActions(reg: Registry): void {
         path: "/api/shares",
         tag: "Shares",
         summary: "Shares your team granted",
+        description: "Each share names the receiving team (`target_team_name`).",
         auth: [...AUTH],
-        responses: { 200: { description: "Shares", example: { items: [SHARE_EXAMPLE] } } },
+        responses: {
+          200: {
+            description: "Shares",
+            example: { items: [{ ...SHARE_EXAMPLE, target_team_name: "Cardiology" }] },
+          },
+        },
       },
       auth,
       outgoingShares,
@@ -249,9 +255,14 @@ export function mountResourceActions(reg: Registry): void {
         tag: "Shares",
         summary: "Shares other teams granted to your team",
         description:
-          "Read a shared record with `GET /api/<kind>/<resource_id>`; change it with PATCH when `access` is `write`.",
+          "Each share names the owning team (`team_name`). Read a shared record with `GET /api/<kind>/<resource_id>` (or list them with `GET /api/<kind>?shared=only`); change it with PATCH when `access` is `write`.",
         auth: [...AUTH],
-        responses: { 200: { description: "Shares", example: { items: [SHARE_EXAMPLE] } } },
+        responses: {
+          200: {
+            description: "Shares",
+            example: { items: [{ ...SHARE_EXAMPLE, team_name: "Radiology" }] },
+          },
+        },
       },
       auth,
       incomingShares,
@@ -334,6 +345,12 @@ export function mountResourceActions(reg: Registry): void {
             type: "string",
             description:
               "Only actions starting with this text, e.g. `pipeline.` or `api_token.revoked`.",
+          },
+          {
+            name: "name",
+            type: "string",
+            description:
+              "Only entries whose actor or record name contains this text (case-insensitive).",
           },
         ],
         responses: {
@@ -453,13 +470,34 @@ async function previewTransform(c: Context<AppEnv>): Promise<Response> {
 /** GET /api/shares: Shares your team granted. */
 async function outgoingShares(c: Context<AppEnv>): Promise<Response> {
   const s = c.get("services");
-  return c.json({ items: await s.shares.outgoing(userOf(c).team.id) });
+  const name = teamNames(s);
+  const items = await s.shares.outgoing(userOf(c).team.id);
+  return c.json({
+    items: await Promise.all(
+      items.map(async (x) => ({ ...x, target_team_name: await name(x.target_team_id) })),
+    ),
+  });
 }
 
 /** GET /api/shares/incoming: Shares other teams granted to your team. */
 async function incomingShares(c: Context<AppEnv>): Promise<Response> {
   const s = c.get("services");
-  return c.json({ items: await s.shares.incoming(userOf(c).team.id) });
+  const name = teamNames(s);
+  const items = await s.shares.incoming(userOf(c).team.id);
+  return c.json({
+    items: await Promise.all(items.map(async (x) => ({ ...x, team_name: await name(x.team_id) }))),
+  });
+}
+
+/** Looks up team names, each once. */
+function teamNames(s: Services): (id: string) => Promise<string> {
+  const seen = new Map<string, Promise<string>>();
+  return (id) => {
+    if (!seen.has(id)) {
+      seen.set(id, s.store.identity.team(id).then((t) => t?.name ?? "(deleted team)"));
+    }
+    return seen.get(id)!;
+  };
 }
 
 /** POST /api/shares: Share a record with another team (read, or read and write; never delete). */
@@ -484,6 +522,7 @@ async function auditLog(c: Context<AppEnv>): Promise<Response> {
   const page = await listAudit(s.store.kv, p.team.id, {
     ...pageParams(c),
     action: c.req.query("action") || undefined,
+    text: c.req.query("name") || undefined,
   });
   return c.json({ items: page.items, next_cursor: page.next_cursor ?? null });
 }

@@ -7,35 +7,22 @@
 import type { Context, Handler } from "hono";
 import type { ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS } from "../store/mod.ts";
-import { KINDS, SCHEMAS, SINGULAR } from "../resources/mod.ts";
+import { findVisible, KINDS, SCHEMAS, SHARED_SCOPES, SINGULAR } from "../resources/mod.ts";
 import { readJson } from "./body.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError, notFound } from "./errors.ts";
 import { CREATE_EXAMPLES, EXAMPLE_IDS, recordExample, UPDATE_EXAMPLES } from "./examples.ts";
 import { requireBearer, userOf } from "./middleware.ts";
+import { oneOf, PAGE_QUERY, pageParams } from "./list_params.ts";
 import type { QueryDoc, Registry, RouteDoc } from "./registry.ts";
 
-/** Most records in one page. */
-export const MAX_PAGE = 1000;
-/** Records in a page when `limit` is not given. */
-export const DEFAULT_PAGE = 100;
+/** The statuses a gateway list can be filtered on. */
+const GATEWAY_STATUSES = ["pending", "online", "degraded", "offline"] as const;
 
 const NOT_FOUND = (kind: ResourceKind) => ({
   description: `No such ${SINGULAR[kind]} in your team (also for another team's records)`,
   example: { error: { code: "not_found", message: `${SINGULAR[kind]} not found` } },
 });
-
-/** `limit` and `cursor` of a list request. */
-export function pageParams(c: Context<AppEnv>): { limit: number; cursor?: string } {
-  const limitText = c.req.query("limit");
-  const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw new ApiError(422, "validation_failed", `limit: an integer 1-${MAX_PAGE}`, {
-      fields: [{ field: "limit", message: `an integer 1-${MAX_PAGE}` }],
-    });
-  }
-  return { limit, cursor: c.req.query("cursor") || undefined };
-}
 
 function ifRevision(c: Context<AppEnv>): number | undefined {
   const header = c.req.header("if-match");
@@ -68,25 +55,35 @@ function naming(kind: ResourceKind): { one: string; base: string; tag: string } 
   return { one: SINGULAR[kind], base: `/api/${kind}`, tag: kind[0].toUpperCase() + kind.slice(1) };
 }
 
-/** The list route's query parameters: paging, name, the kind's filter fields. */
+/** The list route's query parameters: paging, name, the kind's filter fields, shared records. */
 function listQuery(kind: ResourceKind): QueryDoc[] {
   return [
-    {
-      name: "limit",
-      type: "integer",
-      description: `Records per page, 1-${MAX_PAGE} (default ${DEFAULT_PAGE}).`,
-    },
-    { name: "cursor", type: "string", description: "The `next_cursor` of the previous page." },
+    ...PAGE_QUERY,
     {
       name: "name",
       type: "string",
-      description: "Only records whose name contains this text (case-insensitive).",
+      description: kind === "gateways"
+        ? "Only gateways whose name or code contains this text (case-insensitive)."
+        : "Only records whose name contains this text (case-insensitive).",
     },
     ...KINDS[kind].filters.map((f) => ({
       name: f,
       type: "string" as const,
       description: `Only records with this ${f}.`,
     })),
+    ...(kind === "gateways"
+      ? [{
+        name: "status",
+        type: "string" as const,
+        description: `Only gateways with this status: ${GATEWAY_STATUSES.join(", ")}.`,
+      }]
+      : []),
+    {
+      name: "shared",
+      type: "string",
+      description:
+        "`exclude` (default): your team's records only; `include`: yours, then those other teams shared with yours; `only`: the shared ones. With `include` and `only` each record carries `access` and `team_name` (the owning team).",
+    },
   ];
 }
 
@@ -98,13 +95,24 @@ function listDoc(kind: ResourceKind): RouteDoc {
     path: base,
     tag,
     summary: `List ${kind} of the current team`,
-    description: "Oldest first. `next_cursor` is present while more pages follow.",
+    description:
+      "Oldest first (with `shared`, your team's records come before the shared ones). `next_cursor` is present while more pages follow.",
     auth: ["user_token", "api_token"],
     query: listQuery(kind),
     responses: {
       200: {
         description: "A page",
         example: { items: [recordExample(kind)], next_cursor: null },
+      },
+      422: {
+        description: "A bad `limit`, `cursor`, `shared` or `status`",
+        example: {
+          error: {
+            code: "validation_failed",
+            message: "shared: one of exclude, include, only",
+            fields: [{ field: "shared", message: "one of exclude, include, only" }],
+          },
+        },
       },
     },
   };
@@ -258,8 +266,15 @@ function listRecords(kind: ResourceKind): Handler<AppEnv> {
     const s = c.get("services");
     const p = userOf(c);
     const where = Object.fromEntries(KINDS[kind].filters.map((f) => [f, c.req.query(f)]));
-    const query = { ...pageParams(c), name: c.req.query("name"), where };
-    return c.json(await s.resources.find(kind, p.team.id, query));
+    const status = kind === "gateways" ? oneOf(c, "status", GATEWAY_STATUSES) : undefined;
+    const shared = oneOf(c, "shared", SHARED_SCOPES) ?? "exclude";
+    const query = { ...pageParams(c), name: c.req.query("name"), where, status };
+    if (shared === "exclude") return c.json(await s.resources.find(kind, p.team.id, query));
+    const page = await findVisible(s.store, s.resources, kind, p.team.id, { ...query, shared });
+    return c.json({
+      items: page.items.map((x) => ({ ...x.record, access: x.access, team_name: x.team.name })),
+      next_cursor: page.next_cursor,
+    });
   };
 }
 

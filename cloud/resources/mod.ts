@@ -1,7 +1,8 @@
 /**
  * Resources of a team: request schemas, checks against the gateway's schema, the generated gateway
  * configuration, and the services the REST API, the MCP server and the UI are thin faces over
- * (ResourceService, ShareService, TeamService, the kind catalogue).
+ * (ResourceService, ShareService, TeamService, InvitationService, the kind catalogue, the lists of
+ * a team's records with those shared with it).
  *
  * @example
  * ```ts
@@ -40,4 +41,26 @@ export {
 } from "./service.ts";
 export { type KindInfo, KINDS, SINGULAR } from "./kinds.ts";
 export { ShareService } from "./shares.ts";
-export { type TeamCaller, TeamService } from "./teams.ts";
+export {
+  type TeamCaller,
+  TeamService,
+  type TokenQuery,
+  type TokenState,
+  tokenState,
+} from "./teams.ts";
+export {
+  type FoundInvitation,
+  INVITATION_CODE_PREFIX,
+  INVITATION_DAYS,
+  InvitationService,
+  type InvitationView,
+  type IssuedInvitation,
+  MAX_INVITATION_DAYS,
+} from "./invitations.ts";
+export {
+  findVisible,
+  type ListedRecord,
+  SHARED_SCOPES,
+  type SharedScope,
+  type VisibleQuery,
+} from "./listing.ts";

@@ -60,12 +60,14 @@ export interface GatewayView extends GatewayRecord {
   reported_config: GatewayState["reported_config"];
 }
 
-/** What a list asks for: a page, a name substring, exact field values. */
+/** What a list asks for: a page, a name substring, exact field values, a gateway status. */
 export interface ListQuery {
   limit: number;
   cursor?: string;
   name?: string;
   where?: Record<string, string | undefined>;
+  /** Gateways only: their derived status (`pending`, `online`, `degraded`, `offline`). */
+  status?: string;
 }
 
 /** A gateway configuration: generated from the records, or a pinned version's snapshot. */
@@ -126,16 +128,7 @@ export class ResourceService {
     teamId: string,
     query: ListQuery,
   ): Promise<{ items: AnyRecord[]; next_cursor: string | null }> {
-    const name = query.name?.toLowerCase();
-    const wanted = KINDS[kind].filters
-      .filter((f) => query.where?.[f] !== undefined)
-      .map((f) => [f, String(query.where![f])] as const);
-    const filter = name || wanted.length
-      ? (r: AnyRecord) =>
-        (!name || r.name.toLowerCase().includes(name) ||
-          (kind === "gateways" && (r as GatewayRecord).code.toLowerCase().includes(name))) &&
-        wanted.every(([f, v]) => String((r as unknown as Record<string, unknown>)[f]) === v)
-      : undefined;
+    const filter = this.matcher(kind, query);
     const page = await this.list(kind, teamId, {
       limit: query.limit,
       cursor: query.cursor,
@@ -143,6 +136,24 @@ export class ResourceService {
     });
     const items = await Promise.all(page.items.map((r) => this.view(kind, r, false)));
     return { items, next_cursor: page.next_cursor ?? null };
+  }
+
+  /**
+   * The test a record of `kind` passes to be in a list asking `query` (name substring, the kind's
+   * exact filters, a gateway's status); undefined when the query filters nothing.
+   */
+  matcher(kind: ResourceKind, query: ListQuery): ((r: AnyRecord) => Promise<boolean>) | undefined {
+    const name = query.name?.toLowerCase();
+    const wanted = KINDS[kind].filters
+      .filter((f) => query.where?.[f] !== undefined)
+      .map((f) => [f, String(query.where![f])] as const);
+    const status = kind === "gateways" ? query.status : undefined;
+    if (!name && !wanted.length && !status) return undefined;
+    return async (r: AnyRecord) =>
+      (!name || r.name.toLowerCase().includes(name) ||
+        (kind === "gateways" && (r as GatewayRecord).code.toLowerCase().includes(name))) &&
+      wanted.every(([f, v]) => String((r as unknown as Record<string, unknown>)[f]) === v) &&
+      (!status || (await this.gatewayView(r as GatewayRecord)).status === status);
   }
 
   /** A record as the API shows it: a gateway with its status (`fresh`: configuration rebuilt). */
@@ -154,7 +165,11 @@ export class ResourceService {
   list<K extends ResourceKind>(
     kind: K,
     teamId: string,
-    page: { limit: number; cursor?: string; filter?: (r: RecordOf[K]) => boolean },
+    page: {
+      limit: number;
+      cursor?: string;
+      filter?: (r: RecordOf[K]) => boolean | Promise<boolean>;
+    },
   ): Promise<Page<RecordOf[K]>> {
     return this.#store.repos[kind].list(teamId, page) as Promise<Page<RecordOf[K]>>;
   }

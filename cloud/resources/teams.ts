@@ -8,12 +8,26 @@
 import {
   type Actor,
   type ApiTokenRecord,
+  K,
+  listPage,
   type Membership,
   type OAuthGrantRecord,
+  type Page,
   type Role,
   type Store,
   StoreError,
 } from "../store/mod.ts";
+
+/** Where an API token stands. */
+export type TokenState = "active" | "revoked" | "expired";
+
+/** What a list of API tokens asks for: a page, a name substring, a state. */
+export interface TokenQuery {
+  limit: number;
+  cursor?: string;
+  name?: string;
+  state?: TokenState;
+}
 
 /** Who is asking: a user acting in their current team. */
 export interface TeamCaller {
@@ -51,6 +65,24 @@ export class TeamService {
     return this.#store.tokens.listApiTokens(caller.team.id, onlyOf);
   }
 
+  /**
+   * A page of the API tokens the caller may see, newest first, filtered by a name substring
+   * (case-insensitive) and a state (`now`: the time that decides expiry).
+   */
+  apiTokenPage(caller: TeamCaller, query: TokenQuery, now: number): Promise<Page<ApiTokenRecord>> {
+    const onlyOf = caller.role === "owner" ? undefined : caller.user.id;
+    const name = query.name?.toLowerCase();
+    return listPage<ApiTokenRecord>(this.#store.kv, K.apiTokens(caller.team.id), {
+      limit: query.limit,
+      cursor: query.cursor,
+      reverse: true,
+      filter: (t) =>
+        (!onlyOf || t.user_id === onlyOf) &&
+        (!name || t.name.toLowerCase().includes(name)) &&
+        (!query.state || tokenState(t, now) === query.state),
+    });
+  }
+
   /** Revokes an API token the caller may see; not_found for any other. */
   async revokeApiToken(caller: TeamCaller, id: string): Promise<ApiTokenRecord> {
     const existing = await this.#store.tokens.apiToken(caller.team.id, id);
@@ -81,4 +113,10 @@ export class TeamService {
       throw new StoreError("forbidden", "only team owners manage members");
     }
   }
+}
+
+/** The state of an API token at `now` (ms). */
+export function tokenState(t: ApiTokenRecord, now: number): TokenState {
+  if (t.revoked_at) return "revoked";
+  return t.expires_at && Date.parse(t.expires_at) <= now ? "expired" : "active";
 }

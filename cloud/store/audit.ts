@@ -38,17 +38,26 @@ export function addAudit(
   op.set(K.audit(teamId, id), { id, at: iso(now), ...entry });
 }
 
-/** Reads the team's audit log, newest first. */
+/**
+ * Reads the team's audit log, newest first: optionally only actions starting with `action`, and
+ * entries whose actor or record name contains `text` (case-insensitive).
+ */
 export function listAudit(
   kv: Deno.Kv,
   teamId: string,
-  page: { limit: number; cursor?: string; action?: string },
+  page: { limit: number; cursor?: string; action?: string; text?: string },
 ): Promise<Page<AuditEntry>> {
+  const text = page.text?.toLowerCase();
   return listPage<AuditEntry>(kv, K.audits(teamId), {
     limit: page.limit,
     cursor: page.cursor,
     reverse: true,
-    filter: page.action ? (e) => e.action.startsWith(page.action!) : undefined,
+    filter: page.action || text
+      ? (e) =>
+        (!page.action || e.action.startsWith(page.action)) &&
+        (!text || e.actor.label.toLowerCase().includes(text) ||
+          (e.resource.name ?? "").toLowerCase().includes(text))
+      : undefined,
   });
 }
 

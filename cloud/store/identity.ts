@@ -105,15 +105,64 @@ export class Identity {
     await this.#updateUser(userId, (u) => ({ ...u, password_hash: hash }));
   }
 
-  /** Creates a team owned by `user` and makes it their current team. */
+  /**
+   * Creates a team owned by `user`. Their current team stays as it was: switching is the user's
+   * own step (the header's switcher, `PUT /api/me/current-team`).
+   */
   async createTeam(user: User, name: string): Promise<Team> {
     const now = this.#clock.now();
     const team: Team = { id: uuidv7(now), name, created_at: iso(now), created_by: user.id };
     const op = this.#kv.atomic();
     this.#addTeam(op, team, user, now);
     await op.commit();
-    await this.switchTeam(user.id, team.id);
     return team;
+  }
+
+  /**
+   * Creates a user who joins the existing team `teamId` (their current team) instead of getting a
+   * team of their own: an accepted invitation. `extra` adds the caller's checks and writes to the
+   * same atomic operation (name_taken: the email has an account; conflict: a check failed).
+   */
+  async createUserInTeam(
+    input: { email: string; name: string; passwordHash: string },
+    teamId: string,
+    role: Role,
+    extra: (op: Deno.AtomicOperation, user: User) => void,
+  ): Promise<User> {
+    const now = this.#clock.now();
+    const user: User = {
+      id: uuidv7(now),
+      email: input.email.toLowerCase(),
+      name: input.name,
+      password_hash: input.passwordHash,
+      current_team_id: teamId,
+      created_at: iso(now),
+      updated_at: iso(now),
+    };
+    const op = this.#kv.atomic()
+      .check({ key: K.userByEmail(user.email), versionstamp: null })
+      .set(K.userByEmail(user.email), user.id)
+      .set(K.user(user.id), user)
+      .set(
+        K.member(teamId, user.id),
+        { team_id: teamId, user_id: user.id, role, created_at: iso(now) } satisfies Membership,
+      )
+      .set(K.userTeam(user.id, teamId), role);
+    addAudit(op, teamId, now, {
+      actor: { type: "user", id: user.id, label: user.email, user_id: user.id },
+      action: "member.added",
+      resource: { kind: "members", id: user.id, name: user.email },
+    });
+    extra(op, user);
+    if (!(await op.commit()).ok) {
+      if (await this.userByEmail(user.email)) {
+        throw new StoreError("name_taken", "email: an account with this email already exists", {
+          field: "email",
+        });
+      }
+      throw new StoreError("conflict", "a concurrent change interfered; retry");
+    }
+    return user;
   }
 
   /** The team `id`, or null. */
@@ -146,8 +195,17 @@ export class Identity {
     return out;
   }
 
-  /** Adds (or changes the role of) a member. */
-  async addMember(teamId: string, user: User, role: Role, actor: Actor): Promise<Membership> {
+  /**
+   * Adds (or changes the role of) a member. `extra` adds the caller's checks and writes to the
+   * same atomic operation (conflict when one of its checks fails).
+   */
+  async addMember(
+    teamId: string,
+    user: User,
+    role: Role,
+    actor: Actor,
+    extra?: (op: Deno.AtomicOperation) => void,
+  ): Promise<Membership> {
     const now = this.#clock.now();
     const m: Membership = { team_id: teamId, user_id: user.id, role, created_at: iso(now) };
     const existing = await this.membership(teamId, user.id);
@@ -162,7 +220,10 @@ export class Identity {
       action: existing ? "member.updated" : "member.added",
       resource: { kind: "members", id: user.id, name: user.email },
     });
-    await op.commit();
+    extra?.(op);
+    if (!(await op.commit()).ok) {
+      throw new StoreError("conflict", "a concurrent change interfered; retry");
+    }
     return existing ? { ...existing, role } : m;
   }
 

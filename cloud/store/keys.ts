@@ -36,6 +36,7 @@ export const K = {
   oauthClient: (clientId: string) => ["oauth_clients", clientId],
   oauthCode: (hash: string) => ["oauth_codes", hash],
   oauthRefresh: (hash: string) => ["oauth_refresh", hash],
+  invitationByHash: (hash: string) => ["invitation_hash", hash],
 
   teamPrefix: (teamId: string) => ["t", teamId],
   member: (teamId: string, userId: string) => ["t", teamId, "members", userId],
@@ -69,6 +70,14 @@ export const K = {
   machineTokens: (teamId: string, gatewayId: string) => ["t", teamId, "machine_tokens", gatewayId],
   oauthGrant: (teamId: string, id: string) => ["t", teamId, "oauth_grants", id],
   oauthGrants: (teamId: string) => ["t", teamId, "oauth_grants"],
+  invitation: (teamId: string, id: string) => ["t", teamId, "invitations", id],
+  invitations: (teamId: string) => ["t", teamId, "invitations"],
+  invitationByEmail: (teamId: string, email: string) => [
+    "t",
+    teamId,
+    "invitations_by_email",
+    email.toLowerCase(),
+  ],
   gatewayState: (teamId: string, gatewayId: string) => ["t", teamId, "gw_state", gatewayId],
   gatewayConfig: (teamId: string, gatewayId: string) => ["t", teamId, "gw_config", gatewayId],
   configVersion: (teamId: string, gatewayId: string, version: number) => [

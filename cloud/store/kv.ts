@@ -52,27 +52,49 @@ export interface PageOptions<T> {
   cursor?: string;
   reverse?: boolean;
   /** Entries failing the filter are skipped (they do not count against `limit`). */
-  filter?: (value: T) => boolean;
+  filter?: (value: T) => boolean | Promise<boolean>;
 }
 
 /** Lists up to `limit` values under `prefix`, continuing at `cursor`. */
-export async function listPage<T>(
+export function listPage<T>(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
   options: PageOptions<T>,
 ): Promise<Page<T>> {
+  const filter = options.filter;
+  return listPageMapped<T, T>(kv, prefix, {
+    ...options,
+    map: filter ? async (e) => (await filter(e.value)) ? e.value : null : (e) => e.value,
+  });
+}
+
+/**
+ * Lists up to `limit` entries under `prefix` turned into items by `map` (null skips the entry
+ * without counting it against `limit`), continuing at `cursor`.
+ */
+export async function listPageMapped<T, U>(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  options: {
+    limit: number;
+    cursor?: string;
+    reverse?: boolean;
+    map: (entry: Deno.KvEntry<T>) => U | null | Promise<U | null>;
+  },
+): Promise<Page<U>> {
   const iter = kv.list<T>({ prefix }, {
     cursor: options.cursor || undefined,
     reverse: options.reverse,
     batchSize: Math.min(options.limit + 1, 1000),
   });
-  const items: T[] = [];
+  const items: U[] = [];
   let cursor: string | undefined;
   try {
     for await (const entry of iter) {
       if (items.length === options.limit) return { items, next_cursor: cursor };
       cursor = iter.cursor;
-      if (!options.filter || options.filter(entry.value)) items.push(entry.value);
+      const item = await options.map(entry);
+      if (item !== null) items.push(item);
     }
   } catch (err) {
     if (err instanceof TypeError && options.cursor) throw new BadCursorError();

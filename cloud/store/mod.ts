@@ -1,6 +1,7 @@
 /**
- * The cloud service's state over Deno KV: identities, tokens, sessions, device requests, signing
- * keys, and the team-scoped resources with their audit log, shares and gateway reports.
+ * The cloud service's state over Deno KV: identities, invitations, tokens, sessions, device
+ * requests, signing keys, and the team-scoped resources with their audit log, shares and gateway
+ * reports.
  *
  * @example
  * ```ts
@@ -19,6 +20,7 @@
 import type { Clock } from "../clock.ts";
 import { GatewayStateStore } from "./gateway_state.ts";
 import { Identity } from "./identity.ts";
+import { InvitationStore } from "./invitations.ts";
 import { K, RESOURCE_KINDS, type ResourceKind } from "./keys.ts";
 import { KIND_SPECS, type RecordOf } from "./records.ts";
 import { type KindSpec, Repo } from "./repo.ts";
@@ -60,9 +62,24 @@ export {
   type Team,
   type User,
 } from "./identity.ts";
+export {
+  INVITATION_STATES,
+  type InvitationRecord,
+  type InvitationState,
+  invitationState,
+  InvitationStore,
+} from "./invitations.ts";
 export { base64Url, constantTimeEqual, randomBase64Url, sha256Hex, uuidv7 } from "./ids.ts";
 export { K, RESOURCE_KINDS, type ResourceKind } from "./keys.ts";
-export { BadCursorError, KV_FILE, listPage, openKv, type Page, restrictKvFiles } from "./kv.ts";
+export {
+  BadCursorError,
+  KV_FILE,
+  listPage,
+  listPageMapped,
+  openKv,
+  type Page,
+  restrictKvFiles,
+} from "./kv.ts";
 export {
   type OAuthClientRecord,
   type OAuthCodeRecord,
@@ -91,6 +108,7 @@ export type Repos = { [K in ResourceKind]: Repo<RecordOf[K]> };
 export class Store {
   readonly kv: Deno.Kv;
   readonly identity: Identity;
+  readonly invitations: InvitationStore;
   readonly tokens: TokenStore;
   readonly sessions: SessionStore;
   readonly devices: DeviceStore;
@@ -105,6 +123,7 @@ export class Store {
   constructor(kv: Deno.Kv, clock: Clock) {
     this.kv = kv;
     this.identity = new Identity(kv, clock);
+    this.invitations = new InvitationStore(kv, clock, this.identity);
     this.tokens = new TokenStore(kv, clock);
     this.sessions = new SessionStore(kv, clock);
     this.devices = new DeviceStore(kv, clock);

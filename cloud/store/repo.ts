@@ -92,7 +92,7 @@ export class Repo<T extends BaseRecord> {
   /** A page of the team's records, oldest first. */
   list(
     teamId: string,
-    page: { limit: number; cursor?: string; filter?: (r: T) => boolean },
+    page: { limit: number; cursor?: string; filter?: (r: T) => boolean | Promise<boolean> },
   ): Promise<Page<T>> {
     return listPage<T>(this.#kv, K.records(teamId, this.spec.kind), page);
   }

@@ -15,6 +15,26 @@ function short(v: number): string {
   return v.toFixed(v >= 1 ? 1 : 2);
 }
 
+/** The label of a round axis value: 1, 2.5, 0.05, 20k (no trailing zeros). */
+function axisLabel(v: number): string {
+  return v >= 1000 ? `${Number((v / 1000).toPrecision(3))}k` : String(Number(v.toPrecision(3)));
+}
+
+/**
+ * The top of a chart's axis: the smallest of 1, 2, 2.5 and 5 times a power of ten that is at least
+ * the highest value, so the axis reads a round number; 1 when there is nothing above zero.
+ */
+export function axisMax(max: number): number {
+  if (!(max > 0)) return 1;
+  const magnitude = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 2.5, 5, 10]) {
+    // The tolerance keeps 0.3 from becoming 0.5 through 3 * 0.1 = 0.30000000000000004.
+    const top = Number((step * magnitude).toPrecision(12));
+    if (top >= max * (1 - 1e-12)) return top;
+  }
+  return 10 * magnitude;
+}
+
 /** HH:MM (UTC) of a time. */
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 16);
@@ -38,7 +58,7 @@ export function LineChart(
   },
 ) {
   const max = Math.max(0, ...points.map((p) => p[1]));
-  const top = max === 0 ? 1 : max * 1.1;
+  const top = axisMax(max);
   const x = (t: number) => PAD.left + (W - PAD.left - PAD.right) * (t - from) / (to - from || 1);
   const y = (v: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - v / top);
   const segments: Point[][] = [];
@@ -65,9 +85,9 @@ export function LineChart(
       <title>{summary}</title>
       <text x={PAD.left} y={11}>{title} ({unit})</text>
       <line class="grid" x1={PAD.left} x2={W - PAD.right} y1={y(0)} y2={y(0)} />
-      <line class="grid" x1={PAD.left} x2={W - PAD.right} y1={y(top / 1.1)} y2={y(top / 1.1)} />
+      <line class="grid" x1={PAD.left} x2={W - PAD.right} y1={y(top)} y2={y(top)} />
       <text x={2} y={y(0) + 3}>0</text>
-      <text x={2} y={y(top / 1.1) + 3}>{short(top / 1.1)}</text>
+      <text x={2} y={y(top) + 3} data-testid="axis-max">{axisLabel(top)}</text>
       <text x={PAD.left} y={H - 4}>{clock(from)}</text>
       <text x={W - PAD.right - 28} y={H - 4}>{clock(to)}</text>
       {segments.map((seg, i) =>

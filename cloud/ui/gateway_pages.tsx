@@ -2,10 +2,32 @@
 /** Gateways: status, last seen and configuration versions; one gateway's reports, config and tokens. */
 import type { Hono } from "hono";
 import type { AppEnv } from "../api/mod.ts";
-import type { GatewayRecord } from "../store/mod.ts";
+import type { GatewayView, Visible } from "../resources/mod.ts";
+import type { AnyRecord, GatewayRecord } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { form, notFoundPage, page } from "./guard.tsx";
 import { Csrf, Flash, Layout, Status, Table, When } from "./layout.tsx";
+import {
+  anyOf,
+  emptyText,
+  type FilterSpec,
+  ListControls,
+  listState,
+  orFirstPage,
+  Pager,
+  SHARED_FILTER,
+} from "./list_controls.tsx";
+import { visiblePage } from "./resource_pages.tsx";
+import { OwnerCell, sharedRecordPage } from "./shared_pages.tsx";
+
+/** The status filter of the gateway list. */
+const STATUS_FILTER: FilterSpec = {
+  name: "status",
+  label: "Status",
+  options: anyOf(
+    ["pending", "online", "degraded", "offline"].map((v) => ({ value: v, label: v })),
+  ),
+};
 
 /** Machine tokens listed on a gateway's page (newest first; the API lists all). */
 const TOKENS_SHOWN = 50;
@@ -15,51 +37,69 @@ export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
   ui.get(
     "/gateways",
     page(s, async (c, user) => {
-      const all = await s.store.repos.gateways.all(user.team.id);
-      const views = await Promise.all(all.map((g) => s.resources.gatewayView(g)));
-      return c.html(
-        <Layout title="Gateways" user={user} active="/gateways">
-          <h1>Gateways of {user.team.name}</h1>
-          <p class="muted">
-            A gateway appears here when it is authorized (<code>gwcli gateway:authorize</code>,{" "}
-            <code>gwcli token:get</code> or{" "}
-            <code>POST /api/gateway/authorize</code>), or when you add it here first.
-          </p>
-          <p>
-            <a class="button" href="/gateways/new">New gateway</a>
-          </p>
-          <Table
-            head={[
-              "Code",
-              "Name",
-              "Status",
-              "Last seen",
-              "Desired version",
-              "Applied version",
-              "Health",
-            ]}
-            empty="No gateways yet."
-            testId="gateways"
-            rows={views.map((g) => [
-              <a key="a-37-15" href={`/gateways/${g.id}`}>{g.code}</a>,
-              g.name,
-              <Status key="status-39-15" status={g.status} />,
-              <When key="when-40-15" at={g.last_seen_at} />,
-              g.config_version ?? "—",
-              g.applied_version ?? "—",
-              g.last_status?.health ?? "—",
-            ])}
-          />
-        </Layout>,
-      );
+      const state = listState(c, "/gateways", [STATUS_FILTER, SHARED_FILTER]);
+      return await orFirstPage(c, state, async () => {
+        const found = await visiblePage(s, user, "gateways", state, {
+          status: state.filters.status || undefined,
+        });
+        return c.html(
+          <Layout title="Gateways" user={user} active="/gateways">
+            <h1>Gateways of {user.team.name}</h1>
+            <p class="muted">
+              A gateway appears here when it is authorized (<code>gwcli gateway:authorize</code>,
+              {" "}
+              <code>gwcli token:get</code> or{" "}
+              <code>POST /api/gateway/authorize</code>), or when you add it here first. Gateways
+              other teams share with {user.team.name} are listed after its own.
+            </p>
+            <p>
+              <a class="button" href="/gateways/new">New gateway</a>
+            </p>
+            <ListControls state={state} what="gateways" searchHint="part of the code or name" />
+            <Table
+              head={[
+                "Code",
+                "Name",
+                "Status",
+                "Last seen",
+                "Desired version",
+                "Applied version",
+                "Health",
+                "Team",
+              ]}
+              empty={emptyText(state, "gateways")}
+              testId="gateways"
+              rows={found.items.map(({ record, access, team }) => {
+                const g = record as GatewayView;
+                return [
+                  <a key="a" href={`/gateways/${g.id}`}>{g.code}</a>,
+                  g.name,
+                  <Status key="status" status={g.status} />,
+                  <When key="when" at={g.last_seen_at} />,
+                  g.config_version ?? "—",
+                  g.applied_version ?? "—",
+                  g.last_status?.health ?? "—",
+                  <OwnerCell key="team" access={access} team={team.name} />,
+                ];
+              })}
+            />
+            <Pager state={state} next={found.next_cursor} shown={found.items.length} />
+          </Layout>,
+        );
+      });
     }),
   );
 
   ui.get(
     "/gateways/:id",
     page(s, async (c, user) => {
-      const gw = await s.store.repos.gateways.get(user.team.id, c.req.param("id")!);
-      if (!gw) return notFoundPage(c, user, "gateway");
+      const seen = await s.resources.visible("gateways", user.team.id, c.req.param("id")!);
+      if (!seen) return notFoundPage(c, user, "gateway");
+      // Another team's gateway: its record and status, never its configuration or tokens.
+      if (seen.access !== "owner") {
+        return sharedRecordPage(c, s, user, "gateways", seen as Visible<AnyRecord>);
+      }
+      const gw = seen.record;
       const view = await s.resources.gatewayView(gw, true);
       const config = await s.resources.gatewayConfig(user.team.id, gw.id);
       const allTokens = await s.store.tokens.listMachineTokens(user.team.id, gw.id);

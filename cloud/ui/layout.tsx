@@ -19,7 +19,10 @@ export const NAV: [string, string][] = [
   ["/audit", "Audit log"],
 ];
 
-/** The page frame: header with navigation, team switcher and sign-out (when signed in). */
+/**
+ * The page frame: header with navigation, the current team (always named), the team switcher
+ * (with more than one team) and sign-out, when signed in.
+ */
 export const Layout: FC<
   PropsWithChildren<{ title: string; user?: UiUser | null; active?: string }>
 > = (
@@ -58,10 +61,16 @@ export const Layout: FC<
         )}
         <span class="spacer" />
         {user && (
+          <span class="current-team">
+            Team <strong data-testid="current-team">{user.team.name}</strong>{" "}
+            <span class="muted">({user.role})</span>
+          </span>
+        )}
+        {user && user.teams.length > 1 && (
           <form method="post" action="/teams/switch" aria-label="Switch team">
             <input type="hidden" name="_csrf" value={user.session.csrf} />
             <input type="hidden" name="back" value={active ?? "/gateways"} />
-            <select name="team_id" aria-label="Current team" data-testid="team-select">
+            <select name="team_id" aria-label="Team to work in" data-testid="team-select">
               {user.teams.map((t) => (
                 <option value={t.team.id} selected={t.team.id === user.team.id}>
                   {t.team.name}

@@ -1,12 +1,21 @@
 /** @jsxImportSource hono/jsx */
-/** Pipelines and the resources they use. */
+/** Pipelines (the team's own and those shared with it) and the resources they use. */
 import type { Hono } from "hono";
 import type { AppEnv } from "../api/mod.ts";
-import type { AnyRecord, RecordOf, ResourceKind } from "../store/mod.ts";
-import { ShareSection } from "./resource_pages.tsx";
+import type { Visible } from "../resources/mod.ts";
+import type {
+  AnyRecord,
+  GatewayRecord,
+  PipelineRecord,
+  RecordOf,
+  ResourceKind,
+} from "../store/mod.ts";
+import { kindFilters, ShareSection, sharesOf, visiblePage } from "./resource_pages.tsx";
 import type { Services } from "../services.ts";
 import { notFoundPage, page } from "./guard.tsx";
 import { Layout, Table } from "./layout.tsx";
+import { emptyText, ListControls, listState, orFirstPage, Pager } from "./list_controls.tsx";
+import { OwnerCell, sharedRecordPage } from "./shared_pages.tsx";
 
 /** Mounts `/pipelines` and `/pipelines/:id`. */
 export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
@@ -28,37 +37,69 @@ export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
     "/pipelines",
     page(s, async (c, user) => {
       const t = user.team.id;
-      const pipelines = await s.store.repos.pipelines.all(t);
-      const gateways = new Map((await s.store.repos.gateways.all(t)).map((g) => [g.id, g.code]));
-      const rows = await Promise.all(pipelines.map(async (p) => [
-        <a key="a-24-9" href={`/pipelines/${p.id}`}>{p.name}</a>,
-        p.gateway_id
-          ? <a key="a-26-13" href={`/gateways/${p.gateway_id}`}>{gateways.get(p.gateway_id)}</a>
-          : <span key="span-27-13" class="muted">none</span>,
-        (await names(t, "endpoints", p.endpoint_ids)).map((e) => e.name).join(", ") || "—",
-        (await names(t, "middleware", p.middleware_ids)).map((m) => m.name).join(" → ") || "—",
-        (await names(t, "backends", p.backend_ids)).map((b) => b.name).join(", ") || "—",
-      ]));
-      return c.html(
-        <Layout title="Pipelines" user={user} active="/pipelines">
-          <h1>Pipelines of {user.team.name}</h1>
-          <p class="muted">
-            A pipeline takes traffic from its endpoints through its middleware, in order, to its
-            backends, on the gateway it is placed on. Build one here, through the API (<code>
-              /api/pipelines
-            </code>) or with an MCP client.
-          </p>
-          <p>
-            <a class="button" href="/pipelines/new">New pipeline</a>
-          </p>
-          <Table
-            head={["Pipeline", "Gateway", "Endpoints", "Middleware (in order)", "Backends"]}
-            empty="No pipelines yet."
-            testId="pipelines"
-            rows={rows}
-          />
-        </Layout>,
-      );
+      const state = listState(c, "/pipelines", await kindFilters(s, t, "pipelines"));
+      return await orFirstPage(c, state, async () => {
+        const found = await visiblePage(s, user, "pipelines", state);
+        // References are named only when this team sees them (its own, or shared with it).
+        const label = async (kind: ResourceKind, id: string) => {
+          const seen = await s.resources.visible(kind, t, id);
+          const r = seen?.record as AnyRecord | undefined;
+          return r ? (kind === "gateways" ? (r as GatewayRecord).code : r.name) : null;
+        };
+        const labels = async (kind: ResourceKind, ids: string[], sep: string) => {
+          const all = await Promise.all(ids.map((id) => label(kind, id)));
+          const named = all.filter((x) => x !== null);
+          const hidden = all.length - named.length;
+          return [named.join(sep), hidden ? `${hidden} not shared` : ""].filter(Boolean)
+            .join("; ") || "—";
+        };
+        const rows = await Promise.all(found.items.map(async ({ record, access, team }) => {
+          const p = record as PipelineRecord;
+          const gateway = p.gateway_id ? await label("gateways", p.gateway_id) : null;
+          return [
+            <a key="a" href={`/pipelines/${p.id}`}>{p.name}</a>,
+            p.gateway_id && gateway
+              ? (access === "owner"
+                ? <a key="gw" href={`/gateways/${p.gateway_id}`}>{gateway}</a>
+                : gateway)
+              : <span key="gw" class="muted">{p.gateway_id ? "not shared" : "none"}</span>,
+            await labels("endpoints", p.endpoint_ids, ", "),
+            await labels("middleware", p.middleware_ids, " → "),
+            await labels("backends", p.backend_ids, ", "),
+            <OwnerCell key="team" access={access} team={team.name} />,
+          ];
+        }));
+        return c.html(
+          <Layout title="Pipelines" user={user} active="/pipelines">
+            <h1>Pipelines of {user.team.name}</h1>
+            <p class="muted">
+              A pipeline takes traffic from its endpoints through its middleware, in order, to its
+              backends, on the gateway it is placed on. Build one here, through the API (<code>
+                /api/pipelines
+              </code>) or with an MCP client. Pipelines other teams share with {user.team.name}{" "}
+              are listed after its own, with their team.
+            </p>
+            <p>
+              <a class="button" href="/pipelines/new">New pipeline</a>
+            </p>
+            <ListControls state={state} what="pipelines" />
+            <Table
+              head={[
+                "Pipeline",
+                "Gateway",
+                "Endpoints",
+                "Middleware (in order)",
+                "Backends",
+                "Team",
+              ]}
+              empty={emptyText(state, "pipelines")}
+              testId="pipelines"
+              rows={rows}
+            />
+            <Pager state={state} next={found.next_cursor} shown={found.items.length} />
+          </Layout>,
+        );
+      });
     }),
   );
 
@@ -66,8 +107,12 @@ export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
     "/pipelines/:id",
     page(s, async (c, user) => {
       const t = user.team.id;
-      const p = await s.store.repos.pipelines.get(t, c.req.param("id")!);
-      if (!p) return notFoundPage(c, user, "pipeline");
+      const seen = await s.resources.visible("pipelines", t, c.req.param("id")!);
+      if (!seen) return notFoundPage(c, user, "pipeline");
+      if (seen.access !== "owner") {
+        return sharedRecordPage(c, s, user, "pipelines", seen as Visible<AnyRecord>);
+      }
+      const p = seen.record;
       const endpoints = await names(t, "endpoints", p.endpoint_ids);
       const middleware = await names(t, "middleware", p.middleware_ids);
       const backends = await names(t, "backends", p.backend_ids);
@@ -80,7 +125,7 @@ export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
       );
       const gateway = p.gateway_id ? await s.resources.get("gateways", t, p.gateway_id) : null;
       const config = await s.resources.pipelineConfig(t, p);
-      const shares = (await s.shares.outgoing(t)).filter((x) => x.resource_id === p.id);
+      const shares = await sharesOf(s, t, p.id);
       return c.html(
         <Layout title={p.name} user={user} active="/pipelines">
           <h1>Pipeline {p.name}</h1>

@@ -9,7 +9,14 @@
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../api/mod.ts";
 import { toApiError, validate } from "../api/mod.ts";
-import { KINDS, SCHEMAS } from "../resources/mod.ts";
+import {
+  type Access,
+  findVisible,
+  KINDS,
+  SCHEMAS,
+  type SharedScope,
+  type Visible,
+} from "../resources/mod.ts";
 import type { AnyRecord, ResourceKind } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { form, notFoundPage, page } from "./guard.tsx";
@@ -24,6 +31,24 @@ import {
   type RefChoices,
 } from "./resource_forms.tsx";
 import type { UiUser } from "./session.ts";
+import {
+  anyOf,
+  emptyText,
+  type FilterSpec,
+  ListControls,
+  type ListState,
+  listState,
+  orFirstPage,
+  Pager,
+  SHARED_FILTER,
+} from "./list_controls.tsx";
+import {
+  OwnerCell,
+  readOnlyRefused,
+  SharedNotice,
+  sharedRecordPage,
+  teamName,
+} from "./shared_pages.tsx";
 
 /** Kinds with a generic list page (gateways and pipelines have their own). */
 export const LISTED_KINDS = [
@@ -65,6 +90,33 @@ export async function refChoices(
     }));
   }
   return out;
+}
+
+/**
+ * Adds the references of another team's record to the form's choices, so that editing it through
+ * a write share keeps them: named when the team sees them too, else only as "unchanged".
+ */
+async function keepSharedRefs(
+  s: Services,
+  teamId: string,
+  fields: { name: string; to?: ResourceKind }[],
+  record: AnyRecord,
+  refs: RefChoices,
+): Promise<void> {
+  const values = record as unknown as Record<string, unknown>;
+  for (const f of fields) {
+    if (!f.to) continue;
+    const value = values[f.name];
+    const ids = Array.isArray(value) ? value as string[] : value ? [String(value)] : [];
+    const choices = refs[f.to] ??= [];
+    for (const id of ids) {
+      if (choices.some((c) => c.id === id)) continue;
+      const seen = await s.resources.visible(f.to, teamId, id);
+      const r = seen?.record as AnyRecord | undefined;
+      const name = r && (f.to === "gateways" ? (r as { code: string }).code : r.name);
+      choices.push({ id, name: name ?? "unchanged (not shared with your team)" });
+    }
+  }
 }
 
 /** What saving a form came to. */
@@ -127,6 +179,14 @@ export function GeneralErrors({ errors }: { errors: FieldErrors }) {
     : null;
 }
 
+/** The shares of the team's record `id`, each with the receiving team's name. */
+export async function sharesOf(s: Services, teamId: string, id: string) {
+  const shares = (await s.shares.outgoing(teamId)).filter((x) => x.resource_id === id);
+  return await Promise.all(
+    shares.map(async (x) => ({ ...x, target_team_name: await teamName(s, x.target_team_id) })),
+  );
+}
+
 function editUrl(kind: ResourceKind, id: string): string {
   return kind === "gateways" ? `/gateways/${id}` : `/${kind}/${id}/edit`;
 }
@@ -139,19 +199,26 @@ async function formPage(
   record: AnyRecord | null,
   state: { values?: Record<string, unknown>; raw?: Record<string, string>; errors?: FieldErrors } =
     {},
+  access: Access = "owner",
 ) {
   const fields = fieldsOf(kind, record === null);
   const refs = await refChoices(s, user.team.id, fields.flatMap((f) => f.to ? [f.to] : []));
+  if (record && access !== "owner") await keepSharedRefs(s, user.team.id, fields, record, refs);
   const errors = state.errors ?? new Map();
   const one = KINDS[kind].one;
   const action = record ? `/${kind}/${record.id}/edit` : `/${kind}/new`;
-  const shares = record
-    ? (await s.shares.outgoing(user.team.id)).filter((x) => x.resource_id === record.id)
-    : [];
+  const shares = record && access === "owner" ? await sharesOf(s, user.team.id, record.id) : [];
   return c.html(
     <Layout title={record ? `${one} ${record.name}` : `New ${one}`} user={user} active={`/${kind}`}>
       <h1>{record ? `Edit ${one} ${record.name}` : `New ${one}`}</h1>
       <p class="muted">{KINDS[kind].what}.</p>
+      {record && access !== "owner" && (
+        <SharedNotice
+          access={access}
+          owner={await teamName(s, record.team_id)}
+          team={user.team.name}
+        />
+      )}
       <GeneralErrors errors={errors} />
       <form method="post" action={action} class="card" data-testid="resource-form">
         <Csrf token={user.session.csrf} />
@@ -167,7 +234,7 @@ async function formPage(
           <a href={record && kind === "gateways" ? `/gateways/${record.id}` : `/${kind}`}>Cancel</a>
         </div>
       </form>
-      {record && (
+      {record && access === "owner" && (
         <>
           <h2>Sharing</h2>
           <ShareSection kind={kind} record={record} user={user} shares={shares} />
@@ -188,7 +255,13 @@ export function ShareSection(
     kind: ResourceKind;
     record: AnyRecord;
     user: UiUser;
-    shares: { id: string; target_team_id: string; access: string; created_at: string }[];
+    shares: {
+      id: string;
+      target_team_id: string;
+      target_team_name: string;
+      access: string;
+      created_at: string;
+    }[];
   },
 ) {
   return (
@@ -198,7 +271,9 @@ export function ShareSection(
         empty="Not shared with another team."
         testId="shares"
         rows={shares.map((x) => [
-          <code key="team">{x.target_team_id}</code>,
+          <span key="team">
+            {x.target_team_name} <code>{x.target_team_id}</code>
+          </span>,
           x.access,
           <When key="since" at={x.created_at} />,
           <form key="revoke" method="post" action={`/${kind}/${record.id}/shares/${x.id}/revoke`}>
@@ -230,55 +305,96 @@ export function ShareSection(
   );
 }
 
+/** The filters of a kind's list: its own filter fields (types, references), then the owner. */
+export async function kindFilters(
+  s: Services,
+  teamId: string,
+  kind: ResourceKind,
+): Promise<FilterSpec[]> {
+  const fields = fieldsOf(kind, true);
+  const out: FilterSpec[] = [];
+  for (const name of KINDS[kind].filters) {
+    const field = fields.find((f) => f.name === name);
+    if (!field) continue;
+    const label = field.label.replace(/ \(.*\)$/, "");
+    if (field.options) {
+      out.push({ name, label, options: anyOf(field.options.map((o) => ({ value: o, label: o }))) });
+    } else if (field.to) {
+      const choices = (await refChoices(s, teamId, [field.to]))[field.to] ?? [];
+      out.push({
+        name,
+        label,
+        options: anyOf(choices.map((r) => ({ value: r.id, label: r.name }))),
+      });
+    }
+  }
+  return [...out, SHARED_FILTER];
+}
+
+/** A page of the records a list page shows, with the search and filters of `state`. */
+export function visiblePage(
+  s: Services,
+  user: UiUser,
+  kind: ResourceKind,
+  state: ListState,
+  extra: { status?: string } = {},
+) {
+  const where = Object.fromEntries(
+    KINDS[kind].filters.map((f) => [f, state.filters[f] || undefined]),
+  );
+  return findVisible(s.store, s.resources, kind, user.team.id, {
+    limit: state.limit,
+    cursor: state.cursor,
+    name: state.name || undefined,
+    where,
+    shared: (state.filters.shared || "include") as SharedScope,
+    ...extra,
+  });
+}
+
 /** Mounts the list, create, edit, delete and share pages of the kinds. */
 export function mountResourcePages(ui: Hono<AppEnv>, s: Services): void {
   for (const kind of LISTED_KINDS) {
     ui.get(
       `/${kind}`,
       page(s, async (c, user) => {
-        const all = await s.store.repos[kind].all(user.team.id) as AnyRecord[];
-        const incoming = (await s.shares.incoming(user.team.id)).filter((x) =>
-          x.resource_kind === kind
-        );
-        const hasType = ["endpoints", "backends", "middleware"].includes(kind);
-        return c.html(
-          <Layout title={kindTitle(kind)} user={user} active={`/${kind}`}>
-            <h1>{kindTitle(kind)} of {user.team.name}</h1>
-            <p class="muted">{KINDS[kind].what}.</p>
-            <p>
-              <a class="button" href={`/${kind}/new`}>New {KINDS[kind].one}</a>
-            </p>
-            <Table
-              head={hasType ? ["Name", "Type", "Description", "Updated"] : [
-                "Name",
-                "Description",
-                "Updated",
-              ]}
-              empty={`No ${kind} yet.`}
-              testId={kind}
-              rows={all.map((r) => [
-                <a key="a" href={editUrl(kind, r.id)}>{r.name}</a>,
-                ...(hasType ? [(r as unknown as { type: string }).type] : []),
-                (r as unknown as { description?: string }).description ?? "",
-                <When key="when" at={r.updated_at} />,
-              ])}
-            />
-            {incoming.length > 0 && (
-              <>
-                <h2>Shared with {user.team.name}</h2>
-                <Table
-                  head={["Name", "Access", "Owner team"]}
-                  empty=""
-                  rows={incoming.map((x) => [
-                    <a key="a" href={`/${kind}/${x.resource_id}/edit`}>{x.resource_name}</a>,
-                    x.access,
-                    <code key="team">{x.team_id}</code>,
-                  ])}
-                />
-              </>
-            )}
-          </Layout>,
-        );
+        const state = listState(c, `/${kind}`, await kindFilters(s, user.team.id, kind));
+        return await orFirstPage(c, state, async () => {
+          const found = await visiblePage(s, user, kind, state);
+          const hasType = ["endpoints", "backends", "middleware"].includes(kind);
+          return c.html(
+            <Layout title={kindTitle(kind)} user={user} active={`/${kind}`}>
+              <h1>{kindTitle(kind)} of {user.team.name}</h1>
+              <p class="muted">
+                {KINDS[kind].what}. Records other teams share with {user.team.name}{" "}
+                are listed after its own, with their team.
+              </p>
+              <p>
+                <a class="button" href={`/${kind}/new`}>New {KINDS[kind].one}</a>
+              </p>
+              <ListControls state={state} what={kind} />
+              <Table
+                head={[
+                  "Name",
+                  ...(hasType ? ["Type"] : []),
+                  "Description",
+                  "Team",
+                  "Updated",
+                ]}
+                empty={emptyText(state, kind)}
+                testId={kind}
+                rows={found.items.map(({ record: r, access, team }) => [
+                  <a key="a" href={editUrl(kind, r.id)}>{r.name}</a>,
+                  ...(hasType ? [(r as unknown as { type: string }).type] : []),
+                  (r as unknown as { description?: string }).description ?? "",
+                  <OwnerCell key="team" access={access} team={team.name} />,
+                  <When key="when" at={r.updated_at} />,
+                ])}
+              />
+              <Pager state={state} next={found.next_cursor} shown={found.items.length} />
+            </Layout>,
+          );
+        });
       }),
     );
   }
@@ -304,8 +420,10 @@ export function mountResourcePages(ui: Hono<AppEnv>, s: Services): void {
       page(s, async (c, user) => {
         const seen = await s.resources.visible(kind, user.team.id, c.req.param("id")!);
         if (!seen) return notFoundPage(c, user, KINDS[kind].one);
-        if (seen.access === "read") return readOnlyPage(c, user, kind, seen.record as AnyRecord);
-        return formPage(c, s, user, kind, seen.record as AnyRecord);
+        if (seen.access === "read") {
+          return sharedRecordPage(c, s, user, kind, seen as Visible<AnyRecord>);
+        }
+        return formPage(c, s, user, kind, seen.record as AnyRecord, {}, seen.access);
       }),
     );
     ui.post(
@@ -313,6 +431,7 @@ export function mountResourcePages(ui: Hono<AppEnv>, s: Services): void {
       form(s, async (c, user, _f, params) => {
         const seen = await s.resources.visible(kind, user.team.id, c.req.param("id")!);
         if (!seen) return notFoundPage(c, user, KINDS[kind].one);
+        if (seen.access === "read") return readOnlyRefused(c, user, kind, seen.record.id);
         const record = seen.record as AnyRecord;
         const fields = fieldsOf(kind, false);
         const parsed = parseForm(fields, params);
@@ -322,7 +441,7 @@ export function mountResourcePages(ui: Hono<AppEnv>, s: Services): void {
           values: { ...record, ...parsed.body },
           raw: parsed.raw,
           errors: saved.errors,
-        });
+        }, seen.access);
       }),
     );
   }
@@ -330,16 +449,6 @@ export function mountResourcePages(ui: Hono<AppEnv>, s: Services): void {
   for (const kind of Object.keys(KINDS) as ResourceKind[]) {
     mountDeleteAndShare(ui, s, kind);
   }
-}
-
-function readOnlyPage(c: Context<AppEnv>, user: UiUser, kind: ResourceKind, record: AnyRecord) {
-  return c.html(
-    <Layout title={record.name} user={user} active={`/${kind}`}>
-      <h1>{KINDS[kind].one} {record.name}</h1>
-      <Flash kind="ok" message="Shared with your team read-only: you can use it, not change it." />
-      <pre>{JSON.stringify(record, null, 2)}</pre>
-    </Layout>,
-  );
 }
 
 function mountDeleteAndShare(ui: Hono<AppEnv>, s: Services, kind: ResourceKind): void {

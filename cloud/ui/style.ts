@@ -71,5 +71,13 @@ svg.chart .line { fill: none; stroke: var(--accent); stroke-width: 2; }
 svg.chart .err { fill: none; stroke: var(--bad); stroke-width: 2; }
 svg.chart text { font-size: 10px; fill: var(--muted); }
 svg.chart .grid { stroke: var(--line); }
+.current-team { white-space: nowrap; }
+.list-controls input[type=search] { min-width: 14rem; }
+.pager { margin: .6rem 0 1rem; align-items: center; }
+dl.record-fields div { display: grid; grid-template-columns: 14rem minmax(0, 1fr); gap: .6rem;
+  padding: .3rem 0; border-bottom: 1px solid var(--line); }
+dl.record-fields dt { font-weight: 600; }
+dl.record-fields dd { margin: 0; }
+dl.record-fields pre { margin: 0; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: .8rem; }
 `;

@@ -8,6 +8,23 @@ import { StoreError } from "../store/mod.ts";
 import { form, page } from "./guard.tsx";
 import { Csrf, Flash, Layout, Table, When } from "./layout.tsx";
 import type { UiUser } from "./session.ts";
+import { type TokenState, tokenState } from "../resources/mod.ts";
+import {
+  anyOf,
+  emptyText,
+  type FilterSpec,
+  ListControls,
+  listState,
+  orFirstPage,
+  Pager,
+} from "./list_controls.tsx";
+
+/** The state filter of the token list. */
+const STATE_FILTER: FilterSpec = {
+  name: "state",
+  label: "State",
+  options: anyOf(["active", "expired", "revoked"].map((v) => ({ value: v, label: v }))),
+};
 
 async function tokensPage(
   c: Context<AppEnv>,
@@ -15,7 +32,18 @@ async function tokensPage(
   user: UiUser,
   extra: { created?: { name: string; token: string }; error?: string } = {},
 ) {
-  const [tokens, grants] = await Promise.all([s.teams.apiTokens(user), s.teams.mcpGrants(user)]);
+  const state = listState(c, "/tokens", [STATE_FILTER]);
+  const [found, grants] = await Promise.all([
+    s.teams.apiTokenPage(user, {
+      limit: state.limit,
+      cursor: state.cursor,
+      name: state.name || undefined,
+      state: (state.filters.state || undefined) as TokenState | undefined,
+    }, s.options.clock.now()),
+    s.teams.mcpGrants(user),
+  ]);
+  const tokens = found.items;
+  const now = s.options.clock.now();
   const emails = new Map(
     (await s.store.identity.members(user.team.id)).map((m) => [m.user.id, m.user.email]),
   );
@@ -59,9 +87,10 @@ async function tokensPage(
         </div>
         <button type="submit">Create token</button>
       </form>
+      <ListControls state={state} what="API tokens" />
       <Table
         head={["Name", "Token", "Owner", "Created", "Last used", "Expires", "State", ""]}
-        empty="No API tokens yet."
+        empty={emptyText(state, "API tokens")}
         testId="tokens"
         rows={tokens.map((t) => [
           t.name,
@@ -70,7 +99,7 @@ async function tokensPage(
           <When key="when-72-11" at={t.created_at} />,
           <When key="when-73-11" at={t.last_used_at} />,
           t.expires_at ? <When key="when-74-26" at={t.expires_at} /> : "never",
-          t.revoked_at ? "revoked" : "active",
+          tokenState(t, now),
           t.revoked_at ? "" : (
             <form method="post" action={`/tokens/${t.id}/revoke`}>
               <Csrf token={user.session.csrf} />
@@ -79,6 +108,7 @@ async function tokensPage(
           ),
         ])}
       />
+      <Pager state={state} next={found.next_cursor} shown={tokens.length} />
       <h2>Connected MCP clients</h2>
       <p class="muted">
         Applications you allowed through the MCP authorization flow. Each acts as the approving user
@@ -108,7 +138,14 @@ async function tokensPage(
 
 /** Mounts `/tokens` and its forms. */
 export function mountTokenPages(ui: Hono<AppEnv>, s: Services): void {
-  ui.get("/tokens", page(s, (c, user) => tokensPage(c, s, user)));
+  ui.get(
+    "/tokens",
+    page(
+      s,
+      (c, user) =>
+        orFirstPage(c, listState(c, "/tokens", [STATE_FILTER]), () => tokensPage(c, s, user)),
+    ),
+  );
 
   ui.post(
     "/tokens",

@@ -12,7 +12,9 @@ import type { AnyRecord } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { form, notFoundPage, page } from "./guard.tsx";
 import { Csrf, Layout } from "./layout.tsx";
-import { type FieldErrors, Fields, fieldsOf, groupProblems, parseForm } from "./resource_forms.tsx";
+import type { Access, Visible } from "../resources/mod.ts";
+import { type FieldErrors, Fields, fieldsOf, parseForm } from "./resource_forms.tsx";
+import { readOnlyRefused, SharedNotice, sharedRecordPage, teamName } from "./shared_pages.tsx";
 import { GeneralErrors, saveRecord } from "./resource_pages.tsx";
 import type { UiUser } from "./session.ts";
 
@@ -131,12 +133,29 @@ function PreviewPanel(
   );
 }
 
+/** Whose transform a write share lets the team edit. */
+interface SharedBy {
+  access: Access;
+  owner: string;
+}
+
 interface EditorState {
   values: Record<string, unknown>;
   raw?: Record<string, string>;
   sample: string;
   errors?: FieldErrors;
   preview: Awaited<ReturnType<typeof previewOf>> | null;
+  /** Set when another team shared the transform (with write access). */
+  shared?: SharedBy;
+}
+
+/** The share a transform of another team is edited through; undefined for the team's own. */
+async function sharedBy(
+  s: Services,
+  access: Access,
+  ownerTeamId: string,
+): Promise<SharedBy | undefined> {
+  return access === "owner" ? undefined : { access, owner: await teamName(s, ownerTeamId) };
 }
 
 async function editorPage(
@@ -155,6 +174,13 @@ async function editorPage(
       active="/transforms"
     >
       <h1>{record ? `Edit transform ${record.name}` : "New transform"}</h1>
+      {state.shared && (
+        <SharedNotice
+          access={state.shared.access}
+          owner={state.shared.owner}
+          team={user.team.name}
+        />
+      )}
       <GeneralErrors errors={errors} />
       <form
         method="post"
@@ -202,7 +228,7 @@ async function editorPage(
           <a href="/transforms">Cancel</a>
         </div>
       </form>
-      {record && (
+      {record && !state.shared && (
         <p>
           <a href={`/transforms/${record.id}/delete`}>Delete this transform…</a>
         </p>
@@ -220,6 +246,7 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
     f: Record<string, string>,
     params: URLSearchParams,
     record: AnyRecord | null,
+    shared?: SharedBy,
   ) => {
     const fields = fieldsOf("transforms", record === null);
     const parsed = parseForm(fields, params);
@@ -233,6 +260,7 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
         raw: { ...parsed.raw, spec },
         sample,
         preview: await previewOf(s, spec, sample),
+        shared,
       });
     }
     if (f.op !== "save") {
@@ -241,6 +269,7 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
         raw: parsed.raw,
         sample: f.sample ?? "",
         preview: await previewOf(s, f.spec ?? "", f.sample ?? ""),
+        shared,
       });
     }
     const saved = await saveRecord(s, user, "transforms", record?.id ?? null, parsed, fields);
@@ -251,6 +280,7 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
       sample: f.sample ?? "",
       errors: saved.errors,
       preview: f.sample ? await previewOf(s, f.spec ?? "", f.sample) : null,
+      shared,
     });
   };
 
@@ -273,10 +303,15 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
     page(s, async (c, user) => {
       const seen = await s.resources.visible("transforms", user.team.id, c.req.param("id")!);
       if (!seen) return notFoundPage(c, user, "transform");
+      // Read-only: the record's page without a form (no field to type into, no Save).
+      if (seen.access === "read") {
+        return sharedRecordPage(c, s, user, "transforms", seen as Visible<AnyRecord>);
+      }
       return editorPage(c, user, seen.record as AnyRecord, {
         values: seen.record as unknown as Record<string, unknown>,
         sample: "",
         preview: null,
+        shared: await sharedBy(s, seen.access, seen.record.team_id),
       });
     }),
   );
@@ -285,15 +320,9 @@ export function mountTransformEditor(ui: Hono<AppEnv>, s: Services): void {
     form(s, async (c, user, f, params) => {
       const seen = await s.resources.visible("transforms", user.team.id, c.req.param("id")!);
       if (!seen) return notFoundPage(c, user, "transform");
-      if (seen.access === "read" && f.op === "save") {
-        return editorPage(c, user, seen.record as AnyRecord, {
-          values: seen.record as unknown as Record<string, unknown>,
-          sample: f.sample ?? "",
-          errors: groupProblems([], [{ field: "", message: "shared with your team read-only" }]),
-          preview: null,
-        });
-      }
-      return handle(c, user, f, params, seen.record as AnyRecord);
+      if (seen.access === "read") return readOnlyRefused(c, user, "transforms", seen.record.id);
+      const shared = await sharedBy(s, seen.access, seen.record.team_id);
+      return handle(c, user, f, params, seen.record as AnyRecord, shared);
     }),
   );
   // The live preview (htmx): the preview panel for the posted spec and sample; stores nothing.

@@ -9,6 +9,7 @@ import { mountAuditPages } from "./audit_pages.tsx";
 import { mountAuthPages } from "./auth_pages.tsx";
 import { mountDevicePages } from "./device_pages.tsx";
 import { mountGatewayPages } from "./gateway_pages.tsx";
+import { mountInvitationPages } from "./invitation_pages.tsx";
 import { Layout } from "./layout.tsx";
 import { consentFormAction, mountOAuthPages } from "./oauth_pages.tsx";
 import { mountPipelinePages } from "./pipeline_pages.tsx";
@@ -31,6 +32,7 @@ export const UI_PATHS = [
   "/sign-out",
   "/device",
   "/teams",
+  "/invitations",
   "/tokens",
   "/gateways",
   "/pipelines",
@@ -93,6 +95,7 @@ export function createUi(s: Services): Hono<AppEnv> {
   mountDevicePages(ui, s);
   mountOAuthPages(ui, s);
   mountTeamPages(ui, s);
+  mountInvitationPages(ui, s);
   mountTokenPages(ui, s);
   // Before the gateway and pipeline pages: `/gateways/new` must not reach `/gateways/:id`.
   mountResourcePages(ui, s);
