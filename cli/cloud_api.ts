@@ -1,6 +1,7 @@
-/** Calls of the cloud's API with the user token: `POST /api/gateway/authorize`. */
+/** Calls of the cloud's API with a user or API token: `POST /api/gateway/authorize`. */
 import { checkMachineTokenPayload, type MachineTokenPayload } from "../shared/mod.ts";
-import { authError, CliError, EXIT } from "./errors.ts";
+import { type CloudCredential, credentialRefused } from "./cloud_credential.ts";
+import { CliError, EXIT } from "./errors.ts";
 import { apiErrorOf, describeApiError, type HttpClient } from "./http.ts";
 
 /** A machine-token payload and whether the cloud created the gateway for it. */
@@ -11,19 +12,18 @@ export interface AuthorizedGateway {
 }
 
 /**
- * Exchanges the user token and a gateway code for a machine token (SPEC "Machine token payload");
- * the cloud creates the gateway when missing.
+ * Exchanges the user or API token and a gateway code for a machine token (SPEC "Machine token
+ * payload"); the cloud creates the gateway when missing.
  */
 export async function authorizeGateway(
   http: HttpClient,
-  apiUrl: string,
-  userToken: string,
+  credential: CloudCredential,
   gatewayCode: string,
 ): Promise<AuthorizedGateway> {
   const res = await http.send({
     method: "POST",
-    url: `${apiUrl}/api/gateway/authorize`,
-    headers: { authorization: `Bearer ${userToken}` },
+    url: `${credential.apiUrl}/api/gateway/authorize`,
+    headers: { authorization: `Bearer ${credential.token}` },
     json: { gateway_code: gatewayCode },
     peer: "the cloud service",
   });
@@ -37,9 +37,7 @@ export async function authorizeGateway(
     return { payload: check.payload, created: res.status === 201 };
   }
   const error = apiErrorOf(res);
-  if (res.status === 401) {
-    throw authError(`the cloud service refused the user token: ${describeApiError(error)}`);
-  }
+  if (res.status === 401) throw credentialRefused(credential, describeApiError(error));
   if (res.status === 422) {
     throw new CliError(
       `the cloud service refused gateway code '${gatewayCode}': ${error.message}`,

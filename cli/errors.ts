@@ -35,7 +35,7 @@ export function usageError(message: string, hint?: string): CliError {
   return new CliError(message, { exitCode: EXIT.usage, hint });
 }
 
-/** An authentication error (exit code 3) advising `gwcli login`. */
-export function authError(message: string): CliError {
-  return new CliError(message, { exitCode: EXIT.auth, hint: "Run `gwcli login` to log in." });
+/** An authentication error (exit code 3), advising `gwcli login` unless `hint` says otherwise. */
+export function authError(message: string, hint = "Run `gwcli login` to log in."): CliError {
+  return new CliError(message, { exitCode: EXIT.auth, hint });
 }

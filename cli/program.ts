@@ -12,9 +12,12 @@ Environment:
   GATEWAY_API_URL       cloud service URL when config.json sets no api-url (default http://localhost:8000)
   GWCLI_HOME            data directory instead of ~/.gwcli
   GWCLI_SECURE_STORE    auto (keychain, else age file), keychain or file
-  GWCLI_MANAGEMENT_TOKEN  the gateway management token (else --token-file or discovery)
+  GWCLI_API_TOKEN       a cloud API token (gwc_...) for CI: token:get, gateway:authorize and
+                        api-token:* use it instead of the login (or --token-file FILE)
+  GWCLI_MANAGEMENT_TOKEN  the gateway management token (else gateway:add --token-file or discovery)
   GWCLI_ENCRYPTION_KEY  age identity (AGE-SECRET-KEY-1...) of the encrypted token file
-  GWCLI_RELEASE_URL     base URL of gateway releases (gateway:install)
+  GWCLI_RELEASE_URL     base URL of releases (gateway:install, self-update)
+  GWCLI_RELEASE_PUBLIC_KEY  the release signing keys you pin (base64 Ed25519, comma-separated)
   BROWSER, GWCLI_NO_BROWSER  which browser login opens, or none
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 not logged in or token invalid (run gwcli login).
@@ -51,7 +54,9 @@ export async function runCli(argv: string[], deps: CliDeps): Promise<number> {
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      return SUCCESS_CODES.has(err.code) ? EXIT.ok : EXIT.usage;
+      // `gwcli help` ends with commander.help and exit code 0; `gwcli` alone (help to stderr), 1.
+      const helped = err.code === "commander.help" && err.exitCode === 0;
+      return SUCCESS_CODES.has(err.code) || helped ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof CliError) {
       ctx.out.error(err.message);

@@ -7,7 +7,7 @@ import { startCloud } from "./server.ts";
 import { createServices } from "./services.ts";
 import { createUser, newUser } from "./users.ts";
 import { openKv, StoreError } from "./store/mod.ts";
-import { createApiToken } from "./auth/mod.ts";
+import { createApiToken, isLoopbackHostname } from "./auth/mod.ts";
 import type { Services } from "./services.ts";
 
 /** Standard input as text (the password of `user:create --password-stdin`). */
@@ -41,7 +41,16 @@ export async function main(args: string[]): Promise<number> {
       console.error(`cloud: cannot start: ${(err as Error).message}`);
       return 1;
     }
-    console.error(`cloud service on ${server.url} (port ${server.port})`);
+    const bound = server.services.options.hostname;
+    const reach = bound === "0.0.0.0" || bound === "::"
+      ? ", every address"
+      : isLoopbackHostname(bound)
+      ? ", this machine only"
+      : "";
+    const address = bound.includes(":") ? `[${bound}]` : bound;
+    console.error(
+      `cloud service on ${server.url} (listening on ${address}:${server.port}${reach})`,
+    );
     const stop = () => {
       server.stop().then(() => Deno.exit(0));
     };

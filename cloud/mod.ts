@@ -26,6 +26,7 @@ export { type Clock, iso, ManualClock, systemClock } from "./clock.ts";
 export {
   type CloudOptions,
   type CloudOptionsInput,
+  defaultHostname,
   normalizeBaseUrl,
   OWASP_PBKDF2_ITERATIONS,
   parseCommandLine,

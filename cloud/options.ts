@@ -15,7 +15,10 @@ export const OWASP_PBKDF2_ITERATIONS = 600_000;
 export interface CloudOptions {
   /** TCP port (0: any free port). */
   port: number;
-  /** Address to bind. */
+  /**
+   * Address to bind: by default the loopback address of a loopback base URL (development mode:
+   * nothing off this machine reaches the service), else every address.
+   */
   hostname: string;
   /** Public URL of the service: the issuer of every token and the base of every link. */
   baseUrl: string;
@@ -55,6 +58,11 @@ export interface CloudOptions {
    * required unless the base URL is loopback (development mode, see auth/key_encryption.ts).
    */
   keyEncryptionKey?: string;
+  /**
+   * A file holding that key (`CLOUD_KEY_ENCRYPTION_KEY_FILE`), for setups that keep secrets in
+   * files (a mounted secret, a file made once for `deno serve`); not with `keyEncryptionKey`.
+   */
+  keyEncryptionKeyFile?: string;
   /** How long one JOLT preview may run in its worker before it is stopped, ms. */
   previewDeadlineMs: number;
 }
@@ -62,13 +70,26 @@ export interface CloudOptions {
 /** Options that callers may set; the rest get defaults. */
 export type CloudOptionsInput = Partial<CloudOptions>;
 
+/**
+ * The address bound when none is given: for a loopback base URL (or none: it defaults to
+ * `http://localhost:PORT`) that loopback address, so a development service is not reachable from
+ * the network; for any other base URL every address (`0.0.0.0`), as a public service needs.
+ */
+export function defaultHostname(baseUrl: string | undefined): string {
+  if (baseUrl === undefined) return "127.0.0.1";
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost") return "127.0.0.1";
+  if (host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)) return host;
+  return "0.0.0.0";
+}
+
 /** Fills in defaults and normalizes `baseUrl` (no trailing slash). */
 export function resolveOptions(input: CloudOptionsInput = {}): CloudOptions {
   const port = input.port ?? 8000;
   const baseUrl = normalizeBaseUrl(input.baseUrl ?? `http://localhost:${port}`);
   return {
     port,
-    hostname: input.hostname ?? "0.0.0.0",
+    hostname: input.hostname ?? defaultHostname(input.baseUrl),
     baseUrl,
     dataDir: input.dataDir ?? "./data",
     kvUrl: input.kvUrl,
@@ -85,6 +106,7 @@ export function resolveOptions(input: CloudOptionsInput = {}): CloudOptions {
     clock: input.clock ?? systemClock,
     logger: input.logger ?? silentLogger,
     keyEncryptionKey: input.keyEncryptionKey,
+    keyEncryptionKeyFile: input.keyEncryptionKeyFile,
     previewDeadlineMs: input.previewDeadlineMs ?? PREVIEW_DEADLINE_MS,
   };
 }
@@ -140,7 +162,8 @@ Commands:
 
 Flags (environment variable in brackets):
   --port N          TCP port, default 8000 [CLOUD_PORT]
-  --hostname ADDR   address to bind, default 0.0.0.0 [CLOUD_HOSTNAME]
+  --hostname ADDR   address to bind [CLOUD_HOSTNAME]; default 127.0.0.1 when the base URL is
+                    loopback (development mode, the default), else 0.0.0.0
   --base-url URL    public URL and token issuer, default http://localhost:PORT
                     (http://ADDR:PORT for a non-loopback --hostname) [CLOUD_BASE_URL]
   --data-dir DIR    directory of the local KV file, default ./data [CLOUD_DATA_DIR]
@@ -153,6 +176,7 @@ Flags (environment variable in brackets):
 Secrets (environment only):
   CLOUD_KEY_ENCRYPTION_KEY  base64 of 32 bytes (openssl rand -base64 32) that encrypts the
                     token signing keys in KV; required unless --base-url is loopback
+  CLOUD_KEY_ENCRYPTION_KEY_FILE  a file holding that base64 text instead (not with the above)
 
 Tests only: CLOUD_TEST_PBKDF2_ITERATIONS lowers the PBKDF2 iteration count of new password
 hashes (OWASP's 600000 otherwise); never set it in production.`;
@@ -225,6 +249,7 @@ export function parseCommandLine(
       : { ...DEFAULT_RATE_LIMITS, perToken: { limit: tokenRate, windowSeconds: 60 } },
     logger: new Logger({ level: level as "info", format: "json" }),
     keyEncryptionKey: env("CLOUD_KEY_ENCRYPTION_KEY"),
+    keyEncryptionKeyFile: env("CLOUD_KEY_ENCRYPTION_KEY_FILE"),
   };
   for (const key of Object.keys(options) as (keyof CloudOptionsInput)[]) {
     if (options[key] === undefined) delete options[key];

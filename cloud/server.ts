@@ -3,7 +3,7 @@ import { iso } from "./clock.ts";
 import { createApp } from "./app.tsx";
 import type { Hono } from "hono";
 import type { AppEnv, Registry } from "./api/mod.ts";
-import { type CloudOptionsInput, resolveOptions } from "./options.ts";
+import { type CloudOptionsInput, defaultHostname, resolveOptions } from "./options.ts";
 import { createServices, type Services } from "./services.ts";
 import { openKv } from "./store/mod.ts";
 import { DEFAULT_GUARD, guardedServe } from "../shared/net/mod.ts";
@@ -23,6 +23,8 @@ export interface CloudServer {
 
 /** Starts the service. With port 0 and no base URL, the base URL uses the port that was bound. */
 export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudServer> {
+  // Development mode (a loopback or no base URL) binds the loopback address unless told otherwise.
+  const hostname = input.hostname ?? defaultHostname(input.baseUrl);
   let handler:
     | ((req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response>)
     | undefined;
@@ -30,7 +32,7 @@ export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudSe
   const server = guardedServe(
     {
       port: input.port ?? 8000,
-      hostname: input.hostname ?? "0.0.0.0",
+      hostname,
       guard: DEFAULT_GUARD,
     },
     (req, info) =>
@@ -49,7 +51,8 @@ export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudSe
     const options = resolveOptions({
       ...input,
       port,
-      baseUrl: input.baseUrl ?? `http://${defaultBaseHost(input.hostname ?? "0.0.0.0")}:${port}`,
+      hostname,
+      baseUrl: input.baseUrl ?? `http://${defaultBaseHost(hostname)}:${port}`,
     });
     kv = await openKv(options);
     const services = await createServices(options, kv, shutdown.signal);

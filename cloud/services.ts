@@ -4,7 +4,7 @@ import { resolveKeyEncryptionKey } from "./auth/mod.ts";
 import { Tokens } from "./auth/mod.ts";
 import { RateLimiter } from "./api/mod.ts";
 import type { CloudOptions } from "./options.ts";
-import { ResourceService, ShareService, TeamService } from "./resources/mod.ts";
+import { InvitationService, ResourceService, ShareService, TeamService } from "./resources/mod.ts";
 import { PreviewPool } from "./preview/mod.ts";
 import { restrictKvFiles, Store } from "./store/mod.ts";
 import { MACHINE_TOKEN_LIFETIME_MS } from "../shared/mod.ts";
@@ -19,6 +19,7 @@ export interface Services {
   resources: ResourceService;
   shares: ShareService;
   teams: TeamService;
+  invitations: InvitationService;
   /** Aborted when the service stops (ends long polls). */
   shutdown: AbortSignal;
 }
@@ -33,6 +34,7 @@ export async function createServices(
   const longest = Math.max(MACHINE_TOKEN_LIFETIME_MS, options.userTokenTtlSeconds * 1000);
   const sealKey = await resolveKeyEncryptionKey({
     envKey: options.keyEncryptionKey,
+    keyFile: options.keyEncryptionKeyFile,
     baseUrl: options.baseUrl,
     dataDir: options.dataDir,
     warn: (message) => options.logger.warn(message),
@@ -56,6 +58,7 @@ export async function createServices(
     resources,
     shares: new ShareService(store, resources),
     teams: new TeamService(store),
+    invitations: new InvitationService(store, options.baseUrl, options.clock),
     shutdown,
   };
 }

@@ -82,6 +82,11 @@ Deno.test("container: the Dockerfile's sources, user, ports, volumes and entry c
   assertEquals(entry.slice(-2), ["--config", "/etc/gateway/gateway.toml"]);
   assertMatch(inStage(all, "base", "ENV")[0].args, /MALLOC_MMAP_THRESHOLD_=65536/);
 
+  // The cloud binds every address of the container: in development mode (a loopback base URL,
+  // compose's default) it would listen on the container's 127.0.0.1 only, out of a port's reach.
+  const cloudEntry = JSON.parse(inStage(all, "cloud", "ENTRYPOINT")[0].args) as string[];
+  assertEquals(cloudEntry.slice(-2), ["--hostname", "0.0.0.0"]);
+
   const compose = await Deno.readTextFile(`${REPO_ROOT}/compose.yaml`);
   for (const target of ["gateway", "cloud"]) {
     assertMatch(compose, new RegExp(`target: ${target}\\b`));

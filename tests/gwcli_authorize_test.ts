@@ -143,3 +143,60 @@ Deno.test("gwcli gateway:authorize refuses a gateway whose cloud integration is 
     }, { GATEWAY_API_URL: cloud.url, GWCLI_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN });
   });
 });
+
+Deno.test("gwcli gateway:authorize with an API token (GWCLI_API_TOKEN or --token-file), no login", async () => {
+  await withCloud(async (cloud) => {
+    const ada = await makeUser(cloud, "ada@example.com", "Radiology");
+    const mgmtPort = freePort();
+    await using _gateway = await startGateway({
+      configText: gatewayConfig(
+        mgmtPort,
+        `[cloud]\nenabled = true\nurl = "${cloud.url}"\ngateway_code = "edge-ci"`,
+      ),
+    });
+    await withGwcliHome(async (home) => {
+      const mgmtFile = `${home.home}/management-token`;
+      await Deno.writeTextFile(mgmtFile, `${TEST_MANAGEMENT_TOKEN}\n`, { mode: 0o600 });
+      await run(home, ["gateway:add", "-p", String(mgmtPort), "-l", "edge", "-t", mgmtFile]);
+
+      // CI: the token in the environment, nothing stored, no login, no question (-y).
+      const viaEnv = expectExit(
+        await home.run(["gateway:authorize", "-l", "edge", "-y"], {
+          env: { GWCLI_API_TOKEN: ada.apiToken },
+        }),
+        0,
+        "authorize with GWCLI_API_TOKEN",
+      );
+      assertMatch(viaEnv.stdout, /Created gateway 'edge-ci' .* in the cloud \(team Radiology\)/);
+      assertMatch(viaEnv.stdout, /Authorized 'edge'/);
+      assert(!(await Deno.stat(`${home.dir}/credentials.age`).then(() => true, () => false)));
+
+      // The same from a file, with the upload.
+      const apiFile = `${home.home}/api-token`;
+      await Deno.writeTextFile(apiFile, `${ada.apiToken}\n`, { mode: 0o600 });
+      const viaFile = await run(home, [
+        "gateway:authorize",
+        "-l",
+        "edge",
+        "--token-file",
+        apiFile,
+        "--update",
+        "--yes",
+      ]);
+      assertMatch(viaFile.stdout, /Found gateway 'edge-ci'/);
+      assertMatch(viaFile.stdout, /Uploaded .* bytes\) of 'edge'/);
+
+      // The management token file given by mistake: refused before anything is sent.
+      const wrongFile = await run(home, [
+        "gateway:authorize",
+        "-l",
+        "edge",
+        "--token-file",
+        mgmtFile,
+        "-y",
+      ], 2);
+      assertMatch(wrongFile.stderr, /does not hold a cloud API token .*nothing was sent/);
+      assertMatch(wrongFile.stderr, /management token goes to gateway:add --token-file/);
+    }, { GATEWAY_API_URL: cloud.url });
+  });
+});

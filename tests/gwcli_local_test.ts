@@ -21,6 +21,8 @@ const SPEC_COMMANDS = [
   "config:set",
   "config:get",
   "config:unset",
+  // gwcli replaces itself with a signed release (issue 35).
+  "self-update",
   "gateway:install",
   "gateway:add",
   "gateway:list",
@@ -358,3 +360,72 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("gwcli --help lists every command, and every command that asks takes -y/--yes", async () => {
+  await withGwcliHome(async (home) => {
+    const help = expectExit(await home.run(["--help"]), 0).stdout;
+    const section = help.slice(help.indexOf("Commands:"), help.indexOf("Environment:"));
+    const listed = [...section.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]).filter((n) =>
+      n !== "help"
+    );
+    assertEquals(listed, SPEC_COMMANDS, "--help lists exactly the commands of `gwcli list`");
+    for (const name of ["gateway:install", "self-update"]) assert(listed.includes(name), name);
+    assertEquals(
+      expectExit(await home.run(["help"]), 0).stdout,
+      help,
+      "`gwcli help` is `gwcli --help`",
+    );
+
+    // Commands that confirm (a question on a terminal, or a refusal without one) take -y/--yes.
+    const asking = ["gateway:authorize", "gateway:queue-purge", "self-update"];
+    for (const name of SPEC_COMMANDS) {
+      const own = expectExit(await home.run([name, "--help"]), 0).stdout;
+      if (asking.includes(name)) {
+        assertMatch(own, /-y, --yes/, `${name} takes -y/--yes`);
+      } else if (/--yes/.test(own)) {
+        assertMatch(own, /-y, --yes/, `${name}: --yes comes with -y`);
+      }
+    }
+    // The commands that call the cloud take an API token file instead of the login.
+    for (const name of ["token:get", "gateway:authorize", "api-token:list", "api-token:revoke"]) {
+      assertMatch(
+        expectExit(await home.run([name, "--help"]), 0).stdout,
+        /--token-file <FILE> +file holding a cloud API token/,
+        name,
+      );
+    }
+  });
+});
+
+Deno.test("gwcli gateway:add -t refuses a token file that is missing or empty; nothing is registered", async () => {
+  await withGwcliHome(async (home) => {
+    const missing = expectExit(
+      await home.run(["gateway:add", "-p", "9090", "-t", `${home.home}/no-such-token`]),
+      2,
+    );
+    assertMatch(
+      missing.stderr,
+      /-t\/--token-file: cannot read .*no-such-token.*nothing was registered/,
+    );
+    assertMatch(missing.stderr, /management-token/);
+    await Deno.writeTextFile(`${home.home}/empty-token`, " \n");
+    const empty = expectExit(
+      await home.run(["gateway:add", "-p", "9090", "--token-file", `${home.home}/empty-token`]),
+      2,
+    );
+    assertMatch(empty.stderr, /is empty; nothing was registered/);
+    assertMatch(expectExit(await home.run(["gateway:list"]), 0).stdout, /No gateway instance/);
+
+    await Deno.writeTextFile(`${home.home}/token`, "gwm_test\n", { mode: 0o600 });
+    const added = expectExit(
+      await home.run(["gateway:add", "-p", "9090", "-t", "token"], {}),
+      2,
+      "a relative path is read from the working directory (the repository here)",
+    );
+    assertMatch(added.stderr, /cannot read/);
+    expectExit(await home.run(["gateway:add", "-p", "9090", "-t", `${home.home}/token`]), 0);
+    const registry = JSON.parse(await Deno.readTextFile(`${home.dir}/instances.json`));
+    assertEquals(registry.instances[0].token_file, `${home.home}/token`);
+    assert(!JSON.stringify(registry).includes("gwm_test"), "only the path is stored");
+  });
+});

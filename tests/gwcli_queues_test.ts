@@ -98,7 +98,7 @@ backends = ["lab"]
         },
       );
       assertMatch(
-        (await run(home, ["gateway:queue-purge", "lab", "--yes"])).stdout,
+        (await run(home, ["gateway:queue-purge", "lab", "-y"])).stdout,
         /Deleted 1 dead letter\(s\) of lab/,
       );
       const missing = await run(home, ["gateway:queues", "--json"]);

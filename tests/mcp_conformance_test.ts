@@ -24,6 +24,8 @@ export const APPLICABLE = [
   "logging-set-level",
   "completion-complete",
   "resources-list",
+  "resources-subscribe",
+  "resources-unsubscribe",
   "prompts-list",
 ];
 

@@ -1,14 +1,21 @@
 /**
  * The MCP server's context for agents, through the SDK's client: the configuration reference and
  * each gateway's configuration as resources (listed per team, read, completed), the build-pipeline
- * prompt with its arguments completed from the caller's team, and logging/setLevel with tool
- * failures logged to the client.
+ * prompt with its arguments completed from the caller's team, logging/setLevel with tool
+ * failures logged to the client, and resource subscriptions notified of configuration changes.
  */
-import type { LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  LoggingMessageNotification,
+  ResourceUpdatedNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import { connectMcp, MCP_TEST_LIMITS } from "./mcp_harness.ts";
+import { cloudEchoPipeline } from "./gateway_cloud_support.ts";
 
 Deno.test("mcp context: resources, the build-pipeline prompt, completions and logging", async () => {
   await withCloud(async (cloud) => {
@@ -125,6 +132,85 @@ Deno.test("mcp context: resources, the build-pipeline prompt, completions and lo
       await mcp.raw("get-gateway-status", { gateway_id: crypto.randomUUID() });
       await new Promise((r) => setTimeout(r, 200));
       assertEquals(logs.length, 1);
+    } finally {
+      await mcp.close();
+      await other.close();
+    }
+  }, MCP_TEST_LIMITS);
+});
+
+Deno.test("mcp context: resources/subscribe notifies configuration changes of the team's gateways", async () => {
+  await withCloud(async (cloud) => {
+    const ada = await makeUser(cloud, "ada@example.com", "Radiology");
+    const bob = await makeUser(cloud, "bob@example.com", "Lab");
+    const mcp = await connectMcp(cloud, ada.apiToken);
+    const other = await connectMcp(cloud, bob.apiToken);
+    try {
+      assertEquals(mcp.client.getServerCapabilities()!.resources?.subscribe, true);
+      const updates: string[] = [];
+      const waiters: { uri: string; resolve: () => void }[] = [];
+      mcp.client.setNotificationHandler(
+        ResourceUpdatedNotificationSchema,
+        (n: ResourceUpdatedNotification) => {
+          updates.push(n.params.uri);
+          for (const w of waiters.filter((w) => w.uri === n.params.uri)) w.resolve();
+        },
+      );
+      /** Resolves at the next update of `uri` (rejects after 10 s). */
+      const nextUpdate = (uri: string) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no update of ${uri}`)), 10_000);
+          waiters.push({ uri, resolve: () => (clearTimeout(timer), resolve()) });
+        });
+
+      const gw = (await mcp.call("create-gateway", { code: "edge-sub" })).record;
+      const bobs = (await other.call("create-gateway", { code: "edge-bob" })).record;
+      const configUri = `gateway://${gw.id}/configuration`;
+      const appliedUri = `gateway://${gw.id}/applied-configuration`;
+      const bobUri = `gateway://${bobs.id}/configuration`;
+      for (const uri of [configUri, appliedUri, bobUri, "test://watched-resource"]) {
+        assertEquals(await mcp.client.subscribeResource({ uri }), {});
+      }
+      assertEquals(await mcp.client.subscribeResource({ uri: configUri }), {}, "idempotent");
+
+      // A change of the records (here through the REST API) makes a new configuration version.
+      const changed = nextUpdate(configUri);
+      await cloudEchoPipeline(cloud, ada, gw.id, { name: "p1", prefix: "/p1" });
+      await changed;
+
+      // The gateway reports applying a version: the applied configuration changed.
+      const machine = (await call(cloud, "POST", "/api/gateway/authorize", {
+        token: ada.apiToken,
+        body: { gateway_code: "edge-sub" },
+      })).json;
+      const pulled = await call(cloud, "GET", "/api/gateway/config", {
+        token: machine.machine_token,
+      });
+      const applied = nextUpdate(appliedUri);
+      await call(cloud, "POST", "/api/gateway/config/apply", {
+        token: machine.machine_token,
+        body: { version: pulled.json.version, status: "applied" },
+      });
+      await applied;
+
+      // After unsubscribing, changes of that resource are not sent; the other one still is.
+      assertEquals(await mcp.client.unsubscribeResource({ uri: configUri }), {});
+      assertEquals(await mcp.client.unsubscribeResource({ uri: "test://never" }), {});
+      const before = updates.filter((u) => u === configUri).length;
+      await cloudEchoPipeline(cloud, ada, gw.id, { name: "p2", prefix: "/p2" });
+      await cloudEchoPipeline(cloud, bob, bobs.id, { name: "bob_p", prefix: "/bob" });
+      const again = nextUpdate(appliedUri);
+      const next = await call(cloud, "GET", "/api/gateway/config", {
+        token: machine.machine_token,
+      });
+      await call(cloud, "POST", "/api/gateway/config/apply", {
+        token: machine.machine_token,
+        body: { version: next.json.version, status: "applied" },
+      });
+      await again;
+      assertEquals(updates.filter((u) => u === configUri).length, before, "unsubscribed");
+      assert(!updates.includes(bobUri), "another team's gateway is never reported");
+      assert(!updates.includes("test://watched-resource"));
     } finally {
       await mcp.close();
       await other.close();

@@ -3,12 +3,13 @@
  * server lists them; every example runs against a live service. Regenerate the reference with
  * `UPDATE_DOCS=1 deno test -A --unstable-kv tests/mcp_docs_test.ts`.
  */
-import { assert, assertEquals } from "./assert.ts";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { makeUser, withCloud } from "./cloud_harness.ts";
 import { connectMcp, MCP_TEST_LIMITS } from "./mcp_harness.ts";
 import { toolsMarkdown } from "../cloud/mcp/docs.ts";
 import { OTHER_TEAM_ID, SHARE_ID, TOOL_EXAMPLES } from "../cloud/mcp/examples.ts";
 import { EXAMPLE_IDS } from "../cloud/api/mod.ts";
+import { defaultHostname } from "../cloud/mod.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
 const DOC = new URL("../docs/mcp.md", import.meta.url);
@@ -66,3 +67,21 @@ Deno.test("docs/mcp.md: the tool reference matches the tools, and every example 
 function singular(kind: string): string {
   return kind === "middleware" ? kind : kind.replace(/s$/, "");
 }
+
+Deno.test("docs/mcp.md: what it says about loopback names, binding, Inspector and rollbacks holds", async () => {
+  const doc = await Deno.readTextFile(DOC);
+  const says = (re: RegExp) => assertMatch(doc, re, `docs/mcp.md does not say ${re}`);
+  // The old claim was wrong while the service listened on 0.0.0.0: the Host check is no firewall.
+  assert(!doc.includes("nothing off the machine reaches a loopback listener"));
+  says(/This check is not a firewall/);
+  says(/listens on `127\.0\.0\.1` only unless `--hostname` says otherwise/);
+  assertEquals(defaultHostname("http://localhost:8000"), "127.0.0.1");
+  assertEquals(defaultHostname(undefined), "127.0.0.1");
+  says(/MCP Inspector\*\* \(`npx @modelcontextprotocol\/inspector`.*\) needs\s+Node\.js\s+22/s);
+  // Every tool the rollback section names exists.
+  const tools = [...doc.matchAll(/^### `([a-z-]+)`/gm)].map((m) => m[1]);
+  for (const name of ["list-gateway-config-versions", "rollback-gateway-config"]) {
+    assert(tools.includes(name), name);
+  }
+  assert(tools.includes("resume-gateway-config"));
+});

@@ -233,7 +233,7 @@ Deno.test("mcp tools: every tool has a title, description, schemas with field de
           assert(names.includes(`${verb}-${k}`), `${verb}-${k}`);
         }
       }
-      assertEquals(tools.length, 8 * 5 + 6 + 3 + 2 + 4);
+      assertEquals(tools.length, 8 * 5 + 6 + 3 + 2 + 4 + 3);
       for (const t of tools) {
         const a = t.annotations!;
         assert(t.title && t.description && t.description.length > 30, t.name);
@@ -247,7 +247,8 @@ Deno.test("mcp tools: every tool has a title, description, schemas with field de
             `${t.name}.${field} has no description`,
           );
         }
-        const deletes = /^(delete|detach|revoke)-/.test(t.name);
+        // A rollback takes pipelines off a running gateway: destructive too.
+        const deletes = /^(delete|detach|revoke|rollback)-/.test(t.name);
         assertEquals(a.destructiveHint, deletes, `${t.name}: destructiveHint`);
         if (deletes || t.name.startsWith("create-") || t.name.startsWith("update-")) {
           assertEquals(a.readOnlyHint, false, `${t.name}: readOnlyHint`);

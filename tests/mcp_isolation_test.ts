@@ -124,9 +124,20 @@ Deno.test("mcp isolation: every tool answers not found for another team's record
         args: { transform_id: recs.transforms.id, input: { a: 1 } },
         expect: "not_found",
       };
-      for (const t of ["get-gateway-status", "get-gateway-config-versions"]) {
+      for (
+        const t of [
+          "get-gateway-status",
+          "get-gateway-config-versions",
+          "list-gateway-config-versions",
+          "resume-gateway-config",
+        ]
+      ) {
         cases[t] = { args: { gateway_id: recs.gateways.id }, expect: "not_found" };
       }
+      cases["rollback-gateway-config"] = {
+        args: { gateway_id: recs.gateways.id, version: 1 },
+        expect: "not_found",
+      };
       cases["generate-gateway-toml"] = {
         args: { gateway_id: recs.gateways.id },
         expect: "not_found",

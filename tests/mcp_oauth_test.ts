@@ -16,7 +16,16 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { call, makeUser, type TestCloud, uiSession, withCloud } from "./cloud_harness.ts";
+import {
+  call,
+  makeUser,
+  startTestCloud,
+  type TestCloud,
+  uiSession,
+  withCloud,
+} from "./cloud_harness.ts";
+import { checkAuthorizationRequest } from "../cloud/auth/mod.ts";
+import { freePort } from "./support/mod.ts";
 import type { OAuthClientRecord, User } from "../cloud/store/mod.ts";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
@@ -92,10 +101,18 @@ async function consent(
   return new URL(res.headers.get("location")!);
 }
 
-/** Runs the SDK's whole flow for `user`: 401, discovery, registration, consent, token, connect. */
-async function connectWithOAuth(cloud: TestCloud, user: User, teamId?: string) {
+/**
+ * Runs the SDK's whole flow for `user`: 401, discovery, registration, consent, token, connect.
+ * The client connects at `mcpOrigin` (default: where the test reaches the service).
+ */
+async function connectWithOAuth(
+  cloud: TestCloud,
+  user: User,
+  teamId?: string,
+  mcpOrigin = cloud.url,
+) {
   const provider = new MemoryProvider();
-  const url = new URL(`${cloud.url}/mcp/cloud`);
+  const url = new URL(`${mcpOrigin}/mcp/cloud`);
   const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
   const client = new Client({ name: "oauth-test", version: "1.0.0" });
   let refused: unknown;
@@ -703,4 +720,124 @@ Deno.test("MCP OAuth: a replayed refresh token ends the grant; RFC 7009 revocati
     await bobFlow.client.close();
     await adaLive.client.close();
   });
+});
+
+/** A GET with a chosen Host header (fetch sets its own): status and JSON body. */
+async function getWithHost(port: number, path: string, host: string) {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await conn.write(
+    new TextEncoder().encode(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+  );
+  const text = await new Response(conn.readable).text();
+  const status = Number(text.split(" ", 2)[1]);
+  const json = /\{.*\}/s.exec(text.slice(text.indexOf("\r\n\r\n") + 4))?.[0];
+  return { status, json: json ? JSON.parse(json) : undefined, text };
+}
+
+Deno.test("MCP OAuth: a client on the other loopback name of the base URL completes the SDK flow, both ways", async () => {
+  for (const [baseHost, clientHost] of [["localhost", "127.0.0.1"], ["127.0.0.1", "localhost"]]) {
+    const port = freePort();
+    await withCloud(async (cloud) => {
+      const ada = await makeUser(cloud, `ada-${baseHost}@example.com`);
+      // The client connects by one name; the browser shows the consent page at the base URL.
+      const browser = { ...cloud, url: cloud.baseUrl };
+      const clientOrigin = `http://${clientHost}:${port}`;
+      const { client, provider } = await connectWithOAuth(
+        browser,
+        ada.user,
+        undefined,
+        clientOrigin,
+      );
+      const listed = await client.callTool({ name: "list-services", arguments: {} });
+      assert(!listed.isError, JSON.stringify(listed));
+      // The metadata the SDK accepted named the alias; the grant is for the canonical resource.
+      const prm = await (await fetch(
+        `${clientOrigin}/.well-known/oauth-protected-resource/mcp/cloud`,
+      )).json();
+      assertEquals(prm.resource, `${clientOrigin}/mcp/cloud`);
+      assertEquals(prm.authorization_servers, [cloud.baseUrl]);
+      const claims = JSON.parse(atob(
+        provider.saved!.access_token.split(".")[1]
+          .replace(/-/g, "+").replace(/_/g, "/"),
+      ));
+      assertEquals(claims.aud, `${cloud.baseUrl}/mcp/cloud`);
+      // Refreshing with the alias as the resource works too (RFC 8707 at the token endpoint).
+      cloud.clock.advance(2 * 3600_000);
+      const again = await client.callTool({ name: "list-services", arguments: {} });
+      assert(!again.isError, JSON.stringify(again));
+      await client.close();
+    }, { port, baseUrl: `http://${baseHost}:${port}` });
+  }
+});
+
+Deno.test("MCP OAuth: only a loopback alias of a loopback base URL changes the advertised resource", async () => {
+  const path = "/.well-known/oauth-protected-resource/mcp/cloud";
+  const port = freePort();
+  await withCloud(async (cloud) => {
+    const canonical = `http://localhost:${port}/mcp/cloud`;
+    const seen = async (host: string) => (await getWithHost(port, path, host)).json?.resource;
+    assertEquals(await seen(`127.0.0.1:${port}`), `http://127.0.0.1:${port}/mcp/cloud`);
+    assertEquals(await seen(`[::1]:${port}`), `http://[::1]:${port}/mcp/cloud`);
+    assertEquals(await seen(`localhost:${port}`), canonical);
+    for (
+      const foreign of [
+        `evil.example:${port}`,
+        `localhost.evil.example:${port}`,
+        `127.0.0.1:${port + 1}`,
+        `user@127.0.0.1:${port}`,
+        "127.0.0.1",
+      ]
+    ) {
+      assertEquals(await seen(foreign), canonical, foreign);
+    }
+    // The 401 of /mcp/cloud names the metadata on the alias the client used.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(new TextEncoder().encode(
+      `POST /mcp/cloud HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        "Accept: application/json, text/event-stream\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    ));
+    const answer = await new Response(conn.readable).text();
+    assertMatch(answer, /^HTTP\/1\.1 401/);
+    assert(
+      answer.includes(`resource_metadata="http://127.0.0.1:${port}${path}"`),
+      answer.split("\r\n\r\n")[0],
+    );
+    // An alias is accepted as the resource indicator; another host is not.
+    const s = cloud.server.services;
+    const registered = await register(cloud, { redirect_uris: [REDIRECT] });
+    const { challenge } = await pkce();
+    const ask = (resource: string) =>
+      checkAuthorizationRequest(s, {
+        response_type: "code",
+        client_id: registered.json.client_id,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        resource,
+      });
+    const viaAlias = await ask(`http://127.0.0.1:${port}/mcp/cloud`);
+    assert(viaAlias.ok, JSON.stringify(viaAlias));
+    assertEquals(viaAlias.request.resource, canonical);
+    const foreign = await ask(`http://evil.example:${port}/mcp/cloud`);
+    assert(!foreign.ok && "redirect" in foreign && foreign.redirect.includes("invalid_target"));
+  }, { port, baseUrl: `http://localhost:${port}` });
+
+  // A public base URL has no aliases: a loopback Host changes nothing.
+  const pub = await startTestCloud({ baseUrl: "https://cloud.example.com" });
+  try {
+    const res = await getWithHost(pub.server.port, path, `127.0.0.1:${pub.server.port}`);
+    assertEquals(res.json.resource, "https://cloud.example.com/mcp/cloud");
+    const s = pub.server.services;
+    const registered = await register(pub, { redirect_uris: [REDIRECT] });
+    const { challenge } = await pkce();
+    const aliased = await checkAuthorizationRequest(s, {
+      response_type: "code",
+      client_id: registered.json.client_id,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource: `http://127.0.0.1:${pub.server.port}/mcp/cloud`,
+    });
+    assert(!aliased.ok && "redirect" in aliased && aliased.redirect.includes("invalid_target"));
+  } finally {
+    await pub.stop();
+  }
 });

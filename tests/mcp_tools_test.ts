@@ -6,6 +6,7 @@
 import { assert, assertEquals } from "./assert.ts";
 import { makeUser, withCloud } from "./cloud_harness.ts";
 import { connectMcp, errorText, MCP_TEST_LIMITS } from "./mcp_harness.ts";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
 Deno.test("mcp tools: invalid input and failed operations are tool errors that say how to fix the call", async () => {
   await withCloud(async (cloud) => {
@@ -126,4 +127,31 @@ Deno.test("mcp http: the per-token budget of the API applies (429 with Retry-Aft
     assertEquals(res.status, 429);
     assert(Number(res.headers.get("retry-after")) >= 1);
   }, { rateLimits: { perToken: { limit: 5, windowSeconds: 60 } } as never });
+});
+
+Deno.test("mcp tools: `type` is described for the kind of each create-/update- tool", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const mcp = await connectMcp(cloud, u.apiToken);
+    try {
+      const tools = (await mcp.client.listTools()).tools as Tool[];
+      const typeOf = (name: string) =>
+        ((tools.find((t: Tool) => t.name === name)!.inputSchema.properties ?? {}) as Record<
+          string,
+          { description?: string }
+        >).type.description!;
+      for (const verb of ["create", "update"]) {
+        const middleware = typeOf(`${verb}-middleware`);
+        assert(middleware.startsWith("Middleware type: transform, metadata_transform"), middleware);
+        assert(middleware.includes("jwt_auth") && !/endpoint|backend|fhir/i.test(middleware));
+        const endpoint = typeOf(`${verb}-endpoint`);
+        assert(endpoint.startsWith("Endpoint service type") && !endpoint.includes("echo"));
+        const backend = typeOf(`${verb}-backend`);
+        assert(backend.startsWith("Backend service type") && backend.includes("echo"), backend);
+        assert(!backend.includes("transform"), backend);
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
 });

@@ -54,8 +54,8 @@ Deno.test("mcp workflow: build a pipeline with tools and load the generated TOML
         pipeline_id: pipeline.id,
         backend_id: backend.id,
       });
-      assertEquals(attached.pipeline.endpoint_ids, [endpoint.id]);
-      assertEquals(attached.pipeline.backend_ids, [backend.id]);
+      assertEquals(attached.record.endpoint_ids, [endpoint.id]);
+      assertEquals(attached.record.backend_ids, [backend.id]);
 
       // Middleware with a transform: validate and preview the spec first.
       const spec = [{ operation: "shift", spec: { id: "identifier", name: "patient.name" } }];
@@ -86,7 +86,7 @@ Deno.test("mcp workflow: build a pipeline with tools and load the generated TOML
         middleware_id: reshape.id,
         position: 0,
       });
-      assertEquals(ordered.pipeline.middleware_ids, [reshape.id, stamp.id]);
+      assertEquals(ordered.record.middleware_ids, [reshape.id, stamp.id]);
 
       // Generate TOML for review and load it with the gateway's loader.
       const pipeToml = await mcp.call("generate-pipeline-toml", { pipeline_id: pipeline.id });
@@ -118,7 +118,7 @@ Deno.test("mcp workflow: build a pipeline with tools and load the generated TOML
         pipeline_id: pipeline.id,
         middleware_id: stamp.id,
       });
-      assertEquals(detached.pipeline.middleware_ids, [reshape.id]);
+      assertEquals(detached.record.middleware_ids, [reshape.id]);
     } finally {
       await mcp.close();
     }

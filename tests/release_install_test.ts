@@ -249,3 +249,138 @@ Deno.test("release task: deno compile's runtime download either works or is name
     await removeDir(work);
   }
 });
+
+Deno.test({
+  name:
+    "release task + gwcli self-update: a signed gwcli release replaces the file; the downgrade rule holds",
+  ignore: OS === "windows",
+  fn: async () => {
+    const work = await tempDir("release-self-");
+    const key = await generateReleaseKey();
+    const target = currentTarget();
+    const make = async (version: string) => {
+      const from = `${work}/bin-${version}`;
+      await Deno.mkdir(from);
+      await Deno.writeTextFile(
+        `${from}/gateway-${target}`,
+        `#!/bin/sh\necho "gateway ${version}"\n`,
+      );
+      await Deno.writeTextFile(`${from}/gwcli-${target}`, `#!/bin/sh\necho "gwcli ${version}"\n`);
+      const out = `${work}/rel-${version}`;
+      const made = await release(
+        ["--version", version, "--from", from, "--out", out],
+        key.privateKey,
+      );
+      assertEquals(made.code, 0, made.stderr);
+      return out;
+    };
+    const current = await make("2.0.0");
+    const older = await make("1.9.0");
+    const sums = await Deno.readTextFile(`${current}/download/v2.0.0/SHA256SUMS`);
+    assertMatch(sums, new RegExp(`  gwcli-2\\.0\\.0-${target}\\.tar\\.gz\\n`), "gwcli is released");
+    assertMatch(sums, new RegExp(`  gateway-2\\.0\\.0-${target}\\.tar\\.gz\\n`));
+    const requests: string[] = [];
+    const roots: Record<string, string> = { rel: current, old: older };
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (req) => {
+        const path = new URL(req.url).pathname;
+        requests.push(path);
+        const [, mirror, ...rest] = path.split("/");
+        try {
+          return new Response(await Deno.readFile(`${roots[mirror]}/${rest.join("/")}`));
+        } catch {
+          return new Response("not found", { status: 404 });
+        }
+      },
+    );
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    const mirror = (name: string) => ({ env: { GWCLI_RELEASE_URL: `${base}/${name}` } });
+    try {
+      await withGwcliHome(async (home) => {
+        // gwcli runs from source here: there is no executable of its own to replace.
+        const fromSource = expectExit(await home.run(["self-update", "-y"]), 2, "from source");
+        assertMatch(fromSource.stderr, /runs from source .* pass --path FILE/s);
+
+        const file = `${home.home}/bin/gwcli`;
+        await Deno.mkdir(`${home.home}/bin`);
+        await Deno.writeTextFile(file, "#!/bin/sh\necho unknown\n", { mode: 0o755 });
+        const updated = expectExit(
+          await home.run(["self-update", "--path", file, "-y"]),
+          0,
+          "self-update",
+        );
+        assertMatch(updated.stdout, /The latest release is 2\.0\.0\./);
+        assertMatch(
+          updated.stdout,
+          /Updated gwcli \(unknown version\) to 2\.0\.0 at .*\/bin\/gwcli \(.* archive, signature and checksum verified\)\./,
+        );
+        assertMatch(updated.stderr, /its version is unknown/);
+        assertEquals((await runCommand(file, [])).stdout, "gwcli 2.0.0\n");
+        assertEquals((await Deno.stat(file)).mode! & 0o777, 0o755);
+        assert(requests.includes("/rel/download/v2.0.0/SHA256SUMS.sig"), "the signature was read");
+
+        // The same version again: nothing is downloaded.
+        const downloads = requests.filter((p) => p.endsWith(".tar.gz")).length;
+        const again = expectExit(await home.run(["self-update", "--path", file, "-y"]), 0);
+        assertMatch(again.stdout, /is already 2\.0\.0; nothing to do/);
+        assertEquals(requests.filter((p) => p.endsWith(".tar.gz")).length, downloads);
+
+        // An older signed release offered as the latest, or named without --allow-downgrade: refused.
+        const offered = expectExit(
+          await home.run(["self-update", "--path", file, "-y"], mirror("old")),
+          1,
+          "an older release as the latest",
+        );
+        assertMatch(
+          offered.stderr,
+          /names 1\.9\.0, older than gwcli 2\.0\.0 at .*; nothing was installed/,
+        );
+        assertMatch(offered.stderr, /gwcli self-update --version 1\.9\.0 --allow-downgrade/);
+        const named = expectExit(
+          await home.run(
+            ["self-update", "--path", file, "--version", "1.9.0", "-y"],
+            mirror("old"),
+          ),
+          1,
+        );
+        assertMatch(
+          named.stderr,
+          /gwcli 2\.0\.0 at .* is newer than 1\.9\.0; nothing was installed/,
+        );
+        assertEquals((await runCommand(file, [])).stdout, "gwcli 2.0.0\n", "unchanged");
+        const back = expectExit(
+          await home.run(
+            ["self-update", "--path", file, "--version", "1.9.0", "--allow-downgrade", "--yes"],
+            mirror("old"),
+          ),
+          0,
+          "an allowed downgrade",
+        );
+        assertMatch(back.stdout, /Replacing gwcli 2\.0\.0 with the older 1\.9\.0/);
+        assertEquals((await runCommand(file, [])).stdout, "gwcli 1.9.0\n");
+
+        // Without a pinned key nothing is installed, and the hint says how to pin one.
+        const unpinned = expectExit(
+          await home.run(["self-update", "--path", file, "-y"], {
+            env: { GWCLI_RELEASE_PUBLIC_KEY: "" },
+          }),
+          1,
+        );
+        assertMatch(unpinned.stderr, /no release signing key is trusted/);
+        assertMatch(unpinned.stderr, /export GWCLI_RELEASE_PUBLIC_KEY=.*Pinning the release key/s);
+
+        // A tampered gwcli archive: the checksum does not match; the file stays.
+        const archive = `${current}/download/v2.0.0/gwcli-2.0.0-${target}.tar.gz`;
+        await Deno.writeFile(archive, new Uint8Array([...await Deno.readFile(archive), 0]));
+        const tampered = expectExit(await home.run(["self-update", "--path", file, "-y"]), 1);
+        assertMatch(tampered.stderr, /checksum mismatch for gwcli-2\.0\.0-/);
+        assertEquals((await runCommand(file, [])).stdout, "gwcli 1.9.0\n");
+        assertEquals([...Deno.readDirSync(`${home.home}/bin`)].map((e) => e.name), ["gwcli"]);
+      }, { GWCLI_RELEASE_URL: `${base}/rel`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+    } finally {
+      await server.shutdown();
+      await removeDir(work);
+    }
+  },
+});

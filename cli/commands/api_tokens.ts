@@ -1,11 +1,11 @@
 /** `api-token:create`, `api-token:list`, `api-token:revoke`: the cloud's API tokens, headless. */
 import type { Command } from "commander";
 import { createApiToken, listApiTokens, revokeApiToken } from "../api_tokens.ts";
+import { cloudCredential } from "../cloud_credential.ts";
 import type { CliContext } from "../context.ts";
 import { usageError } from "../errors.ts";
-import { requireSession } from "../session.ts";
 import { renderTable } from "../table.ts";
-import { defineCommand, onAction } from "./common.ts";
+import { addCredentialOptions, defineCommand, onAction } from "./common.ts";
 
 function parseDays(text: string): number {
   const n = Number(text);
@@ -20,17 +20,17 @@ function parseDays(text: string): number {
 /** Registers the API token commands. */
 export function registerApiTokenCommands(program: Command, ctx: CliContext): void {
   onAction(
-    defineCommand(program, "api-token:create", "Create an API token in your team (shown once)")
+    addCredentialOptions(
+      defineCommand(program, "api-token:create", "Create an API token in your team (shown once)"),
+    )
       .requiredOption("-n, --name <NAME>", "what the token is for (e.g. ci-deploy)")
       .option("-d, --expires-in-days <DAYS>", "lifetime in days (default: no expiry)", parseDays)
       .option("--raw", "print only the token"),
     ctx,
-    async (o: { name: string; expiresInDays?: number; raw?: boolean }) => {
-      const session = await requireSession(ctx);
+    async (o: { name: string; expiresInDays?: number; raw?: boolean; tokenFile?: string }) => {
       const created = await createApiToken(
         ctx.http,
-        session.apiUrl,
-        session.token,
+        await cloudCredential(ctx, o),
         o.name,
         o.expiresInDays ?? null,
       );
@@ -49,12 +49,13 @@ export function registerApiTokenCommands(program: Command, ctx: CliContext): voi
   );
 
   onAction(
-    defineCommand(program, "api-token:list", "List your team's API tokens (never their text)")
+    addCredentialOptions(
+      defineCommand(program, "api-token:list", "List your team's API tokens (never their text)"),
+    )
       .option("--json", "print the cloud's JSON"),
     ctx,
-    async (o: { json?: boolean }) => {
-      const session = await requireSession(ctx);
-      const items = await listApiTokens(ctx.http, session.apiUrl, session.token);
+    async (o: { json?: boolean; tokenFile?: string }) => {
+      const items = await listApiTokens(ctx.http, await cloudCredential(ctx, o));
       if (o.json) {
         ctx.out.print(JSON.stringify(items, null, 2));
         return;
@@ -79,12 +80,11 @@ export function registerApiTokenCommands(program: Command, ctx: CliContext): voi
   );
 
   onAction(
-    defineCommand(program, "api-token:revoke", "Revoke an API token")
+    addCredentialOptions(defineCommand(program, "api-token:revoke", "Revoke an API token"))
       .requiredOption("--id <ID>", "the token's id (api-token:list)"),
     ctx,
-    async (o: { id: string }) => {
-      const session = await requireSession(ctx);
-      const revoked = await revokeApiToken(ctx.http, session.apiUrl, session.token, o.id);
+    async (o: { id: string; tokenFile?: string }) => {
+      const revoked = await revokeApiToken(ctx.http, await cloudCredential(ctx, o), o.id);
       ctx.out.print(`Revoked API token '${revoked.name}' (${revoked.id}).`);
     },
   );

@@ -2,12 +2,13 @@
 import type { Command } from "commander";
 import { GATEWAY_CODE_PATTERN } from "../../shared/mod.ts";
 import { authorizeGateway } from "../cloud_api.ts";
+import { cloudCredential } from "../cloud_credential.ts";
 import type { CliContext } from "../context.ts";
 import { usageError } from "../errors.ts";
 import { requireSession } from "../session.ts";
 import { formatDuration } from "../time.ts";
 import { describeTeam, describeUser } from "../user_token.ts";
-import { defineCommand, onAction } from "./common.ts";
+import { addCredentialOptions, defineCommand, onAction } from "./common.ts";
 
 /** Checks a gateway code (1-64 letters, digits, `.`, `_`, `-`, starting with a letter or digit). */
 export function parseGatewayCode(text: string): string {
@@ -62,11 +63,11 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
   );
 
   onAction(
-    defineCommand(
+    addCredentialOptions(defineCommand(
       program,
       "token:get",
       "Print a machine token for a gateway code (creates the gateway in the cloud if missing)",
-    )
+    ))
       .requiredOption(
         "-g, --gateway-code <CODE>",
         "gateway code (the instance id)",
@@ -74,12 +75,11 @@ export function registerAuthCommands(program: Command, ctx: CliContext): void {
       )
       .option("--raw", "print only the token"),
     ctx,
-    async (options: { gatewayCode: string; raw?: boolean }) => {
-      const session = await requireSession(ctx);
+    async (options: { gatewayCode: string; raw?: boolean; tokenFile?: string }) => {
+      const credential = await cloudCredential(ctx, options);
       const { payload, created } = await authorizeGateway(
         ctx.http,
-        session.apiUrl,
-        session.token,
+        credential,
         options.gatewayCode,
       );
       if (created) {

@@ -21,6 +21,22 @@ export function addGlobalOptions(cmd: Command): Command {
     .option("-q, --quiet", "print results only, no status lines");
 }
 
+/**
+ * Adds `--token-file FILE` to a command that calls the cloud: an API token instead of the login
+ * (GWCLI_API_TOKEN does the same without the option).
+ */
+export function addCredentialOptions(cmd: Command): Command {
+  return cmd.option(
+    "--token-file <FILE>",
+    "file holding a cloud API token (gwc_…) to use instead of the login (or set GWCLI_API_TOKEN)",
+  );
+}
+
+/** Adds `-y/--yes` to a command that asks before it acts: every such command takes both. */
+export function addYesOption(cmd: Command, what: string): Command {
+  return cmd.option("-y, --yes", what);
+}
+
 /** Creates subcommand `name` of `program` with the global options. */
 export function defineCommand(program: Command, name: string, description: string): Command {
   return addGlobalOptions(program.command(name).description(description));

@@ -1,11 +1,12 @@
 /**
- * `gateway:authorize`: the logged-in user authorizes a registered gateway with the cloud service.
+ * `gateway:authorize`: the logged-in user (or an API token: `--token-file`, `GWCLI_API_TOKEN`)
+ * authorizes a registered gateway with the cloud service.
  *
- * 1. load and verify the user token (`login` first);
+ * 1. load and verify the user token (`login` first), or check the API token with the cloud;
  * 2. read the instance's `GET /{prefix}/info`: `cloud.enabled` must be true, `cloud.url` (when
  *    reported) must be gwcli's `api-url`, and `cloud.gateway_code` names the gateway (else
  *    `-g/--gateway-code`, else a prompt on a terminal);
- * 3. `POST /api/gateway/authorize` on the cloud with the user token: the machine-token payload;
+ * 3. `POST /api/gateway/authorize` on the cloud with that token: the machine-token payload;
  * 4. store the gateway id against the local instance;
  * 5. `POST /{prefix}/token` on the gateway with the payload;
  * 6. `--update`: `gateway:update`; without it, ask on a terminal (unless `-y`), else skip.
@@ -13,16 +14,17 @@
 import type { Command } from "commander";
 import type { MachineTokenPayload } from "../../shared/mod.ts";
 import { authorizeGateway } from "../cloud_api.ts";
+import { cloudCredential } from "../cloud_credential.ts";
 import type { CliContext } from "../context.ts";
 import { CliError, usageError } from "../errors.ts";
 import { describeInstance, type Instance, replaceInstance } from "../instances.ts";
 import { errorCode, ManagementClient } from "../management_client.ts";
 import { confirm } from "../prompt.ts";
-import { requireSession } from "../session.ts";
-import { describeTeam } from "../user_token.ts";
 import { parseGatewayCode } from "./auth.ts";
 import {
+  addCredentialOptions,
   addInstanceOptions,
+  addYesOption,
   defineCommand,
   type InstanceOptions,
   onAction,
@@ -36,6 +38,7 @@ interface AuthorizeOptions extends InstanceOptions {
   update?: boolean;
   yes?: boolean;
   gatewayCode?: string;
+  tokenFile?: string;
 }
 
 /** The gateway code: the gateway's own, `--gateway-code` (must agree), or a prompt. */
@@ -105,15 +108,17 @@ async function sendToken(
 /** Registers `gateway:authorize`. */
 export function registerAuthorize(program: Command, ctx: CliContext): void {
   onAction(
-    addInstanceOptions(
-      defineCommand(
-        program,
-        "gateway:authorize",
-        "Authorize an instance with the cloud service (needs login and cloud.enabled)",
-      ),
+    addYesOption(
+      addCredentialOptions(addInstanceOptions(
+        defineCommand(
+          program,
+          "gateway:authorize",
+          "Authorize an instance with the cloud service (needs login or an API token, and cloud.enabled)",
+        ),
+      )),
+      "ask nothing; without --update the upload is skipped",
     )
       .option("--update", "upload the instance's configuration afterwards (gateway:update)")
-      .option("-y, --yes", "ask nothing; without --update the upload is skipped")
       .option(
         "-g, --gateway-code <CODE>",
         "gateway code, when the gateway does not report one",
@@ -121,7 +126,7 @@ export function registerAuthorize(program: Command, ctx: CliContext): void {
       ),
     ctx,
     async (options: AuthorizeOptions) => {
-      const session = await requireSession(ctx);
+      const credential = await cloudCredential(ctx, options);
       const { instance } = await selectInstance(ctx, options);
       const client = new ManagementClient(ctx.http, instance, ctx.env);
       const cloud = cloudOf(await client.info());
@@ -131,10 +136,12 @@ export function registerAuthorize(program: Command, ctx: CliContext): void {
           { hint: cloudDisabledHint(instance) },
         );
       }
-      if (typeof cloud.url === "string" && cloud.url.replace(/\/+$/, "") !== session.apiUrl) {
+      if (typeof cloud.url === "string" && cloud.url.replace(/\/+$/, "") !== credential.apiUrl) {
         throw new CliError(
           `${describeInstance(instance)} works with the cloud service at ${cloud.url}, ` +
-            `but gwcli is logged in to ${session.apiUrl}`,
+            (credential.kind === "user_token"
+              ? `but gwcli is logged in to ${credential.apiUrl}`
+              : `but gwcli's api-url is ${credential.apiUrl}`),
           {
             hint: `Run \`gwcli config:set api-url ${cloud.url}\` and \`gwcli login\`, ` +
               "or change the gateway's [cloud] url.",
@@ -142,13 +149,8 @@ export function registerAuthorize(program: Command, ctx: CliContext): void {
         );
       }
       const code = await chooseGatewayCode(ctx, instance, cloud.gateway_code, options);
-      const { payload, created } = await authorizeGateway(
-        ctx.http,
-        session.apiUrl,
-        session.token,
-        code,
-      );
-      const team = describeTeam(session.verified);
+      const { payload, created } = await authorizeGateway(ctx.http, credential, code);
+      const team = credential.team;
       ctx.out.info(
         `${created ? "Created" : "Found"} gateway '${code}' (${payload.gateway_id}) in the cloud` +
           `${team ? ` (team ${team})` : ""}.`,
@@ -156,7 +158,7 @@ export function registerAuthorize(program: Command, ctx: CliContext): void {
       const updated: Instance = { ...instance, gateway_id: payload.gateway_id };
       const latest = await ctx.instances();
       await ctx.saveInstances(replaceInstance(latest, updated));
-      const stored = await sendToken(client, payload, session.apiUrl);
+      const stored = await sendToken(client, payload, credential.apiUrl);
       ctx.out.print(
         `Authorized ${describeInstance(instance)} as gateway '${code}' (${payload.gateway_id}); ` +
           `the machine token expires at ${payload.expires_at}.`,

@@ -7,9 +7,11 @@ import type { CliContext } from "../context.ts";
 import { CliError } from "../errors.ts";
 import { describeInstance } from "../instances.ts";
 import { ManagementClient } from "../management_client.ts";
+import { confirm } from "../prompt.ts";
 import { renderTable } from "../table.ts";
 import {
   addInstanceOptions,
+  addYesOption,
   defineCommand,
   type InstanceOptions,
   onAction,
@@ -123,18 +125,25 @@ export function registerQueueCommands(program: Command, ctx: CliContext): void {
   );
 
   onAction(
-    addInstanceOptions(
-      defineCommand(
-        program,
-        "gateway:queue-purge",
-        "Delete every dead letter of a backend's queue (needs --yes)",
-      ).argument("<BACKEND>", "backend name").option("--yes", "confirm the deletion"),
+    addYesOption(
+      addInstanceOptions(
+        defineCommand(
+          program,
+          "gateway:queue-purge",
+          "Delete every dead letter of a backend's queue (asks first; -y/--yes does not)",
+        ).argument("<BACKEND>", "backend name"),
+      ),
+      "confirm the deletion without asking",
     ),
     ctx,
     async (options: InstanceOptions & { yes?: boolean }, args: string[]) => {
-      if (!options.yes) {
+      // A terminal is asked; a script must say -y/--yes (there is nobody to ask).
+      const confirmed = options.yes === true ||
+        (ctx.prompter.interactive &&
+          await confirm(ctx.prompter, `Delete every dead letter of ${args[0]}?`));
+      if (!confirmed) {
         throw new CliError(`purging deletes every dead letter of ${args[0]}`, {
-          hint: `Run it again with --yes, or look first: gwcli gateway:queue-messages ${
+          hint: `Run it again with -y (--yes), or look first: gwcli gateway:queue-messages ${
             args[0]
           } --dead`,
         });

@@ -35,6 +35,28 @@ export function instanceRows(instances: Instance[]): string[][] {
 /** Headers of `gateway:list` (SPEC). */
 export const LIST_HEADERS = ["ID", "GATEWAY_ID", "LABEL", "IP", "PORT", "PREFIX"];
 
+/**
+ * The absolute path of `-t/--token-file`, once it is known to hold a token: a missing, unreadable
+ * or empty file is refused now (exit 2) rather than at the first call (only its path is stored).
+ */
+async function checkTokenFile(file: string): Promise<string> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    throw usageError(
+      `-t/--token-file: cannot read ${path}: ${(err as Error).message}; nothing was registered`,
+      "Name the gateway's management token file (<state_dir>/management-token, or its " +
+        "[management] token_file), or leave -t out for a gateway on this host.",
+    );
+  }
+  if (text.trim() === "") {
+    throw usageError(`-t/--token-file: ${path} is empty; nothing was registered`);
+  }
+  return path;
+}
+
 /** Registers the registry commands. */
 export function registerRegistryCommands(program: Command, ctx: CliContext): void {
   onAction(
@@ -69,12 +91,13 @@ export function registerRegistryCommands(program: Command, ctx: CliContext): voi
       if (o.key !== undefined) {
         ctx.out.warn("-k/--key is deprecated and ignored: instances no longer have keys");
       }
+      const tokenFile = o.tokenFile === undefined ? undefined : await checkTokenFile(o.tokenFile);
       const { instances, added } = addInstance(await ctx.instances(), {
         ip: o.ip,
         port: o.port,
         label: o.label,
         prefix: o.pathPrefix,
-        token_file: o.tokenFile ? resolve(o.tokenFile) : undefined,
+        token_file: tokenFile,
         https: o.https,
       });
       await ctx.saveInstances(instances);

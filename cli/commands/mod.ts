@@ -29,6 +29,7 @@ import { registerRegistryCommands } from "./gateway_registry.ts";
 import { registerGeneralCommands } from "./general.ts";
 import { registerQueueCommands } from "./gateway_queues.ts";
 import { registerLogin } from "./login.ts";
+import { registerSelfUpdate } from "./self_update.ts";
 
 /** Adds every command to `program`. */
 export function registerCommands(program: Command, ctx: CliContext): void {
@@ -37,6 +38,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerAuthCommands(program, ctx);
   registerApiTokenCommands(program, ctx);
   registerConfigCommands(program, ctx);
+  registerSelfUpdate(program, ctx);
   registerInstall(program, ctx);
   registerRegistryCommands(program, ctx);
   registerGatewayApiCommands(program, ctx);

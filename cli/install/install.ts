@@ -6,19 +6,15 @@
  */
 import { CliError, usageError } from "../errors.ts";
 import type { CliContext } from "../context.ts";
-import { ensureDir, removeIfExists } from "../files.ts";
 import { joinPath } from "../paths.ts";
 import { formatBytes } from "../time.ts";
-import { extractBinary } from "./archive.ts";
 import { checkDowngrade } from "./downgrade.ts";
-import { downloadToFile } from "./download.ts";
-import { fileSha256, INSTALLS_FILE, presentGateway, recordInstall } from "./installed.ts";
+import { INSTALLS_FILE, presentGateway, recordInstall } from "./installed.ts";
+import { placeRelease } from "./place.ts";
 import { defaultInstallDir, onPath, type ReleasePlatform, releasePlatform } from "./platform.ts";
 import {
-  expectedChecksum,
   latestIndexUrl,
   releaseBaseUrl,
-  releaseFiles,
   requireTrustedKeys,
   resolveLatest,
   trustedReleaseKeys,
@@ -46,7 +42,7 @@ export interface Installed {
 }
 
 /** `installs.json` in gwcli's data directory, or null when there is none (no home directory). */
-function installsRegistry(ctx: CliContext): string | null {
+export function installsRegistry(ctx: CliContext): string | null {
   try {
     return joinPath(ctx.paths.dir, INSTALLS_FILE);
   } catch (err) {
@@ -90,53 +86,29 @@ export async function installGateway(ctx: CliContext, request: InstallRequest): 
         "so it is replaced without the downgrade check",
     );
   }
-  const files = releaseFiles(base, version, platform);
-  const expected = await expectedChecksum(ctx.http, files, keys);
-  const work = await Deno.makeTempDir({ prefix: "gwcli-install-" });
-  try {
-    ctx.out.info(`Downloading ${files.archiveName}...`);
-    const archive = joinPath(work, files.archiveName);
-    const download = await downloadToFile(ctx.fetch, ctx.out, files.archiveUrl, archive);
-    if (download.sha256 !== expected) {
-      throw new CliError(
-        `checksum mismatch for ${files.archiveName}: SHA256SUMS says ${expected}, ` +
-          `the download is ${download.sha256}; nothing was installed`,
-        { hint: "Try again; if it persists, the release or a proxy on the way is broken." },
-      );
-    }
-    ctx.out.debug(1, `sha256 ${download.sha256} matches SHA256SUMS`);
-    await ensureDir(dir, 0o755);
-    const staged = `${target}.tmp-${crypto.randomUUID().slice(0, 8)}`;
-    let binarySha256: string;
+  const placed = await placeRelease(ctx, {
+    program: "gateway",
+    version,
+    platform,
+    base,
+    keys,
+    target,
+  });
+  if (registry) {
     try {
-      const entry = await extractBinary(archive, platform.archive, platform.binary, staged);
-      ctx.out.debug(1, `extracted ${entry}`);
-      if (platform.os !== "windows" && Deno.build.os !== "windows") await Deno.chmod(staged, 0o755);
-      binarySha256 = await fileSha256(staged);
-      await Deno.rename(staged, target);
-    } finally {
-      await removeIfExists(staged);
+      await recordInstall(registry, target, version, placed.binarySha256, ctx.now());
+    } catch (err) {
+      // The gateway is in place; only the next install's downgrade check loses its reference.
+      ctx.out.warn(`cannot record the installed version in ${registry}: ${(err as Error).message}`);
     }
-    if (registry) {
-      try {
-        await recordInstall(registry, target, version, binarySha256, ctx.now());
-      } catch (err) {
-        // The gateway is in place; only the next install's downgrade check loses its reference.
-        ctx.out.warn(
-          `cannot record the installed version in ${registry}: ${(err as Error).message}`,
-        );
-      }
-    }
-    return {
-      version,
-      platform,
-      path: target,
-      archiveBytes: download.bytes,
-      sha256: download.sha256,
-    };
-  } finally {
-    await Deno.remove(work, { recursive: true }).catch(() => {});
   }
+  return {
+    version,
+    platform,
+    path: target,
+    archiveBytes: placed.archiveBytes,
+    sha256: placed.sha256,
+  };
 }
 
 /** The report line of an installation, and a PATH hint when needed. */

@@ -1,5 +1,5 @@
 /**
- * Installing gateway releases (`gwcli gateway:install`).
+ * Installing gateway releases (`gwcli gateway:install`) and gwcli's own (`gwcli self-update`).
  *
  * @example
  * ```ts
@@ -16,6 +16,8 @@
  */
 export { type Installed, installGateway, type InstallRequest, reportInstall } from "./install.ts";
 export { checkDowngrade, type DowngradeCheck } from "./downgrade.ts";
+export { type Placed, placeRelease, type PlaceRequest } from "./place.ts";
+export { selfUpdate, type SelfUpdated, type SelfUpdateRequest } from "./self_update.ts";
 export {
   fileSha256,
   type InstallRecord,
@@ -28,10 +30,12 @@ export { compareVersions } from "./semver.ts";
 export {
   defaultInstallDir,
   onPath,
+  programBinary,
   type ReleaseArch,
   type ReleaseOs,
   type ReleasePlatform,
   releasePlatform,
+  type ReleaseProgram,
 } from "./platform.ts";
 export {
   DEFAULT_RELEASE_URL,

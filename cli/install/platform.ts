@@ -1,4 +1,4 @@
-/** Which gateway build fits this machine, and where it goes by default. */
+/** Which gateway (or gwcli) build fits this machine, and where it goes by default. */
 import { CliError } from "../errors.ts";
 import type { Env } from "../env.ts";
 import { homeDirectory, joinPath } from "../paths.ts";
@@ -7,6 +7,14 @@ import { homeDirectory, joinPath } from "../paths.ts";
 export type ReleaseOs = "linux" | "darwin" | "windows";
 /** CPU architectures with gateway releases. */
 export type ReleaseArch = "x86_64" | "aarch64";
+
+/** The programs a release carries: the gateway, and gwcli itself (`gwcli self-update`). */
+export type ReleaseProgram = "gateway" | "gwcli";
+
+/** The file name of `program`'s executable on `os`. */
+export function programBinary(program: ReleaseProgram, os: ReleaseOs): string {
+  return os === "windows" ? `${program}.exe` : program;
+}
 
 /** A release build: its platform, archive format and binary name. */
 export interface ReleasePlatform {

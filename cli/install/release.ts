@@ -7,6 +7,7 @@
  *   <base>/latest/download/latest.json.sig                 Ed25519 signature of latest.json
  *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.tar.gz   (Linux, macOS)
  *   <base>/download/v<version>/gateway-<version>-<os>-<arch>.zip      (Windows)
+ *   <base>/download/v<version>/gwcli-<version>-<os>-<arch>.tar.gz|.zip (gwcli self-update)
  *   <base>/download/v<version>/SHA256SUMS                  `sha256sum` output of the archives
  *   <base>/download/v<version>/SHA256SUMS.sig              Ed25519 signature of SHA256SUMS
  *
@@ -26,7 +27,7 @@ import {
 } from "../../shared/mod.ts";
 import type { Env } from "../env.ts";
 import { apiErrorOf, describeApiError, type HttpClient } from "../http.ts";
-import type { ReleasePlatform } from "./platform.ts";
+import type { ReleasePlatform, ReleaseProgram } from "./platform.ts";
 
 /** Environment variable of the release base URL. */
 export const RELEASE_URL_ENV = "GWCLI_RELEASE_URL";
@@ -75,13 +76,14 @@ export interface ReleaseFiles {
   signatureUrl: string;
 }
 
-/** The files of `version` for `platform` under `base`. */
+/** The files of `program`'s `version` for `platform` under `base`. */
 export function releaseFiles(
   base: string,
   version: string,
   platform: ReleasePlatform,
+  program: ReleaseProgram = "gateway",
 ): ReleaseFiles {
-  const archiveName = `gateway-${version}-${platform.os}-${platform.arch}.${platform.archive}`;
+  const archiveName = `${program}-${version}-${platform.os}-${platform.arch}.${platform.archive}`;
   const dir = `${base}/download/v${version}`;
   return {
     archiveName,
@@ -105,7 +107,8 @@ export function trustedReleaseKeys(env: Env): string[] {
 export function requireTrustedKeys(trustedKeys: readonly string[]): void {
   if (trustedKeys.length === 0) {
     throw new CliError("no release signing key is trusted; nothing was installed", {
-      hint: `Set ${RELEASE_KEY_ENV} to the publisher's Ed25519 public key (base64).`,
+      hint: `Pin the publisher's Ed25519 public key: export ${RELEASE_KEY_ENV}=<base64 key> ` +
+        '(docs/cli.md, "Pinning the release key": where the key is published and how to check it).',
     });
   }
 }

@@ -21,6 +21,7 @@ import type { Services } from "../services.ts";
 import { mountAccount } from "./account.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError, errorResponse } from "./errors.ts";
+import { mountInvitations } from "./invitations.ts";
 import { mountResourceActions } from "./resource_actions.ts";
 import { mountGateway } from "./gateway.ts";
 import { mountOAuth } from "./oauth.ts";
@@ -48,6 +49,7 @@ export function mountApi(app: Hono<AppEnv>, s: Services): Registry {
   mountWellKnown(reg, s);
   mountOAuth(reg, s);
   mountAccount(reg);
+  mountInvitations(reg);
   mountGateway(reg);
   mountResourceActions(reg);
   mountResources(reg);
@@ -114,4 +116,4 @@ export function handleApiError(err: unknown, c: import("hono").Context<AppEnv>):
   );
 }
 export { bearerAuth, requireBearer, userOf } from "./middleware.ts";
-export { MCP_RESOURCE_METADATA_PATH } from "./well_known.ts";
+export { MCP_RESOURCE_METADATA_PATH, requestAuthority } from "./well_known.ts";

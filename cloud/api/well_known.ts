@@ -2,7 +2,8 @@
  * Discovery: JWKS, authorization server metadata (RFC 8414, also at the OpenID path), the MCP
  * resource's protected resource metadata (RFC 9728), health.
  */
-import { DEVICE_GRANT_TYPE, MCP_RESOURCE_PATH, MCP_SCOPE, mcpResource } from "../auth/mod.ts";
+import { DEVICE_GRANT_TYPE, MCP_RESOURCE_PATH, MCP_SCOPE, mcpResourceFor } from "../auth/mod.ts";
+import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import type { Registry } from "./registry.ts";
 
@@ -32,15 +33,24 @@ export function discovery(s: Services): Record<string, unknown> {
   };
 }
 
-/** The protected resource metadata of `/mcp/cloud` (RFC 9728 §2). */
-export function mcpResourceMetadata(s: Services): Record<string, unknown> {
+/**
+ * The protected resource metadata of `/mcp/cloud` (RFC 9728 §2), for a client that reached the
+ * service at `authority` (its Host): the resource is named on the loopback alias it used, when the
+ * base URL is loopback (mcpResourceFor); the authorization server stays the base URL.
+ */
+export function mcpResourceMetadata(s: Services, authority?: string): Record<string, unknown> {
   return {
-    resource: mcpResource(s),
+    resource: mcpResourceFor(s, authority),
     authorization_servers: [s.options.baseUrl],
     scopes_supported: [MCP_SCOPE],
     bearer_methods_supported: ["header"],
     resource_name: "Healthcare gateway cloud (MCP)",
   };
+}
+
+/** The authority the client used: Host, or a trusted proxy's X-Forwarded-Host. */
+export function requestAuthority(c: Context, s: Services): string | undefined {
+  return (s.options.trustProxy && c.req.header("x-forwarded-host")) || c.req.header("host");
 }
 
 /** Where the MCP resource's metadata is (RFC 9728 §3.1: the resource path after the well-known). */
@@ -114,8 +124,10 @@ export function mountWellKnown(reg: Registry, s: Services): void {
         },
       },
     }, (c) => {
+      // The document depends on the Host it was asked by (a loopback alias): caches must know.
       c.header("Cache-Control", "public, max-age=300");
-      return c.json(mcpResourceMetadata(s));
+      c.header("Vary", "Host");
+      return c.json(mcpResourceMetadata(s, requestAuthority(c, s)));
     });
   }
   reg.add({

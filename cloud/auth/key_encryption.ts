@@ -2,9 +2,10 @@
  * Encryption at rest of the token signing keys. Whoever holds a private signing key can mint
  * tokens for every user and gateway, so the KV database (and every backup of it) holds them only
  * AES-256-GCM encrypted, with the key's `kid` as additional data (a record cannot be moved to
- * another kid). The 32-byte key comes from `CLOUD_KEY_ENCRYPTION_KEY` (base64); without it the
- * service refuses to start, except in development mode (a loopback base URL), where a key is
- * generated into `<data-dir>/dev-key-encryption.key` (0600) with a warning.
+ * another kid). The 32-byte key comes from `CLOUD_KEY_ENCRYPTION_KEY` (base64), or from the file
+ * `CLOUD_KEY_ENCRYPTION_KEY_FILE` names; without either the service refuses to start, except in
+ * development mode (a loopback base URL), where a key is generated into
+ * `<data-dir>/dev-key-encryption.key` (0600) with a warning.
  *
  * @example
  * ```ts
@@ -18,6 +19,8 @@ import { Buffer } from "node:buffer";
 
 /** Environment variable holding the key (base64 of 32 random bytes). */
 export const KEY_ENCRYPTION_ENV = "CLOUD_KEY_ENCRYPTION_KEY";
+/** Environment variable naming a file that holds the key instead. */
+export const KEY_ENCRYPTION_FILE_ENV = "CLOUD_KEY_ENCRYPTION_KEY_FILE";
 /** File of the generated development key in the data directory. */
 export const DEV_KEY_FILE = "dev-key-encryption.key";
 
@@ -53,18 +56,46 @@ export function isLoopbackUrl(baseUrl: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** The key text of the file `path` (`CLOUD_KEY_ENCRYPTION_KEY_FILE`); errors name the file. */
+export async function readKeyFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    throw new Error(
+      `${KEY_ENCRYPTION_FILE_ENV}: cannot read ${path} (${(err as Error).name}): create it once ` +
+        `with \`openssl rand -base64 32 > ${path}\`, and allow reading it (--allow-read)`,
+    );
+  }
+  if (text.trim() === "") throw new Error(`${KEY_ENCRYPTION_FILE_ENV}: ${path} is empty`);
+  return text;
+}
+
 /**
- * The key of this service: from the environment, else (development mode only) the data
- * directory's generated key; throws {@link MISSING_KEY_MESSAGE} otherwise.
+ * The key of this service: from the environment or the file it names, else (development mode
+ * only) the data directory's generated key; throws {@link MISSING_KEY_MESSAGE} otherwise.
  */
 export async function resolveKeyEncryptionKey(options: {
   envKey: string | undefined;
+  /** `CLOUD_KEY_ENCRYPTION_KEY_FILE`: a file holding the key. */
+  keyFile?: string;
   baseUrl: string;
   dataDir: string;
   warn: (message: string) => void;
 }): Promise<CryptoKey> {
-  if (options.envKey && options.envKey.trim() !== "") {
-    return await keyEncryptionKey(options.envKey);
+  const hasEnvKey = options.envKey !== undefined && options.envKey.trim() !== "";
+  const keyFile = options.keyFile?.trim() || undefined;
+  if (hasEnvKey && keyFile) {
+    throw new Error(`set ${KEY_ENCRYPTION_ENV} or ${KEY_ENCRYPTION_FILE_ENV}, not both`);
+  }
+  if (hasEnvKey) return await keyEncryptionKey(options.envKey!);
+  if (keyFile) {
+    const text = await readKeyFile(keyFile);
+    try {
+      return await keyEncryptionKey(text);
+    } catch (err) {
+      throw new Error(`${KEY_ENCRYPTION_FILE_ENV} (${keyFile}): ${(err as Error).message}`);
+    }
   }
   if (!isLoopbackUrl(options.baseUrl)) throw new Error(MISSING_KEY_MESSAGE);
   const file = `${options.dataDir}/${DEV_KEY_FILE}`;

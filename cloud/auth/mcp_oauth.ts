@@ -17,6 +17,7 @@ import type {
   User,
 } from "../store/mod.ts";
 import { base64Url, randomBase64Url, sha256Hex, uuidv7 } from "../store/mod.ts";
+import { advertisedOrigin, canonicalLoopbackUrl } from "./loopback.ts";
 
 /** Path of the MCP resource; with the base URL it is the resource indicator (RFC 8707). */
 export const MCP_RESOURCE_PATH = "/mcp/cloud";
@@ -69,6 +70,21 @@ const FORBIDDEN_SCHEMES = new Set([
 /** The resource indicator of the MCP server: `<base URL>/mcp/cloud`. */
 export function mcpResource(s: Services): string {
   return `${s.options.baseUrl}${MCP_RESOURCE_PATH}`;
+}
+
+/**
+ * The resource indicator as a client that reached the service at `authority` (its Host) must see
+ * it: with a loopback base URL, on the loopback alias it used (`127.0.0.1` for `localhost` and
+ * the reverse), because the SDKs refuse metadata naming another origin than the one they
+ * connected to; otherwise (and for any non-loopback Host) {@link mcpResource}.
+ */
+export function mcpResourceFor(s: Services, authority: string | undefined): string {
+  return `${advertisedOrigin(s.options.baseUrl, authority)}${MCP_RESOURCE_PATH}`;
+}
+
+/** A requested `resource` in the canonical spelling: a loopback alias becomes the base URL's. */
+function canonicalResource(s: Services, resource: string | undefined): string | undefined {
+  return resource === undefined ? undefined : canonicalLoopbackUrl(resource, s.options.baseUrl);
 }
 
 /** An OAuth error: the RFC 6749 code and a description for people. */
@@ -347,7 +363,9 @@ export async function checkAuthorizationRequest(
     return back("invalid_request", "code_challenge must be a base64url SHA-256 (43 characters)");
   }
   const resource = mcpResource(s);
-  if (p.resource !== undefined && p.resource !== resource) {
+  // A loopback alias of the resource (advertised to a client that connected by it) is the same.
+  const requested = canonicalResource(s, p.resource);
+  if (requested !== undefined && requested !== resource) {
     return back("invalid_target", `the only resource here is ${resource}`);
   }
   return {
@@ -473,7 +491,8 @@ export async function exchangeCode(
   if ((await s256(p.code_verifier)) !== record.code_challenge) {
     return fail("invalid_grant", "code_verifier does not match the code_challenge");
   }
-  if (p.resource !== undefined && p.resource !== record.resource) {
+  const requested = canonicalResource(s, p.resource);
+  if (requested !== undefined && requested !== record.resource) {
     return fail("invalid_target", `the code was issued for ${record.resource}`);
   }
   if (!(await memberStill(s, record.user_id, record.team_id))) {
@@ -542,7 +561,8 @@ export async function refreshGrant(
   if (Date.parse(grant.expires_at) <= now) {
     return fail("invalid_grant", "the grant expired; authorize again");
   }
-  if (p.resource !== undefined && p.resource !== grant.resource) {
+  const requested = canonicalResource(s, p.resource);
+  if (requested !== undefined && requested !== grant.resource) {
     return fail("invalid_target", `the grant is for ${grant.resource}`);
   }
   if (!(await memberStill(s, grant.user_id, grant.team_id))) {

@@ -19,6 +19,7 @@ export { KeyRing, type PublicJwk, PUBLISH_LEAD_MS } from "./keys.ts";
 export {
   DEV_KEY_FILE,
   KEY_ENCRYPTION_ENV,
+  KEY_ENCRYPTION_FILE_ENV,
   keyEncryptionKey,
   MISSING_KEY_MESSAGE,
   openSecret,
@@ -46,6 +47,7 @@ export {
   MCP_RESOURCE_PATH,
   MCP_SCOPE,
   mcpResource,
+  mcpResourceFor,
   type OAuthFailure,
   redirectUriMatches,
   redirectUriProblem,
@@ -68,6 +70,12 @@ export {
   type UserPrincipal,
 } from "./principal.ts";
 export { createApiToken, issueMachineToken, RENEWAL_GRACE_MS } from "./issue.ts";
+export {
+  advertisedOrigin,
+  canonicalLoopbackUrl,
+  isLoopbackHostname,
+  isOwnAuthority,
+} from "./loopback.ts";
 export {
   decideDevice,
   DEVICE_CLIENTS,

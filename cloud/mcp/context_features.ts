@@ -90,7 +90,11 @@ export function addContextFeatures(server: McpServer, s: Services): void {
       const c = await s.resources.gatewayConfig(p.team.id, gw.id);
       const view = await s.resources.gatewayView(gw);
       const header = `# gateway ${gw.name} (${gw.code}): configuration version ${c.version}` +
-        `, applied by the gateway: ${view.applied_version ?? "none yet"}\n`;
+        `, applied by the gateway: ${view.applied_version ?? "none yet"}\n` +
+        (c.pinnedTo
+          ? `# rolled back: the content of version ${c.pinnedTo}; pipeline changes are not ` +
+            "published until resume-gateway-config\n"
+          : "");
       return { contents: [{ uri: uri.href, mimeType: "application/toml", text: header + c.toml }] };
     },
   );

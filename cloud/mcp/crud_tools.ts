@@ -2,10 +2,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { KINDS, SCHEMAS, SINGULAR } from "../resources/mod.ts";
-import type { AnyRecord, ResourceKind } from "../store/mod.ts";
+import type { AnyRecord, GatewayRecord, PipelineRecord, ResourceKind } from "../store/mod.ts";
 import { RESOURCE_KINDS, StoreError } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { described } from "./fields.ts";
+import { gatewayPinNote, notesOut, pinOf, pinOut, pipelinePin } from "./pins.ts";
 import { fail } from "./results.ts";
 import { addTool, CHANGE, CREATE, DESTROY, pageInput, READ, recordOut } from "./tool.ts";
 
@@ -20,10 +21,52 @@ export function addCrudTools(server: McpServer, s: Services): void {
   for (const kind of RESOURCE_KINDS) addKind(server, s, kind);
 }
 
+/**
+ * What a single-record result carries besides the record: for a pipeline, its gateway's rollback
+ * pin and what it means; for a gateway, the note of its pin (the pin itself is in the record).
+ */
+const extrasOut = (kind: ResourceKind) =>
+  kind === "pipelines"
+    ? { gateway_pin: pinOut, notes: notesOut }
+    : kind === "gateways"
+    ? { notes: notesOut }
+    : {};
+
+/**
+ * A record as the tools show it: a gateway with its status and its rollback `pin`. `owned` (the
+ * caller's team owns it) also rebuilds the configuration; a shared gateway's pin stays its
+ * owners' business (null).
+ */
+async function viewOf(
+  s: Services,
+  kind: ResourceKind,
+  r: AnyRecord,
+  owned: boolean,
+): Promise<AnyRecord> {
+  const viewed = await s.resources.view(kind, r, owned);
+  if (kind !== "gateways") return viewed;
+  const pin = owned ? await pinOf(s, r as GatewayRecord) : null;
+  return { ...viewed, pin } as unknown as AnyRecord;
+}
+
+/** The extras of {@link extrasOut} for `record` (as viewed). */
+async function extrasOf(
+  s: Services,
+  kind: ResourceKind,
+  record: AnyRecord,
+  teamId: string,
+): Promise<Record<string, unknown>> {
+  if (kind === "pipelines") return await pipelinePin(s, record as PipelineRecord, teamId);
+  if (kind !== "gateways") return {};
+  const pin = (record as { pin?: Awaited<ReturnType<typeof pinOf>> }).pin ?? null;
+  return { notes: pin ? [gatewayPinNote(pin)] : [] };
+}
+
 function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
   const one = ONE[kind];
   const aOne = /^[aeiou]/.test(one) ? `an ${one}` : `a ${one}`;
-  const view = (r: AnyRecord, fresh: boolean) => s.resources.view(kind, r, fresh);
+  const view = (r: AnyRecord, owned: boolean) => viewOf(s, kind, r, owned);
+  const extras = extrasOut(kind);
   const filters = KINDS[kind].filters;
   const createSchema = SCHEMAS[kind].create as z.ZodObject;
   const updateSchema = SCHEMAS[kind].update as z.ZodObject;
@@ -56,12 +99,18 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
     run: async (args, p) => {
       const a = args as Record<string, unknown>;
       const where = Object.fromEntries(filters.map((f) => [f, a[f] as string | undefined]));
-      return await s.resources.find(kind, p.team.id, {
+      const page = await s.resources.find(kind, p.team.id, {
         limit: args.limit as number,
         cursor: args.cursor as string | undefined,
         name: a.name as string | undefined,
         where,
       });
+      if (kind !== "gateways") return page;
+      // Gateways show their rollback pin in lists too: a pinned one does not get pipeline changes.
+      const items = await Promise.all(
+        page.items.map(async (g) => ({ ...g, pin: await pinOf(s, g as GatewayRecord) })),
+      );
+      return { ...page, items };
     },
   });
 
@@ -71,12 +120,17 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
     description: `Reads one ${one} of your current team (or shared with it) by id. ` +
       "`access` says owner, read or write.",
     input: z.strictObject({ id: idInput(kind) }),
-    output: z.object({ record: recordOut, access: z.enum(["owner", "read", "write"]) }),
+    output: z.object({
+      record: recordOut,
+      access: z.enum(["owner", "read", "write"]),
+      ...extras,
+    }),
     hints: READ,
     run: async (args, p) => {
       const seen = await s.resources.visible(kind, p.team.id, args.id as string);
       if (!seen) throw new StoreError("not_found", `${one} not found`);
-      return { record: await view(seen.record, seen.access === "owner"), access: seen.access };
+      const record = await view(seen.record, seen.access === "owner");
+      return { record, access: seen.access, ...await extrasOf(s, kind, record, p.team.id) };
     },
   });
 
@@ -84,15 +138,16 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
     name: `create-${one}`,
     title: `Create ${aOne}`,
     description: `Creates ${aOne} in your current team. ${CREATE_NOTES[kind]}`,
-    input: z.strictObject(described(createSchema.shape)),
-    output: z.object({ record: recordOut }),
+    input: z.strictObject(described(createSchema.shape, kind)),
+    output: z.object({ record: recordOut, ...extras }),
     hints: CREATE,
     run: async (args, p) => {
       const parsed = createSchema.safeParse(args);
       if (!parsed.success) return invalidInput(parsed.error);
       const body = parsed.data as Record<string, unknown>;
-      const record = await s.resources.createFrom(kind, p.team.id, p.actor, body);
-      return { record: await view(record, true) };
+      const created = await s.resources.createFrom(kind, p.team.id, p.actor, body);
+      const record = await view(created, true);
+      return { record, ...await extrasOf(s, kind, record, p.team.id) };
     },
   });
 
@@ -106,9 +161,13 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
       if_revision: z.int().min(1).optional().describe(
         "Only update if the record is still at this revision.",
       ),
-      ...described(updateSchema.shape),
+      ...described(updateSchema.shape, kind),
     }),
-    output: z.object({ record: recordOut, access: z.enum(["owner", "read", "write"]) }),
+    output: z.object({
+      record: recordOut,
+      access: z.enum(["owner", "read", "write"]),
+      ...extras,
+    }),
     hints: CHANGE,
     run: async (args, p) => {
       const { id, if_revision, ...rest } = args as Record<string, unknown>;
@@ -122,10 +181,8 @@ function addKind(server: McpServer, s: Services, kind: ResourceKind): void {
         parsed.data as never,
         if_revision as number | undefined,
       );
-      return {
-        record: await view(updated.record, updated.access === "owner"),
-        access: updated.access,
-      };
+      const record = await view(updated.record, updated.access === "owner");
+      return { record, access: updated.access, ...await extrasOf(s, kind, record, p.team.id) };
     },
   });
 

@@ -60,6 +60,9 @@ export const TOOL_EXAMPLES: [string, Record<string, unknown>][] = [
   ["get-gateway-config-versions", { gateway_id: ID.gateways }],
   ["generate-pipeline-toml", { pipeline_id: ID.pipelines }],
   ["generate-gateway-toml", { gateway_id: ID.gateways }],
+  ["list-gateway-config-versions", { gateway_id: ID.gateways }],
+  ["rollback-gateway-config", { gateway_id: ID.gateways, version: 1 }],
+  ["resume-gateway-config", { gateway_id: ID.gateways }],
   ...EXAMPLE_ORDER.map((k) => crud("update", k)),
   ...[...EXAMPLE_ORDER].reverse().map((k) => crud("delete", k)),
 ];

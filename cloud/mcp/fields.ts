@@ -1,5 +1,10 @@
 /** Descriptions of the record fields, for the tools' input schemas. */
 import type { z } from "zod";
+import {
+  BACKEND_SERVICES,
+  ENDPOINT_SERVICES,
+  MIDDLEWARE_OPTION_SCHEMAS,
+} from "../../shared/gateway_config/mod.ts";
 
 const FIELDS: Record<string, string> = {
   code:
@@ -11,8 +16,6 @@ const FIELDS: Record<string, string> = {
     'Endpoint service types this service allows, e.g. ["http", "fhir"]. List at least one endpoint or backend type.',
   backend_types: 'Backend service types this service allows, e.g. ["http", "fhir", "echo"].',
   service_id: "Id of a service of your team (list-services) whose types allow `type`.",
-  type:
-    "Endpoint/backend: a service type allowed by the service (http, fhir, jmix, dicomweb, dicom_scp, http3, dicom_scu, storage, echo). Middleware: transform, metadata_transform, api_key, basic_auth, jwt_auth, ip_filter, rate_limit, request_filter, cors or headers.",
   options:
     'Options of the type as in the gateway\'s TOML, e.g. {"path_prefix": "/fhir"} for an http endpoint or {"base_url": "http://fhir:8080"} for an http backend. For transform middleware: apply (left|right|both), fail_on_error, debug; never spec_path (the cloud writes it from transform_id).',
   network_ids: "Networks serving this endpoint (ids from list-networks); empty: every network.",
@@ -38,9 +41,25 @@ const FIELDS: Record<string, string> = {
   tunnel: "Tunnel settings {provider, hostname, credential_env}, or null.",
 };
 
-/** `shape` with a description on every field. */
-export function described(shape: Record<string, z.ZodType>): Record<string, z.ZodType> {
-  return Object.fromEntries(
-    Object.entries(shape).map(([k, v]) => [k, v.describe(FIELDS[k] ?? k.replaceAll("_", " "))]),
-  );
+/** `type` means something else for each kind that has one. */
+const TYPES: Record<string, string> = {
+  endpoints: `Endpoint service type, one of the service's endpoint_types: ${
+    ENDPOINT_SERVICES.join(", ")
+  }.`,
+  backends: `Backend service type, one of the service's backend_types: ${
+    BACKEND_SERVICES.join(", ")
+  }.`,
+  middleware: `Middleware type: ${
+    Object.keys(MIDDLEWARE_OPTION_SCHEMAS).join(", ")
+  }. transform and metadata_transform run the JOLT transform of transform_id; the others are security and traffic middleware configured by options alone.`,
+};
+
+/** `shape` with a description on every field; `kind` picks the meaning of `type`. */
+export function described(
+  shape: Record<string, z.ZodType>,
+  kind?: string,
+): Record<string, z.ZodType> {
+  const text = (k: string) =>
+    (k === "type" && kind ? TYPES[kind] : undefined) ?? FIELDS[k] ?? k.replaceAll("_", " ");
+  return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.describe(text(k))]));
 }

@@ -1,37 +1,16 @@
 /**
  * DNS-rebinding protection: Host and Origin must name the service's own public base URL. A service
  * whose base URL is a loopback address also answers its loopback aliases on the same port
- * (`localhost`, `127.0.0.1`, `[::1]`): a client on the same machine may name it either way, and
- * no other host can reach a loopback listener to rebind it.
+ * (`localhost`, `127.0.0.1`, `[::1]`): a client on the same machine may name it either way, and a
+ * rebinding page sends its own host name, never a loopback name (auth/loopback.ts).
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../api/mod.ts";
 import { ApiError } from "../api/mod.ts";
+import { isOwnAuthority } from "../auth/mod.ts";
 
-/** True for `localhost`, 127.0.0.0/8 and `[::1]` (as URL host names write them). */
-function isLoopback(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  return h === "localhost" || h === "[::1]" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
-}
-
-/** The port of `url`, the scheme's default when it names none. */
-function portOf(url: URL): string {
-  return url.port || (url.protocol === "https:" ? "443" : "80");
-}
-
-/** True when `authority` (`host[:port]`) names the service at `own`. */
-export function isOwnAuthority(authority: string, own: URL): boolean {
-  if (authority.toLowerCase() === own.host.toLowerCase()) return true;
-  if (!isLoopback(own.hostname)) return false;
-  let other: URL;
-  try {
-    other = new URL(`${own.protocol}//${authority}`);
-  } catch {
-    return false;
-  }
-  if (other.username || other.password || other.pathname !== "/" || other.search) return false;
-  return isLoopback(other.hostname) && portOf(other) === portOf(own);
-}
+/** True when an authority names this service (auth/loopback.ts; tests import it from here). */
+export { isOwnAuthority };
 
 /** Throws 403 unless Host (or a trusted X-Forwarded-Host) and Origin (when sent) match `baseUrl`. */
 export function checkHostAndOrigin(c: Context<AppEnv>, baseUrl: string): void {

@@ -9,8 +9,8 @@ import type { Context, Hono } from "hono";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ApiError, type AppEnv } from "../api/mod.ts";
-import { bearerAuth, MCP_RESOURCE_METADATA_PATH, userOf } from "../api/mod.ts";
-import { MCP_RESOURCE_PATH, MCP_SCOPE } from "../auth/mod.ts";
+import { bearerAuth, MCP_RESOURCE_METADATA_PATH, requestAuthority, userOf } from "../api/mod.ts";
+import { advertisedOrigin, MCP_RESOURCE_PATH, MCP_SCOPE } from "../auth/mod.ts";
 import type { Services } from "../services.ts";
 import { SessionEventStore } from "./event_store.ts";
 import { checkHostAndOrigin } from "./guard.ts";
@@ -106,9 +106,12 @@ export function mountMcp(app: Hono<AppEnv>, s: Services): void {
   };
 
   // A 401 names the protected resource metadata (RFC 9728 §5.1): MCP clients start the
-  // authorization flow from it. API tokens and user tokens keep working as static bearers.
-  const challenge = () =>
-    `Bearer realm="gateway-cloud", resource_metadata="${s.options.baseUrl}${MCP_RESOURCE_METADATA_PATH}", scope="${MCP_SCOPE}"`;
+  // authorization flow from it, on the loopback alias they connected by (auth/loopback.ts).
+  // API tokens and user tokens keep working as static bearers.
+  const challenge = (c: Context<AppEnv>) =>
+    `Bearer realm="gateway-cloud", resource_metadata="${
+      advertisedOrigin(s.options.baseUrl, requestAuthority(c, s))
+    }${MCP_RESOURCE_METADATA_PATH}", scope="${MCP_SCOPE}"`;
   const auth = bearerAuth(["api_token", "user_token", "mcp_access"], challenge);
   // One ALL route (methods checked in `gate`): it is neither a REST route of the OpenAPI document
   // nor a UI page, and the route listings of those tests skip ALL routes.

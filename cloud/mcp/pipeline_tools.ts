@@ -5,6 +5,7 @@ import type { UserPrincipal } from "../auth/mod.ts";
 import type { PipelineRecord } from "../store/mod.ts";
 import { StoreError } from "../store/mod.ts";
 import type { Services } from "../services.ts";
+import { notesOut, pinOut, pipelinePin } from "./pins.ts";
 import { addTool, CHANGE, DESTROY, recordOut } from "./tool.ts";
 
 type Part = "endpoint" | "backend" | "middleware";
@@ -16,7 +17,13 @@ const FIELD = {
 const KIND = { endpoint: "endpoints", backend: "backends", middleware: "middleware" } as const;
 
 const pipelineId = z.uuid("must be a UUID").describe("Id of the pipeline (list-pipelines).");
-const output = z.object({ pipeline: recordOut.describe("The pipeline after the change.") });
+// The same shape as get-/create-/update-pipeline: the pipeline is the `record`.
+const output = z.object({
+  record: recordOut.describe("The pipeline after the change."),
+  access: z.enum(["owner", "read", "write"]),
+  gateway_pin: pinOut,
+  notes: notesOut,
+});
 
 /** Registers attach-* and detach-* for endpoints, backends and middleware. */
 export function addPipelineTools(server: McpServer, s: Services): void {
@@ -38,7 +45,10 @@ async function change(
   const field = FIELD[part];
   const current = (seen.record as PipelineRecord)[field];
   const next = fn([...current]);
-  if (next.join() === current.join()) return { pipeline: seen.record };
+  if (next.join() === current.join()) {
+    const record = seen.record as PipelineRecord;
+    return { record, access: seen.access, ...await pipelinePin(s, record, p.team.id) };
+  }
   const updated = await s.resources.update(
     "pipelines",
     p.team.id,
@@ -47,7 +57,8 @@ async function change(
     { [field]: next } as Partial<PipelineRecord>,
     seen.record.revision,
   );
-  return { pipeline: updated.record };
+  const record = updated.record as PipelineRecord;
+  return { record, access: updated.access, ...await pipelinePin(s, record, p.team.id) };
 }
 
 const article = (part: Part) => part === "endpoint" ? "an endpoint" : `a ${part}`;

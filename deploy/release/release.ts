@@ -1,10 +1,12 @@
 /**
- * `deno task release --version V`: the gateway executables of a release, packed and signed in
- * the layout `gwcli gateway:install` downloads (cli/install/release.ts), under `dist/release/`:
+ * `deno task release --version V`: the gateway (and gwcli) executables of a release, packed and
+ * signed in the layout `gwcli gateway:install` and `gwcli self-update` download
+ * (cli/install/release.ts), under `dist/release/`:
  *
  *   dist/release/latest/download/latest.json      {"version": "<V>"}
  *   dist/release/latest/download/latest.json.sig  (Ed25519, RELEASE_SIGNING_KEY)
  *   dist/release/download/v<V>/gateway-<V>-<os>-<arch>.tar.gz | .zip
+ *   dist/release/download/v<V>/gwcli-<V>-<os>-<arch>.tar.gz | .zip
  *   dist/release/download/v<V>/SHA256SUMS
  *   dist/release/download/v<V>/SHA256SUMS.sig     (Ed25519, RELEASE_SIGNING_KEY)
  *
@@ -13,7 +15,8 @@
  * checksums cannot pass for another's.
  *
  * The executables come from `deno compile` for each `--target` (default: this machine), or from
- * `--from DIR` (prebuilt `gateway-<os>-<arch>[.exe]` files). `deno compile` downloads the runtime
+ * `--from DIR` (prebuilt `gateway-<os>-<arch>[.exe]` files, and `gwcli-<os>-<arch>[.exe]` when
+ * present: gwcli is then part of the release). `deno compile` downloads the runtime
  * it embeds (`denort`) from dl.deno.land: where that cannot be reached the task says so in one
  * line. Upload the `download/v<V>` files to the release and `latest.json` with `latest.json.sig`
  * to it as well (GitHub's `latest/download/` then serves the newest release's).
@@ -21,7 +24,7 @@
 import { parseArgs } from "node:util";
 import { gzipSync, zipSync } from "fflate";
 import { packTar } from "modern-tar";
-import { releasePlatform } from "../../cli/install/mod.ts";
+import { programBinary, releasePlatform, type ReleaseProgram } from "../../cli/install/mod.ts";
 import { COMPILE_TARGETS, CompileError, compileProgram, currentTarget } from "./compile.ts";
 import {
   generateReleaseKey,
@@ -34,7 +37,8 @@ import {
 const USAGE = `deno task release --version V [--target OS-ARCH ...] [--from DIR] [--out DIR]
   --version V        the release version (1.2.3)
   --target OS-ARCH   ${Object.keys(COMPILE_TARGETS).join(", ")} (repeatable; default: this machine)
-  --from DIR         take gateway-<os>-<arch>[.exe] from DIR instead of running deno compile
+  --from DIR         take gateway-<os>-<arch>[.exe] (and gwcli-<os>-<arch>[.exe] when there)
+                     from DIR instead of running deno compile
   --out DIR          where the release tree goes (default dist/release)
   --keygen           print a new signing key pair and exit
   RELEASE_SIGNING_KEY: the publisher's Ed25519 private key, base64 PKCS #8 (required)`;
@@ -58,33 +62,69 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The archive of one platform: `gateway-<V>/gateway[.exe]` and a README. */
-async function pack(version: string, target: string, binary: Uint8Array): Promise<{
-  name: string;
-  bytes: Uint8Array;
-}> {
+/** The archive of one program and platform: `<program>-<V>/<program>[.exe]` and a README. */
+async function pack(
+  program: ReleaseProgram,
+  version: string,
+  target: string,
+  binary: Uint8Array,
+): Promise<{ name: string; bytes: Uint8Array }> {
   const [os, arch] = target.split("-");
   const platform = releasePlatform(os, arch);
-  const root = `gateway-${version}`;
+  const file = programBinary(program, platform.os);
+  const root = `${program}-${version}`;
   const readme = new TextEncoder().encode(
-    `Healthcare gateway ${version} (${os} ${arch}).\nInstall with: gwcli gateway:install --version ${version}\n`,
+    program === "gateway"
+      ? `Healthcare gateway ${version} (${os} ${arch}).\nInstall with: gwcli gateway:install --version ${version}\n`
+      : `gwcli ${version} (${os} ${arch}).\nUpdate an installed gwcli with: gwcli self-update --version ${version}\n`,
   );
-  const name = `gateway-${version}-${platform.os}-${platform.arch}.${platform.archive}`;
+  const name = `${program}-${version}-${platform.os}-${platform.arch}.${platform.archive}`;
   if (platform.archive === "zip") {
     return {
       name,
-      bytes: zipSync({ [`${root}/${platform.binary}`]: binary, [`${root}/README.txt`]: readme }),
+      bytes: zipSync({ [`${root}/${file}`]: binary, [`${root}/README.txt`]: readme }),
     };
   }
   const tar = await packTar([
     { header: { name: `${root}/`, type: "directory", size: 0, mode: 0o755 } },
     {
-      header: { name: `${root}/${platform.binary}`, size: binary.byteLength, mode: 0o755 },
+      header: { name: `${root}/${file}`, size: binary.byteLength, mode: 0o755 },
       body: binary,
     },
     { header: { name: `${root}/README.txt`, size: readme.byteLength, mode: 0o644 }, body: readme },
   ]);
   return { name, bytes: gzipSync(tar) };
+}
+
+/**
+ * The executable of `program` for `target`: from `--from` (the gateway's is required, gwcli's
+ * optional: null when absent), else `deno compile`d.
+ */
+async function executable(
+  options: ReleaseOptions,
+  program: ReleaseProgram,
+  target: string,
+): Promise<Uint8Array | null> {
+  const exe = target.startsWith("windows") ? ".exe" : "";
+  if (options.from) {
+    const path = `${options.from}/${program}-${target}${exe}`;
+    try {
+      return await Deno.readFile(path);
+    } catch {
+      if (program === "gwcli") return null;
+      throw new ReleaseError(`--from: ${path} is missing`);
+    }
+  }
+  const output = `${options.out}/.build/${program}-${target}${exe}`;
+  try {
+    await compileProgram(program, output, target);
+  } catch (err) {
+    if (err instanceof CompileError) {
+      throw new ReleaseError(`${err.message}, or pass --from DIR with prebuilt executables`);
+    }
+    throw err;
+  }
+  return await Deno.readFile(output);
 }
 
 /** Builds (or takes), packs, sums and signs the release; returns the files written. */
@@ -101,31 +141,14 @@ export async function makeRelease(options: ReleaseOptions): Promise<string[]> {
   const sums: string[] = [];
   const written: string[] = [];
   for (const target of options.targets) {
-    const exe = target.startsWith("windows") ? ".exe" : "";
-    let binary: Uint8Array;
-    if (options.from) {
-      const path = `${options.from}/gateway-${target}${exe}`;
-      try {
-        binary = await Deno.readFile(path);
-      } catch {
-        throw new ReleaseError(`--from: ${path} is missing`);
-      }
-    } else {
-      const output = `${options.out}/.build/gateway-${target}${exe}`;
-      try {
-        await compileProgram("gateway", output, target);
-      } catch (err) {
-        if (err instanceof CompileError) {
-          throw new ReleaseError(`${err.message}, or pass --from DIR with prebuilt executables`);
-        }
-        throw err;
-      }
-      binary = await Deno.readFile(output);
+    for (const program of ["gateway", "gwcli"] as const) {
+      const binary = await executable(options, program, target);
+      if (!binary) continue;
+      const archive = await pack(program, options.version, target, binary);
+      await Deno.writeFile(`${dir}/${archive.name}`, archive.bytes);
+      sums.push(`${await sha256Hex(archive.bytes)}  ${archive.name}`);
+      written.push(`${dir}/${archive.name}`);
     }
-    const archive = await pack(options.version, target, binary);
-    await Deno.writeFile(`${dir}/${archive.name}`, archive.bytes);
-    sums.push(`${await sha256Hex(archive.bytes)}  ${archive.name}`);
-    written.push(`${dir}/${archive.name}`);
   }
   const checksums = new TextEncoder().encode(sums.join("\n") + "\n");
   await Deno.writeFile(`${dir}/SHA256SUMS`, checksums);
