@@ -121,12 +121,21 @@ export function resetAwareBody(
         total += value.byteLength;
         return controller.enqueue(value);
       }
+      // The reset aborts the signal in a task of its own, which may come after the body's end:
+      // a body of unknown length waits one turn of the event loop for it before it counts as
+      // whole (HTTP/2 uploads without a length only).
+      if (declared === null && signal && !signal.aborted) await nextTurn();
       if ((declared !== null && total < declared) || signal?.aborted) {
         controller.error(clientClosed());
       } else controller.close();
     },
     cancel: (reason) => (reader ?? stream).cancel(reason),
   }, { highWaterMark: 0 });
+}
+
+/** Resolves after the tasks already queued (a timer of 0 ms: one turn of the event loop). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** Concatenates chunks of `total` bytes (the one chunk itself when there is only one). */

@@ -108,7 +108,12 @@ backends = ["up"]
       allowed_hosts: [],
     },
     logging: { level: "info", format: "json", log_identifiers: false },
-    runtime: { shutdown_grace_secs: 10 },
+    runtime: {
+      shutdown_grace_secs: 10,
+      watchdog_miss_ms: 2000,
+      watchdog_kill_ms: 10000,
+      watchdog_exit_ms: 60000,
+    },
     source_files: [],
   });
 });
