@@ -51,8 +51,14 @@ export function installsRegistry(ctx: CliContext): string | null {
   }
 }
 
-/** Installs a gateway release. */
-export async function installGateway(ctx: CliContext, request: InstallRequest): Promise<Installed> {
+/**
+ * What every install from the release site starts with: the request's flags checked, the
+ * platform, the site and the trusted keys (at least one, else the install stops here).
+ */
+export function releaseSource(
+  ctx: CliContext,
+  request: { version: string; allowDowngrade?: boolean; platform?: ReleasePlatform },
+): { platform: ReleasePlatform; base: string; keys: ReturnType<typeof trustedReleaseKeys> } {
   if (request.allowDowngrade && request.version === "latest") {
     throw usageError(
       "--allow-downgrade needs --version: name the older release you mean to install",
@@ -62,6 +68,12 @@ export async function installGateway(ctx: CliContext, request: InstallRequest): 
   const base = releaseBaseUrl(ctx.env);
   const keys = trustedReleaseKeys(ctx.env);
   requireTrustedKeys(keys);
+  return { platform, base, keys };
+}
+
+/** Installs a gateway release. */
+export async function installGateway(ctx: CliContext, request: InstallRequest): Promise<Installed> {
+  const { platform, base, keys } = releaseSource(ctx, request);
   const dir = request.dir ?? defaultInstallDir(platform.os, ctx.env);
   const target = joinPath(dir, platform.binary);
   let version = request.version;

@@ -10,17 +10,11 @@ import { CliError, usageError } from "../errors.ts";
 import type { CliContext } from "../context.ts";
 import { GWCLI_VERSION } from "../version.ts";
 import { checkDowngrade } from "./downgrade.ts";
-import { installsRegistry } from "./install.ts";
+import { installsRegistry, releaseSource } from "./install.ts";
 import { type PresentGateway, presentGateway, recordInstall } from "./installed.ts";
 import { placeRelease } from "./place.ts";
-import { type ReleasePlatform, releasePlatform } from "./platform.ts";
-import {
-  latestIndexUrl,
-  releaseBaseUrl,
-  requireTrustedKeys,
-  resolveLatest,
-  trustedReleaseKeys,
-} from "./release.ts";
+import type { ReleasePlatform } from "./platform.ts";
+import { latestIndexUrl, resolveLatest } from "./release.ts";
 
 /** What `self-update` was asked. */
 export interface SelfUpdateRequest {
@@ -72,15 +66,7 @@ export async function selfUpdate(
   ctx: CliContext,
   request: SelfUpdateRequest,
 ): Promise<SelfUpdated> {
-  if (request.allowDowngrade && request.version === "latest") {
-    throw usageError(
-      "--allow-downgrade needs --version: name the older release you mean to install",
-    );
-  }
-  const platform = request.platform ?? releasePlatform(Deno.build.os, Deno.build.arch);
-  const base = releaseBaseUrl(ctx.env);
-  const keys = trustedReleaseKeys(ctx.env);
-  requireTrustedKeys(keys);
+  const { platform, base, keys } = releaseSource(ctx, request);
   const target = await realOrSelf(request.path ?? runningExecutable());
   const running = Deno.build.standalone && target === await realOrSelf(Deno.execPath());
   const registry = installsRegistry(ctx);
