@@ -1,8 +1,9 @@
 /**
  * DICOMweb against Orthanc with its DICOMweb plugin (Debian orthanc-dicomweb): the `dicomweb`
  * endpoint forwarding to the `dicomweb` backend, the same endpoint bridged to a `dicom_scu`
- * backend (QIDO -> C-FIND, WADO -> C-GET, frames, STOW -> C-STORE), a dicom_scp endpoint whose
- * pipeline speaks DICOMweb, and SPEC's 501 baseline for pipelines that cannot serve DICOMweb.
+ * backend (QIDO -> C-FIND at every level, WADO -> C-GET, frames, STOW -> C-STORE), a dicom_scp
+ * endpoint whose pipeline speaks DICOMweb, and SPEC's 501 baseline for pipelines that cannot
+ * serve DICOMweb.
  */
 import { type GeneratedInstance, generateInstances } from "../fixtures/dicom/generate.ts";
 import { type OrthancPeer, requireDicomwebPlugin, startOrthanc } from "../fixtures/dicom/peers.ts";
@@ -120,6 +121,23 @@ async function exercise(
       values(inst, "00080018"),
       seeded.filter((i) => i.seriesUid === s.seriesUid).map((i) => i.sopInstanceUid).sort(),
     );
+  });
+  await t.step("QIDO-RS /studies/{study}/instances, /series, /instances", async () => {
+    // dicomweb-client's searchForInstances and searchForSeries ask these; the whole route table
+    // is checked in tests/dicom_web_routes_test.ts.
+    const ofPatient = seeded.filter((i) => i.patientId === s.patientId);
+    const ofStudy = await json(await fetch(`${base}/studies/${s.studyUid}/instances`));
+    assertEquals(
+      values(ofStudy, "00080018"),
+      seeded.filter((i) => i.studyUid === s.studyUid).map((i) => i.sopInstanceUid).sort(),
+    );
+    const series = await json(await fetch(`${base}/series?PatientID=${s.patientId}`));
+    assertEquals(
+      values(series, "0020000E"),
+      [...new Set(ofPatient.map((i) => i.seriesUid))].sort(),
+    );
+    const instances = await json(await fetch(`${base}/instances?PatientID=${s.patientId}`));
+    assertEquals(values(instances, "00080018"), ofPatient.map((i) => i.sopInstanceUid).sort());
   });
   await t.step("WADO-RS metadata (DICOM JSON)", async () => {
     const meta = await json(await fetch(`${base}/studies/${s.studyUid}/metadata`)) as Json[];

@@ -74,10 +74,17 @@ export {
 export {
   buildQuery,
   DEFAULT_RETURN_KEYS,
+  defaultReturnKeys,
   type DicomQuery,
   levelOf,
   type QrLevel,
 } from "./query.ts";
+export {
+  attributeLevel,
+  type HierarchicalSplit,
+  inheritFrom,
+  splitHierarchical,
+} from "./query_levels.ts";
 export { instanceFromJson, instancesOfBody, studyAndSeriesOf } from "./instances.ts";
 export { DicomBody } from "./body.ts";
 export {

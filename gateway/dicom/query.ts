@@ -59,6 +59,8 @@ export interface DicomQuery {
   fuzzy: boolean;
   /** `includefield=all`: every attribute the peer returns. */
   includeAll: boolean;
+  /** Matching keys of upper levels are matched there first (query_levels.ts): QIDO-RS searches. */
+  hierarchical?: boolean;
 }
 
 /** Parameters that are options, not matching keys. */
@@ -78,6 +80,23 @@ function matchElement(tag: string, value: string): DicomJson[string] {
   return { vr, Value: [value] };
 }
 
+/**
+ * The default return keys of a search (PS3.18 10.6.3.3): those of the level, plus those of each
+ * level above it whose unique key the path leaves open (`/series` also returns study attributes,
+ * `/studies/{study}/instances` series attributes, `/instances` both).
+ */
+export function defaultReturnKeys(
+  level: QrLevel,
+  uids: { study?: string; series?: string } = {},
+): string[] {
+  const keys = [...DEFAULT_RETURN_KEYS[level]];
+  if (level === "IMAGE" && !uids.series) keys.push(...DEFAULT_RETURN_KEYS.SERIES);
+  if ((level === "SERIES" || level === "IMAGE") && !uids.study) {
+    keys.push(...DEFAULT_RETURN_KEYS.STUDY);
+  }
+  return [...new Set(keys)];
+}
+
 /** Build a query; throws an Error naming a parameter that is neither a keyword nor a tag. */
 export function buildQuery(
   level: QrLevel,
@@ -88,7 +107,7 @@ export function buildQuery(
   const identifier: DicomJson = structuredClone(base);
   const includes = params.getAll("includefield").flatMap((v) => v.split(","));
   const includeAll = includes.includes("all");
-  const returnKeys = [...DEFAULT_RETURN_KEYS[level], ...includes.filter((k) => k !== "all")];
+  const returnKeys = [...defaultReturnKeys(level, uids), ...includes.filter((k) => k !== "all")];
   for (const key of returnKeys) {
     const tag = tagOf(key);
     if (!tag) throw new Error(`unknown attribute \`${key}\` in includefield`);
@@ -114,7 +133,7 @@ export function buildQuery(
   identifier["00080052"] = { vr: "CS", Value: [level] };
   const limit = intParam(params, "limit");
   const offset = intParam(params, "offset") ?? 0;
-  return { level, identifier, limit, offset, fuzzy, includeAll };
+  return { level, identifier, limit, offset, fuzzy, includeAll, hierarchical: true };
 }
 
 function intParam(params: URLSearchParams, name: string): number | undefined {

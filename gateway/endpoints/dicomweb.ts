@@ -1,6 +1,7 @@
 /**
- * The `dicomweb` endpoint: the QIDO-RS / WADO-RS routes of SPEC under `path_prefix`, and STOW-RS
- * (`POST /studies`, `POST /studies/{study}`). Which backend serves them is the pipeline's primary:
+ * The `dicomweb` endpoint: the QIDO-RS routes of every level, the WADO-RS routes and STOW-RS
+ * (`POST /studies`, `POST /studies/{study}`) under `path_prefix` (DICOMWEB_ROUTES). Which backend
+ * serves them is the pipeline's primary:
  * - `dicomweb`: requests are forwarded as they are (a DICOMweb proxy);
  * - `dicom_scu`: requests are bridged (QIDO -> C-FIND, WADO -> C-GET or C-MOVE, STOW -> C-STORE;
  *   see the backend); a retrieval that finds nothing is 404 and a C-STORE outcome becomes a STOW-RS
@@ -9,7 +10,11 @@
  * - anything else: 501 Not Implemented with a JSON error, SPEC's baseline.
  * Unknown paths are 404, other methods 405, a malformed frame list 400 (whatever the backend).
  */
-import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
+import type {
+  ContentLimits,
+  DICOMWEB_SERVICES,
+  EndpointConfig,
+} from "../../shared/gateway_config/mod.ts";
 import { type DicomJson, FrameListError, parseFrameList, parseStatus } from "../dicom/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
@@ -19,38 +24,72 @@ import {
   relativePath,
   runPipeline,
 } from "../pipeline/mod.ts";
-import { HttpEndpointService } from "./http.ts";
+import { HttpEndpointService, withErrorHeaders } from "./http.ts";
 import type { HttpEndpoint, HttpExchange } from "./types.ts";
 
 const UID = "[0-9.]+";
-/** The routes of SPEC "dicomweb endpoint" plus STOW-RS, relative to `path_prefix`. */
-export const DICOMWEB_ROUTES: { name: string; pattern: RegExp; methods: string[] }[] = [
-  ["query studies", "/studies", "GET HEAD POST"],
-  ["query series", `/studies/${UID}/series`, "GET HEAD"],
-  ["query instances", `/studies/${UID}/series/${UID}/instances`, "GET HEAD"],
-  ["study metadata", `/studies/${UID}/metadata`, "GET HEAD"],
-  ["series metadata", `/studies/${UID}/series/${UID}/metadata`, "GET HEAD"],
-  ["instance metadata", `/studies/${UID}/series/${UID}/instances/${UID}/metadata`, "GET HEAD"],
-  ["study", `/studies/${UID}`, "GET HEAD POST"],
-  ["series", `/studies/${UID}/series/${UID}`, "GET HEAD"],
-  ["instance", `/studies/${UID}/series/${UID}/instances/${UID}`, "GET HEAD"],
-  ["frames", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+`, "GET HEAD"],
-  ["bulk data", "/bulkdata/.+", "GET HEAD"],
+
+/** A DICOMweb service of PS3.18 (QIDO-RS search, WADO-RS retrieve, STOW-RS store). */
+export type DicomwebRouteService = typeof DICOMWEB_SERVICES[number];
+
+/** One resource the endpoint routes: its PS3.18 service and the methods it accepts. */
+export interface DicomwebRoute {
+  name: string;
+  service: DicomwebRouteService;
+  pattern: RegExp;
+  methods: string[];
+}
+
+const GET = "GET HEAD";
+
+/**
+ * The routes of SPEC "dicomweb endpoint" and PS3.18 (every QIDO-RS level, WADO-RS, STOW-RS),
+ * relative to `path_prefix`. docs/dicom.md lists the same table (tests/dicom_web_routes_test.ts).
+ */
+export const DICOMWEB_ROUTES: DicomwebRoute[] = ([
+  ["search studies", "qido", "/studies", GET],
+  ["search series", "qido", "/series", GET],
+  ["search series of a study", "qido", `/studies/${UID}/series`, GET],
+  ["search instances", "qido", "/instances", GET],
+  ["search instances of a study", "qido", `/studies/${UID}/instances`, GET],
+  ["search instances of a series", "qido", `/studies/${UID}/series/${UID}/instances`, GET],
+  ["store", "stow", "/studies", "POST"],
+  ["store in a study", "stow", `/studies/${UID}`, "POST"],
+  ["study metadata", "wado", `/studies/${UID}/metadata`, GET],
+  ["series metadata", "wado", `/studies/${UID}/series/${UID}/metadata`, GET],
+  ["instance metadata", "wado", `/studies/${UID}/series/${UID}/instances/${UID}/metadata`, GET],
+  ["study", "wado", `/studies/${UID}`, GET],
+  ["series", "wado", `/studies/${UID}/series/${UID}`, GET],
+  ["instance", "wado", `/studies/${UID}/series/${UID}/instances/${UID}`, GET],
+  ["frames", "wado", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+`, GET],
+  ["bulk data", "wado", "/bulkdata/.+", GET],
   ...["rendered", "thumbnail"].flatMap((kind) => [
-    [`study ${kind}`, `/studies/${UID}/${kind}`, "GET HEAD"],
-    [`series ${kind}`, `/studies/${UID}/series/${UID}/${kind}`, "GET HEAD"],
-    [`instance ${kind}`, `/studies/${UID}/series/${UID}/instances/${UID}/${kind}`, "GET HEAD"],
+    [`study ${kind}`, "wado", `/studies/${UID}/${kind}`, GET],
+    [`series ${kind}`, "wado", `/studies/${UID}/series/${UID}/${kind}`, GET],
+    [`instance ${kind}`, "wado", `/studies/${UID}/series/${UID}/instances/${UID}/${kind}`, GET],
     [
       `frames ${kind}`,
+      "wado",
       `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+/${kind}`,
-      "GET HEAD",
+      GET,
     ],
   ]),
-].map(([name, re, methods]) => ({
+] as [string, DicomwebRouteService, string, string][]).map(([name, service, re, methods]) => ({
   name,
+  service,
   pattern: new RegExp(`^${re}$`),
   methods: methods.split(" "),
 }));
+
+/** The route serving `method` at `path`, or the methods the path accepts (none: no route). */
+export function findDicomwebRoute(
+  method: string,
+  path: string,
+): { route?: DicomwebRoute; allowed: string[] } {
+  const matching = DICOMWEB_ROUTES.filter((r) => r.pattern.test(path));
+  const route = matching.find((r) => r.methods.includes(method));
+  return { route, allowed: [...new Set(matching.flatMap((r) => r.methods))] };
+}
 
 /** The DICOMweb endpoint. */
 export class DicomwebEndpointService extends HttpEndpointService {
@@ -73,38 +112,17 @@ export class DicomwebEndpointService extends HttpEndpointService {
   /** Route, check, then forward or bridge; 404, 405 and 501 as described above. */
   override async handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
     const path = relativePath(ex.url.pathname, this.prefix);
-    const route = DICOMWEB_ROUTES.find((r) => r.pattern.test(path));
-    let err: GatewayError | undefined;
-    const headers: Record<string, string> = {};
-    if (!route) {
-      err = new GatewayError(404, "not_found", `no DICOMweb route for ${path}`);
-    } else if (!route.methods.includes(ex.request.method)) {
-      err = new GatewayError(
-        405,
-        "method_not_allowed",
-        `${route.name} accepts ${route.methods.join(", ")}`,
-      );
-      headers.allow = route.methods.join(", ");
-    } else if (this.#primary !== "dicomweb" && this.#primary !== "dicom_scu") {
-      err = new GatewayError(
-        501,
-        "not_implemented",
-        `DICOMweb ${route.name} is not implemented by pipeline ${this.pipeline.name}`,
-      );
-    } else if (route.name === "frames") {
-      err = frameListError(path);
-    }
-    if (err) {
+    const checked = this.#route(ex.request.method, path);
+    if (checked instanceof GatewayError) {
       ex.request.body?.cancel().catch(() => {});
       // Routing answers (404, 405, 501): counted, not logged as failures of ours.
-      ex.record.failed(err, {}, { logged: false });
-      const res = this.errorResponse(err, ex.requestId);
-      for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
-      return res;
+      ex.record.failed(checked, {}, { logged: false });
+      return withErrorHeaders(this.errorResponse(checked, ex.requestId), checked);
     }
+    const route = checked;
     try {
       const env = this.toEnvelope(ex);
-      const res = await this.#adapt(await runPipeline(this.pipeline, env, deps), env);
+      const res = await this.#adapt(await runPipeline(this.pipeline, env, deps), env, route);
       ex.backend = res.backend;
       return this.toResponse(res, ex, env.method);
     } catch (e) {
@@ -112,15 +130,40 @@ export class DicomwebEndpointService extends HttpEndpointService {
     }
   }
 
+  /** The route of a request, or the error that answers it (a 405 with its `Allow` header). */
+  #route(method: string, path: string): DicomwebRoute | GatewayError {
+    const { route, allowed } = findDicomwebRoute(method, path);
+    if (allowed.length === 0) {
+      return new GatewayError(404, "not_found", `no DICOMweb route for ${path}`);
+    }
+    if (!route) {
+      const allow = allowed.join(", ");
+      const err = new GatewayError(405, "method_not_allowed", `${path} accepts ${allow}`);
+      err.headers = { allow };
+      return err;
+    }
+    if (this.#primary !== "dicomweb" && this.#primary !== "dicom_scu") {
+      return new GatewayError(
+        501,
+        "not_implemented",
+        `DICOMweb ${route.name} is not implemented by pipeline ${this.pipeline.name}`,
+      );
+    }
+    return (route.name === "frames" ? frameListError(path) : undefined) ?? route;
+  }
+
   /** Shape DIMSE outcomes (dicom_scu primary) as DICOMweb answers. */
-  async #adapt(res: ResponseEnvelope, env: RequestEnvelope): Promise<ResponseEnvelope> {
+  async #adapt(
+    res: ResponseEnvelope,
+    env: RequestEnvelope,
+    route: DicomwebRoute,
+  ): Promise<ResponseEnvelope> {
     if (this.#primary !== "dicom_scu" || res.status >= 400) return res;
-    const retrieval = env.method !== "POST" && !/\/(series|instances|studies)$/.test(env.path);
-    if (retrieval && res.headers.get("x-dicom-completed") === "0") {
+    if (route.service === "wado" && res.headers.get("x-dicom-completed") === "0") {
       await res.body.bytes().catch(() => {});
       throw new GatewayError(404, "not_found", `no instance matches ${env.path}`);
     }
-    if (env.method === "POST") return stowResponse(res, env);
+    if (route.service === "stow") return stowResponse(res, env);
     return res;
   }
 }

@@ -84,9 +84,10 @@ export function fhirRequest(method: string, path: string | readonly string[]): F
 export type DicomwebService = typeof DICOMWEB_SERVICES[number];
 
 /**
- * The DICOMweb service of a request: POST to studies is STOW-RS; GET of a collection
- * (`/studies`, `…/series`, `…/instances`) is QIDO-RS; any other GET (a study, series, instance,
- * their metadata, frames, rendered, thumbnail, bulk data) is WADO-RS. Null otherwise.
+ * The DICOMweb service of a request, as the `dicomweb` endpoint routes it (docs/dicom.md "Routes"):
+ * POST to studies is STOW-RS; GET of a collection (`/studies`, `…/series`, `…/instances`) is
+ * QIDO-RS; any other GET (a study, series, instance, their metadata, frames, rendered, thumbnail,
+ * bulk data) is WADO-RS. Null otherwise.
  */
 export function dicomwebService(
   method: string,
@@ -95,6 +96,8 @@ export function dicomwebService(
   const s = segmentsOf(path);
   if (s === null) return null;
   const m = method.toUpperCase();
+  // BulkDataURIs (`/bulkdata/…`) are retrieved, never searched or stored.
+  if (s[0] === "bulkdata") return (m === "GET" || m === "HEAD") && s.length > 1 ? "wado" : null;
   if (s[0] !== "studies" && s[0] !== "series" && s[0] !== "instances") return null;
   if (m === "POST") return s[0] === "studies" && s.length <= 2 ? "stow" : null;
   if (m !== "GET" && m !== "HEAD") return null;

@@ -1,6 +1,18 @@
-/** C-FIND through an association: matches as DICOM JSON, paging by cancelling early. */
+/**
+ * C-FIND through an association: matches as DICOM JSON, paging by cancelling early; a QIDO-RS
+ * search with matching keys above its level runs as one search per level (gateway/dicom/
+ * query_levels.ts), on the same association.
+ */
 import { datasetJson, JsonDataset, lib, type ScuAssociation } from "../../adapters/dimse/mod.ts";
-import { type DicomJson, type DicomQuery, SOP, STATUS, statusKind } from "../../dicom/mod.ts";
+import {
+  type DicomJson,
+  type DicomQuery,
+  inheritFrom,
+  SOP,
+  splitHierarchical,
+  STATUS,
+  statusKind,
+} from "../../dicom/mod.ts";
 
 /** Matches and the final status of a C-FIND. */
 export interface FindResult {
@@ -39,4 +51,26 @@ export async function runFind(assoc: ScuAssociation, query: DicomQuery): Promise
     status: cancelled && statusKind(status) === "cancel" ? STATUS.success : status,
     comment: final.getErrorComment() || undefined,
   };
+}
+
+/**
+ * Run a search: one C-FIND, or, for a QIDO-RS search with matching keys above its level, a C-FIND
+ * of that level and one below each match (in the upper level's order) until the page is full.
+ */
+export async function runSearch(assoc: ScuAssociation, query: DicomQuery): Promise<FindResult> {
+  const split = query.hierarchical ? splitHierarchical(query) : undefined;
+  if (!split) return await runFind(assoc, query);
+  const parents = await runFind(assoc, split.parents);
+  if (statusKind(parents.status) === "failure") return parents;
+  const wanted = query.limit === undefined ? Infinity : query.offset + query.limit;
+  const matches: DicomJson[] = [];
+  for (const parent of parents.matches) {
+    if (matches.length >= wanted) break;
+    const below = split.below(parent);
+    if (wanted !== Infinity) below.limit = wanted - matches.length;
+    const found = await runSearch(assoc, below);
+    if (statusKind(found.status) === "failure") return found;
+    matches.push(...found.matches.map((m) => inheritFrom(m, parent)));
+  }
+  return { matches: matches.slice(query.offset, wanted), status: STATUS.success };
 }

@@ -44,7 +44,7 @@ import { causedError, GatewayError } from "../../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
 import { dimseGatewayError, statusError } from "./errors.ts";
-import { findModel, runFind } from "./find.ts";
+import { findModel, runSearch } from "./find.ts";
 import { type DicomCall, resolveCall } from "./operation.ts";
 import { planGet, type RetrieveSettings, retrieveSettings } from "./proposal.ts";
 import { getInPasses, type Session } from "./get_passes.ts";
@@ -235,7 +235,7 @@ export class DicomScuBackend implements Backend {
     const result = await this.#with(
       [{ abstractSyntax: model, transferSyntaxes: UNCOMPRESSED }],
       call,
-      (a) => runFind(a, dc.query),
+      (a) => runSearch(a, dc.query),
       true,
     );
     if (statusKind(result.status) === "failure") {
