@@ -2,6 +2,7 @@
  * The gateway executable.
  *
  *   gateway                         run the embedded default (echo under /echo on :8080)
+ *   gateway --port P --management-port M   the embedded default on other ports
  *   gateway --config FILE           run FILE (hot-reloaded when it changes)
  *   gateway --validate-config FILE  check FILE; exit 0, or 1 listing every problem
  *   gateway audit verify FILE...    check the hash chain of audit files; exit 0 intact, 1 broken
@@ -9,7 +10,12 @@
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { Logger } from "../shared/mod.ts";
-import { formatProblems, loadConfigFile } from "./config/mod.ts";
+import {
+  chooseDefaultPorts,
+  type DefaultPorts,
+  formatProblems,
+  loadConfigFile,
+} from "./config/mod.ts";
 import { verifyAuditFiles } from "./audit/mod.ts";
 import { createMetrics } from "./observability/mod.ts";
 import { buildRuntime, ConfigError, Gateway } from "./runtime/mod.ts";
@@ -19,6 +25,11 @@ const USAGE = `gateway ${VERSION}: healthcare data-pipeline gateway
 
 Usage:
   gateway [--config FILE]          run (no --config: embedded default, echo under /echo on :8080)
+  gateway [--port P] [--management-port M]
+                                   the embedded default with its data listener on P (default
+                                   8080, or GATEWAY_PORT) and the management API on 127.0.0.1:M
+                                   (default 9090, or GATEWAY_MANAGEMENT_PORT); with --config the
+                                   file's [network.*] and [management] ports apply
   gateway --validate-config FILE   validate FILE and exit 0 (valid) or 1 (every problem listed)
   gateway audit verify FILE...     check the SHA-256 chain of audit files (the active one and
                                    its rotated siblings, in any order); exit 0 intact (recorded
@@ -49,10 +60,16 @@ async function validate(file: string): Promise<number> {
   return 0;
 }
 
-async function run(configFile: string | null): Promise<number> {
+async function run(configFile: string | null, defaultPorts: DefaultPorts): Promise<number> {
   const logger = new Logger({ level: "info", format: "json" });
   // The executable owns its process: its main thread's watchdog may end it for a restart.
-  const gateway = new Gateway({ configFile, logger, metrics: createMetrics(), mainWatchdog: true });
+  const gateway = new Gateway({
+    configFile,
+    defaultPorts,
+    logger,
+    metrics: createMetrics(),
+    mainWatchdog: true,
+  });
   const { promise: stopped, resolve: stop } = Promise.withResolvers<void>();
   let stopping = false;
   let started = false;
@@ -110,6 +127,8 @@ export async function main(args: string[]): Promise<number> {
       args,
       options: {
         config: { type: "string", short: "c" },
+        port: { type: "string", short: "p" },
+        "management-port": { type: "string" },
         "validate-config": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
@@ -131,7 +150,13 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   if (v["validate-config"]) return await validate(v["validate-config"]);
-  return await run(v.config ?? null);
+  const ports = chooseDefaultPorts(v, (name) => Deno.env.get(name), v.config !== undefined);
+  if (!ports.ok) {
+    console.error(`${ports.problem}\n\n${USAGE}`);
+    return 2;
+  }
+  if (ports.note) console.error(`note: ${ports.note}`);
+  return await run(v.config ?? null, ports.ports);
 }
 
 if (import.meta.main) {

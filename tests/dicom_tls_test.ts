@@ -229,6 +229,17 @@ key_path = "${gatewayClient.keyPath}"
       assertMatch(gw.logs.join("\n"), /DICOM TLS handshake refused/);
       const refusals = gw.logs.filter((l) => l.includes("DICOM TLS handshake refused")).join("\n");
       assertMatch(refusals, /peer sent no certificates/);
+      // Another CA's certificate is named as such (Deno's node:tls alone says "socket hang up").
+      const reasons = gw.logs.filter((l) => l.includes("DICOM TLS handshake refused"))
+        .map((l) => String(JSON.parse(l).error));
+      assert(
+        reasons.includes(
+          'unknown issuer: the client certificate "CN=MODALITY1" is issued by "CN=rogue test CA", ' +
+            "which is not a CA of tls_client_ca_path",
+        ),
+        refusals,
+      );
+      assert(!refusals.includes("socket hang up"), refusals);
       assertMatch(refusals, /wrong version number/);
 
       // C-MOVE: the gateway opens a TLS association to the destination with its own certificate.

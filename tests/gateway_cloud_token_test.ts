@@ -48,6 +48,29 @@ Deno.test("GATEWAY_MACHINE_TOKEN: a good token is held, verified on first contac
   });
 });
 
+Deno.test("GATEWAY_MACHINE_TOKEN: the bare token of `token:get --raw` is held like its payload", async () => {
+  await withCloud(async (cloud) => {
+    const u = await makeUser(cloud, "ada@example.com");
+    const payload = await machineToken(cloud, u, "edge-raw");
+    const gw = await startCloudGateway(cloud, {
+      env: { GATEWAY_MACHINE_TOKEN: `${payload.machine_token}\n` },
+    });
+    try {
+      const c = await waitForCloud(gw, (c) => c.verified && c.sync.state === "running", "verified");
+      assertEquals([c.token_source, c.gateway_id, c.gateway_code, c.token_expires_at], [
+        "environment",
+        payload.gateway_id,
+        "edge-raw",
+        payload.expires_at,
+      ]);
+      assertEquals(logsWith(gw.logs, "GATEWAY_MACHINE_TOKEN is refused").length, 0);
+      assert(!gw.logs.join("\n").includes(payload.machine_token), "the token is never logged");
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 Deno.test("GATEWAY_MACHINE_TOKEN: expired, malformed or foreign tokens are refused and logged; the gateway runs", async () => {
   await withCloud(async (cloud) => {
     const u = await makeUser(cloud, "ada@example.com");
@@ -65,7 +88,12 @@ Deno.test("GATEWAY_MACHINE_TOKEN: expired, malformed or foreign tokens are refus
         JSON.stringify({ ...payload, expires_at: "2001-01-01T00:00:00Z" }),
         /expires_at: the token expired at 2001-01-01T00:00:00Z/,
       ],
-      ["not JSON", "{machine_token:", /not valid JSON/],
+      ["not JSON", "{machine_token:", /not valid JSON: expected the JSON payload .*"gateway_code"/],
+      [
+        "a user token",
+        u.userToken,
+        /a JWT without gateway_code in its claims, so not a machine token of the cloud service: expected the JSON payload that POST \/api\/gateway\/authorize answers/,
+      ],
       [
         "missing field",
         JSON.stringify({ ...payload, gateway_id: undefined }),

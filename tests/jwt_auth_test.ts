@@ -7,7 +7,14 @@
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
-import { freePort } from "./support/mod.ts";
+import {
+  freePort,
+  removeDir,
+  REPO_ROOT,
+  requirePeer,
+  runCommand,
+  spawnCaptured,
+} from "./support/mod.ts";
 // Not through support/mod.ts: only these tests load the provider (and its dependencies).
 import { startOidcProvider } from "./support/oidc.ts";
 import { makeUser, startTestCloud } from "./cloud_harness.ts";
@@ -382,4 +389,79 @@ Deno.test("jwt_auth: the project's cloud as the issuer; its user tokens pass, it
   } finally {
     await cloud.stop();
   }
+});
+
+/** The fenced blocks of `lang` between the `name` markers of `doc`. */
+function docBlocks(doc: string, name: string, lang: string): string[] {
+  const region = doc.match(
+    new RegExp(`<!-- ${name}:begin[^\\n]*-->([\\s\\S]*?)<!-- ${name}:end -->`),
+  );
+  assert(region, `markers of ${name} missing`);
+  return [...region[1].matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) =>
+    m[1]
+  );
+}
+
+Deno.test({
+  name:
+    "docs/security.md: oidc-provider configured as written issues JWT access tokens jwt_auth accepts",
+  ignore: !requirePeer("curl", "curl", "curl"),
+  fn: async () => {
+    const doc = await Deno.readTextFile(`${REPO_ROOT}/docs/security.md`);
+    const [program] = docBlocks(doc, "oidc-jwt", "ts");
+    const [request] = docBlocks(doc, "oidc-jwt", "sh");
+    const [toml] = docBlocks(doc, "oidc-jwt", "toml");
+    // The documented port, moved to a free one everywhere it appears.
+    const port = String(freePort());
+    const moved = (text: string) => {
+      assert(text.includes("3000"), text);
+      return text.replaceAll("3000", port);
+    };
+    const dir = await Deno.makeTempDir({ prefix: "gw-oidc-doc-" });
+    await Deno.writeTextFile(`${dir}/issuer.ts`, moved(program));
+    const { promise: listening, resolve } = Promise.withResolvers<void>();
+    let out = "";
+    const issuer = spawnCaptured(Deno.execPath(), [
+      "run",
+      "-A",
+      `--config=${REPO_ROOT}/deno.json`,
+      `${dir}/issuer.ts`,
+    ], {
+      onStdout: (chunk) => {
+        out += new TextDecoder().decode(chunk);
+        if (out.includes("listening")) resolve();
+      },
+    });
+    const options = moved(toml).split("[middleware.oauth.options]\n")[1];
+    const gw = await startTestGateway(pipeline(options));
+    try {
+      const exited = issuer.child.status.then((st) => {
+        throw new Error(`the issuer exited (${st.code})\n${issuer.output()}`);
+      });
+      await Promise.race([listening, exited]);
+      const r = await runCommand("sh", ["-c", moved(request)], { timeoutMs: 30_000 });
+      assertEquals(r.code, 0, r.stderr);
+      const token = JSON.parse(r.stdout).access_token as string;
+      // A JWT for the gateway, not an opaque token.
+      const claims = JSON.parse(
+        atob(token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/")),
+      );
+      assertEquals([claims.aud, claims.client_id, claims.scope], [
+        "https://gateway.example.org/fhir",
+        "lab-system",
+        "lab.orders lab.read",
+      ]);
+      const ok = await get(`${gw.url}/api/Observation`, token);
+      assertEquals(ok.status, 200, JSON.stringify(ok.body));
+      assertEquals(ok.body.metadata["auth.subject"], "lab-system");
+      assertEquals(ok.body.metadata["auth.scopes"], "lab.orders lab.read");
+      // What oidc-provider issues without the resource settings: refused.
+      const opaque = await get(`${gw.url}/api/Observation`, "Y2hhbmdlLW1lLWNoYW5nZS1tZQ");
+      assertEquals([opaque.status, opaque.body.error.code], [401, "invalid_token"]);
+    } finally {
+      await gw.stop();
+      await issuer.stop();
+      await removeDir(dir);
+    }
+  },
 });

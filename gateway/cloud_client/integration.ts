@@ -27,6 +27,7 @@ import {
 import { CloudSync, type SyncHost } from "./sync.ts";
 import { initialSyncStatus, type SyncStatus } from "./sync_status.ts";
 import { checkPayloadLocally, verifyWithCloud } from "./token_checks.ts";
+import { readEnvToken } from "./env_token.ts";
 import { identityOf, readPin, removePin, writePin } from "./pin.ts";
 import { renewalTime } from "./renewal.ts";
 import { type HeldToken, MachineTokenStore } from "./token_store.ts";
@@ -433,7 +434,8 @@ export class CloudIntegration implements CloudControl {
     }
     let env: MachineTokenPayload | undefined;
     if (this.#envToken !== undefined) {
-      const check = checkPayloadLocally(this.#envToken, settings, now);
+      const read = readEnvToken(this.#envToken);
+      const check = read.ok ? checkPayloadLocally(read.value, settings, now) : read;
       if (check.ok) {
         // Used once: later reloads keep the token it became (renewals replace it).
         this.#envToken = undefined;

@@ -29,3 +29,14 @@ Deno.test("loadDefaultConfig: echo under /echo on 0.0.0.0:8080, management on 12
 Deno.test("DEFAULT_CONFIG_TEXT: valid on its own, as the cloud would check it", () => {
   assert.deepEqual(validateConfigText(DEFAULT_CONFIG_TEXT, "<embedded>").problems, []);
 });
+
+Deno.test("loadDefaultConfig: other ports for the data listener and the management API", async () => {
+  const loaded = await loadDefaultConfig({ port: 18080, managementPort: 19090 });
+  assert.deepEqual(loaded.problems, []);
+  const c = loaded.config!;
+  assert.deepEqual(Object.keys(c.network), ["default"]);
+  assert.deepEqual([c.network.default.bind, c.network.default.port], ["0.0.0.0", 18080]);
+  assert.equal(c.management.bind, "127.0.0.1");
+  assert.equal(c.management.port, 19090);
+  assert.deepEqual(Object.keys(c.pipelines), ["echo"]);
+});

@@ -1,10 +1,18 @@
 /**
  * Loading a configuration from disk: env substitution, parsing, merging the files of
- * `pipelines_path`, validation, and resolving paths against the main file's directory.
- * Never throws: everything that goes wrong is a ConfigProblem.
+ * `pipelines_path`, validation, and resolving paths against the main file's directory (what the
+ * gateway writes against `GATEWAY_STATE_DIR` when it is set). Never throws: everything that goes
+ * wrong is a ConfigProblem.
  */
-import { pathProblems, type PushedPolicy, pushedPolicy, refusedVariable } from "./pushed_policy.ts";
+import {
+  DEFAULT_DATA_DIR,
+  pathProblems,
+  type PushedPolicy,
+  pushedPolicy,
+  refusedVariable,
+} from "./pushed_policy.ts";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { STATE_DIR_ENV } from "./state_dir.ts";
 import {
   type ConfigProblem,
   DEFAULT_NETWORK_NAME,
@@ -41,6 +49,12 @@ export interface LoadOptions {
   mainFile?: string;
   /** Environment for `${VAR}`; default: the process environment. */
   env?: EnvLookup;
+  /**
+   * Directory the paths of what the gateway writes resolve against (`[cloud] state_dir` and
+   * `data_dir`, queue directories, the audit file); default: `GATEWAY_STATE_DIR` of `env`, else
+   * `baseDir`. A relative one resolves against the current directory.
+   */
+  stateDir?: string;
   /**
    * Files merged after those of `pipelines_path`, like them, that may also define `[network.*]`
    * (the configuration pulled from the cloud service). A missing file is skipped. They are not
@@ -99,6 +113,7 @@ export async function loadConfigText(
 ): Promise<LoadResult> {
   const baseDir = resolve(options.baseDir ?? Deno.cwd());
   const env = options.env ?? ((key: string) => Deno.env.get(key));
+  const stateDir = resolve(options.stateDir ?? (env(STATE_DIR_ENV)?.trim() || baseDir));
   const main = prepare(text, name, env);
   const result: LoadResult = { problems: main.problems, files: [], dirs: [] };
   if (!main.raw) return result;
@@ -123,7 +138,7 @@ export async function loadConfigText(
   }
 
   // The managed file comes from the cloud: untrusted, limited by the local file's [cloud] table.
-  const policy = pushedPolicy(main.raw, baseDir);
+  const policy = pushedPolicy(main.raw, baseDir, stateDir);
   for (const file of options.managedFiles ?? []) {
     result.problems.push(
       ...await mergeFile(merged, file, name, env, MANAGED_FILE_SECTIONS, { policy, baseDir }),
@@ -135,8 +150,8 @@ export async function loadConfigText(
   if (validated.config && result.problems.length === 0) {
     const config = validated.config;
     config.transforms_path = resolve(baseDir, config.transforms_path);
-    if (config.cloud.state_dir) config.cloud.state_dir = resolve(baseDir, config.cloud.state_dir);
-    resolvePaths(config, baseDir);
+    resolveStatePaths(config, stateDir);
+    resolvePaths(config, baseDir, stateDir);
     config.source_files = [...result.files];
     result.config = config;
   }
@@ -146,15 +161,31 @@ export async function loadConfigText(
 /**
  * Every file path of the configuration (the keys the schema marks `path: "config"`: TLS and
  * HTTP/3 certificates, DICOM `storage_dir`, storage roots, CA files, the management token file)
- * resolved against the main config file's directory, in this one place, so that no module reads
- * a relative path against the process's working directory. `s3://` roots are not paths.
+ * resolved against the main config file's directory, and those marked `path: "state"` (queue
+ * directories, the audit file) against the state directory, in this one place, so that no module
+ * reads a relative path against the process's working directory. `s3://` roots are not paths.
  */
-function resolvePaths(config: GatewayConfig, baseDir: string): void {
+function resolvePaths(config: GatewayConfig, baseDir: string, stateDir: string): void {
   visitFields(config as unknown as Record<string, unknown>, (f) => {
-    if (f.spec.path !== "config" || typeof f.value !== "string" || f.value === "") return;
-    if (f.value.startsWith("s3://")) return;
-    f.holder[f.key] = resolve(baseDir, f.value);
+    if (f.spec.path !== "config" && f.spec.path !== "state") return;
+    if (typeof f.value !== "string" || f.value === "" || f.value.startsWith("s3://")) return;
+    f.holder[f.key] = resolve(f.spec.path === "state" ? stateDir : baseDir, f.value);
   });
+}
+
+/**
+ * The `[cloud]` directories and the default queue directories, absolute in `stateDir`: the
+ * modules that use them resolve nothing further, so a read-only config directory (systemd's
+ * `ProtectSystem=strict`, a container's read-only mount) is never written.
+ */
+function resolveStatePaths(config: GatewayConfig, stateDir: string): void {
+  config.cloud.state_dir = resolve(stateDir, config.cloud.state_dir ?? "state");
+  config.cloud.data_dir = resolve(stateDir, config.cloud.data_dir ?? DEFAULT_DATA_DIR);
+  for (const [name, backend] of Object.entries(config.backends)) {
+    if (backend.queue && backend.queue.dir === undefined) {
+      backend.queue.dir = join(stateDir, "queues", name);
+    }
+  }
 }
 
 interface Prepared {

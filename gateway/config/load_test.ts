@@ -288,3 +288,67 @@ Deno.test("loadConfigFile: managed files merge like pipeline files plus networks
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("loadConfigFile: GATEWAY_STATE_DIR holds state, data, queues and audit; the rest stays", async () => {
+  const text = `
+[cloud]
+enabled = false
+
+[audit]
+file = "audit/audit.jsonl"
+
+[management]
+token_file = "management-token"
+
+[backends.pacs]
+service = "http"
+[backends.pacs.options]
+base_url = "http://pacs.example"
+[backends.pacs.queue]
+
+[backends.lab]
+service = "http"
+[backends.lab.options]
+base_url = "http://lab.example"
+[backends.lab.queue]
+dir = "q/lab"
+
+[backends.abs]
+service = "http"
+[backends.abs.options]
+base_url = "http://abs.example"
+[backends.abs.queue]
+dir = "/srv/q/abs"
+`;
+  const dir = await tempTree({ "etc/gateway.toml": text });
+  try {
+    const file = join(dir, "etc/gateway.toml");
+    const state = join(dir, "var");
+    const inState = await loadConfigFile(file, {
+      env: (name) => name === "GATEWAY_STATE_DIR" ? state : undefined,
+    });
+    assert.deepEqual(inState.problems, []);
+    const c = inState.config!;
+    assert.deepEqual(
+      [c.cloud.state_dir, c.cloud.data_dir, c.audit?.file],
+      [join(state, "state"), join(state, "data"), join(state, "audit/audit.jsonl")],
+    );
+    assert.deepEqual(
+      [c.backends.pacs.queue?.dir, c.backends.lab.queue?.dir, c.backends.abs.queue?.dir],
+      [join(state, "queues/pacs"), join(state, "q/lab"), "/srv/q/abs"],
+    );
+    // What the gateway reads stays beside the config file.
+    assert.equal(c.management.token_file, join(dir, "etc/management-token"));
+    assert.equal(c.transforms_path, join(dir, "etc/transforms"));
+
+    // Without the variable, all of it is beside the config file, as before.
+    const beside = (await loadConfigFile(file, { env: noEnv })).config!;
+    assert.deepEqual(
+      [beside.cloud.state_dir, beside.cloud.data_dir, beside.backends.pacs.queue?.dir],
+      [join(dir, "etc/state"), join(dir, "etc/data"), join(dir, "etc/queues/pacs")],
+    );
+    assert.equal(beside.audit?.file, join(dir, "etc/audit/audit.jsonl"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

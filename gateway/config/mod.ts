@@ -21,7 +21,14 @@ export {
   MANAGED_FILE_SECTIONS,
   PIPELINE_FILE_SECTIONS,
 } from "./load.ts";
-export { DEFAULT_CONFIG_TEXT, EMBEDDED_CONFIG_NAME, loadDefaultConfig } from "./default.ts";
+export {
+  DEFAULT_CONFIG_TEXT,
+  type DefaultPorts,
+  EMBEDDED_CONFIG_NAME,
+  loadDefaultConfig,
+} from "./default.ts";
+export { STATE_DIR_ENV } from "./state_dir.ts";
+export { chooseDefaultPorts, type PortChoice } from "./default_ports.ts";
 export { type ConfigWatcher, WATCH_DEBOUNCE_MS, watchConfig } from "./watch.ts";
 export { formatProblem, formatProblems } from "./format.ts";
 export { type EnvLookup, substituteEnv, type SubstitutionResult } from "./env.ts";

@@ -6,14 +6,14 @@
  *
  * - `${NAME}` is expanded only for names in `allowed_env` (any other reference is a problem naming
  *   it, not an empty value);
- * - every path-valued key (`FieldSpec.path`) must stay inside `data_dir` (default `data` beside the
- *   config file), and a transform's `spec_path` inside `transforms_path`: no absolute path
- *   elsewhere, no `..` that leaves it.
+ * - every path-valued key (`FieldSpec.path`) must stay inside `data_dir` (default `data` in the
+ *   state base: `GATEWAY_STATE_DIR`, else beside the config file), and a transform's `spec_path`
+ *   inside `transforms_path`: no absolute path elsewhere, no `..` that leaves it.
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import { isTable, visitFields } from "../../shared/gateway_config/mod.ts";
 
-/** Default `[cloud] data_dir`, relative to the main config file's directory. */
+/** Default `[cloud] data_dir`, relative to the state base (see {@link PushedPolicy.stateDir}). */
 export const DEFAULT_DATA_DIR = "data";
 
 /** The operator's limits for pushed configurations. */
@@ -24,10 +24,19 @@ export interface PushedPolicy {
   dataDir: string;
   /** Absolute `transforms_path`. */
   transformsDir: string;
+  /** Absolute directory `state` paths resolve against (`GATEWAY_STATE_DIR`, else the base). */
+  stateDir: string;
 }
 
-/** The policy of a raw (not yet validated) main config; odd values fall back to the defaults. */
-export function pushedPolicy(mainRaw: Record<string, unknown>, baseDir: string): PushedPolicy {
+/**
+ * The policy of a raw (not yet validated) main config; odd values fall back to the defaults.
+ * `stateDir` is the state base (`GATEWAY_STATE_DIR`), by default `baseDir`.
+ */
+export function pushedPolicy(
+  mainRaw: Record<string, unknown>,
+  baseDir: string,
+  stateDir: string = baseDir,
+): PushedPolicy {
   const cloud = isTable(mainRaw.cloud) ? mainRaw.cloud : {};
   const allowed = Array.isArray(cloud.allowed_env)
     ? cloud.allowed_env.filter((n): n is string => typeof n === "string")
@@ -40,8 +49,9 @@ export function pushedPolicy(mainRaw: Record<string, unknown>, baseDir: string):
     : "transforms";
   return {
     allowedEnv: new Set(allowed),
-    dataDir: resolve(baseDir, dataDir),
+    dataDir: resolve(stateDir, dataDir),
     transformsDir: resolve(baseDir, transforms),
+    stateDir: resolve(stateDir),
   };
 }
 
@@ -72,7 +82,7 @@ export function pathProblems(
     if (f.value.startsWith("s3://")) return; // a bucket, not a host path
     const [base, allowed, where] = f.spec.path === "transforms"
       ? [policy.transformsDir, policy.transformsDir, "transforms_path"]
-      : [baseDir, policy.dataDir, "[cloud] data_dir"];
+      : [f.spec.path === "state" ? policy.stateDir : baseDir, policy.dataDir, "[cloud] data_dir"];
     const target = resolve(base, f.value);
     if (!inside(allowed, target)) {
       problems.push([

@@ -126,6 +126,7 @@ Deno.test("pathProblems: queue dirs, credential and TLS files of a pushed config
     allowedEnv: new Set<string>(),
     dataDir: "/srv/gw/data",
     transformsDir: "/srv/gw/transforms",
+    stateDir: "/srv/gw",
   };
   const doc = {
     backends: {
@@ -145,5 +146,24 @@ Deno.test("pathProblems: queue dirs, credential and TLS files of a pushed config
     "backends.q.options.auth.token_file",
     "backends.q.options.ca_path",
     "backends.q.queue.dir",
+  ]);
+});
+
+Deno.test("pathProblems: with GATEWAY_STATE_DIR, data_dir and pushed queue dirs resolve in it", () => {
+  const policy = {
+    allowedEnv: new Set<string>(),
+    dataDir: "/var/lib/gateway/data",
+    transformsDir: "/etc/gateway/transforms",
+    stateDir: "/var/lib/gateway",
+  };
+  const doc = {
+    backends: {
+      q: { service: "echo", queue: { dir: "data/q" } },
+      r: { service: "echo", queue: { dir: "queues/r" } },
+    },
+  };
+  // Relative to the state directory: data/q is inside data_dir, queues/r is not.
+  assert.deepEqual(pathProblems(doc, policy, "/etc/gateway").map(([path]) => path), [
+    "backends.r.queue.dir",
   ]);
 });

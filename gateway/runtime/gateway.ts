@@ -7,7 +7,13 @@
 import { dirname, resolve } from "node:path";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
-import { loadConfigText, loadDefaultConfig, watchConfig } from "../config/mod.ts";
+import {
+  type DefaultPorts,
+  loadConfigText,
+  loadDefaultConfig,
+  STATE_DIR_ENV,
+  watchConfig,
+} from "../config/mod.ts";
 // Cloud (issue 7): the machine token, the sync, the pulled configuration merged into the local one.
 import {
   CloudIntegration,
@@ -47,6 +53,8 @@ export interface GatewayOptions {
    * `${VAR}` comes from `env`. It is not watched; `reload()` reads the same text again.
    */
   configText?: { text: string; name: string };
+  /** Ports of the embedded default (`--port`, `--management-port`); unused with a config. */
+  defaultPorts?: DefaultPorts;
   logger: Logger;
   metrics: Metrics;
   /** Seconds to wait for in-flight requests on shutdown. */
@@ -92,6 +100,7 @@ export class Gateway implements GatewayControl {
   readonly configFile: string | null;
   readonly metrics: Metrics;
   readonly #configText: { text: string; name: string } | undefined;
+  readonly #defaultPorts: DefaultPorts | undefined;
   readonly #workersOverride: number | undefined;
   /** The data-plane worker threads, when more than one isolate serves (gateway/workers). */
   #pool: WorkerPool | undefined;
@@ -136,6 +145,7 @@ export class Gateway implements GatewayControl {
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
     this.#configText = opts.configText;
+    this.#defaultPorts = opts.defaultPorts;
     this.#workersOverride = opts.workers;
     this.#env = opts.env ?? ((name) => Deno.env.get(name));
     this.#logger = opts.logger;
@@ -633,7 +643,10 @@ export class Gateway implements GatewayControl {
         ? await loadWithManagedConfig(this.configFile)
         : this.#configText
         ? await loadConfigText(this.#configText.text, this.#configText.name, { env: this.#env })
-        : await loadDefaultConfig();
+        : await loadDefaultConfig(
+          this.#defaultPorts,
+          this.#env(STATE_DIR_ENV)?.trim() || undefined,
+        );
     } catch (err) {
       return new ConfigError([{
         file: this.#sourceName,

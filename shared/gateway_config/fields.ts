@@ -27,10 +27,12 @@ export interface FieldSpec {
   example?: unknown;
   /**
    * The value names a file or directory on the gateway host: `config` relative to the main config
-   * file's directory, `transforms` relative to `transforms_path`. A configuration pushed from the
-   * cloud may only name paths inside `[cloud] data_dir` (gateway/config/pushed_policy.ts).
+   * file's directory, `state` (what the gateway writes and keeps) relative to `GATEWAY_STATE_DIR`
+   * when it is set and else the same directory, `transforms` relative to `transforms_path`. A
+   * configuration pushed from the cloud may only name paths inside `[cloud] data_dir`
+   * (gateway/config/pushed_policy.ts).
    */
-  path?: "config" | "transforms";
+  path?: "config" | "state" | "transforms";
   /**
    * The value is a credential: it is never uploaded (the gateway sends `${VAR}` or `<redacted>`
    * instead) and the cloud refuses to store it literally.

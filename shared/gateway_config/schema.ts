@@ -98,7 +98,7 @@ export const CLOUD: TableSpec = {
   state_dir: field(
     "string",
     text(),
-    "Directory of the cloud state: the age-encrypted machine token, the configuration pulled from the cloud and its version; relative to the main config file's directory. Must be writable.",
+    "Directory of the cloud state: the age-encrypted machine token, the configuration pulled from the cloud and its version, the generated management token, the lock of the running gateway; relative to `GATEWAY_STATE_DIR` when it is set, else to the main config file's directory. Must be writable.",
     {
       default: "state",
       example: "/var/lib/gateway",
@@ -113,7 +113,7 @@ export const CLOUD: TableSpec = {
   data_dir: field(
     "string",
     text(),
-    "The only directory a configuration pushed from the cloud may name (storage roots, DICOM storage_dir, certificates); relative to the main config file's directory.",
+    "The only directory a configuration pushed from the cloud may name (storage roots, DICOM storage_dir, certificates); relative to `GATEWAY_STATE_DIR` when it is set, else to the main config file's directory.",
     { default: "data", example: "/var/lib/gateway/data" },
   ),
   renew_before_days: field(
@@ -329,10 +329,11 @@ export const QUEUE: TableSpec = {
     "string",
     text(),
     "Directory of the queue's messages (one file each, fsynced before the sender is answered). " +
-      "Relative to the main config file's directory; one directory per backend.",
+      "Relative to `GATEWAY_STATE_DIR` when it is set, else to the main config file's directory; " +
+      "one directory per backend.",
     {
-      path: "config",
-      defaultDoc: "`queues/<backend>` beside the config file",
+      path: "state",
+      defaultDoc: "`queues/<backend>` in `GATEWAY_STATE_DIR`, else beside the config file",
       example: "/var/lib/gateway/q/pacs",
     },
   ),
@@ -687,9 +688,9 @@ export const AUDIT: TableSpec = {
     "string",
     text(),
     "JSON Lines file of audit records, one per request, each carrying the SHA-256 of the one " +
-      "before (`gateway audit verify` checks the chain); rotated by size. Relative to the main " +
-      "config file's directory; created 0600.",
-    { path: "config", requiredWhen: "`fhir_backend` is not set", example: "audit/audit.jsonl" },
+      "before (`gateway audit verify` checks the chain); rotated by size. Relative to " +
+      "`GATEWAY_STATE_DIR` when it is set, else to the main config file's directory; created 0600.",
+    { path: "state", requiredWhen: "`fhir_backend` is not set", example: "audit/audit.jsonl" },
   ),
   max_file_bytes: field(
     "integer",

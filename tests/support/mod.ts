@@ -22,6 +22,11 @@ export {
   waitReady,
 } from "./process.ts";
 export { peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
+export {
+  type ProtectedCommand,
+  protectedCommand,
+  protectSystemUnavailable,
+} from "./protect_system.ts";
 export { removeDir, tempDir } from "./temp.ts";
 export { type IssuedCert, makeTestCa, type TestCa } from "./test_ca.ts";
 export {

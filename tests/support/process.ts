@@ -114,10 +114,14 @@ export async function stopProcess(
 export interface SpawnOptions {
   cwd?: string;
   env?: Record<string, string>;
+  /** Start from `env` alone, not from this process's environment (as a service manager does). */
+  clearEnv?: boolean;
   /** Runs after the process has exited and its output is drained (e.g. removing a temp dir). */
   afterStop?: () => Promise<void>;
   /** Sees every chunk of stdout as it arrives (besides the kept tail). */
   onStdout?: (chunk: Uint8Array) => void;
+  /** Sees every chunk of stderr as it arrives (where the gateway's log lines go). */
+  onStderr?: (chunk: Uint8Array) => void;
 }
 
 /** A child process whose stdout and stderr are drained and their tails kept. */
@@ -142,11 +146,12 @@ export function spawnCaptured(
     args,
     cwd: options.cwd,
     env: options.env,
+    clearEnv: options.clearEnv,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const stderr = new OutputTail(child.stderr);
+  const stderr = new OutputTail(child.stderr, undefined, options.onStderr);
   const stdout = new OutputTail(child.stdout, undefined, options.onStdout);
   let status: Deno.CommandStatus | undefined;
   child.status.then((value) => status = value);

@@ -8,6 +8,7 @@ import type net from "node:net";
 import tls from "node:tls";
 import { type ConnectionTimeouts, DimseConnection, type DimseSocket } from "./connection.ts";
 import { TcpSocket } from "./tcp_socket.ts";
+import { type PeerCertificate, pemCertificates, refusalReason } from "./client_cert.ts";
 
 /** Where and how to listen. */
 export interface ListenOptions {
@@ -136,14 +137,27 @@ export class DimseListener {
     onSocket: (s: DimseSocket) => void,
   ): Promise<DimseListener> {
     const t = opts.tls!;
+    const trusted = t.clientCa === undefined ? [] : pemCertificates(t.clientCa);
     const server = tls.createServer({
       cert: t.cert,
       key: t.key,
       ca: t.clientCa,
       requestCert: t.clientCa !== undefined,
-      rejectUnauthorized: true,
-    }, (socket) => onSocket(socket as unknown as DimseSocket));
-    // A failed handshake (no client certificate, an unknown CA) ends that connection only.
+      // Refused in the handshake, a certificate shows only as "socket hang up" (Deno's node:tls):
+      // the handshake completes, and a peer whose certificate did not verify is closed here,
+      // before a byte of DIMSE is read, with the reason (client_cert.ts).
+      rejectUnauthorized: false,
+    }, (socket) => {
+      if (t.clientCa !== undefined && !socket.authorized) {
+        const peer = socket.getPeerCertificate(true) as unknown as PeerCertificate;
+        const code = socket.authorizationError ? String(socket.authorizationError) : undefined;
+        opts.onTlsError?.(new Error(refusalReason(peer, trusted, code)), socket.remoteAddress);
+        socket.destroy();
+        return;
+      }
+      onSocket(socket as unknown as DimseSocket);
+    });
+    // A failed handshake (a peer that speaks plain DIMSE, no TLS) ends that connection only.
     server.on("tlsClientError", (err: Error, socket: net.Socket) => {
       opts.onTlsError?.(err, socket.remoteAddress);
       socket.destroy();
