@@ -14,10 +14,11 @@ import { latencyProbe } from "./support/mod.ts";
 import { previewOf } from "../cloud/ui/transform_editor.tsx";
 
 /**
- * Runs `work` up to three times with `/healthz` asked again and again beside it (`check` looks at
+ * Runs `work` up to five times with `/healthz` asked again and again beside it (`check` looks at
  * each result and how long it took) and asserts that in one of the runs every `/healthz` was
  * answered within 50 ms. Work that holds the service's loop delays `/healthz` in every run; a
- * busy machine pausing the process now and then does not hit all three.
+ * busy machine (the whole suite on two cores) pausing the process now and then does not hit all
+ * five.
  */
 async function assertResponsive<T>(
   cloud: TestCloud,
@@ -26,7 +27,7 @@ async function assertResponsive<T>(
   check: (value: T, ms: number) => void,
 ): Promise<void> {
   let best = Infinity;
-  for (let run = 0; run < 3 && best >= 50; run++) {
+  for (let run = 0; run < 5 && best >= 50; run++) {
     const probe = latencyProbe(() => fetch(`${cloud.url}/healthz`));
     const started = performance.now();
     const value = await work();

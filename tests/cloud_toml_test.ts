@@ -41,7 +41,9 @@ Deno.test("cloud TOML: the documented example set loads in the gateway's config 
         state_dir: `${dir}/state`,
         status_interval_secs: 60,
         allowed_env: [],
-        data_dir: "data",
+        // Relative state keys are resolved when the file is loaded (GATEWAY_STATE_DIR, else the
+        // configuration's directory).
+        data_dir: `${dir}/data`,
       });
       assertEquals(config.pipelines.fhir_ingest.endpoints, ["fhir_in"]);
       assertEquals(config.pipelines.fhir_ingest.middleware, ["to_fhir"]);

@@ -168,7 +168,7 @@ backends = ["archive"]
       const [name, ...value] = place(line).split("=");
       env[name] = value.join("=");
     }
-    const sandboxed = protectedCommand([state], argv);
+    const sandboxed = protectedCommand([state], argv, [REPO_ROOT]);
     const { promise: started, resolve } = Promise.withResolvers<void>();
     let log = "";
     const gw = spawnCaptured(sandboxed.command, sandboxed.args, {

@@ -7,12 +7,16 @@
  */
 import { runCommand } from "./process.ts";
 
-/** The mount steps, then `exec "$@"`; the writable directories come first, counted by `$1`. */
+/**
+ * The mount steps, then `exec "$@"`: `$1` says whether /tmp gets a private tmpfs, then the
+ * writable directories, counted by `$2`.
+ */
 const SCRIPT = `set -e
+private_tmp=$1; shift
 n=$1; shift
 while [ "$n" -gt 0 ]; do mount --bind "$1" "$1"; shift; n=$((n - 1)); done
 mount -o remount,bind,ro /
-mount -t tmpfs -o mode=1777 tmpfs /tmp
+if [ "$private_tmp" = 1 ]; then mount -t tmpfs -o mode=1777 tmpfs /tmp; fi
 exec "$@"`;
 
 /** A command line (program and arguments) that runs `argv` in such a sandbox. */
@@ -26,15 +30,18 @@ function prefix(): string[] {
 }
 
 /**
- * `argv` in the sandbox, with `writable` (absolute directories outside `/tmp`, which the private
- * tmpfs hides) left writable.
+ * `argv` in the sandbox, with `writable` (absolute directories) left writable. `visible` names
+ * directories the command reads (the checkout): when one of them, or a writable one, lies under
+ * `/tmp` (a checkout cloned there), /tmp keeps its files, read-only, instead of a private tmpfs
+ * that would hide them (`privateTmp` says which).
  */
-export function protectedCommand(writable: string[], argv: string[]): ProtectedCommand {
-  for (const dir of writable) {
-    if (dir === "/tmp" || dir.startsWith("/tmp/")) {
-      throw new Error(`${dir}: a writable directory under /tmp is hidden by the private /tmp`);
-    }
-  }
+export function protectedCommand(
+  writable: string[],
+  argv: string[],
+  visible: string[] = [],
+): ProtectedCommand & { privateTmp: boolean } {
+  const underTmp = (dir: string) => dir === "/tmp" || dir.startsWith("/tmp/");
+  const privateTmp = ![...writable, ...visible].some(underTmp);
   const line = [
     ...prefix(),
     "unshare",
@@ -45,6 +52,7 @@ export function protectedCommand(writable: string[], argv: string[]): ProtectedC
     "-c",
     SCRIPT,
     "sh",
+    privateTmp ? "1" : "0",
     String(writable.length),
     ...writable,
     "setpriv",
@@ -54,7 +62,7 @@ export function protectedCommand(writable: string[], argv: string[]): ProtectedC
     "--",
     ...argv,
   ];
-  return { command: line[0], args: line.slice(1) };
+  return { command: line[0], args: line.slice(1), privateTmp };
 }
 
 /** Why this machine cannot run the sandbox (no root or `sudo -n`, no mount namespaces), or undefined. */
