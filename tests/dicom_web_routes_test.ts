@@ -7,9 +7,9 @@
  * (the dicom_scu bridge), including searches with matching keys above their level, which a
  * hierarchical PACS (dcmqrscp) would ignore.
  *
- * The npm `dicomweb-client` is not used as the client: it sends its requests with XMLHttpRequest,
- * which Deno does not have; plain fetch sends the same QIDO-RS requests (its `searchForInstances`
- * is a GET of `/instances`, `/studies/{study}/instances` or `.../series/{series}/instances`).
+ * Most requests are plain fetch (to check exact paths and answers); the npm `dicomweb-client`
+ * (what OHIF uses; XMLHttpRequest from the `xhr2` polyfill) then searches every level and
+ * retrieves through each backend as a viewer would.
  */
 import { type GeneratedInstance, generateInstances } from "../fixtures/dicom/generate.ts";
 import {
@@ -31,6 +31,8 @@ import { dicomwebService } from "../gateway/middleware/request_kind.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
 import { freePort, removeDir, REPO_ROOT, requirePeer, tempDir } from "./support/mod.ts";
+// Not through support/mod.ts: only this test loads the npm client and its polyfill.
+import { dicomwebClient } from "./support/dicomweb_client.ts";
 
 type Service = "qido" | "wado" | "stow";
 
@@ -382,6 +384,42 @@ async function searchEveryLevel(
   });
 }
 
+/** The npm dicomweb-client's searches and retrievals through `base`, as a viewer calls them. */
+async function viewerCalls(base: string, seeded: GeneratedInstance[]): Promise<void> {
+  const client = dicomwebClient(base);
+  if (!client) return;
+  const s = seeded[0];
+  const all = expect(seeded, () => true);
+  const ofStudy = expect(seeded, (i) => i.studyUid === s.studyUid);
+  const ofSeries = expect(seeded, (i) => i.seriesUid === s.seriesUid);
+  const study = { studyInstanceUID: s.studyUid };
+  const series = { ...study, seriesInstanceUID: s.seriesUid };
+  assertEquals(uids(await client.searchForStudies() as Json[], "0020000D"), all.studies);
+  assertEquals(uids(await client.searchForSeries() as Json[], "0020000E"), all.series);
+  assertEquals(uids(await client.searchForSeries(study) as Json[], "0020000E"), ofStudy.series);
+  assertEquals(uids(await client.searchForInstances() as Json[], "00080018"), all.instances);
+  assertEquals(
+    uids(await client.searchForInstances(study) as Json[], "00080018"),
+    ofStudy.instances,
+  );
+  assertEquals(
+    uids(await client.searchForInstances(series) as Json[], "00080018"),
+    ofSeries.instances,
+  );
+  assertEquals(
+    uids(
+      await client.searchForInstances({ queryParams: { PatientID: s.patientId } }) as Json[],
+      "00100020",
+    ),
+    expect(seeded, (i) => i.patientId === s.patientId).instances.map(() => s.patientId),
+  );
+  const instance = { ...series, sopInstanceUID: s.sopInstanceUid };
+  const meta = await client.retrieveInstanceMetadata(instance) as Json[];
+  assertEquals(uids(meta, "00080018"), [s.sopInstanceUid]);
+  const file = new Uint8Array(await client.retrieveInstance(instance));
+  assertEquals(new TextDecoder().decode(file.subarray(128, 132)), "DICM");
+}
+
 /** Every documented route with the UIDs of `s`: served (through `base`) and how. */
 async function serveEveryRoute(
   base: string,
@@ -474,6 +512,9 @@ Deno.test({
       for (const [name, prefix, bridged] of backends) {
         await t.step(`every QIDO-RS level: ${name}`, async (t) => {
           await searchEveryLevel(t, `${g.url}${prefix}`, seeded, bridged);
+        });
+        await t.step(`dicomweb-client searches and retrieves: ${name}`, async () => {
+          await viewerCalls(`${g.url}${prefix}`, seeded);
         });
       }
       for (const [name, prefix, bridged] of backends) {
