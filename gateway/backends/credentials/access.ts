@@ -5,6 +5,7 @@
  */
 import { X509Certificate } from "node:crypto";
 import { resolve } from "node:path";
+import { type Clock, systemClock } from "../../../shared/clock.ts";
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import { ClientCredentials, importSigningKey } from "./client_credentials.ts";
 import { basicAuthorization, StaticCredentials, TokenFileCredentials } from "./static.ts";
@@ -59,10 +60,11 @@ async function readKey(
   }
 }
 
-/** The access of `config` (an `http`, `fhir`, `dicomweb` or `http3` backend). */
+/** The access of `config` (an `http`, `fhir`, `dicomweb` or `http3` backend); `clock` times its tokens. */
 export async function loadUpstreamAccess(
   config: BackendConfig,
   baseDir: string,
+  clock: Clock = systemClock,
 ): Promise<UpstreamAccess> {
   const o = config.options;
   const access: UpstreamAccess = {};
@@ -80,7 +82,7 @@ export async function loadUpstreamAccess(
     access.tls = tls;
   }
   const auth = o.auth as Record<string, unknown> | undefined;
-  if (auth) access.credentials = await credentialsOf(config.name, auth, baseDir, access.tls);
+  if (auth) access.credentials = await credentialsOf(config.name, auth, baseDir, access.tls, clock);
   return access;
 }
 
@@ -89,13 +91,14 @@ async function credentialsOf(
   auth: Record<string, unknown>,
   baseDir: string,
   tls: UpstreamTls | undefined,
+  clock: Clock,
 ): Promise<UpstreamCredentials> {
   switch (auth.type) {
     case "bearer": {
       if (auth.token_file !== undefined) {
         const path = resolve(baseDir, String(auth.token_file));
         try {
-          return await TokenFileCredentials.open(path);
+          return await TokenFileCredentials.open(path, clock);
         } catch (err) {
           throw new Error(
             `options.auth.token_file: cannot read ${path}: ${(err as Error).message}`,
@@ -143,6 +146,7 @@ async function credentialsOf(
         signer,
         // The token endpoint is trusted like the upstream (a private CA) when one is set.
         client: tls?.caCerts ? Deno.createHttpClient({ caCerts: tls.caCerts }) : undefined,
+        clock,
       });
     }
   }

@@ -6,6 +6,7 @@
  * the upstream drops it.
  */
 import { importJWK, importPKCS8, type JWK, SignJWT } from "jose";
+import { type Clock, systemClock, timeoutSignal } from "../../../shared/clock.ts";
 import { GatewayError } from "../../errors.ts";
 import type { HeaderField, UpstreamCredentials } from "./types.ts";
 import { basicAuthorization } from "./static.ts";
@@ -25,6 +26,8 @@ export interface ClientCredentialsOptions {
   signer?: { key: CryptoKey | Uint8Array; alg: string; kid?: string };
   /** The HTTP client for the token endpoint (a private CA); default: fetch's own. */
   client?: Deno.HttpClient;
+  /** Time of the renewal point, the failure hold and the token endpoint's timeout (tests). */
+  clock?: Clock;
 }
 
 /** The largest token response read. */
@@ -54,15 +57,18 @@ export class ClientCredentials implements UpstreamCredentials {
   #token: { value: string; refreshAt: number } | undefined;
   #fetching: Promise<string> | undefined;
   #failed: { error: GatewayError; until: number } | undefined;
+  readonly #clock: Clock;
 
   constructor(options: ClientCredentialsOptions) {
     this.#o = options;
+    this.#clock = options.clock ?? systemClock;
   }
 
   fields(signal: AbortSignal): readonly HeaderField[] | Promise<readonly HeaderField[]> {
     const token = this.#token;
-    if (token && Date.now() < token.refreshAt) return bearer(token.value);
-    if (this.#failed && Date.now() < this.#failed.until) throw this.#failed.error;
+    const now = this.#clock.now();
+    if (token && now < token.refreshAt) return bearer(token.value);
+    if (this.#failed && now < this.#failed.until) throw this.#failed.error;
     this.#fetching ??= this.#fetch().finally(() => this.#fetching = undefined);
     const fetching = this.#fetching;
     // A request that goes away stops waiting; the fetch goes on for the others.
@@ -98,7 +104,7 @@ export class ClientCredentials implements UpstreamCredentials {
       return token;
     } catch (err) {
       const error = err instanceof GatewayError ? err : this.#error((err as Error).message);
-      this.#failed = { error, until: Date.now() + FAILURE_HOLD_MS };
+      this.#failed = { error, until: this.#clock.now() + FAILURE_HOLD_MS };
       throw error;
     }
   }
@@ -125,7 +131,7 @@ export class ClientCredentials implements UpstreamCredentials {
       form.set("client_secret", o.client_secret ?? "");
     } else {
       const signer = o.signer!;
-      const now = Math.floor(Date.now() / 1000);
+      const now = Math.floor(this.#clock.now() / 1000);
       const assertion = await new SignJWT({})
         .setProtectedHeader({
           alg: signer.alg,
@@ -144,7 +150,7 @@ export class ClientCredentials implements UpstreamCredentials {
       form.set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
       form.set("client_assertion", assertion);
     }
-    const started = Date.now();
+    const started = this.#clock.now();
     let res: Response;
     try {
       res = await fetch(o.token_url, {
@@ -152,7 +158,7 @@ export class ClientCredentials implements UpstreamCredentials {
         headers,
         body: form,
         redirect: "manual",
-        signal: AbortSignal.timeout(o.timeout_secs * 1000),
+        signal: timeoutSignal(this.#clock, o.timeout_secs * 1000),
         ...(o.client ? { client: o.client } : {}),
       });
     } catch (err) {

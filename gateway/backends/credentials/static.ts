@@ -2,6 +2,7 @@
  * Credentials that do not expire on their own: a bearer token (from the configuration or a file
  * re-read when it changes), user and password (Basic), static headers.
  */
+import { type Clock, systemClock } from "../../../shared/clock.ts";
 import type { HeaderField, UpstreamCredentials } from "./types.ts";
 
 /** The same fields on every request. */
@@ -44,19 +45,27 @@ export class TokenFileCredentials implements UpstreamCredentials {
   readonly #path: string;
   #token: string;
   #mtime: number;
-  #checkedAt = Date.now();
+  readonly #clock: Clock;
+  #checkedAt: number;
   #stale = false;
+  /** The background look at the file started by the last `fields()`, if any (tests wait on it). */
+  refreshing: Promise<void> = Promise.resolve();
 
-  private constructor(path: string, token: string, mtime: number) {
+  private constructor(path: string, token: string, mtime: number, clock: Clock) {
     this.#path = path;
     this.#token = token;
     this.#mtime = mtime;
+    this.#clock = clock;
+    this.#checkedAt = clock.now();
   }
 
-  /** Reads `path` (an error names it when it cannot be read or is empty). */
-  static async open(path: string): Promise<TokenFileCredentials> {
+  /**
+   * Reads `path` (an error names it when it cannot be read or is empty); `clock` paces the looks at
+   * its modification time.
+   */
+  static async open(path: string, clock: Clock = systemClock): Promise<TokenFileCredentials> {
     const [token, mtime] = await TokenFileCredentials.#read(path);
-    return new TokenFileCredentials(path, token, mtime);
+    return new TokenFileCredentials(path, token, mtime, clock);
   }
 
   static async #read(path: string): Promise<[string, number]> {
@@ -70,10 +79,10 @@ export class TokenFileCredentials implements UpstreamCredentials {
 
   fields(): readonly HeaderField[] | Promise<readonly HeaderField[]> {
     if (this.#stale) return this.#reread().then(() => this.#fields());
-    const now = Date.now();
+    const now = this.#clock.now();
     if (now - this.#checkedAt >= CHECK_INTERVAL_MS) {
       this.#checkedAt = now;
-      void this.#refreshIfChanged();
+      this.refreshing = this.#refreshIfChanged();
     }
     return this.#fields();
   }
