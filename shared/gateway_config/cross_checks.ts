@@ -4,7 +4,7 @@
  * partial config (entries with problems keep what was valid), so every field may be missing.
  */
 import { childPath, type ProblemSink } from "./fields.ts";
-import { HTTP_FAMILY_ENDPOINTS } from "./service_options.ts";
+import { HTTP_FAMILY_ENDPOINTS } from "./components/mod.ts";
 import { didYouMean } from "./suggest.ts";
 import type { GatewayConfig } from "./types.ts";
 

@@ -1,33 +1,30 @@
 /**
  * Middleware types and backend services that a program embedding the gateway added (through the
- * top-level `mod.ts`), beside the built-in ones of service_options.ts. Every reader of an options
- * schema (the validator, the writer, the secret walk) looks types up here, so a registered type is
- * validated, written back and scanned for secrets exactly like a built-in one.
+ * top-level `mod.ts`), beside the built-in ones of components/. They enter the one registry
+ * (registry.ts) that every reader of an options schema walks (the validator, the writer, the
+ * secret walk, the reference, the cloud's forms), so a registered type is validated, written back
+ * and scanned for secrets exactly like a built-in one. `declaredOptions` turns a plain declaration
+ * of keys into the field specs the registry holds.
  *
  * The registry is per process: a type registered before a gateway starts (or before a reload)
  * is known to every config that process loads.
  */
 import { z } from "zod";
 import { field, type FieldSpec, type TableSpec } from "./fields.ts";
+import type { BackendOwner, OptionSchema } from "./component_type.ts";
 import {
-  BACKEND_OPTION_SCHEMAS,
-  type BackendOwner,
-  MIDDLEWARE_OPTION_SCHEMAS,
-  type OptionSchema,
-} from "./service_options.ts";
-import { BACKEND_SERVICES } from "./types.ts";
+  componentNames,
+  optionSchemaOf,
+  registerComponentType,
+  unregisterComponentType,
+} from "./registry.ts";
 
 /** The two kinds of type a program may add. */
 export type CustomTypeKind = "middleware" | "backend";
 
-const customMiddleware = new Map<string, OptionSchema>();
-const customBackends = new Map<string, OptionSchema<BackendOwner>>();
-
-/** Names a type may have: what a TOML bare key and a metric label can carry without quoting. */
-const TYPE_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-
 /**
- * Adds a middleware type or backend service to what configs may name. Throws when the name is
+ * Adds a middleware type or backend service to what configs may name, through the registry's
+ * one registration path (registry.ts), as the built-in types are. Throws when the name is
  * malformed, is a built-in type, or was registered before (a second module must not silently
  * replace the first one's schema).
  */
@@ -36,50 +33,35 @@ export function registerCustomConfigType(
   name: string,
   schema: OptionSchema<BackendOwner>,
 ): void {
-  if (!TYPE_NAME.test(name)) {
-    throw new Error(
-      `${kind} type name ${JSON.stringify(name)} must be 1-64 lowercase letters, digits or _, ` +
-        "starting with a letter",
-    );
+  if (kind !== "middleware" && kind !== "backend") {
+    throw new Error(`a program may add middleware or backend types, not ${JSON.stringify(kind)}`);
   }
-  const builtIn = kind === "middleware"
-    ? Object.hasOwn(MIDDLEWARE_OPTION_SCHEMAS, name)
-    : (BACKEND_SERVICES as readonly string[]).includes(name);
-  if (builtIn) throw new Error(`${kind} type \`${name}\` is built in and cannot be replaced`);
-  const registry = kind === "middleware" ? customMiddleware : customBackends;
-  if (registry.has(name)) throw new Error(`${kind} type \`${name}\` is already registered`);
-  registry.set(name, schema);
+  registerComponentType({ ...schema, kind, name });
 }
 
 /** Removes a registered type (tests, or a program that unloads an extension). */
 export function unregisterCustomConfigType(kind: CustomTypeKind, name: string): boolean {
-  return (kind === "middleware" ? customMiddleware : customBackends).delete(name);
+  return unregisterComponentType(kind, name);
 }
 
 /** The options schema of a middleware type, built-in or registered; undefined when unknown. */
 export function middlewareOptionSchema(type: unknown): OptionSchema | undefined {
-  if (typeof type !== "string") return undefined;
-  if (Object.hasOwn(MIDDLEWARE_OPTION_SCHEMAS, type)) return MIDDLEWARE_OPTION_SCHEMAS[type];
-  return customMiddleware.get(type);
+  return optionSchemaOf("middleware", type) as OptionSchema | undefined;
 }
 
 /** The options schema of a backend service, built-in or registered; undefined when unknown. */
 export function backendOptionSchema(service: unknown): OptionSchema<BackendOwner> | undefined {
-  if (typeof service !== "string") return undefined;
-  if (Object.hasOwn(BACKEND_OPTION_SCHEMAS, service)) {
-    return BACKEND_OPTION_SCHEMAS[service as keyof typeof BACKEND_OPTION_SCHEMAS];
-  }
-  return customBackends.get(service);
+  return optionSchemaOf("backend", service);
 }
 
 /** Every middleware type a config may name: the built-in ones, then the registered ones. */
 export function knownMiddlewareTypes(): string[] {
-  return [...Object.keys(MIDDLEWARE_OPTION_SCHEMAS), ...customMiddleware.keys()];
+  return componentNames("middleware");
 }
 
 /** Every backend service a config may name: the built-in ones, then the registered ones. */
 export function knownBackendServices(): string[] {
-  return [...BACKEND_SERVICES, ...customBackends.keys()];
+  return componentNames("backend");
 }
 
 /** Value kinds an option of a custom type may have, as the TOML file writes them. */

@@ -95,18 +95,34 @@ export {
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
+export type {
+  BackendOwner,
+  ComponentKind,
+  ComponentType,
+  OptionSchema,
+  RuleProblem,
+} from "./component_type.ts";
+export { COMPONENT_KINDS } from "./component_type.ts";
 export {
   BACKEND_OPTION_SCHEMAS,
-  type BackendOwner,
-  DICOMWEB_SERVICES,
+  componentNames,
+  componentType,
+  componentTypes,
   ENDPOINT_OPTION_SCHEMAS,
+  isBuiltInType,
+  MIDDLEWARE_OPTION_SCHEMAS,
+  optionSchemaOf,
+  registerComponentType,
+  unregisterComponentType,
+} from "./registry.ts";
+export {
+  BUILT_IN_TYPES,
+  DICOMWEB_SERVICES,
   FHIR_INTERACTIONS,
   HTTP_FAMILY_ENDPOINTS,
   HTTP_LIKE_BACKENDS,
-  MIDDLEWARE_OPTION_SCHEMAS,
-  type OptionSchema,
-  type RuleProblem,
-} from "./service_options.ts";
+} from "./components/mod.ts";
+export { CONFIG_TABLES, type ConfigTable, type TableAt, tablesAt } from "./tree.ts";
 export { normalizePathPrefix } from "./values.ts";
 export { configReferenceMarkdown } from "./docs_reference.ts";
 export { COMPRESSED_SYNTAXES, compressedSyntaxUid, storageClassUid } from "./dicom_catalog.ts";

@@ -1,7 +1,7 @@
 /**
  * The one description of every table of the gateway configuration. Validation, the TOML writer
  * and the generated reference in docs/configuration.md all read these tables (and the option
- * tables of service_options.ts), so a key is added or a default changed here and nowhere else.
+ * tables of the component types, registry.ts), so a key is added or a default changed here and nowhere else.
  */
 import { z } from "zod";
 import { field, type TableSpec } from "./fields.ts";
@@ -14,12 +14,12 @@ import {
 } from "./types.ts";
 import { absolutePath, httpUrl, int, names, port, positive, text } from "./values.ts";
 import { GATEWAY_CODE_PATTERN } from "../tokens.ts";
-import { knownBackendServices } from "./custom_types.ts";
+import { componentNames } from "./registry.ts";
 
 /** A built-in backend service or one registered by an embedding program (custom_types.ts). */
 const backendService = () =>
   z.string().superRefine((value, ctx) => {
-    const known = knownBackendServices();
+    const known = componentNames("backend");
     if (!known.includes(value)) {
       ctx.addIssue({ code: "invalid_value", values: known, input: value });
     }

@@ -23,18 +23,10 @@ import {
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
-import {
-  type BackendOwner,
-  ENDPOINT_OPTION_SCHEMAS,
-  HTTP_LIKE_BACKENDS,
-  type OptionSchema,
-} from "./service_options.ts";
+import type { BackendOwner, OptionSchema } from "./component_type.ts";
+import { HTTP_LIKE_BACKENDS } from "./components/mod.ts";
 import { didYouMean } from "./suggest.ts";
-import {
-  backendOptionSchema,
-  knownMiddlewareTypes,
-  middlewareOptionSchema,
-} from "./custom_types.ts";
+import { componentNames, optionSchemaOf } from "./registry.ts";
 import type {
   AuditConfig,
   BackendConfig,
@@ -221,7 +213,7 @@ function endpoint(sink: ProblemSink, raw: unknown, path: string, name: string): 
   const service = base.service as EndpointConfig["service"] | undefined;
   const options = serviceOptions(
     sink,
-    service && ENDPOINT_OPTION_SCHEMAS[service],
+    optionSchemaOf("endpoint", service) as OptionSchema | undefined,
     `\`${service}\` endpoints`,
     table.options,
     childPath(path, "options"),
@@ -275,7 +267,7 @@ function backend(sink: ProblemSink, raw: unknown, path: string, name: string): B
   }
   out.options = serviceOptions<BackendOwner>(
     sink,
-    backendOptionSchema(service),
+    optionSchemaOf("backend", service),
     `\`${service}\` backends`,
     table.options,
     childPath(path, "options"),
@@ -288,8 +280,8 @@ function middleware(sink: ProblemSink, raw: unknown, path: string, name: string)
   const table = asTable(sink, raw, path);
   const base = checkTable(sink, table, MIDDLEWARE, path, ["options"]);
   const type = base.type as string | undefined;
-  const known = knownMiddlewareTypes();
-  const schema = middlewareOptionSchema(type);
+  const known = componentNames("middleware");
+  const schema = optionSchemaOf("middleware", type) as OptionSchema | undefined;
   if (type !== undefined && !schema) {
     sink.report(
       childPath(path, "type"),

@@ -23,8 +23,8 @@ import {
   TARGET,
   TOP_LEVEL,
 } from "./schema.ts";
-import { ENDPOINT_OPTION_SCHEMAS, type OptionSchema } from "./service_options.ts";
-import { backendOptionSchema, middlewareOptionSchema } from "./custom_types.ts";
+import type { OptionSchema } from "./component_type.ts";
+import { optionSchemaOf } from "./registry.ts";
 import { DEFAULT_NETWORK_NAME } from "./validate.ts";
 import type { GatewayConfig, NetworkConfig } from "./types.ts";
 
@@ -51,14 +51,14 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
       "endpoints",
       mapValues(config.endpoints, (e) => ({
         ...withoutDefaults(e, ENDPOINT),
-        ...nonEmpty("options", serviceOptions(e.options, ENDPOINT_OPTION_SCHEMAS[e.service])),
+        ...nonEmpty("options", serviceOptions(e.options, optionSchemaOf("endpoint", e.service))),
       })),
     ),
     section(
       "backends",
       mapValues(config.backends, (b) => ({
         ...withoutDefaults(b, BACKEND),
-        ...nonEmpty("options", serviceOptions(b.options, backendOptionSchema(b.service))),
+        ...nonEmpty("options", serviceOptions(b.options, optionSchemaOf("backend", b.service))),
         ...(b.health_check ? { health_check: withoutDefaults(b.health_check, HEALTH_CHECK) } : {}),
         ...(b.queue ? { queue: withoutDefaults(b.queue, QUEUE) } : {}),
       })),
@@ -68,7 +68,7 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
       "middleware",
       mapValues(config.middleware, (m) => ({
         type: m.type,
-        ...nonEmpty("options", serviceOptions(m.options, middlewareOptionSchema(m.type))),
+        ...nonEmpty("options", serviceOptions(m.options, optionSchemaOf("middleware", m.type))),
       })),
     ),
     section("pipelines", mapValues(config.pipelines, (p) => withoutDefaults(p, PIPELINE))),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { validateConfigText } from "./text.ts";
 import { writeConfigToml } from "./writer.ts";
-import { MIDDLEWARE_OPTION_SCHEMAS } from "./service_options.ts";
+import { registerComponentType, unregisterComponentType } from "./registry.ts";
 import type { GatewayConfig } from "./types.ts";
 
 function validated(text: string): GatewayConfig {
@@ -88,7 +88,11 @@ http3 = { bind = "::", port = 4433, cert_path = "q.pem", key_path = "qk.pem" }
 });
 
 Deno.test("writeConfigToml: awkward strings, floats, match keys and open middleware types", () => {
-  MIDDLEWARE_OPTION_SCHEMAS.x_open = { doc: "test type without an option schema" };
+  registerComponentType({
+    kind: "middleware",
+    name: "x_open",
+    doc: "test type without an option schema",
+  });
   try {
     assertRoundTrip(validated(`
 transforms_path = "C:\\\\transforms \\"new\\""
@@ -105,7 +109,7 @@ type = "x_open"
 options = { anything = [1, "two", { three = 3.5 }], nested = { deep = true } }
 `));
   } finally {
-    delete MIDDLEWARE_OPTION_SCHEMAS.x_open;
+    unregisterComponentType("middleware", "x_open");
   }
 });
 
