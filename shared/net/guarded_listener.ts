@@ -29,6 +29,7 @@
  */
 
 import { AddressCounts } from "./address_counts.ts";
+import { type ConnectionServer, type RuntimeHttp, runtimeHttp } from "./deno_internals.ts";
 
 /** Limits of a guarded listener. */
 export interface GuardOptions {
@@ -53,6 +54,11 @@ export interface GuardedListenOptions extends GuardOptions {
    * other threads, so that `maxConnectionsPerIp` holds across them; default: this listener's own.
    */
   addressCounts?: SharedArrayBuffer;
+  /**
+   * The runtime's per-connection HTTP server (default: {@link runtimeHttp}, self-tested once per
+   * isolate); `undefined` makes the listener relay every connection to a loopback `Deno.serve`.
+   */
+  runtimeHttp?: Promise<RuntimeHttp | undefined>;
 }
 
 /** A client address as the server should see it. */
@@ -193,46 +199,11 @@ export class ClientConnection {
   };
 }
 
-/** What the runtime's per-connection server returns. */
-interface ConnectionServer {
-  readonly finished: Promise<void>;
-  shutdown(): Promise<void>;
-}
-
-type ServeOnConnection = (
-  conn: Deno.Conn,
-  signal: AbortSignal | undefined,
-  handler: Deno.ServeHandler<Deno.NetAddr>,
-  onError: (error: unknown) => Response | Promise<Response>,
-  onListen: (scheme: string) => void,
-) => ConnectionServer;
-
-/**
- * The runtime's HTTP server for one accepted connection. It is not a public API: the Deno
- * version is pinned (package.json), and a runtime without it fails here at start with a clear
- * message rather than serving unguarded.
- */
-function runtimeServeOnConnection(): ServeOnConnection {
-  const internal = (Deno as unknown as Record<symbol, Record<string, unknown> | undefined>)[
-    (Deno as unknown as { internal: symbol }).internal
-  ];
-  const serve = internal?.serveHttpOnConnection;
-  if (typeof serve !== "function" || serve.length !== 5) {
-    throw new Error(
-      `the connection guard needs the runtime's per-connection HTTP server, which Deno ` +
-        `${Deno.version.deno} does not have; run the Deno version package.json pins, or set ` +
-        `connection_guard = false behind a proxy that enforces header and idle timeouts`,
-    );
-  }
-  return serve as ServeOnConnection;
-}
-
-let serveOnConnection: ServeOnConnection | undefined;
-
 /** One open connection as the listener tracks it. */
 interface OpenConnection {
   readonly client: ClientConnection;
-  server?: ConnectionServer;
+  /** The runtime's server of the connection (relayed to the fallback: that server's shutdown). */
+  server?: Pick<ConnectionServer, "shutdown">;
   /**
    * The runtime server's forceful cancel of the connection, as it registers it on the abort
    * signal it is given (its own signal would report a cancel of a connection the runtime is
@@ -293,6 +264,11 @@ type OnError = (error: unknown) => Response | Promise<Response>;
  * directly. TLS connections are relayed, still encrypted, to the runtime's TLS server on an
  * ephemeral loopback port: a TLS handshake in progress inside the runtime cannot be cancelled (its
  * socket stays open until the client finishes it), so the guard keeps the client's socket itself.
+ *
+ * When the runtime's per-connection server is missing or fails its self-test (deno_internals.ts),
+ * every connection is relayed instead, cleartext or TLS, to a `Deno.serve` on an ephemeral
+ * loopback port (the fallback): the guard keeps the client's socket and closes it on a deadline,
+ * and the same limits hold, at the relay's cost.
  */
 export class GuardedListener {
   readonly #listener: Deno.Listener;
@@ -301,7 +277,15 @@ export class GuardedListener {
   readonly #options: GuardedListenOptions;
   readonly #perIp: AddressCounts;
   readonly #open = new Set<OpenConnection>();
-  readonly #serve: ServeOnConnection;
+  /** The runtime's per-connection server, once its self-test has passed. */
+  readonly #door: Promise<RuntimeHttp | undefined>;
+  #http: RuntimeHttp | undefined;
+  /** The fallback: the loopback server every connection is relayed to. */
+  #fallback: Deno.HttpServer<Deno.NetAddr> | undefined;
+  /** The fallback's graceful shutdown, once begun. */
+  #fallbackStopped: Promise<void> | undefined;
+  /** The fallback: each relayed connection's request handler, by the relay's loopback port. */
+  readonly #routes = new Map<number, Handler>();
   /** TLS: relayed connections by the relay's loopback port, until the inner side accepts them. */
   readonly #relayed = new Map<number, OpenConnection>();
   /** TLS: inner connections accepted before their relay registered (with the time). */
@@ -317,7 +301,7 @@ export class GuardedListener {
 
   constructor(options: GuardedListenOptions) {
     this.#options = options;
-    this.#serve = serveOnConnection ??= runtimeServeOnConnection();
+    this.#door = options.runtimeHttp ?? runtimeHttp();
     this.#perIp = new AddressCounts(options.addressCounts);
     this.#listener = Deno.listen({
       hostname: options.hostname,
@@ -357,8 +341,54 @@ export class GuardedListener {
     const sweep = setInterval(() => this.#closeExpired(), every);
     Deno.unrefTimer(sweep);
     this.#sweep = sweep;
-    void this.#acceptLoop(handler, onError);
-    if (this.#inner) void this.#innerAcceptLoop(this.#inner, handler, onError);
+    void this.#start(handler, onError);
+  }
+
+  /**
+   * Learns whether the runtime's per-connection server can be used (settled after the first
+   * listener of the isolate), then accepts: through it, or through the fallback.
+   */
+  async #start(handler: Handler, onError: OnError): Promise<void> {
+    this.#http = await this.#door;
+    if (this.#closed) return;
+    let relayTo: Deno.NetAddr | undefined;
+    if (this.#http) {
+      if (this.#inner) {
+        relayTo = this.#inner.addr as Deno.NetAddr;
+        void this.#innerAcceptLoop(this.#inner, handler, onError);
+      }
+    } else {
+      relayTo = this.#startFallback(onError);
+    }
+    await this.#acceptLoop(handler, onError, relayTo);
+  }
+
+  /**
+   * The fallback's loopback server (TLS when the listener is): each request goes to the handler
+   * its relay registered under the relay's port. A connection that did not come through a relay
+   * (another local process) is refused.
+   */
+  #startFallback(onError: OnError): Deno.NetAddr {
+    const tls = this.#options.tls;
+    if (this.#inner) closeQuietly(this.#inner); // it checked the certificate; Deno.serve serves it
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      ...(tls ? { cert: tls.cert, key: tls.key } : {}),
+      onListen: noop,
+      onError,
+    }, (request, info) => {
+      const route = this.#routes.get(info.remoteAddr.port);
+      return route ? route(request, info) : new Response("Forbidden", { status: 403 });
+    });
+    this.#fallback = server;
+    return server.addr;
+  }
+
+  /** The fallback's graceful shutdown (answer what is in flight, then close); once. */
+  #stopFallback(): Promise<void> {
+    if (!this.#fallback) return Promise.resolve();
+    return this.#fallbackStopped ??= this.#fallback.shutdown().catch(noop);
   }
 
   /** Stops accepting; open connections are left to finish (or to their timeouts). */
@@ -367,6 +397,7 @@ export class GuardedListener {
     this.#closed = true;
     closeQuietly(this.#listener);
     if (this.#inner) closeQuietly(this.#inner);
+    if (this.#open.size === 0) void this.#stopFallback();
   }
 
   /**
@@ -377,7 +408,10 @@ export class GuardedListener {
    */
   async shutdown(graceMs = Infinity): Promise<void> {
     // No grace left: a graceful close begun now could not be cut short any more.
-    if (graceMs <= 0) return this.closeAll();
+    if (graceMs <= 0) {
+      this.closeAll();
+      return this.#stopFallback();
+    }
     this.close();
     this.#draining = true;
     this.#drain(Date.now());
@@ -390,6 +424,7 @@ export class GuardedListener {
       clearTimeout(timer);
     }
     this.closeAll();
+    if (this.#fallback) await this.#stopFallback();
   }
 
   /**
@@ -459,7 +494,8 @@ export class GuardedListener {
     }
   }
 
-  async #acceptLoop(handler: Handler, onError: OnError): Promise<void> {
+  /** Accepts connections: relayed to `relayTo` (TLS, the fallback), else served here. */
+  async #acceptLoop(handler: Handler, onError: OnError, relayTo?: Deno.NetAddr): Promise<void> {
     while (!this.#closed) {
       let conn: Deno.Conn;
       try {
@@ -472,9 +508,8 @@ export class GuardedListener {
       }
       const open = this.#admit(conn);
       if (!open) continue;
-      if (this.#inner) {
-        void this.#relay(conn, open, this.#inner.addr as Deno.NetAddr, handler, onError);
-      } else this.#serveOn(conn, open, handler, onError, open.release);
+      if (relayTo) void this.#relay(conn, open, relayTo, handler, onError);
+      else this.#serveOn(conn, open, handler, onError, open.release);
     }
   }
 
@@ -495,23 +530,18 @@ export class GuardedListener {
       release: () => {
         if (!this.#open.delete(open)) return;
         if (admission === "counted") this.#perIp.release(ip);
-        if (this.#draining && this.#open.size === 0) this.#drained.resolve();
+        if (this.#open.size > 0) return;
+        if (this.#draining) this.#drained.resolve();
+        if (this.#closed) void this.#stopFallback();
       },
     };
     this.#open.add(open);
     return open;
   }
 
-  /** Runs the runtime's server on `conn`; `ended` runs when it has let the connection go. */
-  #serveOn(
-    conn: Deno.Conn,
-    open: OpenConnection,
-    handler: Handler,
-    onError: OnError,
-    ended: () => void,
-  ): void {
-    const client = open.client;
-    const onRequest = (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
+  /** `handler` for the requests of one connection, counting them on its client. */
+  #requestHandler(client: ClientConnection, handler: Handler): Handler {
+    return (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
       client.requests++;
       client.active++;
       client.lastActive = Date.now();
@@ -536,21 +566,33 @@ export class GuardedListener {
       if (upload) client.uploads--;
       return answer;
     };
+  }
+
+  /** Runs the runtime's server on `conn`; `ended` runs when it has let the connection go. */
+  #serveOn(
+    conn: Deno.Conn,
+    open: OpenConnection,
+    handler: Handler,
+    onError: OnError,
+    ended: () => void,
+  ): void {
     const done = () => {
       open.cancel = undefined;
       ended();
     };
+    let server: ConnectionServer;
     try {
-      const signal = {
-        addEventListener: (_type: string, cancel: () => void) => open.cancel = cancel,
-      } as unknown as AbortSignal;
-      open.server = this.#serve(conn, signal, onRequest, onError, noop);
+      const onRequest = this.#requestHandler(open.client, handler);
+      server = this.#http!.serveConnection(conn, onRequest, onError, (cancel) => {
+        open.cancel = cancel;
+      });
+      open.server = server;
     } catch {
       closeQuietly(conn);
       done();
       return;
     }
-    open.server.finished.then(done, done);
+    server.finished.then(done, done);
   }
 
   /** TLS: pairs each loopback connection with the relay that made it, then serves it. */
@@ -575,7 +617,10 @@ export class GuardedListener {
     }
   }
 
-  /** TLS: relays the client's bytes to the inner server until either side ends. */
+  /**
+   * Relays the client's bytes to the inner server: TLS, until either side ends; the fallback,
+   * until the server ends (its answers are out: what the client sends after is of no use).
+   */
   async #relay(
     client: Deno.Conn,
     open: OpenConnection & { release: () => void },
@@ -590,6 +635,15 @@ export class GuardedListener {
       open.sockets = [client, server];
       if (open.closing) return;
       const port = (server.localAddr as Deno.NetAddr).port;
+      if (this.#fallback) {
+        this.#routes.set(port, this.#requestHandler(open.client, handler));
+        open.server = { shutdown: () => this.#stopFallback() };
+        // Bytes are not activity: requests and tracked bodies are, as without the fallback.
+        const answers = this.#pump(server, client, open, false);
+        void this.#pump(client, server, open, false);
+        await answers;
+        return;
+      }
       const accepted = this.#unclaimed.get(port);
       if (accepted) {
         this.#unclaimed.delete(port);
@@ -597,29 +651,39 @@ export class GuardedListener {
       } else {
         this.#relayed.set(port, open);
       }
-      await Promise.all([this.#pump(client, server, open), this.#pump(server, client, open)]);
+      await Promise.all([
+        this.#pump(client, server, open, true),
+        this.#pump(server, client, open, true),
+      ]);
     } catch {
       // a broken connection on either side ends the relay
     } finally {
-      if (server) this.#relayed.delete((server.localAddr as Deno.NetAddr).port);
+      if (server) {
+        const port = (server.localAddr as Deno.NetAddr).port;
+        this.#relayed.delete(port);
+        this.#routes.delete(port);
+      }
       closeQuietly(client);
       if (server) closeQuietly(server);
       open.release();
     }
   }
 
-  /** Copies one direction, marking activity, until it ends; then half-closes the other side. */
-  async #pump(from: Deno.Conn, to: Deno.Conn, open: OpenConnection): Promise<void> {
+  /**
+   * Copies one direction until it ends (marking activity with `touch`), then half-closes the
+   * other side.
+   */
+  async #pump(from: Deno.Conn, to: Deno.Conn, open: OpenConnection, touch: boolean) {
     const buf = new Uint8Array(16 * 1024);
     const client = open.client;
     try {
       while (!open.closing) {
         const n = await from.read(buf);
         if (n === null) break;
-        client.lastActive = Date.now();
+        if (touch) client.lastActive = Date.now();
         let offset = 0;
         while (offset < n) offset += await to.write(buf.subarray(offset, n));
-        client.lastActive = Date.now();
+        if (touch) client.lastActive = Date.now();
       }
     } catch {
       // closed or reset

@@ -7,6 +7,7 @@ import {
   GuardedListener,
   type GuardOptions,
 } from "./guarded_listener.ts";
+import type { RuntimeHttp } from "./deno_internals.ts";
 
 /** Defaults: a first request within 10 s, 120 s without activity, 256 connections per address. */
 export const DEFAULT_GUARD: GuardOptions = {
@@ -43,6 +44,11 @@ export interface GuardedServeOptions {
    * itself (`ClientConnection.track`), which spares the responses it answers from memory.
    */
   trackResponseBodies?: boolean;
+  /**
+   * The runtime's per-connection HTTP server (default: the runtime's, self-tested once per
+   * isolate); `Promise.resolve(undefined)` forces the relay fallback (tests).
+   */
+  runtimeHttp?: Promise<RuntimeHttp | undefined>;
 }
 
 function internalError(err: unknown): Response {
@@ -61,6 +67,7 @@ export function guardedServe(
     reusePort: options.reusePort,
     tls: options.tls,
     addressCounts: options.addressCounts,
+    runtimeHttp: options.runtimeHttp,
     ...options.guard,
   });
   const serve: Deno.ServeHandler<Deno.NetAddr> = options.trackResponseBodies === false

@@ -1,7 +1,9 @@
 /**
  * Network helpers shared by the gateway and the cloud: HTTP served behind the slow-client guard
  * (header, idle and per-address limits the runtime's `Deno.serve` does not have), and IP address
- * ranges (CIDR) for allow and deny lists.
+ * ranges (CIDR) for allow and deny lists. The guard's one use of the runtime's internals sits
+ * behind `runtimeHttp` (deno_internals.ts), self-tested at start; without it the guard relays
+ * each connection to a loopback `Deno.serve`.
  *
  * @example
  * ```ts
@@ -29,5 +31,11 @@ export {
   type GuardOptions,
 } from "./guarded_listener.ts";
 export { DEFAULT_GUARD, guardedServe, type GuardedServer } from "./guarded_serve.ts";
+export {
+  type ConnectionServer,
+  probeRuntimeHttp,
+  type RuntimeHttp,
+  runtimeHttp,
+} from "./deno_internals.ts";
 export { AddressRanges, parseAddress, rangeProblem } from "./address_ranges.ts";
 export { ADDRESS_SLOTS, AddressCounts, type Admission, fingerprint } from "./address_counts.ts";
