@@ -74,14 +74,19 @@ export async function readDigestInAnotherProcess(
   }
 }
 
-/** The child's side: prints the digest of the entry, `none` when empty; exits 1 on failure. */
-export async function runKeychainProbe(args: string[]): Promise<number> {
+/** Reads the entry `service`/`account` of the keychain: the value, or null when there is none. */
+export type KeychainReader = (service: string, account: string) => Promise<string | null>;
+
+/**
+ * The child's side: prints the digest of the entry that `read` finds, `none` when empty; exits 1
+ * on failure. The caller (`cli/main.ts`) passes the keychain's reader, so this module does not
+ * import the keychain that imports it.
+ */
+export async function runKeychainProbe(args: string[], read: KeychainReader): Promise<number> {
   const [service, account] = args;
   if (!service || !account) return 2;
   try {
-    const { openKeychain } = await import("./keychain.ts");
-    const entry = await openKeychain(service, account);
-    const value = await entry.read();
+    const value = await read(service, account);
     console.log(value === null ? "none" : await digestOf(value));
     return 0;
   } catch (err) {

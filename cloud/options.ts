@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { type Clock, systemClock } from "./clock.ts";
 import { Logger, silentLogger } from "../shared/mod.ts";
-import { DEFAULT_RATE_LIMITS, type RateLimits } from "./api/mod.ts";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./rate_limit/mod.ts";
 import { PREVIEW_DEADLINE_MS } from "./preview/mod.ts";
 
 /** OWASP's PBKDF2-HMAC-SHA256 iteration count (Password Storage Cheat Sheet, 2023). */

@@ -2,7 +2,7 @@
 import { KeyRing } from "./auth/mod.ts";
 import { resolveKeyEncryptionKey } from "./auth/mod.ts";
 import { Tokens } from "./auth/mod.ts";
-import { RateLimiter } from "./api/mod.ts";
+import { RateLimiter } from "./rate_limit/mod.ts";
 import type { CloudOptions } from "./options.ts";
 import { InvitationService, ResourceService, ShareService, TeamService } from "./resources/mod.ts";
 import { PreviewPool } from "./preview/mod.ts";

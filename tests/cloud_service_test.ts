@@ -2,7 +2,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, startTestCloud, withCloud } from "./cloud_harness.ts";
 import { parseCommandLine, resolveOptions } from "../cloud/mod.ts";
-import { RateLimiter } from "../cloud/api/mod.ts";
+import { RateLimiter } from "../cloud/rate_limit/mod.ts";
 import { ManualClock } from "../cloud/mod.ts";
 
 Deno.test("cloud options: flags win over the environment, the environment over defaults", () => {

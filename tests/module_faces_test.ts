@@ -8,7 +8,7 @@ Deno.test("module faces: the product imports other folders only through their mo
   assertEquals(await faceViolations(), []);
 });
 
-Deno.test("module faces: an internal import and a gateway -> cloud import are reported", async () => {
+Deno.test("module faces: internal imports (.ts and .tsx) and a gateway -> cloud import are reported", async () => {
   const root = await tempDir("faces-");
   try {
     for (const dir of ["gateway/a", "gateway/b", "cloud/x", "cli", "shared"]) {
@@ -22,9 +22,15 @@ Deno.test("module faces: an internal import and a gateway -> cloud import are re
       `import { x } from "../b/inner.ts";\nimport { x as z } from "../b/mod.ts";\n` +
         `import type { y } from "../../cloud/x/mod.ts";\n`,
     );
+    await Deno.writeTextFile(`${root}/cloud/x/inner.tsx`, `export const v = <b />;\n`);
+    await Deno.writeTextFile(
+      `${root}/cloud/page.tsx`,
+      `import { v } from "./x/inner.tsx";\nimport { y } from "./x/mod.ts";\n`,
+    );
     // A test may reach internals.
     await Deno.writeTextFile(`${root}/gateway/a/use_test.ts`, `import "../b/inner.ts";\n`);
     assertEquals(await faceViolations(root), [
+      "cloud/page.tsx -> cloud/x/inner.tsx: import cloud/x/mod.ts instead",
       "gateway/a/use.ts -> cloud/x/mod.ts: gateway/ must not import cloud/ (share code in shared/)",
       "gateway/a/use.ts -> gateway/b/inner.ts: import gateway/b/mod.ts instead",
     ]);

@@ -12,7 +12,7 @@ import {
 import type { Services } from "../services.ts";
 import type { AppEnv } from "./env.ts";
 import { forbidden, tooManyRequests, unauthorized as unauthorizedError } from "./errors.ts";
-import type { Budget } from "./rate_limit.ts";
+import type { Budget } from "../rate_limit/mod.ts";
 
 /** Sets `services` and `requestId`, answers with `X-Request-Id`, writes one access-log line. */
 export function requestContext(s: Services): MiddlewareHandler<AppEnv> {

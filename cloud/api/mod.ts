@@ -36,7 +36,6 @@ export { ApiError, errorBody, errorResponse, type FieldProblem } from "./errors.
 export { clientIp, requestContext, spend } from "./middleware.ts";
 export { openApiDocument } from "./openapi.ts";
 export { routesMarkdown } from "./docs.ts";
-export { type Budget, DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./rate_limit.ts";
 export { type AuthKind, type Method, openApiPath, Registry, type RouteDoc } from "./registry.ts";
 export { CREATE_EXAMPLES, EXAMPLE_IDS, EXAMPLE_ORDER, UPDATE_EXAMPLES } from "./examples.ts";
 export { readBytes, readJson, validate } from "./body.ts";

@@ -6,7 +6,28 @@
 import { iso } from "../clock.ts";
 import type { DeviceRecord, Team, User } from "../store/mod.ts";
 import { randomBase64Url, sha256Hex } from "../store/mod.ts";
-import type { Services } from "../services.ts";
+import type { CloudOptions } from "../options.ts";
+import type { Store } from "../store/mod.ts";
+import type { Tokens } from "./jwt.ts";
+
+/** What looking up and deciding a pending device code uses: the clock and the device store. */
+export interface DeviceCodes {
+  options: Pick<CloudOptions, "clock">;
+  store: Pick<Store, "devices">;
+}
+
+/**
+ * What the device flow (RFC 8628) uses beyond {@link DeviceCodes}: its timings, the base URL
+ * shown to the user, the members it checks and the signer of the user token it hands out.
+ */
+export interface DeviceFlow {
+  options: Pick<
+    CloudOptions,
+    "clock" | "baseUrl" | "deviceCodeTtlSeconds" | "deviceIntervalSeconds" | "userTokenTtlSeconds"
+  >;
+  store: Pick<Store, "devices" | "identity">;
+  jwt: Pick<Tokens, "issueUserToken">;
+}
 
 /** Grant type of the device-code token request. */
 export const DEVICE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code";
@@ -63,7 +84,7 @@ function newUserCode(): string {
 
 /** Starts a device authorization for `clientId`. */
 export async function startDeviceAuthorization(
-  s: Services,
+  s: DeviceFlow,
   clientId: string,
   scope: string | null,
 ): Promise<DeviceAuthorization> {
@@ -102,7 +123,7 @@ export async function startDeviceAuthorization(
 
 /** Answers one poll of the token endpoint. */
 export async function pollDeviceToken(
-  s: Services,
+  s: DeviceFlow,
   deviceCode: string,
   clientId: string,
 ): Promise<DeviceTokenResult> {
@@ -171,7 +192,7 @@ export async function pollDeviceToken(
 
 /** The pending request of a user code, for the approval page; null when unknown or expired. */
 export async function pendingByUserCode(
-  s: Services,
+  s: DeviceCodes,
   userCode: string,
 ): Promise<DeviceRecord | null> {
   const entry = await s.store.devices.byUserCode(normalizeUserCode(userCode));
@@ -182,7 +203,7 @@ export async function pendingByUserCode(
 
 /** Approves or denies the pending request of `userCode` as `user` in `team`; false when gone. */
 export async function decideDevice(
-  s: Services,
+  s: DeviceCodes,
   userCode: string,
   decision: "approved" | "denied",
   user: User,

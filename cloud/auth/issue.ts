@@ -2,20 +2,33 @@
 import { iso } from "../clock.ts";
 import type { Actor, ApiTokenRecord, GatewayRecord, MachineTokenRecord } from "../store/mod.ts";
 import { randomBase64Url, sha256Hex, uuidv7 } from "../store/mod.ts";
-import type { Services } from "../services.ts";
+import type { CloudOptions } from "../options.ts";
+import type { Store } from "../store/mod.ts";
 import {
   MACHINE_ABILITIES,
   MACHINE_TOKEN_LIFETIME_MS,
   type MachineTokenPayload,
 } from "../../shared/mod.ts";
+import type { Tokens } from "./jwt.ts";
 import { API_TOKEN_PREFIX } from "./principal.ts";
+
+/** What issuing an API token reads and writes: the clock and the token store. */
+export interface ApiTokenIssuer {
+  options: Pick<CloudOptions, "clock">;
+  store: Pick<Store, "tokens">;
+}
+
+/** What issuing a machine token uses: {@link ApiTokenIssuer} and the JWT signer. */
+export interface MachineTokenIssuer extends ApiTokenIssuer {
+  jwt: Pick<Tokens, "issueMachineToken">;
+}
 
 /** A renewed machine token's predecessor stays valid this long (in case the answer is lost). */
 export const RENEWAL_GRACE_MS = 60 * 60 * 1000;
 
 /** Creates an API token for `userId` in `teamId`; the text is in the answer only. */
 export async function createApiToken(
-  s: Services,
+  s: ApiTokenIssuer,
   input: { userId: string; teamId: string; name: string; expiresInDays: number | null },
   actor: Actor,
 ): Promise<{ token: string; record: ApiTokenRecord }> {
@@ -39,7 +52,7 @@ export async function createApiToken(
 
 /** Issues a machine token for a gateway (renewing `previousJti` when given). */
 export async function issueMachineToken(
-  s: Services,
+  s: MachineTokenIssuer,
   gateway: GatewayRecord,
   actor: Actor,
   previousJti?: string,

@@ -16,6 +16,7 @@
  * ```
  */
 import { Buffer } from "node:buffer";
+import type { SealedSecret } from "../store/mod.ts";
 
 /** Environment variable holding the key (base64 of 32 random bytes). */
 export const KEY_ENCRYPTION_ENV = "CLOUD_KEY_ENCRYPTION_KEY";
@@ -24,12 +25,8 @@ export const KEY_ENCRYPTION_FILE_ENV = "CLOUD_KEY_ENCRYPTION_KEY_FILE";
 /** File of the generated development key in the data directory. */
 export const DEV_KEY_FILE = "dev-key-encryption.key";
 
-/** A secret as stored: AES-GCM with a random 96-bit IV, both base64. */
-export interface SealedSecret {
-  alg: "A256GCM";
-  iv: string;
-  data: string;
-}
+/** A secret as stored (the store keeps its shape, this module makes and opens it). */
+export type { SealedSecret };
 
 /** Why the service cannot start without a key, with the fix. */
 export const MISSING_KEY_MESSAGE = `${KEY_ENCRYPTION_ENV} is not set: the token signing keys are ` +

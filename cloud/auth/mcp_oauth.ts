@@ -7,7 +7,9 @@
  * lists and can revoke; revoking it ends its access and refresh tokens at once.
  */
 import { iso } from "../clock.ts";
-import type { Services } from "../services.ts";
+import type { CloudOptions } from "../options.ts";
+import type { Store } from "../store/mod.ts";
+import type { Tokens } from "./jwt.ts";
 import type {
   Actor,
   OAuthClientRecord,
@@ -67,8 +69,23 @@ const FORBIDDEN_SCHEMES = new Set([
   "resource:",
 ]);
 
+/** What names the service: its base URL. */
+export interface BaseUrl {
+  options: Pick<CloudOptions, "baseUrl">;
+}
+
+/**
+ * What the authorization server reads and writes: the clock and base URL, the OAuth store, the
+ * members it checks, and the signer and verifier of MCP access tokens.
+ */
+export interface OAuthServer {
+  options: Pick<CloudOptions, "clock" | "baseUrl">;
+  store: Pick<Store, "oauth" | "identity">;
+  jwt: Pick<Tokens, "issueMcpAccessToken" | "verifyMcpAccessToken">;
+}
+
 /** The resource indicator of the MCP server: `<base URL>/mcp/cloud`. */
-export function mcpResource(s: Services): string {
+export function mcpResource(s: BaseUrl): string {
   return `${s.options.baseUrl}${MCP_RESOURCE_PATH}`;
 }
 
@@ -78,12 +95,12 @@ export function mcpResource(s: Services): string {
  * the reverse), because the SDKs refuse metadata naming another origin than the one they
  * connected to; otherwise (and for any non-loopback Host) {@link mcpResource}.
  */
-export function mcpResourceFor(s: Services, authority: string | undefined): string {
+export function mcpResourceFor(s: BaseUrl, authority: string | undefined): string {
   return `${advertisedOrigin(s.options.baseUrl, authority)}${MCP_RESOURCE_PATH}`;
 }
 
 /** A requested `resource` in the canonical spelling: a loopback alias becomes the base URL's. */
-function canonicalResource(s: Services, resource: string | undefined): string | undefined {
+function canonicalResource(s: BaseUrl, resource: string | undefined): string | undefined {
   return resource === undefined ? undefined : canonicalLoopbackUrl(resource, s.options.baseUrl);
 }
 
@@ -206,7 +223,7 @@ function displayText(text: string): string {
  * (`token_endpoint_auth_method: none`) and uses the code and refresh grants.
  */
 export async function registerClient(
-  s: Services,
+  s: OAuthServer,
   metadata: Record<string, unknown>,
 ): Promise<{ ok: true; client: RegisteredClient } | OAuthFailure> {
   const uris = metadata.redirect_uris;
@@ -280,7 +297,7 @@ export type AuthorizationCheck =
   | { ok: false; redirect: string };
 
 /** The URL of `redirectUri` with `params` added (and `iss`, RFC 9207). */
-function withParams(s: Services, redirectUri: string, params: Record<string, string | undefined>) {
+function withParams(s: BaseUrl, redirectUri: string, params: Record<string, string | undefined>) {
   const url = new URL(redirectUri);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
   url.searchParams.set("iss", s.options.baseUrl);
@@ -289,7 +306,7 @@ function withParams(s: Services, redirectUri: string, params: Record<string, str
 
 /** The error redirect of a request whose client and redirect URI are known good. */
 export function errorRedirect(
-  s: Services,
+  s: OAuthServer,
   redirectUri: string,
   state: string | undefined,
   error: string,
@@ -309,7 +326,7 @@ function grantedScope(_requested: string | undefined): string {
  * to the user instead of being sent anywhere (§4.1.2.1).
  */
 export async function checkAuthorizationRequest(
-  s: Services,
+  s: OAuthServer,
   p: Record<string, string | undefined>,
 ): Promise<AuthorizationCheck> {
   if (!p.client_id) return { ok: false, page: "The request names no client (client_id)." };
@@ -383,7 +400,7 @@ export async function checkAuthorizationRequest(
 
 /** Issues a code for an approved request; returns the redirect that carries it. */
 export async function approveAuthorization(
-  s: Services,
+  s: OAuthServer,
   request: AuthorizationRequest,
   user: User,
   team: Team,
@@ -423,7 +440,7 @@ async function s256(verifier: string): Promise<string> {
 }
 
 async function tokensFor(
-  s: Services,
+  s: OAuthServer,
   grant: OAuthGrantRecord,
   refreshToken: string,
 ): Promise<TokenAnswer> {
@@ -451,13 +468,17 @@ function grantExpiry(createdAt: number, now: number): number {
   return Math.min(now + REFRESH_IDLE_MS, createdAt + GRANT_MAX_MS);
 }
 
-async function memberStill(s: Services, userId: string, teamId: string): Promise<boolean> {
+async function memberStill(
+  s: Pick<OAuthServer, "store">,
+  userId: string,
+  teamId: string,
+): Promise<boolean> {
   return (await s.store.identity.membership(teamId, userId)) !== null;
 }
 
 /** The `authorization_code` grant (RFC 6749 §4.1.3, RFC 7636 §4.6, RFC 8707 §2.2). */
 export async function exchangeCode(
-  s: Services,
+  s: OAuthServer,
   p: Record<string, string | undefined>,
 ): Promise<TokenAnswer | OAuthFailure> {
   if (!p.code || !p.client_id || !p.code_verifier) {
@@ -531,7 +552,7 @@ const systemActor: Actor = { type: "system", id: "oauth", label: "authorization 
 
 /** The `refresh_token` grant with rotation (RFC 6749 §6, OAuth 2.1 §4.3.1). */
 export async function refreshGrant(
-  s: Services,
+  s: OAuthServer,
   p: Record<string, string | undefined>,
 ): Promise<TokenAnswer | OAuthFailure> {
   if (!p.refresh_token || !p.client_id) {
@@ -587,7 +608,7 @@ export async function refreshGrant(
  * Token revocation (RFC 7009): a refresh token or an access token of the MCP flow ends its grant.
  * Unknown tokens and other clients' tokens are ignored (the answer is the same 200 either way).
  */
-export async function revokeToken(s: Services, token: string, clientId: string): Promise<void> {
+export async function revokeToken(s: OAuthServer, token: string, clientId: string): Promise<void> {
   let grantRef: { team_id: string; grant_id: string } | null = null;
   if (token.startsWith(REFRESH_TOKEN_PREFIX)) {
     grantRef = await s.store.oauth.refreshRef(await sha256Hex(token));

@@ -59,9 +59,11 @@ export {
   revokeToken,
   type TokenAnswer,
 } from "./mcp_oauth.ts";
+export type { BaseUrl, OAuthServer } from "./mcp_oauth.ts";
 export {
   API_TOKEN_PREFIX,
   authenticate,
+  type Authenticator,
   type BearerKind,
   bearerKind,
   bearerToken,
@@ -69,7 +71,13 @@ export {
   type Principal,
   type UserPrincipal,
 } from "./principal.ts";
-export { createApiToken, issueMachineToken, RENEWAL_GRACE_MS } from "./issue.ts";
+export {
+  type ApiTokenIssuer,
+  createApiToken,
+  issueMachineToken,
+  type MachineTokenIssuer,
+  RENEWAL_GRACE_MS,
+} from "./issue.ts";
 export {
   advertisedOrigin,
   canonicalLoopbackUrl,
@@ -81,6 +89,8 @@ export {
   DEVICE_CLIENTS,
   DEVICE_GRANT_TYPE,
   type DeviceAuthorization,
+  type DeviceCodes,
+  type DeviceFlow,
   type DeviceTokenError,
   type DeviceTokenResult,
   formatUserCode,

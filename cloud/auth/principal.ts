@@ -14,13 +14,14 @@ import type {
   User,
 } from "../store/mod.ts";
 import { sha256Hex } from "../store/mod.ts";
-import type { Services } from "../services.ts";
+import type { CloudOptions } from "../options.ts";
+import type { Store } from "../store/mod.ts";
 import {
   decodeTokenClaims,
   MACHINE_TOKEN_AUDIENCE,
   type MachineAbility,
 } from "../../shared/mod.ts";
-import { TokenError } from "./jwt.ts";
+import { TokenError, type Tokens } from "./jwt.ts";
 import { mcpResource } from "./mcp_oauth.ts";
 
 /** Prefix of API tokens (so secret scanners and people can recognize them). */
@@ -74,8 +75,18 @@ export function bearerKind(token: string): BearerKind | undefined {
   return aud.includes(MACHINE_TOKEN_AUDIENCE) ? "machine" : "user_token";
 }
 
+/**
+ * What resolving a bearer token reads: the clock and base URL, the stores of tokens, members and
+ * OAuth grants, and the verifiers of the three JWT kinds.
+ */
+export interface Authenticator {
+  options: Pick<CloudOptions, "clock" | "baseUrl">;
+  store: Pick<Store, "tokens" | "identity" | "oauth">;
+  jwt: Pick<Tokens, "verifyUserToken" | "verifyMcpAccessToken" | "verifyMachineToken">;
+}
+
 /** Resolves a bearer token; throws TokenError with the reason when it is not usable. */
-export async function authenticate(s: Services, token: string): Promise<Principal> {
+export async function authenticate(s: Authenticator, token: string): Promise<Principal> {
   const kind = bearerKind(token);
   if (kind === "api_token") return await fromApiToken(s, token);
   if (kind === "user_token") return await fromUserToken(s, token);
@@ -84,7 +95,7 @@ export async function authenticate(s: Services, token: string): Promise<Principa
   throw new TokenError("malformed token");
 }
 
-async function fromApiToken(s: Services, token: string): Promise<UserPrincipal> {
+async function fromApiToken(s: Authenticator, token: string): Promise<UserPrincipal> {
   if (!/^gwc_[A-Za-z0-9_-]{43}$/.test(token)) throw new TokenError("malformed API token");
   const record = await s.store.tokens.apiTokenByHash(await sha256Hex(token));
   if (!record) throw new TokenError("unknown or revoked API token");
@@ -106,7 +117,7 @@ async function fromApiToken(s: Services, token: string): Promise<UserPrincipal> 
   };
 }
 
-async function fromUserToken(s: Services, token: string): Promise<UserPrincipal> {
+async function fromUserToken(s: Authenticator, token: string): Promise<UserPrincipal> {
   const claims = await s.jwt.verifyUserToken(token);
   const member = await memberOf(s, claims.sub, claims.team.id);
   return {
@@ -117,7 +128,7 @@ async function fromUserToken(s: Services, token: string): Promise<UserPrincipal>
   };
 }
 
-async function fromMcpAccessToken(s: Services, token: string): Promise<UserPrincipal> {
+async function fromMcpAccessToken(s: Authenticator, token: string): Promise<UserPrincipal> {
   // The audience must be this service's MCP resource (RFC 8707): a token minted for another
   // resource, or a user token, does not pass.
   const claims = await s.jwt.verifyMcpAccessToken(token, mcpResource(s));
@@ -142,7 +153,7 @@ async function fromMcpAccessToken(s: Services, token: string): Promise<UserPrinc
   };
 }
 
-async function fromMachineToken(s: Services, token: string): Promise<MachinePrincipal> {
+async function fromMachineToken(s: Authenticator, token: string): Promise<MachinePrincipal> {
   const claims = await s.jwt.verifyMachineToken(token);
   // The record's key comes from the verified claims: a token can only name its own team and gateway.
   const { token: record, gateway } = await s.store.tokens.machineTokenWithGateway<GatewayRecord>(
@@ -169,7 +180,7 @@ async function fromMachineToken(s: Services, token: string): Promise<MachinePrin
 }
 
 async function memberOf(
-  s: Services,
+  s: Authenticator,
   userId: string,
   teamId: string,
 ): Promise<{ user: User; team: Team; role: Role }> {

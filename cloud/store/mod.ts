@@ -98,7 +98,7 @@ export {
 } from "./repo.ts";
 export { type Session, SessionStore } from "./sessions.ts";
 export { type IncomingShare, type ShareAccess, type ShareRecord, ShareStore } from "./shares.ts";
-export { type SigningKeyRecord, SigningKeyStore } from "./signing_keys.ts";
+export { type SealedSecret, type SigningKeyRecord, SigningKeyStore } from "./signing_keys.ts";
 export { type ApiTokenRecord, type MachineTokenRecord, TokenStore } from "./tokens.ts";
 
 /** One repository per resource kind. */

@@ -1,6 +1,12 @@
 /** Token signing keys (RSA, RS256), kept in KV so every instance signs and verifies alike. */
-import type { SealedSecret } from "../auth/mod.ts";
 import { K } from "./keys.ts";
+
+/** A secret as stored: AES-GCM with a random 96-bit IV, both base64 (sealed by auth/). */
+export interface SealedSecret {
+  alg: "A256GCM";
+  iv: string;
+  data: string;
+}
 
 /** A stored signing key. */
 export interface SigningKeyRecord {

@@ -1,14 +1,17 @@
 /**
  * The module-face rule of DESIGN.md, checked: in the product (`gateway/`, `cloud/`, `cli/`,
- * `shared/`), a file imports from another folder only through that folder's `mod.ts`, and the
- * gateway and gwcli never import the cloud service (nor the reverse); what they share lives in
- * `shared/`. Tests (`*_test.ts`, `tests/`), benchmarks and fixtures may reach internals: they
+ * `shared/`; `.ts` and `.tsx`), a file imports from another folder only through that folder's
+ * `mod.ts`, and the gateway and gwcli never import the cloud service (nor the reverse); what they
+ * share lives in `shared/`. Import circles are checked by `import_circles.ts`. Tests (`*_test.ts`, `tests/`), benchmarks and fixtures may reach internals: they
  * measure and test them.
  *
  *   deno run --allow-read tests/support/module_faces.ts     (part of `deno task check`)
  */
 import { dirname, join, normalize, relative } from "node:path";
+import { importCycles, isProductSource } from "./import_circles.ts";
 import { REPO_ROOT } from "./paths.ts";
+
+export { importCycles };
 
 /** The product's top folders. */
 const PRODUCT = ["gateway", "cloud", "cli", "shared"];
@@ -23,7 +26,7 @@ async function* sources(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
     const path = join(dir, entry.name);
     if (entry.isDirectory) yield* sources(path);
-    else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) yield path;
+    else if (isProductSource(entry.name)) yield path;
   }
 }
 
@@ -50,7 +53,7 @@ export async function faceViolations(root: string = REPO_ROOT): Promise<string[]
           );
           continue;
         }
-        if (!spec.endsWith(".ts") || target.endsWith("/mod.ts")) continue;
+        if (!/\.tsx?$/.test(spec) || target.endsWith("/mod.ts")) continue;
         const targetDir = dirname(target);
         if ((dir + "/").startsWith(targetDir + "/")) continue;
         out.push(`${from} -> ${to}: import ${relative(root, targetDir)}/mod.ts instead`);
@@ -58,52 +61,6 @@ export async function faceViolations(root: string = REPO_ROOT): Promise<string[]
     }
   }
   return out.sort();
-}
-
-/**
- * The import cycles among the files of `dir` (its own files, type imports included): each cycle as
- * the files in it, sorted. Tests are left out.
- */
-export async function importCycles(dir: string): Promise<string[][]> {
-  const graph = new Map<string, string[]>();
-  for await (const entry of Deno.readDir(dir)) {
-    if (!entry.isFile || !entry.name.endsWith(".ts") || entry.name.endsWith("_test.ts")) continue;
-    const text = await Deno.readTextFile(join(dir, entry.name));
-    const local = [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2])
-      .filter((spec) => /^\.\/[^/]+\.ts$/.test(spec)).map((spec) => spec.slice(2));
-    graph.set(entry.name, local);
-  }
-  // Tarjan's strongly connected components; a component of two or more files is a cycle.
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cycles: string[][] = [];
-  const visit = (v: string) => {
-    index.set(v, index.size);
-    low.set(v, index.get(v)!);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!graph.has(w)) continue;
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const component: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        component.push(w);
-      } while (w !== v);
-      if (component.length > 1) cycles.push(component.sort());
-    }
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return cycles;
 }
 
 if (import.meta.main) {
