@@ -44,11 +44,14 @@ const SPEC_COMMANDS = [
 
 Deno.test("gwcli: -V, -h, list, unknown commands and the global options", async () => {
   await withGwcliHome(async (home) => {
-    const version = expectExit(await home.run(["-V"]), 0);
+    // End to end: the `gwcli` task as a subprocess (its exit codes and permissions); the other
+    // runs of this file go through runCli in-process.
+    const e2e = { subprocess: true };
+    const version = expectExit(await home.run(["-V"], e2e), 0);
     assertMatch(version.stdout, /^\d+\.\d+\.\d+\n$/);
     assertEquals((await home.run(["--version"])).stdout, version.stdout);
 
-    const help = expectExit(await home.run(["-h"]), 0);
+    const help = expectExit(await home.run(["-h"], e2e), 0);
     assertMatch(help.stdout, /^Usage: gwcli \[options\] \[command\]/);
     for (const flag of ["-V, --version", "-v, --verbose", "-q, --quiet", "-h, --help"]) {
       assert(help.stdout.includes(flag), `help lists ${flag}`);
@@ -63,7 +66,7 @@ Deno.test("gwcli: -V, -h, list, unknown commands and the global options", async 
     assertEquals(names, SPEC_COMMANDS);
     assertMatch(list.stdout, /^COMMAND +DESCRIPTION\n/);
 
-    const unknown = expectExit(await home.run(["nope"]), 2);
+    const unknown = expectExit(await home.run(["nope"], e2e), 2);
     assertMatch(unknown.stderr, /unknown command 'nope'/);
     const unknownOption = expectExit(await home.run(["gateway:list", "--bogus"]), 2);
     assertMatch(unknownOption.stderr, /unknown option '--bogus'/);

@@ -1,10 +1,14 @@
 /**
- * Running gwcli as a subprocess in end-to-end tests: each test gets its own home directory, a
- * clean environment (nothing of the developer's leaks in, e.g. GATEWAY_API_URL), the file-based
- * secure store (never the developer's keychain) and no browser. The command line is the
- * `gwcli` task of deno.json, so the tests also prove that its permissions are enough.
+ * Running gwcli in tests: each test gets its own home directory, a clean environment (nothing of
+ * the developer's leaks in, e.g. GATEWAY_API_URL), the file-based secure store (never the
+ * developer's keychain) and no browser. A run goes through `runCli` in this process (the
+ * program `cli/main.ts` runs, with that environment, captured output and stdin as the answers
+ * of its prompts), which spares a Deno start per command. A home made with `subprocess: true`,
+ * a run with `subprocess: true` or a `prefix`, and a run whose secure store is not the file
+ * (the keychain reads the process's own D-Bus environment) start the `gwcli` task of deno.json
+ * instead, so the end-to-end tests also prove that its permissions are enough.
  */
-import { envOf, Output, resolvePaths, SecureStore } from "../cli/mod.ts";
+import { envOf, Output, resolvePaths, runCli, SecureStore } from "../cli/mod.ts";
 import { removeDir, REPO_ROOT, tempDir } from "./support/mod.ts";
 
 /** What a finished gwcli run printed. */
@@ -37,6 +41,14 @@ export interface RunOptions {
   stdin?: string;
   /** A command that runs gwcli, e.g. `["keyctl", "session", "-"]` (a new kernel session keyring). */
   prefix?: string[];
+  /** Runs the `gwcli` task as a subprocess (end to end) rather than `runCli` in this process. */
+  subprocess?: boolean;
+}
+
+/** Options of a home. */
+export interface HomeOptions {
+  /** Every run is a subprocess of the `gwcli` task (end-to-end tests). */
+  subprocess?: boolean;
 }
 
 /** A gwcli process still running. */
@@ -46,6 +58,9 @@ export interface RunningGwcli {
   /** Waits for the exit. */
   finish(): Promise<GwcliResult>;
 }
+
+/** `GWCLI_TEST_SUBPROCESS=1`: every run is a subprocess, as before runCli ran in-process. */
+const ALL_SUBPROCESS = Deno.env.get("GWCLI_TEST_SUBPROCESS") === "1";
 
 let denoDir: Promise<string> | undefined;
 
@@ -73,12 +88,11 @@ export async function gwcliTaskArgs(): Promise<string[]> {
   return words.slice(1);
 }
 
-function decode(bytes: Uint8Array): string {
-  return new TextDecoder().decode(bytes);
-}
-
 /** Creates an isolated home; `env` is added to every run's environment. */
-export async function makeGwcliHome(env: Record<string, string> = {}): Promise<GwcliHome> {
+export async function makeGwcliHome(
+  env: Record<string, string> = {},
+  homeOptions: HomeOptions = {},
+): Promise<GwcliHome> {
   const home = await tempDir("gwcli-home-");
   const baseEnv: Record<string, string> = {
     HOME: home,
@@ -109,67 +123,67 @@ export async function makeGwcliHome(env: Record<string, string> = {}): Promise<G
     await writer.write(new TextEncoder().encode(stdin));
     await writer.close();
   };
+  const inProcess = (options: RunOptions) => {
+    const env = { ...baseEnv, ...options.env };
+    return !homeOptions.subprocess && !options.subprocess && !options.prefix &&
+      env.GWCLI_SECURE_STORE === "file" && !ALL_SUBPROCESS;
+  };
+  const start = (args: string[], options: RunOptions): Started => {
+    if (inProcess(options)) return startInProcess(args, { ...baseEnv, ...options.env }, options);
+    const child = command(args, options).spawn();
+    feed(child, options.stdin);
+    const out = new Captured();
+    const drained = Promise.all([
+      out.pump(child.stdout, "stdout"),
+      out.pump(child.stderr, "stderr"),
+    ]);
+    const done = (async () => {
+      const { code } = await child.status;
+      await drained;
+      return code;
+    })();
+    return { out, done };
+  };
   return {
     home,
     dir: `${home}/.gwcli`,
     env: baseEnv,
     async run(args, options = {}) {
-      const child = command(args, options).spawn();
-      await feed(child, options.stdin);
-      const out = await child.output();
-      return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+      const { out, done } = start(args, options);
+      const code = await done;
+      return { code, stdout: out.stdout, stderr: out.stderr };
     },
     spawn(args, options = {}) {
-      const child = command(args, options).spawn();
-      feed(child, options.stdin);
-      let stdout = "";
-      let stderr = "";
-      const listeners = new Set<() => void>();
-      const pump = async (stream: ReadableStream<Uint8Array>, onText: (t: string) => void) => {
-        const decoder = new TextDecoder();
-        for await (const chunk of stream) {
-          onText(decoder.decode(chunk, { stream: true }));
-          for (const l of listeners) l();
-        }
-      };
-      const drained = Promise.all([
-        pump(child.stdout, (t) => stdout += t),
-        pump(child.stderr, (t) => stderr += t),
-      ]);
-      const status = child.status;
+      const { out, done } = start(args, options);
       let exited = false;
-      status.then(() => {
-        exited = true;
-        for (const l of listeners) l();
-      });
+      done.then(() => out.changed(exited = true), () => out.changed(exited = true));
       return {
         waitForStdout(pattern) {
           return new Promise((resolve, reject) => {
             const timer = setTimeout(
-              () => done(new Error(`no ${pattern} in 30 s:\n${stdout}\n${stderr}`)),
+              () => finish(new Error(`no ${pattern} in 30 s:\n${out.stdout}\n${out.stderr}`)),
               30_000,
             );
             const check = () => {
-              const m = stdout.match(pattern);
-              if (m) done(undefined, m);
+              const m = out.stdout.match(pattern);
+              if (m) finish(undefined, m);
               else if (exited) {
-                done(new Error(`gwcli exited without ${pattern}:\n${stdout}\n${stderr}`));
+                finish(new Error(`gwcli exited without ${pattern}:\n${out.stdout}\n${out.stderr}`));
               }
             };
-            const done = (err?: Error, m?: RegExpMatchArray) => {
+            const finish = (err?: Error, m?: RegExpMatchArray) => {
               clearTimeout(timer);
-              listeners.delete(check);
+              out.listeners.delete(check);
               if (err) reject(err);
               else resolve(m!);
             };
-            listeners.add(check);
+            out.listeners.add(check);
             check();
           });
         },
         async finish() {
-          const { code } = await status;
-          await drained;
-          return { code, stdout, stderr };
+          const code = await done;
+          return { code, stdout: out.stdout, stderr: out.stderr };
         },
       };
     },
@@ -177,12 +191,63 @@ export async function makeGwcliHome(env: Record<string, string> = {}): Promise<G
   };
 }
 
+/** Output of a run so far, with listeners told of every change. */
+class Captured {
+  stdout = "";
+  stderr = "";
+  readonly listeners = new Set<() => void>();
+
+  write(stream: "stdout" | "stderr", text: string): void {
+    this[stream] += text;
+    this.changed();
+  }
+
+  changed(_?: unknown): void {
+    for (const l of [...this.listeners]) l();
+  }
+
+  async pump(stream: ReadableStream<Uint8Array>, name: "stdout" | "stderr"): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) this.write(name, decoder.decode(chunk, { stream: true }));
+  }
+}
+
+/** A run begun: its output so far and its exit code to come. */
+interface Started {
+  out: Captured;
+  done: Promise<number>;
+}
+
+/**
+ * `runCli` in this process, as `cli/main.ts` runs it: `env` is the whole environment, stdout and
+ * stderr are captured, and prompts read the lines of `stdin` (stdin is no terminal, as in a
+ * subprocess: a prompt asked anyway gets end of input once they are used up).
+ */
+function startInProcess(args: string[], env: Record<string, string>, options: RunOptions): Started {
+  const out = new Captured();
+  const answers = options.stdin === undefined ? [] : options.stdin.split("\n");
+  if (answers.at(-1) === "") answers.pop();
+  const done = runCli(args, {
+    env: envOf(env),
+    sinks: { stdout: (t) => out.write("stdout", t), stderr: (t) => out.write("stderr", t) },
+    prompter: {
+      interactive: false,
+      ask: (question) => {
+        out.write("stderr", question);
+        return Promise.resolve(answers.length ? answers.shift()! : null);
+      },
+    },
+  });
+  return { out, done };
+}
+
 /** Runs `fn` with a fresh home and removes it afterwards. */
 export async function withGwcliHome(
   fn: (home: GwcliHome) => Promise<void>,
   env: Record<string, string> = {},
+  homeOptions: HomeOptions = {},
 ): Promise<void> {
-  const home = await makeGwcliHome(env);
+  const home = await makeGwcliHome(env, homeOptions);
   try {
     await fn(home);
   } finally {

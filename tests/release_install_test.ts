@@ -9,6 +9,9 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { expectExit, withGwcliHome } from "./gwcli_support.ts";
+
+/** A release installed end to end: gwcli runs as the `gwcli` task's subprocess. */
+const E2E = { subprocess: true };
 import { removeDir, REPO_ROOT, runCommand, tempDir } from "./support/mod.ts";
 import { generateReleaseKey, verifyRelease } from "../shared/mod.ts";
 import { currentTarget } from "../deploy/release/release.ts";
@@ -115,97 +118,112 @@ Deno.test({
     );
     const base = `http://127.0.0.1:${server.addr.port}`;
     try {
-      await withGwcliHome(async (home) => {
-        const installDir = `${home.home}/bin`;
-        const ok = expectExit(await home.run(["gateway:install", "-d", installDir]), 0, "install");
-        assertMatch(ok.stdout, /The latest release is 2\.0\.0\./);
-        assertMatch(ok.stdout, /signature and checksum verified/);
-        // The progress of the download (stderr is not a terminal: a line per quarter).
-        assertMatch(ok.stderr, /downloading gateway-2\.0\.0-.*\.tar\.gz 100% \(/);
-        assertEquals((await Deno.stat(`${installDir}/gateway`)).mode! & 0o777, 0o755);
-        assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 2.0.0\n");
+      await withGwcliHome(
+        async (home) => {
+          const installDir = `${home.home}/bin`;
+          const ok = expectExit(
+            await home.run(["gateway:install", "-d", installDir]),
+            0,
+            "install",
+          );
+          assertMatch(ok.stdout, /The latest release is 2\.0\.0\./);
+          assertMatch(ok.stdout, /signature and checksum verified/);
+          // The progress of the download (stderr is not a terminal: a line per quarter).
+          assertMatch(ok.stderr, /downloading gateway-2\.0\.0-.*\.tar\.gz 100% \(/);
+          assertEquals((await Deno.stat(`${installDir}/gateway`)).mode! & 0o777, 0o755);
+          assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 2.0.0\n");
 
-        // A validly signed older release offered as the latest: refused, 2.0.0 stays.
-        const mirror = (name: string) => ({ env: { GWCLI_RELEASE_URL: `${base}/${name}` } });
-        const older = expectExit(
-          await home.run(["gateway:install", "-d", installDir], mirror("old")),
-          1,
-          "an older release as the latest",
-        );
-        assertMatch(
-          older.stderr,
-          /the release index .*\/old\/latest\/download\/latest\.json names 1\.9\.0, older than gateway 2\.0\.0 at .*; nothing was installed/,
-        );
-        assertMatch(older.stderr, /--version 1\.9\.0 --allow-downgrade/);
-        assert(!requests.some((p) => p.startsWith("/old/download/")), "nothing was downloaded");
-        // A forged index (changed after signing) and an unsigned one: refused before any release
-        // file is read.
-        const forged = expectExit(
-          await home.run(["gateway:install", "-d", installDir], mirror("forged")),
-          1,
-        );
-        assertMatch(forged.stderr, /latest\.json is not signed by a trusted release key/);
-        const unsigned = expectExit(
-          await home.run(["gateway:install", "-d", installDir], mirror("unsigned")),
-          1,
-        );
-        assertMatch(unsigned.stderr, /latest\.json is not signed \(.*latest\.json\.sig: 404\)/);
-        assert(!requests.some((p) => /^\/(forged|unsigned)\/download\//.test(p)));
-        // 1.9.0's signed checksums (and archive) under v2.0.0's URLs: they name 1.9.0's archive.
-        const swapped = expectExit(
-          await home.run(
-            ["gateway:install", "--version", "2.0.0", "-d", `${home.home}/swap`],
-            mirror("swap"),
-          ),
-          1,
-        );
-        assertMatch(
-          swapped.stderr,
-          /lists no checksum for gateway-2\.0\.0-.*; nothing was installed/,
-        );
-        // Named and allowed, the older release goes in; the latest brings 2.0.0 back.
-        const back = expectExit(
-          await home.run(
-            ["gateway:install", "--version", "1.9.0", "--allow-downgrade", "-d", installDir],
-            mirror("old"),
-          ),
-          0,
-          "an allowed downgrade",
-        );
-        assertMatch(back.stdout, /Replacing gateway 2\.0\.0 with the older 1\.9\.0/);
-        assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 1.9.0\n");
-        expectExit(await home.run(["gateway:install", "-d", installDir]), 0, "upgrade again");
-        assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 2.0.0\n");
+          // A validly signed older release offered as the latest: refused, 2.0.0 stays.
+          const mirror = (name: string) => ({ env: { GWCLI_RELEASE_URL: `${base}/${name}` } });
+          const older = expectExit(
+            await home.run(["gateway:install", "-d", installDir], mirror("old")),
+            1,
+            "an older release as the latest",
+          );
+          assertMatch(
+            older.stderr,
+            /the release index .*\/old\/latest\/download\/latest\.json names 1\.9\.0, older than gateway 2\.0\.0 at .*; nothing was installed/,
+          );
+          assertMatch(older.stderr, /--version 1\.9\.0 --allow-downgrade/);
+          assert(!requests.some((p) => p.startsWith("/old/download/")), "nothing was downloaded");
+          // A forged index (changed after signing) and an unsigned one: refused before any release
+          // file is read.
+          const forged = expectExit(
+            await home.run(["gateway:install", "-d", installDir], mirror("forged")),
+            1,
+          );
+          assertMatch(forged.stderr, /latest\.json is not signed by a trusted release key/);
+          const unsigned = expectExit(
+            await home.run(["gateway:install", "-d", installDir], mirror("unsigned")),
+            1,
+          );
+          assertMatch(unsigned.stderr, /latest\.json is not signed \(.*latest\.json\.sig: 404\)/);
+          assert(!requests.some((p) => /^\/(forged|unsigned)\/download\//.test(p)));
+          // 1.9.0's signed checksums (and archive) under v2.0.0's URLs: they name 1.9.0's archive.
+          const swapped = expectExit(
+            await home.run(
+              ["gateway:install", "--version", "2.0.0", "-d", `${home.home}/swap`],
+              mirror("swap"),
+            ),
+            1,
+          );
+          assertMatch(
+            swapped.stderr,
+            /lists no checksum for gateway-2\.0\.0-.*; nothing was installed/,
+          );
+          // Named and allowed, the older release goes in; the latest brings 2.0.0 back.
+          const back = expectExit(
+            await home.run(
+              ["gateway:install", "--version", "1.9.0", "--allow-downgrade", "-d", installDir],
+              mirror("old"),
+            ),
+            0,
+            "an allowed downgrade",
+          );
+          assertMatch(back.stdout, /Replacing gateway 2\.0\.0 with the older 1\.9\.0/);
+          assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 1.9.0\n");
+          expectExit(await home.run(["gateway:install", "-d", installDir]), 0, "upgrade again");
+          assertEquals((await runCommand(`${installDir}/gateway`, [])).stdout, "gateway 2.0.0\n");
 
-        // A tampered archive: the checksum no longer matches.
-        const path = `${dir}/${archive}`;
-        const original = await Deno.readFile(path);
-        await Deno.writeFile(path, new Uint8Array([...original, 0]));
-        const tampered = expectExit(
-          await home.run(["gateway:install", "--version", "2.0.0", "-d", `${home.home}/b2`]),
-          1,
-        );
-        assertMatch(tampered.stderr, /checksum mismatch/);
-        // ... and SHA256SUMS rewritten to match it: the signature no longer verifies.
-        const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
-        const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0"))
-          .join("");
-        await Deno.writeTextFile(`${dir}/SHA256SUMS`, `${hex}  ${archive}\n`);
-        const resigned = expectExit(
-          await home.run(["gateway:install", "--version", "2.0.0", "-d", `${home.home}/b3`]),
-          1,
-        );
-        assertMatch(resigned.stderr, /not signed by a trusted release key; nothing was installed/);
-        assert(!(await Deno.stat(`${home.home}/b3/gateway`).then(() => true, () => false)));
-      }, { GWCLI_RELEASE_URL: `${base}/rel`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+          // A tampered archive: the checksum no longer matches.
+          const path = `${dir}/${archive}`;
+          const original = await Deno.readFile(path);
+          await Deno.writeFile(path, new Uint8Array([...original, 0]));
+          const tampered = expectExit(
+            await home.run(["gateway:install", "--version", "2.0.0", "-d", `${home.home}/b2`]),
+            1,
+          );
+          assertMatch(tampered.stderr, /checksum mismatch/);
+          // ... and SHA256SUMS rewritten to match it: the signature no longer verifies.
+          const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
+          const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0"))
+            .join("");
+          await Deno.writeTextFile(`${dir}/SHA256SUMS`, `${hex}  ${archive}\n`);
+          const resigned = expectExit(
+            await home.run(["gateway:install", "--version", "2.0.0", "-d", `${home.home}/b3`]),
+            1,
+          );
+          assertMatch(
+            resigned.stderr,
+            /not signed by a trusted release key; nothing was installed/,
+          );
+          assert(!(await Deno.stat(`${home.home}/b3/gateway`).then(() => true, () => false)));
+        },
+        { GWCLI_RELEASE_URL: `${base}/rel`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey },
+        E2E,
+      );
 
-      await withGwcliHome(async (home) => {
-        const foreign = expectExit(
-          await home.run(["gateway:install", "--version", "2.0.1", "-d", `${home.home}/b`]),
-          1,
-        );
-        assertMatch(foreign.stderr, /not signed by a trusted release key/);
-      }, { GWCLI_RELEASE_URL: `${base}/other`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+      await withGwcliHome(
+        async (home) => {
+          const foreign = expectExit(
+            await home.run(["gateway:install", "--version", "2.0.1", "-d", `${home.home}/b`]),
+            1,
+          );
+          assertMatch(foreign.stderr, /not signed by a trusted release key/);
+        },
+        { GWCLI_RELEASE_URL: `${base}/other`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey },
+        E2E,
+      );
     } finally {
       await server.shutdown();
       await removeDir(work);
@@ -297,87 +315,97 @@ Deno.test({
     const base = `http://127.0.0.1:${server.addr.port}`;
     const mirror = (name: string) => ({ env: { GWCLI_RELEASE_URL: `${base}/${name}` } });
     try {
-      await withGwcliHome(async (home) => {
-        // gwcli runs from source here: there is no executable of its own to replace.
-        const fromSource = expectExit(await home.run(["self-update", "-y"]), 2, "from source");
-        assertMatch(fromSource.stderr, /runs from source .* pass --path FILE/s);
+      await withGwcliHome(
+        async (home) => {
+          // gwcli runs from source here: there is no executable of its own to replace.
+          const fromSource = expectExit(await home.run(["self-update", "-y"]), 2, "from source");
+          assertMatch(fromSource.stderr, /runs from source .* pass --path FILE/s);
 
-        const file = `${home.home}/bin/gwcli`;
-        await Deno.mkdir(`${home.home}/bin`);
-        await Deno.writeTextFile(file, "#!/bin/sh\necho unknown\n", { mode: 0o755 });
-        const updated = expectExit(
-          await home.run(["self-update", "--path", file, "-y"]),
-          0,
-          "self-update",
-        );
-        assertMatch(updated.stdout, /The latest release is 2\.0\.0\./);
-        assertMatch(
-          updated.stdout,
-          /Updated gwcli \(unknown version\) to 2\.0\.0 at .*\/bin\/gwcli \(.* archive, signature and checksum verified\)\./,
-        );
-        assertMatch(updated.stderr, /its version is unknown/);
-        assertEquals((await runCommand(file, [])).stdout, "gwcli 2.0.0\n");
-        assertEquals((await Deno.stat(file)).mode! & 0o777, 0o755);
-        assert(requests.includes("/rel/download/v2.0.0/SHA256SUMS.sig"), "the signature was read");
+          const file = `${home.home}/bin/gwcli`;
+          await Deno.mkdir(`${home.home}/bin`);
+          await Deno.writeTextFile(file, "#!/bin/sh\necho unknown\n", { mode: 0o755 });
+          const updated = expectExit(
+            await home.run(["self-update", "--path", file, "-y"]),
+            0,
+            "self-update",
+          );
+          assertMatch(updated.stdout, /The latest release is 2\.0\.0\./);
+          assertMatch(
+            updated.stdout,
+            /Updated gwcli \(unknown version\) to 2\.0\.0 at .*\/bin\/gwcli \(.* archive, signature and checksum verified\)\./,
+          );
+          assertMatch(updated.stderr, /its version is unknown/);
+          assertEquals((await runCommand(file, [])).stdout, "gwcli 2.0.0\n");
+          assertEquals((await Deno.stat(file)).mode! & 0o777, 0o755);
+          assert(
+            requests.includes("/rel/download/v2.0.0/SHA256SUMS.sig"),
+            "the signature was read",
+          );
 
-        // The same version again: nothing is downloaded.
-        const downloads = requests.filter((p) => p.endsWith(".tar.gz")).length;
-        const again = expectExit(await home.run(["self-update", "--path", file, "-y"]), 0);
-        assertMatch(again.stdout, /is already 2\.0\.0; nothing to do/);
-        assertEquals(requests.filter((p) => p.endsWith(".tar.gz")).length, downloads);
+          // The same version again: nothing is downloaded.
+          const downloads = requests.filter((p) => p.endsWith(".tar.gz")).length;
+          const again = expectExit(await home.run(["self-update", "--path", file, "-y"]), 0);
+          assertMatch(again.stdout, /is already 2\.0\.0; nothing to do/);
+          assertEquals(requests.filter((p) => p.endsWith(".tar.gz")).length, downloads);
 
-        // An older signed release offered as the latest, or named without --allow-downgrade: refused.
-        const offered = expectExit(
-          await home.run(["self-update", "--path", file, "-y"], mirror("old")),
-          1,
-          "an older release as the latest",
-        );
-        assertMatch(
-          offered.stderr,
-          /names 1\.9\.0, older than gwcli 2\.0\.0 at .*; nothing was installed/,
-        );
-        assertMatch(offered.stderr, /gwcli self-update --version 1\.9\.0 --allow-downgrade/);
-        const named = expectExit(
-          await home.run(
-            ["self-update", "--path", file, "--version", "1.9.0", "-y"],
-            mirror("old"),
-          ),
-          1,
-        );
-        assertMatch(
-          named.stderr,
-          /gwcli 2\.0\.0 at .* is newer than 1\.9\.0; nothing was installed/,
-        );
-        assertEquals((await runCommand(file, [])).stdout, "gwcli 2.0.0\n", "unchanged");
-        const back = expectExit(
-          await home.run(
-            ["self-update", "--path", file, "--version", "1.9.0", "--allow-downgrade", "--yes"],
-            mirror("old"),
-          ),
-          0,
-          "an allowed downgrade",
-        );
-        assertMatch(back.stdout, /Replacing gwcli 2\.0\.0 with the older 1\.9\.0/);
-        assertEquals((await runCommand(file, [])).stdout, "gwcli 1.9.0\n");
+          // An older signed release offered as the latest, or named without --allow-downgrade: refused.
+          const offered = expectExit(
+            await home.run(["self-update", "--path", file, "-y"], mirror("old")),
+            1,
+            "an older release as the latest",
+          );
+          assertMatch(
+            offered.stderr,
+            /names 1\.9\.0, older than gwcli 2\.0\.0 at .*; nothing was installed/,
+          );
+          assertMatch(offered.stderr, /gwcli self-update --version 1\.9\.0 --allow-downgrade/);
+          const named = expectExit(
+            await home.run(
+              ["self-update", "--path", file, "--version", "1.9.0", "-y"],
+              mirror("old"),
+            ),
+            1,
+          );
+          assertMatch(
+            named.stderr,
+            /gwcli 2\.0\.0 at .* is newer than 1\.9\.0; nothing was installed/,
+          );
+          assertEquals((await runCommand(file, [])).stdout, "gwcli 2.0.0\n", "unchanged");
+          const back = expectExit(
+            await home.run(
+              ["self-update", "--path", file, "--version", "1.9.0", "--allow-downgrade", "--yes"],
+              mirror("old"),
+            ),
+            0,
+            "an allowed downgrade",
+          );
+          assertMatch(back.stdout, /Replacing gwcli 2\.0\.0 with the older 1\.9\.0/);
+          assertEquals((await runCommand(file, [])).stdout, "gwcli 1.9.0\n");
 
-        // Without a pinned key nothing is installed, and the hint says how to pin one.
-        const unpinned = expectExit(
-          await home.run(["self-update", "--path", file, "-y"], {
-            env: { GWCLI_RELEASE_PUBLIC_KEY: "" },
-          }),
-          1,
-        );
-        assertMatch(unpinned.stderr, /no release signing key is trusted/);
-        assertMatch(unpinned.stderr, /export GWCLI_RELEASE_PUBLIC_KEY=.*Pinning the release key/s);
+          // Without a pinned key nothing is installed, and the hint says how to pin one.
+          const unpinned = expectExit(
+            await home.run(["self-update", "--path", file, "-y"], {
+              env: { GWCLI_RELEASE_PUBLIC_KEY: "" },
+            }),
+            1,
+          );
+          assertMatch(unpinned.stderr, /no release signing key is trusted/);
+          assertMatch(
+            unpinned.stderr,
+            /export GWCLI_RELEASE_PUBLIC_KEY=.*Pinning the release key/s,
+          );
 
-        // A tampered gwcli archive: the checksum does not match; the file stays.
-        const archive = `${current}/download/v2.0.0/gwcli-2.0.0-${target}.tar.gz`;
-        await Deno.writeFile(archive, new Uint8Array([...await Deno.readFile(archive), 0]));
-        const tampered = expectExit(await home.run(["self-update", "--path", file, "-y"]), 1);
-        assertMatch(tampered.stderr, /checksum mismatch for gwcli-2\.0\.0-/);
-        assertEquals((await runCommand(file, [])).stdout, "gwcli 1.9.0\n");
-        assertEquals([...Deno.readDirSync(`${home.home}/bin`)].map((e) => e.name), ["gwcli"]);
-      }, { GWCLI_RELEASE_URL: `${base}/rel`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey });
+          // A tampered gwcli archive: the checksum does not match; the file stays.
+          const archive = `${current}/download/v2.0.0/gwcli-2.0.0-${target}.tar.gz`;
+          await Deno.writeFile(archive, new Uint8Array([...await Deno.readFile(archive), 0]));
+          const tampered = expectExit(await home.run(["self-update", "--path", file, "-y"]), 1);
+          assertMatch(tampered.stderr, /checksum mismatch for gwcli-2\.0\.0-/);
+          assertEquals((await runCommand(file, [])).stdout, "gwcli 1.9.0\n");
+          assertEquals([...Deno.readDirSync(`${home.home}/bin`)].map((e) => e.name), ["gwcli"]);
+        },
+        { GWCLI_RELEASE_URL: `${base}/rel`, GWCLI_RELEASE_PUBLIC_KEY: key.publicKey },
+        E2E,
+      );
     } finally {
       await server.shutdown();
       await removeDir(work);
