@@ -9,6 +9,7 @@
  * `BulkDataURI` when a `bulkDataUri` callback is given).
  */
 import dcmjs from "dcmjs";
+import { decodeDataset, type DecodeOptions } from "./dcmjs_read.ts";
 import { vrOf } from "./dictionary.ts";
 
 /** One element of a DICOM JSON dataset. */
@@ -35,7 +36,7 @@ export interface ToJsonOptions {
 
 const BINARY_VRS = new Set(["OB", "OW", "OF", "OD", "OL", "OV", "UN"]);
 const NUMBER_VRS = new Set(["IS", "DS", "US", "SS", "UL", "SL", "FL", "FD", "UV", "SV"]);
-const { DicomMessage, ReadBufferStream, WriteBufferStream } = dcmjs.data;
+const { DicomMessage, WriteBufferStream } = dcmjs.data;
 // dcmjs warns on every element it has to guess a VR for; errors are enough.
 dcmjs.log?.setLevel?.("error");
 
@@ -162,15 +163,14 @@ export function readDataset(
   stopAfter = false,
 ): DcmjsDict {
   const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  const stream = new ReadBufferStream(ab);
   // dcmjs picks the encoding from the syntax but knows only the three uncompressed ones.
   const syntax = transferSyntax === "1.2.840.10008.1.2" || transferSyntax === "1.2.840.10008.1.2.2"
     ? transferSyntax
     : "1.2.840.10008.1.2.1";
-  const options: Record<string, unknown> = { ignoreErrors: true };
+  const options: DecodeOptions = { ignoreErrors: true };
   if (untilTag) options.untilTag = untilTag;
   if (stopAfter) Object.assign(options, { stopOnGreaterTag: true, includeUntilTagValue: true });
-  return DicomMessage._read(stream, syntax, options) as DcmjsDict;
+  return decodeDataset(ab as ArrayBuffer, syntax, options);
 }
 
 /** Encode a dcmjs dictionary as dataset bytes in a transfer syntax. */
