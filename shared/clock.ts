@@ -68,13 +68,14 @@ export function timeoutSignal(clock: Clock, ms: number): AbortSignal {
 
 /**
  * A clock for tests: the system clock plus an offset that {@linkcode ManualClock.advance} moves.
- * Its timers fire only when `advance` (or `runDue`) reaches them, in the order they are due.
+ * Its timers count manual time only: one set for `ms` fires once `advance` has moved the clock
+ * `ms` further (real time passing meanwhile does not count), in the order they are due.
  */
 export class ManualClock implements Clock {
   #offset = 0;
   #nextHandle = 1;
-  #timers = new Map<TimerHandle, { due: number; order: number; fn: () => void }>();
-  #waiters: { count: number; resolve: () => void }[] = [];
+  #timers = new Map<TimerHandle, { due: number; ms: number; fn: () => void }>();
+  #waiters: { ms: number | undefined; resolve: () => void }[] = [];
 
   /** Now, shifted by every `advance` so far. */
   now(): number {
@@ -84,8 +85,8 @@ export class ManualClock implements Clock {
   /** A timer that fires when the clock is advanced `ms` past now. */
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const handle = this.#nextHandle++;
-    this.#timers.set(handle, { due: this.now() + Math.max(0, ms), order: handle, fn });
-    for (const w of this.#waiters.filter((w) => this.#timers.size >= w.count)) {
+    this.#timers.set(handle, { due: this.#offset + Math.max(0, ms), ms, fn });
+    for (const w of this.#waiters.filter((w) => w.ms === undefined || w.ms === ms)) {
       this.#waiters.splice(this.#waiters.indexOf(w), 1);
       w.resolve();
     }
@@ -102,33 +103,49 @@ export class ManualClock implements Clock {
     return this.#timers.size;
   }
 
-  /** Resolves once at least `count` timers are pending (code under test has started waiting). */
-  waitForTimers(count = 1): Promise<void> {
-    if (this.#timers.size >= count) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+  /**
+   * Resolves once a timer set for `ms` (any timer without `ms`) is pending: the code under test
+   * has begun to wait, so an `advance` now reaches that timer.
+   */
+  waitForTimer(ms?: number): Promise<void> {
+    for (const t of this.#timers.values()) {
+      if (ms === undefined || t.ms === ms) return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiters.push({ ms, resolve }));
   }
 
   /**
-   * Moves time forward by `ms` and fires every timer due by then, earliest first; between timers
-   * it lets promise callbacks run, so a timer set by a fired one fires too when it is due.
+   * Moves time forward by `ms`, firing every timer due by then, earliest first: time stands at
+   * each timer's due point while it fires (a timer it sets counts from there), and promise
+   * callbacks run after each, so a timer set meanwhile fires too when it is due in the span.
    */
   async advance(ms: number): Promise<void> {
-    this.#offset += ms;
-    await this.runDue();
+    const target = this.#offset + ms;
+    // No timer in the span: time moves at once (callers that do not await see it too).
+    if (![...this.#timers.values()].some((t) => t.due <= target)) {
+      this.#offset = target;
+      return;
+    }
+    await this.#fireUntil(target);
+    this.#offset = target;
   }
 
   /** Fires the timers due now (earliest first), letting promise callbacks run after each. */
-  async runDue(): Promise<void> {
+  runDue(): Promise<void> {
+    return this.#fireUntil(this.#offset);
+  }
+
+  async #fireUntil(target: number): Promise<void> {
     for (;;) {
       await settle();
-      const now = this.now();
-      let next: [TimerHandle, { due: number; order: number; fn: () => void }] | undefined;
+      let next: [TimerHandle, { due: number; ms: number; fn: () => void }] | undefined;
       for (const entry of this.#timers) {
-        if (entry[1].due > now) continue;
+        if (entry[1].due > target) continue;
         if (!next || entry[1].due < next[1].due) next = entry;
       }
       if (!next) return;
       this.#timers.delete(next[0]);
+      this.#offset = Math.max(this.#offset, next[1].due);
       next[1].fn();
     }
   }

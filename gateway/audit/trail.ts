@@ -11,6 +11,7 @@
  * record it was is answered 503 `audit_unavailable` instead of as if recorded.
  */
 import { hostname } from "node:os";
+import { type Clock, systemClock, timeoutSignal, type TimerHandle } from "../../shared/clock.ts";
 import type { AuditConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import type { GatewayError } from "../errors.ts";
@@ -33,6 +34,8 @@ export type FhirDelivery = (
 export interface AuditTrailDeps {
   logger: Logger;
   metrics: AuditMetrics;
+  /** Time of the FHIR sink's back-off and send timeout, and of the loss alarms (tests). */
+  clock?: Clock;
 }
 
 /** Records queued before a write is started without waiting for the interval or delay. */
@@ -146,7 +149,7 @@ export class AuditTrail implements AuditSink {
         this.#fhir = new FhirSink(config, observer, deliver, {
           lost: (n, reason) => this.#unrecorded("fhir", reason, n),
           written: (n) => this.#deps.metrics.written("fhir", n),
-        });
+        }, this.#deps.clock ?? systemClock);
       }
     } else if (this.#fhir) {
       await this.#fhir.close();
@@ -273,7 +276,7 @@ export class AuditTrail implements AuditSink {
       this.#gapReason = reason;
     }
     this.#unalarmed += n;
-    const now = Date.now();
+    const now = (this.#deps.clock ?? systemClock).now();
     if (now - this.#alarmedAt >= ALARM_INTERVAL_MS) {
       this.#alarmedAt = now;
       this.#deps.logger.error("audit: records were lost", {
@@ -320,16 +323,19 @@ class FhirSink {
   #queue: AuditEntry[] = [];
   #sending: Promise<void> | undefined;
   #backoffMs = 0;
-  #retry: ReturnType<typeof setTimeout> | undefined;
+  #retry: TimerHandle | undefined;
   /** Set by close: one last attempt, no more retries. */
   #stopping = false;
+  readonly #clock: Clock;
 
   constructor(
     config: AuditConfig,
     observer: string,
     deliver: FhirDelivery,
     report: FhirSinkReport,
+    clock: Clock,
   ) {
+    this.#clock = clock;
     this.#config = config;
     this.#observer = observer;
     this.#deliver = deliver;
@@ -362,11 +368,11 @@ class FhirSink {
         if (verdict === "retry") {
           if (this.#stopping) return;
           this.#backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(1000, this.#backoffMs * 2));
-          const retry = setTimeout(() => {
+          const retry = this.#clock.setTimeout(() => {
             this.#retry = undefined;
             if (!this.#sending) this.#sending = this.#drain();
           }, this.#backoffMs);
-          Deno.unrefTimer(retry);
+          if (this.#clock === systemClock) Deno.unrefTimer(retry);
           this.#retry = retry;
           return;
         }
@@ -385,7 +391,7 @@ class FhirSink {
     try {
       answer = await this.#deliver(
         new TextEncoder().encode(JSON.stringify(bundle)),
-        AbortSignal.timeout(SEND_TIMEOUT_MS),
+        timeoutSignal(this.#clock, SEND_TIMEOUT_MS),
       );
     } catch {
       return "retry";
@@ -413,7 +419,7 @@ class FhirSink {
   /** Tries once more to send what is queued, then gives up on the rest (counted). */
   async close(): Promise<void> {
     this.#stopping = true;
-    if (this.#retry !== undefined) clearTimeout(this.#retry);
+    if (this.#retry !== undefined) this.#clock.clearTimeout(this.#retry);
     this.#retry = undefined;
     await this.#sending;
     if (this.#queue.length) {

@@ -14,6 +14,7 @@ import { verifyAuditFiles } from "./chain.ts";
 import { type AuditEntry, BUILT_IN_REDACTED_QUERY, entryOf, redactQuery } from "./entry.ts";
 import { auditEventOf, batchBundle } from "./fhir_event.ts";
 import { AuditTrail } from "./trail.ts";
+import { ManualClock } from "../../shared/clock.ts";
 
 const REDACTED = new Set([...BUILT_IN_REDACTED_QUERY, "ssn"]);
 
@@ -271,26 +272,49 @@ Deno.test("audit trail: the FHIR sink retries an unavailable server and counts w
       }),
     }),
   ];
+  // The back-off runs on a manual clock: advanced, not waited for.
+  const clock = new ManualClock();
   const trail = new AuditTrail({
     logger: new Logger({ level: "error", format: "json" }),
     metrics: metrics.audit,
+    clock,
   });
   const drained = Promise.withResolvers<void>();
+  const sentCount = new Map<number, PromiseWithResolvers<void>>();
+  const hasSent = (n: number) => {
+    if (!sentCount.has(n)) sentCount.set(n, Promise.withResolvers<void>());
+    if (sent.length >= n) sentCount.get(n)!.resolve();
+    return sentCount.get(n)!.promise;
+  };
   await trail.configure(auditConfig({ fhir_backend: "audit", fhir_batch_size: 2 }), (bundle) => {
     sent.push(JSON.parse(new TextDecoder().decode(bundle)));
+    for (const [n, w] of sentCount) if (sent.length >= n) w.resolve();
     const answer = answers.shift()!;
-    if (answers.length === 0) setTimeout(drained.resolve, 10);
-    return Promise.resolve().then(answer);
+    const answered = Promise.resolve().then(answer);
+    if (answers.length === 0) answered.then(() => drained.resolve(), () => drained.resolve());
+    return answered;
   });
   try {
     trail.add(SAMPLES[0]);
     trail.add(SAMPLES[1]);
-    // Two failures, two back-offs (1 s, 2 s), then taken; the next ones as they come.
-    await new Promise((r) => setTimeout(r, 3500));
+    // Two failures, two back-offs (1 s, 2 s), then taken; the next ones as they come. The clock
+    // moves once the sink has set its back-off's timer.
+    await hasSent(1);
+    await clock.waitForTimer(1000);
+    await clock.advance(999);
+    assertEquals(sent.length, 1, "not before the back-off of 1 s");
+    await clock.advance(1);
+    await hasSent(2);
+    await clock.waitForTimer(2000);
+    await clock.advance(1999);
+    assertEquals(sent.length, 2, "not before the back-off of 2 s");
+    await clock.advance(1);
+    await hasSent(3);
     trail.add(SAMPLES[2]);
-    await new Promise((r) => setTimeout(r, 50));
+    await hasSent(4);
     trail.add(SAMPLES[3]);
     await drained.promise;
+    await trail.close(); // waits for the last answer to be counted
     assertEquals(sent.length, 5);
     assertEquals(sent[0], sent[2], "the same batch is sent again");
     assertEquals(sent[2].entry.length, 2);
