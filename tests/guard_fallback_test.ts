@@ -5,13 +5,14 @@
  * not close fails it, with a warning. Forced into the fallback (every connection relayed to a
  * loopback Deno.serve), the guarded listener still serves (keep-alive, the client's real address,
  * TLS) and its limits still hold: the header timeout of a trickled head, the idle timeout of a
- * stalled upload, and a graceful shutdown that a stalled upload does not hold.
+ * stalled upload, and a graceful shutdown that a stalled upload does not hold. Over TLS, with or
+ * without the fallback, the relayed bytes of a trickled head do not hold off the header timeout.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { makeSelfSignedCert } from "./certs.ts";
 import { clientOf, guardedServe, type GuardOptions, probeRuntimeHttp } from "../shared/net/mod.ts";
 import { checkedRuntimeHttp, internalServeOnConnection } from "../shared/net/deno_internals.ts";
-import { curl, removeDir, requirePeer, tempDir } from "./support/mod.ts";
+import { curl, makeTestCa, removeDir, requirePeer, tempDir } from "./support/mod.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -126,10 +127,12 @@ Deno.test("guard fallback: a trickled request head is closed at the header timeo
       await new Promise((r) => setTimeout(r, 100));
       await conn.write(enc.encode(`X-${i}: y\r\n`)).catch(() => open = false);
     }
+    const kept = open;
+    if (kept) conn.close(); // not closed by the server: end the read, and fail below
     const { text, at } = await ended;
     assertEquals(text, "");
     assert(at - started < 3_000, `a slow head was kept ${(at - started).toFixed(0)} ms`);
-    conn.close();
+    if (!kept) conn.close();
   } finally {
     await server.shutdown();
   }
@@ -237,4 +240,51 @@ Deno.test({
       await removeDir(dir);
     }
   },
+});
+
+Deno.test("connection guard over TLS, direct and through the fallback: a head trickled after the handshake is closed at the header timeout", async () => {
+  const dir = await tempDir("guard-tls-");
+  try {
+    const ca = await makeTestCa(dir);
+    const cert = await ca.server("server");
+    const caCerts = [await Deno.readTextFile(ca.certPath)];
+    const tls = { cert: cert.cert, key: await Deno.readTextFile(cert.keyPath) };
+    for (const [path, door] of [["direct", {}], ["fallback", RELAY]] as const) {
+      const server = guardedServe(
+        { hostname: "127.0.0.1", port: 0, guard: GUARD, tls, ...door },
+        () => new Response("never"),
+      );
+      try {
+        const conn = await Deno.connectTls({
+          hostname: "localhost",
+          port: server.addr.port,
+          caCerts,
+        });
+        const started = performance.now();
+        await conn.handshake();
+        await conn.write(enc.encode("GET / HTTP/1.1\r\nHost: x\r\n"));
+        const ended = readToEnd(conn);
+        // A header line every 100 ms, never the blank line: the relayed bytes keep moving.
+        let open = true;
+        void ended.then(() => open = false);
+        for (let i = 0; open && i < 50; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          await conn.write(enc.encode(`X-${i}: y\r\n`)).catch(() => open = false);
+        }
+        const kept = open;
+        if (kept) conn.close(); // not closed by the server: end the read, and fail below
+        const { text, at } = await ended;
+        assertEquals(text, "", path);
+        assert(
+          at - started < 3_000,
+          `${path}: a slow head was kept ${(at - started).toFixed(0)} ms`,
+        );
+        if (!kept) conn.close();
+      } finally {
+        await server.shutdown();
+      }
+    }
+  } finally {
+    await removeDir(dir);
+  }
 });

@@ -638,9 +638,8 @@ export class GuardedListener {
       if (this.#fallback) {
         this.#routes.set(port, this.#requestHandler(open.client, handler));
         open.server = { shutdown: () => this.#stopFallback() };
-        // Bytes are not activity: requests and tracked bodies are, as without the fallback.
-        const answers = this.#pump(server, client, open, false);
-        void this.#pump(client, server, open, false);
+        const answers = this.#pump(server, client, open);
+        void this.#pump(client, server, open);
         await answers;
         return;
       }
@@ -651,10 +650,7 @@ export class GuardedListener {
       } else {
         this.#relayed.set(port, open);
       }
-      await Promise.all([
-        this.#pump(client, server, open, true),
-        this.#pump(server, client, open, true),
-      ]);
+      await Promise.all([this.#pump(client, server, open), this.#pump(server, client, open)]);
     } catch {
       // a broken connection on either side ends the relay
     } finally {
@@ -670,20 +666,18 @@ export class GuardedListener {
   }
 
   /**
-   * Copies one direction until it ends (marking activity with `touch`), then half-closes the
-   * other side.
+   * Copies one direction until it ends, then half-closes the other side. Bytes are not activity:
+   * requests and tracked bodies are, as on a connection served directly (bytes trickled after a
+   * TLS handshake, or through the fallback, would otherwise hold off the header timeout).
    */
-  async #pump(from: Deno.Conn, to: Deno.Conn, open: OpenConnection, touch: boolean) {
+  async #pump(from: Deno.Conn, to: Deno.Conn, open: OpenConnection): Promise<void> {
     const buf = new Uint8Array(16 * 1024);
-    const client = open.client;
     try {
       while (!open.closing) {
         const n = await from.read(buf);
         if (n === null) break;
-        if (touch) client.lastActive = Date.now();
         let offset = 0;
         while (offset < n) offset += await to.write(buf.subarray(offset, n));
-        if (touch) client.lastActive = Date.now();
       }
     } catch {
       // closed or reset
