@@ -44,6 +44,24 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
 }
 
+/** A route's handlers: middleware first, the handler that answers last. */
+export type RouteHandlers = (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[];
+
+/**
+ * One route: its documentation and its handlers, declared together in the small file that also
+ * holds the handler (as Hono keeps each middleware in its own folder); a folder's `mod.ts` mounts
+ * its routes in order with {@link RouteGroup.mount}.
+ */
+export interface Route {
+  doc: RouteDoc;
+  handlers: RouteHandlers;
+}
+
+/** Declares one route: its documentation, then its middleware and handler. */
+export function route(doc: RouteDoc, ...handlers: RouteHandlers): Route {
+  return { doc, handlers };
+}
+
 /** The routes of the app and their documentation. */
 export class Registry {
   readonly routes: RouteDoc[] = [];
@@ -54,7 +72,7 @@ export class Registry {
   }
 
   /** Declares a route: documents it and mounts `handlers` on the app. */
-  add(doc: RouteDoc, ...handlers: (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[]): void {
+  add(doc: RouteDoc, ...handlers: RouteHandlers): void {
     this.document(doc);
     this.#app.on(doc.method.toUpperCase(), doc.path, ...handlers as [Handler<AppEnv>]);
   }
@@ -95,13 +113,18 @@ export class RouteGroup {
   }
 
   /** Declares a route of the group: `doc.path` is the full path, under the group's prefix. */
-  add(doc: RouteDoc, ...handlers: (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[]): void {
+  add(doc: RouteDoc, ...handlers: RouteHandlers): void {
     if (!doc.path.startsWith(this.#prefix)) {
       throw new Error(`route ${doc.path} is outside its group ${this.#prefix}`);
     }
     this.#registry.document(doc);
     const path = doc.path.slice(this.#prefix.length) || "/";
     this.app.on(doc.method.toUpperCase(), path, ...handlers as [Handler<AppEnv>]);
+  }
+
+  /** Declares `routes` in order (Hono tries routes in the order they were added). */
+  mount(...routes: Route[]): void {
+    for (const r of routes) this.add(r.doc, ...r.handlers);
   }
 }
 
