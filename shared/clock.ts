@@ -75,7 +75,7 @@ export class ManualClock implements Clock {
   #offset = 0;
   #nextHandle = 1;
   #timers = new Map<TimerHandle, { due: number; ms: number; fn: () => void }>();
-  #waiters: { ms: number | undefined; resolve: () => void }[] = [];
+  #waiters: { match: (ms: number) => boolean; resolve: () => void }[] = [];
 
   /** Now, shifted by every `advance` so far. */
   now(): number {
@@ -86,7 +86,7 @@ export class ManualClock implements Clock {
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const handle = this.#nextHandle++;
     this.#timers.set(handle, { due: this.#offset + Math.max(0, ms), ms, fn });
-    for (const w of this.#waiters.filter((w) => w.ms === undefined || w.ms === ms)) {
+    for (const w of this.#waiters.filter((w) => w.match(ms))) {
       this.#waiters.splice(this.#waiters.indexOf(w), 1);
       w.resolve();
     }
@@ -104,14 +104,17 @@ export class ManualClock implements Clock {
   }
 
   /**
-   * Resolves once a timer set for `ms` (any timer without `ms`) is pending: the code under test
-   * has begun to wait, so an `advance` now reaches that timer.
+   * Resolves once a timer set for `ms` (or for a time `ms` accepts; any timer without `ms`) is
+   * pending: the code under test has begun to wait, so an `advance` now reaches that timer.
    */
-  waitForTimer(ms?: number): Promise<void> {
-    for (const t of this.#timers.values()) {
-      if (ms === undefined || t.ms === ms) return Promise.resolve();
-    }
-    return new Promise((resolve) => this.#waiters.push({ ms, resolve }));
+  waitForTimer(ms?: number | ((ms: number) => boolean)): Promise<void> {
+    const match = ms === undefined
+      ? () => true
+      : typeof ms === "number"
+      ? (t: number) => t === ms
+      : ms;
+    for (const t of this.#timers.values()) if (match(t.ms)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ match, resolve }));
   }
 
   /**

@@ -12,6 +12,7 @@
  * backoff resumes the queue by itself once the disk takes writes again (docs/delivery.md).
  */
 import { join } from "node:path";
+import { type Clock, systemClock, type TimerHandle, timeoutSignal } from "../../shared/clock.ts";
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import {
@@ -76,6 +77,8 @@ export interface QueueDeps {
   changed?(stats: QueueStats): void;
   /** Where the queue says it is degraded (paused by its disk) and recovered. */
   health: ComponentHealth;
+  /** Time of the retries' back-off and the disk probe's (tests); default the system clock. */
+  clock?: Clock;
 }
 
 /** Why a message is dead, kept until its dead letter is on disk. */
@@ -129,23 +132,25 @@ export class DeliveryQueue {
   #delivered = 0;
   #retried = 0;
   #deadLettered = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: TimerHandle | undefined;
   #closed = false;
   /** False until the directory has been read (a disk error at start defers it to the probe). */
   #scanned = false;
   /** Set while the disk refuses the queue's writes (the queue is paused). */
   #degraded: { reason: string; since: number } | undefined;
-  #probeTimer: ReturnType<typeof setTimeout> | undefined;
+  #probeTimer: TimerHandle | undefined;
   #probeDelay: number | undefined;
   #probing = false;
   readonly #attempts = new Set<Promise<void>>();
   readonly #controller = new AbortController();
+  readonly #clock: Clock;
 
   private constructor(backend: string, dir: string, config: QueueConfig, deps: QueueDeps) {
     this.backend = backend;
     this.dir = dir;
     this.#config = config;
     this.#deps = deps;
+    this.#clock = deps.clock ?? systemClock;
   }
 
   /**
@@ -307,7 +312,7 @@ export class DeliveryQueue {
     if (this.#closed) throw new GatewayError(503, "queue_closed", "the gateway is stopping");
     const refused = this.#refusal(req.body.knownLength);
     if (refused) throw refused;
-    const now = Date.now();
+    const now = this.#clock.now();
     const id = newId(now);
     const headers: [string, string][] = [];
     req.readHeaders.forEach((value, name) => {
@@ -362,10 +367,10 @@ export class DeliveryQueue {
   /** Starts the attempts that may run now; arms a timer for the next one due. */
   #pump(): void {
     if (this.#closed) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     const limit = this.#config.ordering === "fifo" ? 1 : this.#config.concurrency;
-    const now = Date.now();
+    const now = this.#clock.now();
     let nextDue = Infinity;
     for (const p of this.#pending) {
       if (this.#inFlight >= limit) break;
@@ -394,8 +399,8 @@ export class DeliveryQueue {
       if (this.#config.ordering === "fifo") break;
     }
     if (nextDue !== Infinity && this.#inFlight < limit) {
-      const timer = setTimeout(() => this.#pump(), Math.max(0, nextDue - now));
-      Deno.unrefTimer(timer);
+      const timer = this.#clock.setTimeout(() => this.#pump(), Math.max(0, nextDue - now));
+      if (this.#clock === systemClock) Deno.unrefTimer(timer);
       this.#timer = timer;
     }
   }
@@ -434,7 +439,7 @@ export class DeliveryQueue {
       req.pipeline = h.pipeline;
       const signal = AbortSignal.any([
         this.#controller.signal,
-        AbortSignal.timeout(this.#deps.attemptTimeoutMs),
+        timeoutSignal(this.#clock, this.#deps.attemptTimeoutMs),
       ]);
       try {
         const res = await this.#deps.deliver(req, signal);
@@ -465,7 +470,7 @@ export class DeliveryQueue {
     }
     p.attempts++;
     p.last_error = verdict.reason;
-    const age = Date.now() - p.accepted_at;
+    const age = this.#clock.now() - p.accepted_at;
     const exhausted = (this.#config.max_attempts > 0 && p.attempts >= this.#config.max_attempts) ||
       age >= this.#config.max_age_secs * 1000;
     if (verdict.kind === "dead" || exhausted) {
@@ -490,7 +495,7 @@ export class DeliveryQueue {
     );
     // Full jitter between half and all of it, or the server's Retry-After when later.
     const wait = Math.max(backoff / 2 + Math.random() * backoff / 2, verdict.retryAfterMs ?? 0);
-    p.next_at = Date.now() + wait;
+    p.next_at = this.#clock.now() + wait;
     try {
       await this.#noteAttempts(p);
     } catch (err) {
@@ -559,7 +564,7 @@ export class DeliveryQueue {
     const reason = `${what}: ${code ? describeDiskError(code) : (err as Error)?.message ?? err}`;
     const first = this.#degraded === undefined;
     if (this.#degraded) this.#degraded.reason = reason;
-    else this.#degraded = { reason, since: Date.now() };
+    else this.#degraded = { reason, since: this.#clock.now() };
     this.#deps.health.degraded(this.#component, reason, this);
     if (first) {
       this.#changed();
@@ -575,7 +580,7 @@ export class DeliveryQueue {
     if (this.#closed || !this.#degraded || this.#probing) return;
     if (this.#probeTimer !== undefined) {
       if (!soon) return;
-      clearTimeout(this.#probeTimer);
+      this.#clock.clearTimeout(this.#probeTimer);
       this.#probeDelay = undefined;
     }
     const first = Math.max(10, this.#config.initial_backoff_ms);
@@ -586,11 +591,11 @@ export class DeliveryQueue {
       ? first
       : Math.min(cap, this.#probeDelay * 2);
     this.#probeDelay = soon ? undefined : delay;
-    const timer = setTimeout(() => {
+    const timer = this.#clock.setTimeout(() => {
       this.#probeTimer = undefined;
       void this.#probe();
     }, delay);
-    Deno.unrefTimer(timer);
+    if (this.#clock === systemClock) Deno.unrefTimer(timer);
     this.#probeTimer = timer;
   }
 
@@ -660,7 +665,7 @@ export class DeliveryQueue {
       in_flight: this.#inFlight,
       retrying: this.#pending.filter((p) => p.attempts > 0).length,
       dead: this.#dead,
-      oldest_age_secs: oldest ? Math.max(0, (Date.now() - oldest) / 1000) : 0,
+      oldest_age_secs: oldest ? Math.max(0, (this.#clock.now() - oldest) / 1000) : 0,
       delivered_total: this.#delivered,
       retried_total: this.#retried,
       dead_lettered_total: this.#deadLettered,
@@ -797,8 +802,8 @@ export class DeliveryQueue {
   /** Stops delivering: running attempts are aborted (they will be retried after a restart). */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (this.#probeTimer !== undefined) clearTimeout(this.#probeTimer);
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    if (this.#probeTimer !== undefined) this.#clock.clearTimeout(this.#probeTimer);
     this.#probeTimer = undefined;
     // A closed queue is no longer a component of the gateway (its successor reports its own).
     this.#deps.health.recovered(this.#component, this, true);
