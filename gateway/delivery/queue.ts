@@ -12,7 +12,7 @@
  * backoff resumes the queue by itself once the disk takes writes again (docs/delivery.md).
  */
 import { join } from "node:path";
-import { type Clock, systemClock, type TimerHandle, timeoutSignal } from "../../shared/clock.ts";
+import { type Clock, systemClock, timeoutSignal, type TimerHandle } from "../../shared/clock.ts";
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import {
