@@ -1,9 +1,14 @@
-/** Descriptions of the record fields, for the tools' input schemas. */
+/**
+ * Descriptions of the record fields, for the tools' input schemas. The `type` and `options` of
+ * endpoints, backends and middleware are described from the gateway's configuration registry:
+ * every type, and each type's option keys with their types, required keys and allowed values.
+ */
 import type { z } from "zod";
 import {
-  BACKEND_SERVICES,
-  ENDPOINT_SERVICES,
-  MIDDLEWARE_OPTION_SCHEMAS,
+  type ComponentKind,
+  componentNames,
+  componentTypes,
+  optionJsonSchema,
 } from "../../shared/gateway_config/mod.ts";
 
 const FIELDS: Record<string, string> = {
@@ -16,8 +21,6 @@ const FIELDS: Record<string, string> = {
     'Endpoint service types this service allows, e.g. ["http", "fhir"]. List at least one endpoint or backend type.',
   backend_types: 'Backend service types this service allows, e.g. ["http", "fhir", "echo"].',
   service_id: "Id of a service of your team (list-services) whose types allow `type`.",
-  options:
-    'Options of the type as in the gateway\'s TOML, e.g. {"path_prefix": "/fhir"} for an http endpoint or {"base_url": "http://fhir:8080"} for an http backend. For transform middleware: apply (left|right|both), fail_on_error, debug; never spec_path (the cloud writes it from transform_id).',
   network_ids: "Networks serving this endpoint (ids from list-networks); empty: every network.",
   targets: "Load-balanced targets: [{name, url}] with http(s) URLs.",
   timeout_secs: "Request timeout in seconds, or null for the gateway default.",
@@ -41,18 +44,63 @@ const FIELDS: Record<string, string> = {
   tunnel: "Tunnel settings {provider, hostname, credential_env}, or null.",
 };
 
-/** `type` means something else for each kind that has one. */
-const TYPES: Record<string, string> = {
-  endpoints: `Endpoint service type, one of the service's endpoint_types: ${
-    ENDPOINT_SERVICES.join(", ")
-  }.`,
-  backends: `Backend service type, one of the service's backend_types: ${
-    BACKEND_SERVICES.join(", ")
-  }.`,
-  middleware: `Middleware type: ${
-    Object.keys(MIDDLEWARE_OPTION_SCHEMAS).join(", ")
-  }. transform and metadata_transform run the JOLT transform of transform_id; the others are security and traffic middleware configured by options alone.`,
+/** The component kind of each resource kind that has a `type` and `options`. */
+const COMPONENTS: Record<string, ComponentKind> = {
+  endpoints: "endpoint",
+  backends: "backend",
+  middleware: "middleware",
 };
+
+/** Option keys the cloud sets from another field. */
+const MANAGED: Record<string, string[]> = { middleware: ["spec_path"] };
+
+/** `type` means something else for each kind that has one. */
+function typeText(kind: string): string | undefined {
+  const names = COMPONENTS[kind] ? componentNames(COMPONENTS[kind]).join(", ") : "";
+  switch (kind) {
+    case "endpoints":
+      return `Endpoint service type, one of the service's endpoint_types: ${names}.`;
+    case "backends":
+      return `Backend service type, one of the service's backend_types: ${names}.`;
+    case "middleware":
+      return `Middleware type: ${names}. transform and metadata_transform run the JOLT transform of transform_id; the others are security and traffic middleware configured by options alone.`;
+  }
+  return undefined;
+}
+
+/** One option key in a line: `key (type, required, one of a|b)`. */
+function keyText(key: string, s: Record<string, unknown>, required: boolean): string {
+  const items = s.items as Record<string, unknown> | undefined;
+  const values = (s.enum ?? items?.enum) as unknown[] | undefined;
+  const notes = [
+    String(s.type ?? "any") + (s.type === "array" && items?.type ? ` of ${items.type}` : ""),
+    required ? "required" : "",
+    values ? `${s.type === "array" ? "any of" : "one of"} ${values.join("|")}` : "",
+    /A credential/.test(String(s.description ?? "")) ? "credential: ${VAR} only" : "",
+  ].filter(Boolean);
+  return `${key} (${notes.join(", ")})`;
+}
+
+/** `options` of a kind: the keys of each of its types, from the registry. */
+function optionsText(kind: string): string {
+  const component = COMPONENTS[kind];
+  const head =
+    "Options of the type as in the gateway's TOML (the gateway-config reference resource has every key's meaning and default).";
+  if (!component) return head;
+  const omit = MANAGED[kind] ?? [];
+  const types = componentTypes(component).map((type) => {
+    const schema = optionJsonSchema(component, type.name, omit)!;
+    const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+    if (!props) return `${type.name}: any table`;
+    const required = new Set(schema.required as string[]);
+    const keys = Object.entries(props).map(([k, s]) => keyText(k, s, required.has(k)));
+    return `${type.name}: ${keys.length ? keys.join("; ") : "none"}`;
+  });
+  const managed = omit.length
+    ? ` Never ${omit.join(", ")} (the cloud writes it from transform_id).`
+    : "";
+  return `${head} Keys by type — ${types.join(". ")}.${managed}`;
+}
 
 /** `shape` with a description on every field; `kind` picks the meaning of `type`. */
 export function described(
@@ -60,6 +108,8 @@ export function described(
   kind?: string,
 ): Record<string, z.ZodType> {
   const text = (k: string) =>
-    (k === "type" && kind ? TYPES[kind] : undefined) ?? FIELDS[k] ?? k.replaceAll("_", " ");
+    (k === "type" && kind ? typeText(kind) : undefined) ??
+      (k === "options" ? optionsText(kind ?? "") : undefined) ?? FIELDS[k] ??
+      k.replaceAll("_", " ");
   return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.describe(text(k))]));
 }

@@ -6,7 +6,7 @@
 import {
   describeUrlCredentials,
   literalSecretPaths,
-  MIDDLEWARE_OPTION_SCHEMAS,
+  optionSchemaOf,
   urlCredentialPaths,
   validateConfig,
 } from "../../shared/gateway_config/mod.ts";
@@ -117,7 +117,7 @@ export function checkBackend(b: BackendRecord, service: ServiceRecord): FieldPro
 
 /** Problems of a middleware's type, transform reference and options. */
 export function checkMiddleware(m: MiddlewareRecord): FieldProblem[] {
-  const schema = MIDDLEWARE_OPTION_SCHEMAS[m.type];
+  const schema = optionSchemaOf("middleware", m.type);
   const takesSpec = schema?.fields !== undefined && "spec_path" in schema.fields;
   const problems: FieldProblem[] = [];
   if ("spec_path" in m.options) {

@@ -5,9 +5,10 @@
 import { z } from "zod";
 import {
   BACKEND_SERVICES,
+  componentNames,
+  componentType,
   ENDPOINT_SERVICES,
   LOAD_BALANCING,
-  MIDDLEWARE_OPTION_SCHEMAS,
 } from "../../shared/gateway_config/mod.ts";
 import { GATEWAY_CODE_PATTERN } from "../../shared/mod.ts";
 import { RESOURCE_KINDS, type ResourceKind } from "../store/mod.ts";
@@ -124,10 +125,14 @@ export const backendUpdate = z.strictObject({
   match: backendSettings.match.optional(),
 });
 
-const middlewareType = z.string().refine(
-  (t) => Object.hasOwn(MIDDLEWARE_OPTION_SCHEMAS, t),
-  { message: `must be one of: ${Object.keys(MIDDLEWARE_OPTION_SCHEMAS).join(", ")}` },
-);
+/** A middleware type of the configuration registry (built in, or registered in this process). */
+const middlewareType = z.string().superRefine((t, ctx) => {
+  if (componentType("middleware", t)) return;
+  ctx.addIssue({
+    code: "custom",
+    message: `must be one of: ${componentNames("middleware").join(", ")}`,
+  });
+});
 
 /** `POST /api/middleware`. */
 export const middlewareCreate = z.strictObject({

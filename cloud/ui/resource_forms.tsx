@@ -3,13 +3,26 @@
  * The forms of the resource kinds: which fields each kind's form has, how a field is drawn (with
  * its problems next to it), and how a posted form becomes the body the API takes. The body then
  * goes through the API's own schema and checks, so the UI says exactly what the API would.
+ *
+ * The options of endpoints, backends and middleware are drawn from the gateway's configuration
+ * registry: one group of typed inputs per component type (enums as selects, credentials as
+ * `${VAR}` fields, help from the schema), the group of the chosen type shown by the stylesheet
+ * (OPTION_FORM_CSS). The options as JSON stay as the advanced alternative: when that text was
+ * changed, it is what is saved; otherwise the typed inputs are.
  */
 import type { FC } from "hono/jsx";
 import {
   BACKEND_SERVICES,
+  COMPONENT_KINDS,
+  type ComponentKind,
+  componentNames,
+  componentTypes,
   ENDPOINT_SERVICES,
+  inputText,
   LOAD_BALANCING,
-  MIDDLEWARE_OPTION_SCHEMAS,
+  type OptionInput,
+  optionInputs,
+  optionsFromInputs,
 } from "../../shared/gateway_config/mod.ts";
 import type { ResourceKind } from "../store/mod.ts";
 
@@ -23,7 +36,8 @@ export type FieldKind =
   | "ref"
   | "refs"
   | "bool"
-  | "json";
+  | "json"
+  | "options";
 
 /** One field of a kind's form. */
 export interface FieldSpec {
@@ -43,6 +57,10 @@ export interface FieldSpec {
   placeholder?: string;
   /** Rows of a textarea or JSON field. */
   rows?: number;
+  /** `options`: the kind of component whose type the form's `type` field names. */
+  component?: ComponentKind;
+  /** `options`: keys another field of the form sets (a transform's `spec_path`). */
+  omit?: readonly string[];
 }
 
 const NAME: FieldSpec = {
@@ -97,10 +115,10 @@ export const FORMS: Record<ResourceKind, FieldSpec[]> = {
     { name: "type", label: "Type", kind: "select", options: ENDPOINT_SERVICES, required: true },
     {
       name: "options",
-      label: "Options (JSON)",
-      kind: "json",
+      label: "Options",
+      kind: "options",
+      component: "endpoint",
       placeholder: '{ "path_prefix": "/fhir" }',
-      help: "The endpoint type's options, as in the gateway configuration reference.",
     },
     {
       name: "network_ids",
@@ -117,8 +135,9 @@ export const FORMS: Record<ResourceKind, FieldSpec[]> = {
     { name: "type", label: "Type", kind: "select", options: BACKEND_SERVICES, required: true },
     {
       name: "options",
-      label: "Options (JSON)",
-      kind: "json",
+      label: "Options",
+      kind: "options",
+      component: "backend",
       placeholder: '{ "base_url": "https://fhir.example.org/r4" }',
     },
     {
@@ -153,7 +172,10 @@ export const FORMS: Record<ResourceKind, FieldSpec[]> = {
       name: "type",
       label: "Type",
       kind: "select",
-      options: Object.keys(MIDDLEWARE_OPTION_SCHEMAS),
+      // Read when the form is drawn: a type registered after start-up is listed too.
+      get options() {
+        return componentNames("middleware");
+      },
       required: true,
     },
     {
@@ -166,9 +188,11 @@ export const FORMS: Record<ResourceKind, FieldSpec[]> = {
     },
     {
       name: "options",
-      label: "Options (JSON)",
-      kind: "json",
-      placeholder: '{ "apply": "request" }',
+      label: "Options",
+      kind: "options",
+      component: "middleware",
+      omit: ["spec_path"],
+      placeholder: '{ "apply": "left" }',
     },
   ],
   transforms: [
@@ -254,7 +278,10 @@ export function parseForm(fields: FieldSpec[], form: URLSearchParams): ParsedFor
   for (const f of fields) {
     const text = (form.get(f.name) ?? "").trim();
     // What cannot be rebuilt from the body (unparsed JSON and numbers) is shown again as typed.
-    if (f.kind === "json" || f.kind === "number") raw[f.name] = form.get(f.name) ?? "";
+    if (f.kind === "json" || f.kind === "number" || f.kind === "options") {
+      raw[f.name] = form.get(f.name) ?? "";
+    }
+    if (f.kind === "options" && typedOptions(f, form, body, raw, problems)) continue;
     switch (f.kind) {
       case "text":
       case "textarea":
@@ -277,6 +304,7 @@ export function parseForm(fields: FieldSpec[], form: URLSearchParams): ParsedFor
         body[f.name] = form.getAll(f.name).filter((v) => v !== "");
         break;
       case "json":
+      case "options":
         if (text === "") {
           if (f.nullable) body[f.name] = null;
           break;
@@ -293,6 +321,59 @@ export function parseForm(fields: FieldSpec[], form: URLSearchParams): ParsedFor
     }
   }
   return { body, raw, problems };
+}
+
+/** The name of a typed option input: `options.<type>.<key>`. */
+function inputName(f: FieldSpec, type: string, key: string): string {
+  return `${f.name}.${type}.${key}`;
+}
+
+/** The typed inputs of `type` for an `options` field; undefined when only JSON describes them. */
+function inputsOf(f: FieldSpec, type: string): OptionInput[] | undefined {
+  const inputs = type === "" ? undefined : optionInputs(f.component!, type, f.omit);
+  return inputs?.length ? inputs : undefined;
+}
+
+/**
+ * Reads an `options` field from its typed inputs, unless the JSON text was changed from what the
+ * form showed (or the form has no typed inputs for the type): true when it did.
+ */
+function typedOptions(
+  f: FieldSpec,
+  form: URLSearchParams,
+  body: Record<string, unknown>,
+  raw: Record<string, string>,
+  problems: { field: string; message: string }[],
+): boolean {
+  const was = form.get(`${f.name}_was`);
+  if (was === null) return false;
+  raw[`${f.name}_was`] = was;
+  const type = (form.get("type") ?? "").trim();
+  const inputs = inputsOf(f, type);
+  if (!inputs || (form.get(f.name) ?? "").trim() !== was.trim()) return false;
+  for (const input of inputs) {
+    const name = inputName(f, type, input.key);
+    if (input.control !== "choices") raw[name] = form.get(name) ?? "";
+  }
+  const typed = optionsFromInputs(inputs, (key) => form.getAll(inputName(f, type, key)));
+  body[f.name] = typed.options;
+  for (const p of typed.problems) {
+    problems.push({ field: `${f.name}.${p.key}`, message: p.message });
+  }
+  return true;
+}
+
+/**
+ * Shows the typed inputs of the chosen type only (no script: `:has` reads the type select), one
+ * rule per registered type name.
+ */
+export function optionFormCss(): string {
+  const names = [...new Set(COMPONENT_KINDS.flatMap((k) => componentNames(k)))];
+  return ".options-for { display: none; border-left: 3px solid var(--line); padding-left: .8rem; }\n" +
+    names.map((n) =>
+      `form:has(select[name="type"] option[value="${n}"]:checked) ` +
+      `.options-for[data-options-for="${n}"] { display: block; }`
+    ).join("\n") + "\n.secret-ref { font-family: monospace; }\n";
 }
 
 /** The choices of `ref`/`refs` fields, by kind. */
@@ -418,15 +499,211 @@ export const Fields: FC<{
   refs: RefChoices;
 }> = ({ fields, values, raw, errors, refs }) => (
   <>
-    {fields.map((f) => (
-      <Field
-        key={f.name}
-        f={f}
-        value={values[f.name]}
-        raw={raw?.[f.name]}
-        errors={errors.get(f.name)}
-        refs={refs}
-      />
-    ))}
+    {fields.map((f) =>
+      f.kind === "options"
+        ? (
+          <OptionsField
+            key={f.name}
+            f={f}
+            value={values[f.name]}
+            type={typeof values.type === "string" ? values.type : ""}
+            raw={raw ?? {}}
+            errors={errors.get(f.name)}
+          />
+        )
+        : (
+          <Field
+            key={f.name}
+            f={f}
+            value={values[f.name]}
+            raw={raw?.[f.name]}
+            errors={errors.get(f.name)}
+            refs={refs}
+          />
+        )
+    )}
   </>
 );
+
+/** One typed option of one type, with its label, help and (when its key is named) problems. */
+const OptionControlField: FC<{
+  f: FieldSpec;
+  type: string;
+  input: OptionInput;
+  text: string;
+  chosen: Set<string>;
+  errors: string[];
+}> = ({ f, type, input, text, chosen, errors }) => {
+  const name = inputName(f, type, input.key);
+  const id = `f-${f.name}-${type}-${input.key}`;
+  const invalid = errors.some((e) => e.startsWith(`${input.key}:`) || e.startsWith(`${input.key}.`))
+    ? "true"
+    : undefined;
+  const help = <p class="help" id={`${id}-help`}>{input.help}</p>;
+  if (input.control === "choices") {
+    return (
+      <fieldset class="field" aria-describedby={`${id}-help`} aria-invalid={invalid}>
+        <legend>{input.key}{input.required ? " *" : ""}</legend>
+        {(input.choices ?? []).map((c) => (
+          <label class="check" key={c}>
+            <input type="checkbox" name={name} value={c} checked={chosen.has(c)} /> {c}
+          </label>
+        ))}
+        {help}
+      </fieldset>
+    );
+  }
+  let control;
+  if (input.control === "select" || input.control === "boolean") {
+    const choices = input.control === "boolean"
+      ? [{ value: "true", label: "yes" }, { value: "false", label: "no" }]
+      : (input.choices ?? []).map((c) => ({ value: c, label: c }));
+    control = (
+      <select id={id} name={name} aria-describedby={`${id}-help`} aria-invalid={invalid}>
+        <option value="">(default)</option>
+        {choices.map((c) => (
+          <option key={c.value} value={c.value} selected={c.value === text}>{c.label}</option>
+        ))}
+      </select>
+    );
+  } else if (input.control === "lines" || input.control === "json") {
+    control = (
+      <textarea
+        id={id}
+        name={name}
+        rows={input.control === "json" ? 4 : 3}
+        class="mono"
+        placeholder={input.placeholder}
+        aria-describedby={`${id}-help`}
+        aria-invalid={invalid}
+        spellcheck={false}
+      >
+        {text}
+      </textarea>
+    );
+  } else {
+    const number = input.control === "integer" || input.control === "number";
+    const field = (
+      <input
+        id={id}
+        name={name}
+        type={number ? "number" : "text"}
+        step={input.control === "integer" ? "1" : number ? "any" : undefined}
+        value={text}
+        placeholder={input.placeholder}
+        aria-describedby={`${id}-help`}
+        aria-invalid={invalid}
+        data-secret={input.control === "secret" ? "true" : undefined}
+      />
+    );
+    control = input.control === "secret"
+      ? (
+        <span class="secret-ref">
+          {"${"}
+          {field}
+          {"}"}
+        </span>
+      )
+      : field;
+  }
+  return (
+    <div class="field">
+      <label for={id}>{input.key}{input.required ? " *" : ""}</label>
+      {control}
+      {help}
+    </div>
+  );
+};
+
+/**
+ * The options of an endpoint, backend or middleware: a group of typed inputs per type of its kind
+ * (the chosen type's shown), then the options as JSON for advanced editing.
+ */
+const OptionsField: FC<{
+  f: FieldSpec;
+  value: unknown;
+  type: string;
+  raw: Record<string, string>;
+  errors?: string[];
+}> = ({ f, value, type, raw, errors }) => {
+  const id = `f-${f.name}`;
+  const current = value !== null && typeof value === "object" && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+  const json = raw[f.name] ??
+    (value === null || value === undefined ? "" : JSON.stringify(value, null, 2));
+  const was = raw[`${f.name}_was`] ?? json;
+  const described = [`${id}-help`, errors?.length ? `${id}-err` : ""].filter(Boolean).join(" ");
+  const groups = componentTypes(f.component!).flatMap((t) => {
+    const inputs = inputsOf(f, t.name);
+    return inputs ? [{ name: t.name, doc: t.doc, inputs }] : [];
+  });
+  return (
+    <fieldset
+      class="field"
+      data-testid="options-form"
+      aria-invalid={errors?.length ? "true" : undefined}
+    >
+      <legend>{f.label}</legend>
+      {groups.map((g) => (
+        <div
+          class="options-for"
+          key={g.name}
+          data-options-for={g.name}
+          data-testid={`options-for-${g.name}`}
+        >
+          <p class="help">
+            <strong>{g.name}</strong>: {g.doc}
+          </p>
+          {g.inputs.map((input) => {
+            const mine = g.name === type;
+            const name = inputName(f, g.name, input.key);
+            const chosen = new Set(
+              mine && Array.isArray(current[input.key])
+                ? (current[input.key] as unknown[]).map(String)
+                : [],
+            );
+            return (
+              <OptionControlField
+                key={input.key}
+                f={f}
+                type={g.name}
+                input={input}
+                text={raw[name] ?? (mine ? inputText(input, current[input.key]) : "")}
+                chosen={chosen}
+                errors={mine ? errors ?? [] : []}
+              />
+            );
+          })}
+        </div>
+      ))}
+      <label for={id}>Options as JSON (advanced)</label>
+      <textarea
+        id={id}
+        name={f.name}
+        rows={f.rows ?? 5}
+        class="mono"
+        placeholder={f.placeholder}
+        aria-describedby={described}
+        aria-invalid={errors?.length ? "true" : undefined}
+        spellcheck={false}
+      >
+        {json}
+      </textarea>
+      <input type="hidden" name={`${f.name}_was`} value={was} />
+      <p class="help" id={`${id}-help`}>
+        The type's options, as in the gateway configuration reference. Change this JSON to save it
+        instead of the fields above; types without fields take their options here.
+      </p>
+      {errors?.length
+        ? (
+          <div role="alert">
+            <ul class="field-error" id={`${id}-err`}>
+              {errors.map((e) => <li key={e}>{e}</li>)}
+            </ul>
+          </div>
+        )
+        : null}
+    </fieldset>
+  );
+};

@@ -1,4 +1,7 @@
 /** The stylesheet of the web UI (served at /ui.css; the only script is htmx, from this origin). */
+import { optionFormCss } from "./resource_forms.tsx";
+
+/** The rules of the pages, then those of the option forms (one per component type). */
 export const STYLESHEET = `
 :root { --fg: #1d2330; --muted: #5b6475; --line: #dde1e8; --accent: #1f5fbf; --bg: #f6f7f9;
   --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; }
@@ -80,4 +83,4 @@ dl.record-fields dt { font-weight: 600; }
 dl.record-fields dd { margin: 0; }
 dl.record-fields pre { margin: 0; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: .8rem; }
-`;
+` + optionFormCss();

@@ -122,6 +122,16 @@ export {
   HTTP_FAMILY_ENDPOINTS,
   HTTP_LIKE_BACKENDS,
 } from "./components/mod.ts";
+export {
+  type InputProblem,
+  inputText,
+  type OptionControl,
+  optionFieldJsonSchema,
+  type OptionInput,
+  optionInputs,
+  optionJsonSchema,
+  optionsFromInputs,
+} from "./option_inputs.ts";
 export { CONFIG_TABLES, type ConfigTable, type TableAt, tablesAt } from "./tree.ts";
 export { normalizePathPrefix } from "./values.ts";
 export { configReferenceMarkdown } from "./docs_reference.ts";
