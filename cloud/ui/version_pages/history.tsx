@@ -1,19 +1,14 @@
 /** @jsxImportSource hono/jsx */
-/**
- * A gateway's configuration versions: the history (when each was generated, from what, when the
- * gateway applied it), the diff between any two, a rollback to one (the gateway is pinned to that
- * version's snapshot and pulls it as a new version), and resuming to follow the records again.
- * Also the gateway's uploaded configuration for download with the session (the API needs a token).
- */
+/** GET `/gateways/:id/versions`: a gateway's configuration versions, the diff between two, and its pin. */
 import type { Hono } from "hono";
-import type { AppEnv } from "../api/mod.ts";
-import type { Services } from "../services.ts";
-import { form, notFoundPage, page } from "./guard.tsx";
-import { Csrf, Flash, Layout, Table, When } from "./layout.tsx";
-import { DiffView, unifiedDiff } from "./pipeline_builder.tsx";
+import type { AppEnv } from "../../api/mod.ts";
+import type { Services } from "../../services.ts";
+import { notFoundPage, page } from "../guard.tsx";
+import { Csrf, Layout, Table, When } from "../layout.tsx";
+import { DiffView, unifiedDiff } from "../pipeline_builder.tsx";
 
-/** Mounts `/gateways/:id/versions` and its forms, and `/gateways/:id/reported-config`. */
-export function mountVersionPages(ui: Hono<AppEnv>, s: Services): void {
+/** Mounts GET `/gateways/:id/versions`: a gateway's configuration versions, the diff between two, and its pin. */
+export function mountVersionHistory(ui: Hono<AppEnv>, s: Services): void {
   ui.get(
     "/gateways/:id/versions",
     page(s, async (c, user) => {
@@ -164,57 +159,6 @@ export function mountVersionPages(ui: Hono<AppEnv>, s: Services): void {
           />
         </Layout>,
       );
-    }),
-  );
-
-  ui.post(
-    "/gateways/:id/versions/:version/rollback",
-    form(s, async (c, user) => {
-      const t = user.team.id;
-      const gw = await s.store.repos.gateways.get(t, c.req.param("id")!);
-      if (!gw) return notFoundPage(c, user, "gateway");
-      const version = Number(c.req.param("version"));
-      const ok = Number.isInteger(version) &&
-        await s.store.configHistory.pinTo(t, gw.id, gw.code, version, user.actor);
-      if (!ok) {
-        return c.html(
-          <Layout title="Cannot roll back" user={user} active="/gateways">
-            <div class="card narrow">
-              <Flash kind="error" message={`Version ${version} has no stored snapshot.`} />
-              <a href={`/gateways/${gw.id}/versions`}>Back</a>
-            </div>
-          </Layout>,
-          404,
-        );
-      }
-      await s.resources.gatewayConfig(t, gw.id);
-      return c.redirect(`/gateways/${gw.id}/versions`, 303);
-    }),
-  );
-
-  ui.post(
-    "/gateways/:id/versions/resume",
-    form(s, async (c, user) => {
-      const t = user.team.id;
-      const gw = await s.store.repos.gateways.get(t, c.req.param("id")!);
-      if (!gw) return notFoundPage(c, user, "gateway");
-      await s.store.configHistory.unpin(t, gw.id, gw.code, user.actor);
-      await s.resources.gatewayConfig(t, gw.id);
-      return c.redirect(`/gateways/${gw.id}/versions`, 303);
-    }),
-  );
-
-  ui.get(
-    "/gateways/:id/reported-config",
-    page(s, async (c, user) => {
-      const gw = await s.store.repos.gateways.get(user.team.id, c.req.param("id")!);
-      if (!gw) return notFoundPage(c, user, "gateway");
-      const text = await s.store.gatewayState.reportedConfig(user.team.id, gw.id);
-      if (text === null) return notFoundPage(c, user, "uploaded configuration");
-      return c.body(text, 200, {
-        "Content-Type": "application/toml; charset=utf-8",
-        "Content-Disposition": `attachment; filename="${gw.code}.toml"`,
-      });
     }),
   );
 }

@@ -1,0 +1,20 @@
+/**
+ * Gateways: status, last seen and configuration versions; one gateway's reports, config and tokens.
+ *
+ * One file per page or form: its route beside its handler.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import type { AppEnv } from "../../api/mod.ts";
+import type { Services } from "../../services.ts";
+import { mountGatewayList } from "./list.tsx";
+import { mountGatewayDetail } from "./detail.tsx";
+import { mountRevokeToken } from "./revoke_token.tsx";
+
+/** Mounts `/gateways` and `/gateways/:id`. */
+export function mountGatewayPages(ui: Hono<AppEnv>, s: Services): void {
+  mountGatewayList(ui, s);
+  mountGatewayDetail(ui, s);
+  mountRevokeToken(ui, s);
+}

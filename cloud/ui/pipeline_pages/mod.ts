@@ -1,0 +1,18 @@
+/**
+ * Pipelines (the team's own and those shared with it) and the resources they use.
+ *
+ * One file per page or form: its route beside its handler.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import type { AppEnv } from "../../api/mod.ts";
+import type { Services } from "../../services.ts";
+import { mountPipelineList } from "./list.tsx";
+import { mountPipelineDetail } from "./detail.tsx";
+
+/** Mounts `/pipelines` and `/pipelines/:id`. */
+export function mountPipelinePages(ui: Hono<AppEnv>, s: Services): void {
+  mountPipelineList(ui, s);
+  mountPipelineDetail(ui, s);
+}
