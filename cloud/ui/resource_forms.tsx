@@ -369,11 +369,12 @@ function typedOptions(
  */
 export function optionFormCss(): string {
   const names = [...new Set(COMPONENT_KINDS.flatMap((k) => componentNames(k)))];
-  return ".options-for { display: none; border-left: 3px solid var(--line); padding-left: .8rem; }\n" +
-    names.map((n) =>
-      `form:has(select[name="type"] option[value="${n}"]:checked) ` +
-      `.options-for[data-options-for="${n}"] { display: block; }`
-    ).join("\n") + "\n.secret-ref { font-family: monospace; }\n";
+  const hidden = ".options-for { display: none; border-left: 3px solid var(--line); " +
+    "padding-left: .8rem; }\n";
+  return hidden + names.map((n) =>
+    `form:has(select[name="type"] option[value="${n}"]:checked) ` +
+    `.options-for[data-options-for="${n}"] { display: block; }`
+  ).join("\n") + "\n.secret-ref { font-family: monospace; }\n";
 }
 
 /** The choices of `ref`/`refs` fields, by kind. */
