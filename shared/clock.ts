@@ -69,7 +69,8 @@ export function timeoutSignal(clock: Clock, ms: number): AbortSignal {
 /**
  * A clock for tests: the system clock plus an offset that {@linkcode ManualClock.advance} moves.
  * Its timers count manual time only: one set for `ms` fires once `advance` has moved the clock
- * `ms` further (real time passing meanwhile does not count), in the order they are due.
+ * `ms` further (real time passing meanwhile does not count), in the order they are due; `now()`
+ * has moved at once, and callers that do not await `advance` see the new time too.
  */
 export class ManualClock implements Clock {
   #offset = 0;
@@ -118,39 +119,25 @@ export class ManualClock implements Clock {
   }
 
   /**
-   * Moves time forward by `ms`, firing every timer due by then, earliest first: time stands at
-   * each timer's due point while it fires (a timer it sets counts from there), and promise
-   * callbacks run after each, so a timer set meanwhile fires too when it is due in the span.
+   * Moves time forward by `ms` at once, then fires every timer due by then, earliest first,
+   * letting promise callbacks run after each. A timer set meanwhile counts from the new time (a
+   * loop that waits again is woken once per `advance`, not once per period in the span).
    */
   async advance(ms: number): Promise<void> {
-    const target = this.#offset + ms;
-    // No timer in the span: time moves at once (callers that do not await see it too).
-    if (![...this.#timers.values()].some((t) => t.due <= target)) {
-      this.#offset = target;
-      return;
-    }
-    await this.#fireUntil(target);
-    this.#offset = target;
+    this.#offset += ms;
+    await this.runDue();
   }
 
   /** Fires the timers due now (earliest first), letting promise callbacks run after each. */
-  runDue(): Promise<void> {
-    return this.#fireUntil(this.#offset);
-  }
-
-  async #fireUntil(target: number): Promise<void> {
-    for (;;) {
+  async runDue(): Promise<void> {
+    const due = [...this.#timers].filter(([, t]) => t.due <= this.#offset)
+      .sort(([a, x], [b, y]) => x.due - y.due || a - b);
+    for (const [handle, timer] of due) {
       await settle();
-      let next: [TimerHandle, { due: number; ms: number; fn: () => void }] | undefined;
-      for (const entry of this.#timers) {
-        if (entry[1].due > target) continue;
-        if (!next || entry[1].due < next[1].due) next = entry;
-      }
-      if (!next) return;
-      this.#timers.delete(next[0]);
-      this.#offset = Math.max(this.#offset, next[1].due);
-      next[1].fn();
+      if (!this.#timers.delete(handle)) continue; // cleared by an earlier one
+      timer.fn();
     }
+    await settle();
   }
 }
 

@@ -8,7 +8,13 @@ import { withManagementToken } from "./support/mod.ts";
 import { generateX25519Identity } from "age-encryption";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
-import { machineToken, startCloudGateway, waitForCloud } from "./gateway_cloud_support.ts";
+import {
+  advanceRenewal,
+  machineToken,
+  startCloudGateway,
+  waitForCloud,
+} from "./gateway_cloud_support.ts";
+import { waitFor } from "./support/wait.ts";
 import { decodeTokenClaims } from "../shared/tokens.ts";
 import { parseExposition, sampleValue } from "./support/metrics.ts";
 
@@ -44,11 +50,12 @@ Deno.test("renewal: with a third of its life left the token is renewed, persiste
     try {
       assertEquals((await gw.admin("POST", "/admin/token", { body: payload })).status, 200);
       await waitForCloud(gw, (c) => c.sync.state === "running", "running");
-      cloud.clock.advance(19 * DAY);
-      await new Promise((r) => setTimeout(r, 300));
+      // The renewal check sleeps on the cloud's manual clock: each advance wakes it once, and it
+      // sleeps again once it has looked (a new timer set: the look is done).
+      await advanceRenewal(cloud.clock, 19 * DAY, { looked: true });
       assertEquals((await gw.info()).cloud.token_source, "management_api", "not due at 19 days");
 
-      cloud.clock.advance(1 * DAY + 60_000);
+      await advanceRenewal(cloud.clock, 1 * DAY + 60_000);
       const c = await waitForCloud(gw, (c) => c.token_source === "renewal", "the renewal");
       assert(Date.parse(c.token_expires_at) > Date.parse(payload.expires_at), "a later expiry");
       assertEquals([c.persisted, c.verified, c.gateway_id], [true, true, payload.gateway_id]);
@@ -64,10 +71,9 @@ Deno.test("renewal: with a third of its life left the token is renewed, persiste
       const old = await call(cloud, "GET", "/api/gateway/self", { token: payload.machine_token });
       assertEquals(old.status, 401);
       const reports = await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok");
-      await new Promise((r) => setTimeout(r, 1500));
-      assert(
-        await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok") > reports,
-        "status reports go on with the renewed token",
+      await waitFor(
+        async () => await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok") > reports,
+        { timeoutMs: 30_000, description: "status reports going on with the renewed token" },
       );
       assertEquals((await gw.info()).cloud.sync.state, "running");
     } finally {
@@ -114,8 +120,11 @@ Deno.test("a revoked token: authorization error logged, calls stop, a new token 
       assertEquals(logged[0].level, "error");
       assertMatch(logged[0].msg, /gwcli gateway:authorize/);
 
+      // The sync has ended: no renewal check waits on the clock, and moving the clock past the
+      // renewal point (which would have a running sync renew) makes no call.
       const before = await callsMade(gw.mgmt);
-      await new Promise((r) => setTimeout(r, 2500));
+      assertEquals(cloud.clock.pending, 0, "no renewal check sleeps");
+      await cloud.clock.advance(25 * DAY);
       assertEquals(await callsMade(gw.mgmt), before, "no calls while unauthorized");
       const m = parseExposition(
         await (await fetch(`${gw.mgmt}/metrics`, withManagementToken())).text(),
@@ -129,8 +138,10 @@ Deno.test("a revoked token: authorization error logged, calls stop, a new token 
       const resumed = await waitForCloud(gw, (c) => c.sync.state === "running", "resumed");
       assertEquals(resumed.sync.last_error, null);
       const after = await callsMade(gw.mgmt);
-      await new Promise((r) => setTimeout(r, 1500));
-      assert(await callsMade(gw.mgmt) > after, "calls resume with the new token");
+      await waitFor(async () => await callsMade(gw.mgmt) > after, {
+        timeoutMs: 30_000,
+        description: "calls resuming with the new token",
+      });
     } finally {
       await gw.stop();
     }
@@ -146,7 +157,7 @@ Deno.test("an expired token (never renewed): authorization error, no calls", asy
     });
     try {
       await waitForCloud(gw, (c) => c.sync.state === "running", "running");
-      cloud.clock.advance(31 * DAY);
+      await advanceRenewal(cloud.clock, 31 * DAY);
       const c = await waitForCloud(gw, (c) => c.sync.state === "unauthorized", "unauthorized");
       assertMatch(c.sync.last_error.message, /expired/);
       assertEquals(c.authorized, false);
@@ -168,7 +179,7 @@ Deno.test("renewal: [cloud] renew_before_days moves the renewal point; info and 
       const due = Date.parse(payload.expires_at) - 29 * DAY;
       assertEquals(running.token_renews_at, new Date(due).toISOString());
       // A day and a bit later, not twenty.
-      cloud.clock.advance(1 * DAY + 60_000);
+      await advanceRenewal(cloud.clock, 1 * DAY + 60_000);
       const c = await waitForCloud(gw, (c) => c.token_source === "renewal", "the early renewal");
       assert(Date.parse(c.token_renews_at) > due, "the next renewal point is the new token's");
     } finally {

@@ -4,6 +4,7 @@
  * (`GATEWAY_MACHINE_TOKEN`, `GATEWAY_ENCRYPTION_KEY`, `GATEWAY_JWT_SECRET`) from the test instead
  * of the process, and renews or reports on short timers.
  */
+import type { ManualClock } from "../shared/clock.ts";
 import { Logger } from "../shared/log.ts";
 import { createMetrics } from "../gateway/observability/metrics.ts";
 import { Gateway } from "../gateway/runtime/mod.ts";
@@ -30,6 +31,26 @@ service = "echo"
 endpoints = ["local_echo"]
 backends = ["local_echo"]
 `;
+
+/** How often a test gateway's renewal check looks at the clock, at most (manual time). */
+export const RENEWAL_CHECK_MS = 50;
+
+/**
+ * Moves the cloud's manual clock once the gateway's renewal check sleeps on it, so that the
+ * advance wakes the check; with `looked`, returns once the check has looked and sleeps again
+ * (it found the token not due). Otherwise what follows waits for the outcome (a renewal, a
+ * rejection) with {@link waitForCloud}.
+ */
+export async function advanceRenewal(
+  clock: ManualClock,
+  ms: number,
+  options: { looked?: boolean } = {},
+): Promise<void> {
+  const renewalCheck = (t: number) => t <= RENEWAL_CHECK_MS;
+  await clock.waitForTimer(renewalCheck);
+  await clock.advance(ms);
+  if (options.looked) await clock.waitForTimer(renewalCheck);
+}
 
 /** A cloud-enabled gateway in this process. */
 export interface CloudGateway {
@@ -117,7 +138,7 @@ level = "debug"
       env: (name) => env[name],
       clock: cloud.clock,
       pollWaitSecs: 2,
-      renewalCheckMs: 50,
+      renewalCheckMs: RENEWAL_CHECK_MS,
     },
   });
   try {

@@ -1,4 +1,5 @@
 /** Retry delays with exponential growth and jitter, and a sleep that ends early on abort. */
+import { type Clock, systemClock } from "./clock.ts";
 
 /** Exponential backoff: base, 2·base, 4·base … up to max, each scaled by a random 50-100 %. */
 export class Backoff {
@@ -31,16 +32,16 @@ export class Backoff {
   }
 }
 
-/** Waits `ms`, or less when `signal` aborts (never rejects). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms` on `clock`, or less when `signal` aborts (never rejects). */
+export function sleep(ms: number, signal: AbortSignal, clock: Clock = systemClock): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal.removeEventListener("abort", done);
       resolve();
     };
-    const timer = setTimeout(done, Math.max(0, ms));
+    const timer = clock.setTimeout(done, Math.max(0, ms));
     signal.addEventListener("abort", done, { once: true });
   });
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Backoff, sleep } from "./backoff.ts";
+import { ManualClock } from "./clock.ts";
 
 Deno.test("Backoff: doubles up to the maximum, jittered between 50 and 100 %, reset starts over", () => {
   const low = new Backoff(1000, 8000, () => 0);
@@ -12,14 +13,20 @@ Deno.test("Backoff: doubles up to the maximum, jittered between 50 and 100 %, re
   assert.equal(high.next(), 1000);
 });
 
-Deno.test("sleep: ends early when the signal aborts, at once when already aborted", async () => {
+Deno.test("sleep: on its clock; ends early when the signal aborts, at once when already aborted", async () => {
+  const clock = new ManualClock();
   const ac = new AbortController();
-  const started = performance.now();
-  const waiting = sleep(10_000, ac.signal);
-  setTimeout(() => ac.abort(), 20);
-  await waiting;
-  assert.ok(performance.now() - started < 1000);
-  const t = performance.now();
-  await sleep(10_000, ac.signal);
-  assert.ok(performance.now() - t < 50);
+  let woke = false;
+  const waiting = sleep(10_000, ac.signal, clock).then(() => woke = true);
+  await clock.advance(9_999);
+  assert.equal(woke, false);
+  ac.abort();
+  await waiting; // without the clock reaching 10 s
+  assert.equal(clock.pending, 0, "its timer is cleared");
+  await sleep(10_000, ac.signal, clock);
+  assert.equal(clock.pending, 0, "no timer when already aborted");
+  const full = sleep(1_000, new AbortController().signal, clock).then(() => woke = false);
+  await clock.advance(1_000);
+  await full;
+  assert.equal(woke, false);
 });

@@ -74,9 +74,9 @@ export class CloudKeys {
 export class TokenVerifier {
   readonly issuer: string;
   readonly #keys: CloudKeys;
-  readonly #clock: Clock;
+  readonly #clock: Pick<Clock, "now">;
 
-  constructor(client: CloudClient, issuer: string, clock: Clock) {
+  constructor(client: CloudClient, issuer: string, clock: Pick<Clock, "now">) {
     this.issuer = issuer;
     this.#keys = new CloudKeys(client);
     this.#clock = clock;
