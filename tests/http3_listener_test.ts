@@ -92,7 +92,8 @@ async function setup(): Promise<Setup> {
     return Response.json({ path, length: body.length });
   });
   const h3Port = freeUdpPort();
-  const gw = await startTestGateway(config(h3Port, cert, upstream.port), { dir });
+  // The drain test lets a slow request finish on shutdown: the harness's longer grace.
+  const gw = await startTestGateway(config(h3Port, cert, upstream.port), { dir, drainSeconds: 2 });
   const connect = () =>
     Http3Client.connect({
       hostname: "127.0.0.1",
