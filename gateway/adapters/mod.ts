@@ -21,6 +21,7 @@
  */
 export {
   assertPortFree,
+  guardOf,
   type HttpListener,
   listenerKey,
   type NetworkHandler,

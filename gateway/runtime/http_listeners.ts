@@ -12,6 +12,7 @@ import {
   assertPortFree,
   assertUdpPortFree,
   checkHttp3Material,
+  guardOf,
   type Http3Listener,
   http3ListenerKey,
   type HttpListener,
@@ -24,7 +25,7 @@ import {
   withAltSvc,
 } from "../adapters/mod.ts";
 import type { Protocol } from "../envelope.ts";
-import { AddressCounts } from "../../shared/net/mod.ts";
+import { AddressCounts, runtimeHttp } from "../../shared/net/mod.ts";
 import { LISTEN_LOCK_BYTES, noteListen } from "../workers/mod.ts";
 
 /** What the listeners hand each request to (the gateway's dispatch). */
@@ -113,6 +114,11 @@ export class HttpListeners implements ListenerSet<GatewayConfig> {
     const started: HttpListener[] = [];
     const sockets = new Map<string, string[]>();
     const lock = this.#sharedMemory?.("network.listen_lock", LISTEN_LOCK_BYTES);
+    if (Object.values(config.network).some((net) => guardOf(net))) {
+      // The guard's self-test of the runtime's internals (once per isolate): a failure is
+      // logged here, as JSON with the rest, and the guard relays instead.
+      await runtimeHttp((reason) => this.#logger.warn("[net] connection guard relays", { reason }));
+    }
     try {
       for (const net of Object.values(config.network)) {
         const tls = await readTls(net);

@@ -191,10 +191,13 @@ let checked: Promise<RuntimeHttp | undefined> | undefined;
 /**
  * The runtime's per-connection HTTP server, self-tested once per isolate (the first guarded
  * listener waits for it; later ones get the settled answer), or `undefined` with a warning when
- * it is gone or fails the test.
+ * it is gone or fails the test. The warning goes to the first caller's `warn` (the gateway passes
+ * its JSON logger before it starts a listener; default: stderr).
  */
-export function runtimeHttp(): Promise<RuntimeHttp | undefined> {
-  return checked ??= checkedRuntimeHttp();
+export function runtimeHttp(
+  warn: (message: string) => void = console.warn,
+): Promise<RuntimeHttp | undefined> {
+  return checked ??= checkedRuntimeHttp(internalServeOnConnection(), warn);
 }
 
 /** {@link probeRuntimeHttp} of `candidate`, warning (through `warn`) when it fails. */
