@@ -1,5 +1,5 @@
 /** End-to-end tests of the HTTP data plane: routing, backends, errors, limits, content types. */
-import { withManagementToken } from "./support/mod.ts";
+import { waitFor, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
 
@@ -204,8 +204,10 @@ Deno.test("a refused connection gives 502 backend_unavailable with the request i
 });
 
 Deno.test("a slow backend gives 504 backend_timeout", async () => {
+  // The upstream answers only when the test ends, well past the backend's 1 s timeout.
+  const release = Promise.withResolvers<void>();
   const up = startUpstream(async () => {
-    await new Promise((r) => setTimeout(r, 1500));
+    await release.promise;
     return new Response("late");
   });
   const gw = await startTestGateway(proxyConfig(up.url));
@@ -216,6 +218,7 @@ Deno.test("a slow backend gives 504 backend_timeout", async () => {
     assertEquals(body.error.code, "backend_timeout");
     assertMatch(body.error.message, /within 1 s/);
   } finally {
+    release.resolve();
     await gw.stop();
     await up.stop();
   }
@@ -334,10 +337,11 @@ retries = 1
       { hostname: "127.0.0.1", port: a.port, onListen: () => {} },
       () => new Response("a"),
     );
-    await new Promise((r) => setTimeout(r, 600));
     const after: string[] = [];
-    for (let i = 0; i < 4; i++) after.push(await (await fetch(`${gw.url}/api/`)).text());
-    assert(after.includes("a"), `a back in rotation: ${after}`);
+    await waitFor(async () => {
+      after.push(await (await fetch(`${gw.url}/api/`)).text());
+      return after.includes("a");
+    }, { timeoutMs: 10_000, description: "a back in rotation" });
     await revived.shutdown();
   } finally {
     await gw.stop();
@@ -392,13 +396,19 @@ timeout_secs = 1
   ));
   try {
     healthy = false;
-    await new Promise((r) => setTimeout(r, 300));
-    for (let i = 0; i < 4; i++) assertEquals(await (await fetch(`${gw.url}/api/`)).text(), "b");
+    // Taken out once its checks fail: then every answer is b's (eight in a row, every isolate).
+    let inARow = 0;
+    await waitFor(async () => {
+      const answer = await (await fetch(`${gw.url}/api/`)).text();
+      inARow = answer === "b" ? inARow + 1 : 0;
+      return inARow >= 8;
+    }, { timeoutMs: 10_000, description: "a taken out by its failing health checks" });
     healthy = true;
-    await new Promise((r) => setTimeout(r, 300));
     const seen = new Set<string>();
-    for (let i = 0; i < 4; i++) seen.add(await (await fetch(`${gw.url}/api/`)).text());
-    assert(seen.has("a"), "a is back");
+    await waitFor(async () => {
+      seen.add(await (await fetch(`${gw.url}/api/`)).text());
+      return seen.has("a");
+    }, { timeoutMs: 10_000, description: "a back once its checks pass" });
   } finally {
     await gw.stop();
     await a.stop();
@@ -432,7 +442,10 @@ backends = ["main", "copy"]
   try {
     const res = await fetch(`${gw.url}/api/x`, { method: "POST", body: "payload" });
     assertEquals(await res.text(), "primary");
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => Promise.resolve(tee.received.length > 0), {
+      timeoutMs: 10_000,
+      description: "the tee's copy",
+    });
     assertEquals(new TextDecoder().decode(tee.received[0].body), "payload");
     assertEquals(new TextDecoder().decode(primary.received[0].body), "payload");
 
@@ -544,7 +557,11 @@ Deno.test("compressed upstream answers reach the client intact (http1 and auto)"
 
 Deno.test("a client whose upload breaks off does not take the upstream target out", async () => {
   const up = startUpstream();
-  const gw = await startTestGateway(proxyConfig(up.url, "max_failures = 1"));
+  // One isolate: its in-flight gauge says when a request is being read, and when it has ended.
+  const gw = await startTestGateway(proxyConfig(up.url, "max_failures = 1"), { workers: 1 });
+  const inFlight = () => gw.gateway.metrics.summary().pipelines.api?.in_flight ?? 0;
+  const until = (done: () => boolean, description: string) =>
+    waitFor(() => Promise.resolve(done()), { timeoutMs: 10_000, description });
   try {
     for (let i = 0; i < 3; i++) {
       // Promise 5000 bytes, send 10, then close: the gateway fails to read the body.
@@ -555,10 +572,10 @@ Deno.test("a client whose upload breaks off does not take the upstream target ou
             "content-length: 5000\r\n\r\n0123456789",
         ),
       );
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => inFlight() === 1, "the upload being read");
       conn.close();
+      await until(() => inFlight() === 0, "the broken upload ended");
     }
-    await new Promise((r) => setTimeout(r, 100));
     const res = await fetch(`${gw.url}/api/after`);
     assertEquals(res.status, 200, "the target is still healthy");
     await res.body?.cancel();
