@@ -5,7 +5,7 @@
  * pulled configuration runs again after a restart; disabling the cloud by reload stops the sync
  * and drops the pulled pipelines; the sync's metrics.
  */
-import { withManagementToken } from "./support/mod.ts";
+import { waitFor, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import {
@@ -190,10 +190,16 @@ Deno.test("sync: disabling the cloud by reload stops the sync and drops the pull
       const res = await fetch(`${gw.url}/cloud/x`);
       await res.body?.cancel();
       assertEquals(res.status, 404, "the pulled pipeline is not merged while disabled");
+      // Stopped: its loops have ended (the renewal check no longer waits on the clock), so no
+      // report can follow; moving the clock makes no call either.
       const before = sampleValue(await metrics(gw.mgmt), "gateway_cloud_status_reports_total", {
         outcome: "ok",
       });
-      await new Promise((r) => setTimeout(r, 1500));
+      await waitFor(() => Promise.resolve(cloud.clock.pending === 0), {
+        timeoutMs: 10_000,
+        description: "the sync's renewal check gone from the clock",
+      });
+      await cloud.clock.advance(3_600_000);
       const after = sampleValue(await metrics(gw.mgmt), "gateway_cloud_status_reports_total", {
         outcome: "ok",
       });
