@@ -10,33 +10,40 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { makeSelfSignedCert } from "./certs.ts";
 import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
-import { curl } from "./support/mod.ts";
+import { curl, waitFor } from "./support/mod.ts";
 import { connectH2c, H2, type H2Frame } from "./support/h2c.ts";
 
 const GUARD = "header_timeout_secs = 1\nidle_timeout_secs = 1.5\nmax_connections_per_ip = 60\n";
 const enc = new TextEncoder();
 
-/** Milliseconds until the server closes `conn` (a read returns end of stream or fails). */
-async function closedAfter(conn: Deno.Conn, started: number, limitMs: number): Promise<number> {
+/**
+ * True once the server closes `conn` (a read returns end of stream or fails); false when the
+ * test gives up first, after `limitMs` (a bound on a hang, well past every timeout of the guard
+ * under test, not a window the close must fall in).
+ */
+async function closedByServer(conn: Deno.Conn, limitMs: number): Promise<boolean> {
   const buf = new Uint8Array(4096);
-  const deadline = setTimeout(() => conn.close(), limitMs);
+  let gaveUp = false;
+  const deadline = setTimeout(() => {
+    gaveUp = true;
+    conn.close();
+  }, limitMs);
   try {
     while (true) {
       const n = await conn.read(buf);
       if (n === null) break;
     }
   } catch {
-    // reset or closed by the deadline
+    // reset, or closed by the deadline
   } finally {
     clearTimeout(deadline);
   }
-  return performance.now() - started;
+  return !gaveUp;
 }
 
 Deno.test("connection guard: 50 slow request heads are closed after header_timeout_secs", async () => {
   const gw = await startTestGateway(ECHO_PIPELINE, { network: GUARD });
   try {
-    const started = performance.now();
     const conns = await Promise.all(
       Array.from({ length: 50 }, () => Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort })),
     );
@@ -51,10 +58,11 @@ Deno.test("connection guard: 50 slow request heads are closed after header_timeo
         for (const c of conns) await c.write(enc.encode(`X-${i}: y\r\n`)).catch(() => {});
       }
     })();
-    const times = await Promise.all(conns.map((c) => closedAfter(c, started, 8_000)));
+    // The drip would go on for 6 s: only the 1 s header timeout closes them before.
+    const closed = await Promise.all(conns.map((c) => closedByServer(c, 5_500)));
     stop = true;
     await drip;
-    for (const t of times) assert(t < 3_000, `a slow head was kept ${t.toFixed(0)} ms`);
+    assertEquals(closed.filter((c) => !c).length, 0, "every slow head is closed by the gateway");
     // The listener still serves.
     const res = await fetch(`${gw.url}/echo/ok`);
     assertEquals(res.status, 200);
@@ -69,27 +77,36 @@ Deno.test("connection guard: the per-address cap, idle keep-alive connections, a
     network: "header_timeout_secs = 5\nidle_timeout_secs = 1\nmax_connections_per_ip = 5\n",
   });
   try {
+    const buf = new Uint8Array(65536);
+    /** One request on `conn`; true when it is answered 200. */
+    const served = async (conn: Deno.Conn) => {
+      await conn.write(enc.encode("GET /echo/k HTTP/1.1\r\nHost: x\r\n\r\n")).catch(() => {});
+      const n = await conn.read(buf).catch(() => null);
+      return /^HTTP\/1\.1 200/.test(new TextDecoder().decode(buf.subarray(0, n ?? 0)));
+    };
+    // Five connections, each answered once (so the gateway holds all five), kept open.
     const held = await Promise.all(
       Array.from({ length: 5 }, () => Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort })),
     );
-    await new Promise((r) => setTimeout(r, 100));
-    const started = performance.now();
+    for (const c of held) assert(await served(c), "a held connection is served");
     const extra = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
-    assert(await closedAfter(extra, started, 3_000) < 1_000, "the sixth connection is refused");
+    // Refused: closed without an answer, long before its 5 s header timeout would.
+    assertEquals(await served(extra), false, "the sixth connection is refused");
+    assert(await closedByServer(extra, 3_000), "the sixth connection is closed");
     for (const c of held) c.close();
 
-    // A keep-alive connection: two requests on it, then silence until the idle timeout.
-    await new Promise((r) => setTimeout(r, 100));
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
-    const buf = new Uint8Array(65536);
-    for (let i = 0; i < 2; i++) {
-      await conn.write(enc.encode("GET /echo/k HTTP/1.1\r\nHost: x\r\n\r\n"));
-      const n = await conn.read(buf);
-      assertMatch(new TextDecoder().decode(buf.subarray(0, n ?? 0)), /^HTTP\/1\.1 200/);
-    }
-    const idleStart = performance.now();
-    const idle = await closedAfter(conn, idleStart, 5_000);
-    assert(idle > 700 && idle < 3_500, `closed after ${idle.toFixed(0)} ms of silence`);
+    // A keep-alive connection (once the gateway has seen the five go): two requests on it, then
+    // silence until the idle timeout closes it.
+    let conn: Deno.Conn | undefined;
+    await waitFor(async () => {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
+      if (await served(c)) conn = c;
+      else c.close();
+      return conn !== undefined;
+    }, { timeoutMs: 10_000, description: "a connection under the cap again" });
+    assert(await served(conn!), "the second request on the kept-alive connection");
+    // Silent now: its idle timeout (1 s) closes it (4 s only bounds a hang).
+    assert(await closedByServer(conn!, 4_000), "closed after its idle timeout");
   } finally {
     await gw.stop();
   }
@@ -122,7 +139,6 @@ Deno.test("body timeout: a client that trickles a body the gateway must read get
           "Content-Length: 1000\r\n\r\n{",
       ),
     );
-    const started = performance.now();
     // One byte every 200 ms: never idle, never done.
     let stop = false;
     const drip = (async () => {
@@ -137,7 +153,6 @@ Deno.test("body timeout: a client that trickles a body the gateway must read get
     const text = new TextDecoder().decode(buf.subarray(0, n ?? 0));
     assertMatch(text, /^HTTP\/1\.1 408/);
     assertMatch(text, /request_body_timeout/);
-    assert(performance.now() - started < 3_000);
     await drip;
     conn.close();
   } finally {
@@ -188,10 +203,8 @@ Deno.test("connection guard: a download that keeps moving outlives idle_timeout_
   });
   try {
     // 10 chunks 300 ms apart: 2.7 s in all, never 1 s without a byte.
-    const started = performance.now();
     const res = await fetch(`${gw.url}/api/slow`);
-    assertEquals((await res.arrayBuffer()).byteLength, 10_000);
-    assert(performance.now() - started > 2_000, "the download took its time");
+    assertEquals((await res.arrayBuffer()).byteLength, 10_000, "all ten chunks, the last 2.7 s on");
 
     // A client that reads the head and then nothing: the gateway closes it after ~1 s idle.
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
@@ -236,9 +249,7 @@ Deno.test("connection guard: an upload that keeps moving outlives idle_timeout_s
         "POST /api/up HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n" + "x".repeat(100_000),
       ),
     );
-    const started = performance.now();
-    const closed = await closedAfter(conn, started, 8_000);
-    assert(closed < 4_000, `a stalled upload was kept ${closed.toFixed(0)} ms`);
+    assert(await closedByServer(conn, 8_000), "a stalled upload is closed by the gateway");
   } finally {
     await gw.stop();
     await up.stop();
@@ -251,14 +262,11 @@ Deno.test("connection guard: over TLS a slow handshake is closed after header_ti
   const gw = await startTestGateway(ECHO_PIPELINE, { tls: cert, network: GUARD });
   try {
     // A TCP connection that never says hello, and one whose hello stops half-way.
-    const started = performance.now();
     const silent = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
     const partial = await Deno.connect({ hostname: "127.0.0.1", port: gw.dataPort });
     await partial.write(new Uint8Array([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]));
-    const times = await Promise.all(
-      [silent, partial].map((c) => closedAfter(c, started, 8_000)),
-    );
-    for (const t of times) assert(t < 3_000, `a slow handshake was kept ${t.toFixed(0)} ms`);
+    const closed = await Promise.all([silent, partial].map((c) => closedByServer(c, 8_000)));
+    assertEquals(closed, [true, true], "slow handshakes are closed by the gateway");
 
     for (const [flag, version] of [["--http2", "2"], ["--http1.1", "1.1"]]) {
       const out = await curl([
@@ -283,8 +291,8 @@ Deno.test("connection guard: over TLS a slow handshake is closed after header_ti
 /** What a raw client trickling a body saw: the answer's head and when the server closed. */
 interface Trickled {
   head: string;
-  answeredMs: number;
-  closedMs: number;
+  /** The gateway closed the connection (the test did not have to give up on it). */
+  closedByServer: boolean;
 }
 
 /**
@@ -297,7 +305,6 @@ async function trickle(port: number, path: string, framing: string): Promise<Tri
   await conn.write(enc.encode(
     `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`,
   ));
-  const started = performance.now();
   let open = true;
   const drip = (async () => {
     for (let i = 0; open && i < 200; i++) {
@@ -307,19 +314,21 @@ async function trickle(port: number, path: string, framing: string): Promise<Tri
   })();
   const buf = new Uint8Array(4096);
   let text = "";
-  let answeredMs = -1;
-  const deadline = setTimeout(() => conn.close(), 40_000);
+  let gaveUp = false;
+  // The drip goes on for 40 s: a bound on a hang, not a window.
+  const deadline = setTimeout(() => {
+    gaveUp = true;
+    conn.close();
+  }, 40_000);
   try {
     while (true) {
       const n = await conn.read(buf);
       if (n === null) break;
-      if (answeredMs < 0) answeredMs = performance.now() - started;
       text += new TextDecoder().decode(buf.subarray(0, n));
     }
   } catch {
     // reset: closed as well
   }
-  const closedMs = performance.now() - started;
   clearTimeout(deadline);
   open = false;
   await drip;
@@ -328,7 +337,7 @@ async function trickle(port: number, path: string, framing: string): Promise<Tri
   } catch {
     // closed already
   }
-  return { head: text, answeredMs, closedMs };
+  return { head: text, closedByServer: !gaveUp };
 }
 
 Deno.test("body timeout: ten clients trickling into a queued backend each get their 408 and are disconnected", async () => {
@@ -370,9 +379,8 @@ body_timeout_secs = 1
       assertMatch(s.head, /^HTTP\/1\.1 408 /, `${what}: ${s.head}`);
       assertMatch(s.head, /request_body_timeout/, what);
       assertMatch(s.head, /\r\nconnection: close\r\n/i, what);
-      assert(s.answeredMs < 5_000, `${what}: answered after ${s.answeredMs.toFixed(0)} ms`);
-      const open = s.closedMs - s.answeredMs;
-      assert(open < 5_000, `${what}: still connected ${open.toFixed(0)} ms after its 408`);
+      // Answered (the 408 above) and disconnected by the gateway while the client still dripped.
+      assert(s.closedByServer, `${what}: still connected after its 408`);
     }
     assertEquals(up.received.length, 0, "nothing was queued and delivered");
   } finally {
