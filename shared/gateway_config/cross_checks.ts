@@ -57,6 +57,9 @@ function checkNameList(
   });
 }
 
+/** Endpoint services with their own TCP listener (`bind_addr`, `port`) instead of networks. */
+const OWN_LISTENER_ENDPOINTS: ReadonlySet<string> = new Set(["dicom_scp", "hl7"]);
+
 function isHttpFamily(service: string | undefined): boolean {
   return HTTP_FAMILY_ENDPOINTS.some((s) => s === service);
 }
@@ -65,10 +68,10 @@ function checkEndpointNetworks(sink: ProblemSink, config: GatewayConfig): void {
   const noNetworks = Object.keys(config.network).length === 0;
   for (const ep of Object.values(config.endpoints)) {
     const path = childPath("endpoints", ep.name);
-    if (ep.service === "dicom_scp" && ep.networks?.length) {
+    if (OWN_LISTENER_ENDPOINTS.has(ep.service) && ep.networks?.length) {
       sink.report(
         childPath(path, "networks"),
-        "dicom_scp endpoints listen on their own bind_addr and port; remove networks",
+        `${ep.service} endpoints listen on their own bind_addr and port; remove networks`,
       );
       continue;
     }
@@ -197,9 +200,9 @@ function checkListeners(sink: ProblemSink, config: GatewayConfig): void {
   const mgmt = { what: "the management API", path: "management.port", bind: m.bind, port: m.port };
   if (m.enabled && usable(mgmt)) tcp.push(mgmt);
   for (const ep of Object.values(config.endpoints)) {
-    if (ep.service !== "dicom_scp") continue;
+    if (!OWN_LISTENER_ENDPOINTS.has(ep.service)) continue;
     const l = {
-      what: `dicom_scp endpoint \`${ep.name}\``,
+      what: `${ep.service} endpoint \`${ep.name}\``,
       path: childPath(childPath(childPath("endpoints", ep.name), "options"), "port"),
       bind: ep.options?.bind_addr as string,
       port: ep.options?.port as number,

@@ -6,7 +6,7 @@
  */
 
 /** Endpoint service types (ingress). */
-export const ENDPOINT_SERVICES = ["http", "fhir", "jmix", "dicomweb", "dicom_scp"] as const;
+export const ENDPOINT_SERVICES = ["http", "fhir", "jmix", "dicomweb", "dicom_scp", "hl7"] as const;
 /** Backend service types (egress). */
 export const BACKEND_SERVICES = [
   "http",

@@ -735,7 +735,7 @@ Deno.test("validateConfig: the many-problems fixture reports each problem once, 
       line: 8,
       path: "endpoints.api.service",
       message:
-        'expected one of "http", "fhir", "jmix", "dicomweb", "dicom_scp", found string "htp"; did you mean `http`?',
+        'expected one of "http", "fhir", "jmix", "dicomweb", "dicom_scp", "hl7", found string "htp"; did you mean `http`?',
     },
     {
       file,

@@ -19,6 +19,7 @@ import { fhirEndpoint } from "./endpoint_fhir.ts";
 import { jmixEndpoint } from "./endpoint_jmix.ts";
 import { dicomwebEndpoint } from "./endpoint_dicomweb.ts";
 import { dicomScpEndpoint } from "./endpoint_dicom_scp.ts";
+import { hl7Endpoint } from "./endpoint_hl7.ts";
 import { httpBackend } from "./backend_http.ts";
 import { fhirBackend } from "./backend_fhir.ts";
 import { dicomwebBackend } from "./backend_dicomweb.ts";
@@ -46,6 +47,7 @@ export const BUILT_IN_TYPES: readonly ComponentType<BackendOwner>[] = [
   jmixEndpoint,
   dicomwebEndpoint,
   dicomScpEndpoint,
+  hl7Endpoint,
   httpBackend,
   fhirBackend,
   dicomwebBackend,
