@@ -16,6 +16,7 @@ export const BACKEND_SERVICES = [
   "dicom_scu",
   "storage",
   "echo",
+  "hl7",
 ] as const;
 /** An endpoint service type. */
 export type EndpointService = typeof ENDPOINT_SERVICES[number];

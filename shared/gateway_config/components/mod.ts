@@ -27,6 +27,7 @@ import { http3Backend } from "./backend_http3.ts";
 import { dicomScuBackend } from "./backend_dicom_scu.ts";
 import { storageBackend } from "./backend_storage.ts";
 import { echoBackend } from "./backend_echo.ts";
+import { hl7Backend } from "./backend_hl7.ts";
 import { transformMiddleware } from "./middleware_transform.ts";
 import { metadataTransformMiddleware } from "./middleware_metadata_transform.ts";
 import { apiKeyMiddleware } from "./middleware_api_key.ts";
@@ -55,6 +56,7 @@ export const BUILT_IN_TYPES: readonly ComponentType<BackendOwner>[] = [
   dicomScuBackend,
   storageBackend,
   echoBackend,
+  hl7Backend,
   transformMiddleware,
   metadataTransformMiddleware,
   apiKeyMiddleware,
