@@ -17,8 +17,11 @@ export interface CloudServer {
   services: Services;
   app: Hono<AppEnv>;
   registry: Registry;
-  /** Ends long polls, stops listening, waits for requests in flight, closes KV. */
-  stop(): Promise<void>;
+  /**
+   * Ends long polls, stops listening, waits for requests in flight (at most `graceMs`, then
+   * closes what is left; default: as long as they take), closes KV.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Starts the service. With port 0 and no base URL, the base URL uses the port that was bound. */
@@ -71,9 +74,9 @@ export async function startCloud(input: CloudOptionsInput = {}): Promise<CloudSe
       services,
       app,
       registry,
-      stop: async () => {
+      stop: async (graceMs?: number) => {
         shutdown.abort();
-        await server.shutdown();
+        await server.shutdown(graceMs);
         openKvHandle.close();
       },
     };

@@ -58,11 +58,16 @@ export async function startTestCloud(options: CloudOptionsInput = {}): Promise<T
     clock,
     dir,
     stop: async () => {
-      await server.stop();
+      // A short grace: an idle keep-alive connection of the test's own fetch would otherwise hold
+      // the stop until the listener's sweep closes it (about 2 s).
+      await server.stop(STOP_GRACE_MS);
       await removeDir(dir);
     },
   };
 }
+
+/** How long a test service's stop waits for requests in flight. */
+const STOP_GRACE_MS = 250;
 
 /** The signing-key encryption key of the test services (random per test process). */
 export const TEST_KEY_ENCRYPTION_KEY = btoa(
