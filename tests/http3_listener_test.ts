@@ -4,7 +4,7 @@
  * peers that stop streams or abandon uploads, a peer that sends garbage, GOAWAY and drain on
  * reload and shutdown, reconnection, and 502 when nothing answers.
  */
-import { withManagementToken } from "./support/mod.ts";
+import { waitFor, withManagementToken } from "./support/mod.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { createHttp3Backend, type Http3Backend } from "../gateway/backends/http3/backend.ts";
 import { H3, Http3Client } from "../gateway/http3/mod.ts";
@@ -114,6 +114,15 @@ async function setup(): Promise<Setup> {
         buildContext(),
       )) as Http3Backend,
   };
+}
+
+/** Resolves once a slow request is at the upstream (in flight through the gateway). */
+function slowAtUpstream(s: Setup): Promise<void> {
+  return waitFor(() => Promise.resolve(s.concurrency.now > 0), {
+    timeoutMs: 10_000,
+    intervalMs: 10,
+    description: "a slow request at the upstream",
+  });
 }
 
 async function teardown(s: Setup): Promise<void> {
@@ -295,7 +304,7 @@ Deno.test({
       const client = await s.client();
       // A slow request is in flight when the certificate changes.
       const slow = client.request({ method: "GET", authority: "localhost", path: "/api/slow/r" });
-      await new Promise((r) => setTimeout(r, 100));
+      await slowAtUpstream(s);
       const cert2 = await makeH3Cert(s.gw.dir, "h3b");
       await s.gw.writeConfig(config(s.h3Port, cert2, s.upstream.port));
       const reload =
@@ -332,7 +341,7 @@ Deno.test({
       await again.body.text();
       // Drain on shutdown: a request in flight completes.
       const inFlight = backend2.invoke(envelope("/api/slow/s"), call());
-      await new Promise((r) => setTimeout(r, 100));
+      await slowAtUpstream(s);
       const stopping = s.gw.stop();
       stopped = true;
       const last = await inFlight;
