@@ -1,5 +1,5 @@
 /** Hot reload: API reloads, watched files, invalid configs kept out, a reload storm under load. */
-import { waitFor, withManagementToken } from "./support/mod.ts";
+import { canConnect, waitFor, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
 
@@ -80,7 +80,11 @@ Deno.test("a listener change starts the new port before closing the old one", as
     const res = await fetch(`http://127.0.0.1:${newPort}/e`);
     assertEquals(res.status, 200);
     await res.body?.cancel();
-    await new Promise((r) => setTimeout(r, 100));
+    // The old listener closes once its connections are let go.
+    await waitFor(async () => !(await canConnect(gw.dataPort)), {
+      timeoutMs: 10_000,
+      description: "the old port closed",
+    });
     const gone = await fetch(`${gw.url}/e`).then(() => "open", () => "closed");
     assertEquals(gone, "closed");
   } finally {
