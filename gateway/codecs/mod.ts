@@ -81,6 +81,25 @@ export type { BinaryMeta } from "./binary.ts";
 export type { FormFields } from "./form.ts";
 export type { MultipartData, MultipartFile, MultipartPart } from "./multipart.ts";
 export { multipartParts } from "./multipart.ts";
+export {
+  type AckCode,
+  type AckOptions,
+  buildAck,
+  DEFAULT_DELIMITERS,
+  DEFAULT_HL7_LIMITS,
+  escapeHl7,
+  type Hl7Delimiters,
+  Hl7Error,
+  type Hl7ErrorCode,
+  type Hl7ErrorDetail,
+  type Hl7Header,
+  type Hl7Limits,
+  hl7Limits,
+  type ReadAck,
+  readAck,
+  readHl7Header,
+  unescapeHl7,
+} from "./hl7/mod.ts";
 
 /** Parse a Content-Type header value (null when missing or empty). */
 export { parseMediaType };
