@@ -10,6 +10,7 @@
  * logged at debug level, the token never.
  */
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { type Clock, systemClock } from "../../../shared/clock.ts";
 import type { MiddlewareConfig } from "../../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
 import { RequestEnvelope, type ResponseEnvelope } from "../../envelope.ts";
@@ -71,6 +72,8 @@ export class JwtAuthMiddleware implements Middleware {
   readonly #logger: Logger;
   /** SHA-256 of a verified token -> its payload and until when it may be reused. */
   readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
+  /** Time of `exp` and `nbf` checks and of the reuse of verified tokens (tests). */
+  readonly #clock: Pick<Clock, "now">;
 
   constructor(
     name: string,
@@ -78,8 +81,10 @@ export class JwtAuthMiddleware implements Middleware {
     options: JwtAuthOptions,
     logger: Logger,
     compartment?: PatientCompartment,
+    clock: Pick<Clock, "now"> = systemClock,
   ) {
     this.name = name;
+    this.#clock = clock;
     this.#keys = keys;
     this.#options = options;
     this.#logger = logger;
@@ -321,7 +326,7 @@ export class JwtAuthMiddleware implements Middleware {
   async #verify(token: string, req: RequestEnvelope): Promise<JWTPayload> {
     const o = this.#options;
     const digest = sha256Hex(token);
-    const now = Date.now();
+    const now = this.#clock.now();
     const seen = this.#verified.get(digest);
     if (seen && seen.until > now) return seen.payload;
     try {
@@ -330,6 +335,7 @@ export class JwtAuthMiddleware implements Middleware {
         audience: o.audience,
         algorithms: o.algorithms,
         clockTolerance: o.clock_skew_secs,
+        currentDate: new Date(now),
         requiredClaims: ["exp", ...o.required_claims],
       });
       // Reused only while jose would still accept it (exp is required), 5 minutes at most.

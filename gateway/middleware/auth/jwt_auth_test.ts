@@ -8,6 +8,7 @@ import { Logger } from "../../../shared/mod.ts";
 import { Body, RequestEnvelope } from "../../envelope.ts";
 import { localKeys } from "./jwks.ts";
 import { JwtAuthMiddleware } from "./jwt_auth.ts";
+import { ManualClock } from "../../../shared/clock.ts";
 
 function request(token: string): RequestEnvelope {
   return new RequestEnvelope({
@@ -38,14 +39,16 @@ Deno.test("jwt_auth: a remembered token expires when the token does; scopes are 
     forward_credentials: false,
   };
   const logger = new Logger({ level: "error", format: "json", sink: () => {} });
-  const mw = new JwtAuthMiddleware("auth", keys, options, logger);
-  const now = Math.floor(Date.now() / 1000);
+  // On a manual clock: the token's expiry comes by advancing it, not by waiting.
+  const clock = new ManualClock();
+  const mw = new JwtAuthMiddleware("auth", keys, options, logger, undefined, clock);
+  const now = Math.floor(clock.now() / 1000);
   const token = await new SignJWT({
     sub: "ada",
     scope: "read",
     iss: "https://i",
     aud: "a",
-    exp: now + 1,
+    exp: now + 60,
   })
     .setProtectedHeader({ alg: "ES256", kid: "k" }).sign(privateKey);
   const req = request(token);
@@ -62,6 +65,6 @@ Deno.test("jwt_auth: a remembered token expires when the token does; scopes are 
   await strict.onRequest(request(token)).catch(() => {});
   await assertRejects(() => strict.onRequest(request(token)), /lacks the scope write/);
 
-  await new Promise((r) => setTimeout(r, (now + 1) * 1000 - Date.now() + 50));
+  await clock.advance((now + 60) * 1000 - clock.now() + 50);
   await assertRejects(() => mw.onRequest(request(token)), /not valid: expired/);
 });
