@@ -36,4 +36,6 @@ export const BACKEND_FACTORIES: Partial<Record<string, BackendFactory>> = {
   storage: (c, ctx) => import("./storage/mod.ts").then((m) => m.createStorageBackend(c, ctx)),
   dicom_scu: createDicomScuBackend,
   dicomweb: createDicomwebBackend,
+  // HL7 v2 (issue 37): the MLLP client.
+  hl7: (c, ctx) => import("./hl7/mod.ts").then((m) => m.createHl7Backend(c, ctx)),
 };
