@@ -1,7 +1,7 @@
 /** End-to-end tests of the HTTP data plane: routing, backends, errors, limits, content types. */
 import { waitFor, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
+import { ECHO_PIPELINE, startHeldUpstream, startTestGateway, startUpstream } from "./harness.ts";
 
 const ECHO = ECHO_PIPELINE;
 
@@ -205,11 +205,7 @@ Deno.test("a refused connection gives 502 backend_unavailable with the request i
 
 Deno.test("a slow backend gives 504 backend_timeout", async () => {
   // The upstream answers only when the test ends, well past the backend's 1 s timeout.
-  const release = Promise.withResolvers<void>();
-  const up = startUpstream(async () => {
-    await release.promise;
-    return new Response("late");
-  });
+  const up = startHeldUpstream(() => new Response("late"));
   const gw = await startTestGateway(proxyConfig(up.url));
   try {
     const res = await fetch(`${gw.url}/api/slow`);
@@ -218,7 +214,6 @@ Deno.test("a slow backend gives 504 backend_timeout", async () => {
     assertEquals(body.error.code, "backend_timeout");
     assertMatch(body.error.message, /within 1 s/);
   } finally {
-    release.resolve();
     await gw.stop();
     await up.stop();
   }

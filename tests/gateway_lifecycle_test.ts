@@ -3,7 +3,7 @@
  * API's clients within the grace too), the exclusive lock of the state directory.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { ECHO_PIPELINE, startTestGateway, startUpstream } from "./harness.ts";
+import { ECHO_PIPELINE, startHeldUpstream, startTestGateway } from "./harness.ts";
 import { makeSelfSignedCert } from "./certs.ts";
 import {
   curl,
@@ -79,13 +79,7 @@ Deno.test("--validate-config: exit 0 for a valid file, 1 listing every problem w
 
 Deno.test("SIGTERM: in-flight requests finish, then the process exits 0", async () => {
   // The upstream answers once the gateway has begun its drain: the request is in flight then.
-  const arrived = Promise.withResolvers<void>();
-  const release = Promise.withResolvers<void>();
-  const up = startUpstream(async () => {
-    arrived.resolve();
-    await release.promise;
-    return new Response("slow but complete");
-  });
+  const up = startHeldUpstream(() => new Response("slow but complete"));
   const dataPort = freePort();
   const mgmtPort = freePort();
   const gw = await startGateway({
@@ -97,13 +91,13 @@ Deno.test("SIGTERM: in-flight requests finish, then the process exits 0", async 
   });
   try {
     const inFlight = fetch(`${gw.dataUrl(dataPort)}/api/slow`);
-    await arrived.promise;
+    await up.arrived;
     const status = gw.stop();
     await waitFor(() => Promise.resolve(/draining in-flight requests/.test(gw.output())), {
       timeoutMs: 10_000,
       description: "the drain begun",
     });
-    release.resolve();
+    up.release();
     const res = await inFlight;
     assertEquals(res.status, 200);
     assertEquals(await res.text(), "slow but complete");
@@ -113,22 +107,13 @@ Deno.test("SIGTERM: in-flight requests finish, then the process exits 0", async 
     const after = await fetch(`${gw.dataUrl(dataPort)}/api/x`).then(() => "open", () => "closed");
     assertEquals(after, "closed");
   } finally {
-    release.resolve();
     await up.stop();
   }
 });
 
 Deno.test("SIGTERM with [runtime] shutdown_grace_secs: what outlasts the grace is cut, exit 0", async () => {
   // The upstream holds the request until the test ends: only the grace can end the drain.
-  const arrived = Promise.withResolvers<void>();
-  const release = Promise.withResolvers<void>();
-  let answered = false;
-  const up = startUpstream(async () => {
-    arrived.resolve();
-    await release.promise;
-    answered = true;
-    return new Response("too late");
-  });
+  const up = startHeldUpstream(() => new Response("too late"));
   const dataPort = freePort();
   const mgmtPort = freePort();
   const gw = await startGateway({
@@ -143,17 +128,16 @@ Deno.test("SIGTERM with [runtime] shutdown_grace_secs: what outlasts the grace i
       async (r) => `${r.status} ${await r.text().catch(() => "")}`,
       () => "cut",
     );
-    await arrived.promise;
+    await up.arrived;
     const exit = await gw.stop();
     assertEquals(exit.code, 0, gw.output());
     // It exited while the upstream still held the request: the grace ended the drain, which the
     // log says (not a clock window).
-    assertEquals(answered, false, "exited without waiting for the request");
+    assertEquals(up.answered, 0, "exited without waiting for the request");
     assertMatch(gw.output(), /"grace_secs":1[,}]/);
     assertMatch(gw.output(), /drain timed out; closing remaining connections/);
     assert(!(await inFlight).includes("too late"));
   } finally {
-    release.resolve();
     await up.stop();
   }
 });

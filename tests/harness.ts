@@ -161,3 +161,44 @@ export function startUpstream(
     stop: () => server.shutdown(),
   };
 }
+
+/** An upstream that holds every request until the test releases them. */
+export interface HeldUpstream extends TestUpstream {
+  /** Resolves when the first request has arrived (it is in flight through the gateway). */
+  arrived: Promise<void>;
+  /** Requests answered so far (none before `release`). */
+  readonly answered: number;
+  /** Lets every held request (and any later one) be answered. */
+  release(): void;
+}
+
+/**
+ * An upstream whose requests wait for `release()` and are then answered by `answer` (default: 200
+ * "released"): a slow backend whose pace is an event of the test, not a sleep. `stop()` releases
+ * what is still held first.
+ */
+export function startHeldUpstream(
+  answer: () => Response = () => new Response("released"),
+): HeldUpstream {
+  const arrived = Promise.withResolvers<void>();
+  const released = Promise.withResolvers<void>();
+  let answered = 0;
+  const upstream = startUpstream(async () => {
+    arrived.resolve();
+    await released.promise;
+    answered++;
+    return answer();
+  });
+  return {
+    ...upstream,
+    arrived: arrived.promise,
+    get answered() {
+      return answered;
+    },
+    release: () => released.resolve(),
+    stop: () => {
+      released.resolve();
+      return upstream.stop();
+    },
+  };
+}
