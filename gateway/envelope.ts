@@ -483,8 +483,11 @@ export function limitStream(
   });
 }
 
-/** Protocols an envelope can come from (`http` covers HTTP/1.1 and HTTP/2). */
-export type Protocol = "http" | "h3" | "dimse";
+/**
+ * Protocols an envelope can come from (`http` covers HTTP/1.1 and HTTP/2; `mllp` is an HL7 v2
+ * message from an `hl7` endpoint).
+ */
+export type Protocol = "http" | "h3" | "dimse" | "mllp";
 
 /** Fields to build a RequestEnvelope. */
 export interface RequestInit {

@@ -20,7 +20,7 @@ export interface AuditEntry {
   request_id?: string;
   pipeline?: string;
   endpoint?: string;
-  /** `http`, `h2`, `h3` or `dimse`. */
+  /** `http`, `h2`, `h3`, `dimse` or `mllp`. */
   protocol?: string;
   /** The peer's address (the socket's; `client_ip` when a trusted proxy named another). */
   client_address?: string;
@@ -28,7 +28,7 @@ export interface AuditEntry {
   subject?: string;
   client_id?: string;
   auth_method?: string;
-  /** HTTP method, or the DIMSE operation (`C-STORE`). */
+  /** HTTP method, the DIMSE operation (`C-STORE`), or an HL7 message's type (`ADT^A01`). */
   method?: string;
   /** The path as received, for HTTP. */
   path?: string;
@@ -42,7 +42,17 @@ export interface AuditEntry {
   dicom_sop_class?: string;
   dicom_sop_instance?: string;
   dicom_study_uid?: string;
-  /** The HTTP status answered (for DIMSE: 200, or 502 when the DIMSE status is a failure). */
+  /** HL7 v2 (MSH-9, MSH-10, MSH-4): the message's type, trigger event, control id, facility. */
+  hl7_message_type?: string;
+  hl7_trigger_event?: string;
+  hl7_control_id?: string;
+  hl7_sending_facility?: string;
+  /** The HL7 acknowledgement code sent (`AA`, `AE`, `AR`, `CA`, `CE`, `CR`). */
+  hl7_ack_code?: string;
+  /**
+   * The HTTP status answered (for DIMSE: 200, or 502 when the DIMSE status is a failure; for
+   * HL7: 200 for `AA`/`CA`, 400 for `AR`/`CR`, 502 for `AE`/`CE`).
+   */
   status?: number;
   /** The DIMSE status sent, as `0x0000`. */
   dicom_status?: string;
@@ -160,6 +170,14 @@ export function entryOf(
     put(entry, "dicom_sop_class", m.dicom_sop_class);
     put(entry, "dicom_sop_instance", m.dicom_instance_uid);
     put(entry, "dicom_study_uid", m.dicom_study_uid);
+  } else if (env?.protocol === "mllp" && m) {
+    const type = m["hl7.message_type"];
+    const trigger = m["hl7.trigger_event"];
+    put(entry, "method", trigger ? `${type}^${trigger}` : type);
+    put(entry, "hl7_message_type", type);
+    put(entry, "hl7_trigger_event", trigger);
+    put(entry, "hl7_control_id", m["hl7.control_id"]);
+    put(entry, "hl7_sending_facility", m["hl7.sending_facility"]);
   } else {
     put(entry, "method", origin?.method ?? env?.method);
     put(entry, "path", origin?.path ?? env?.originalPath);
@@ -171,6 +189,7 @@ export function entryOf(
   if (record.dimseStatus !== undefined) {
     entry.dicom_status = `0x${record.dimseStatus.toString(16).padStart(4, "0")}`;
   }
+  put(entry, "hl7_ack_code", record.hl7Ack);
   entry.outcome = status < 400 ? "success" : status < 500 ? "failure" : "error";
   put(entry, "error_code", record.errorCode);
   entry.duration_ms = millis(seconds);

@@ -99,6 +99,8 @@ export class RequestRecord {
   envelope?: RequestEnvelope;
   /** The DIMSE status sent, for a DIMSE operation. */
   dimseStatus?: number;
+  /** The acknowledgement code sent (`AA`, `CA`, `AE`, `AR`…), for an HL7 v2 message. */
+  hl7Ack?: string;
 
   /** Starts the record: counts the request as in flight on `pipeline`. */
   constructor(deps: FrontDoorDeps, readonly pipeline: string, readonly requestId: string) {

@@ -9,6 +9,8 @@ import { BACKEND_FACTORIES } from "../backends/mod.ts";
 import { HTTP_ENDPOINT_FACTORIES, type HttpEndpoint } from "../endpoints/mod.ts";
 // DICOM (issue 4): dicom_scp endpoints have their own DIMSE listeners, not HTTP routes.
 import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dicom_scp/mod.ts";
+// HL7 v2 (issue 37): hl7 endpoints have their own MLLP listeners.
+import { createHl7Endpoint, type Hl7Endpoint } from "../endpoints/hl7/mod.ts";
 import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { QueuedBackend, type QueueOpener } from "../delivery/mod.ts";
@@ -32,6 +34,8 @@ export class Runtime {
   readonly deps: ExecutorDeps;
   /** DICOM (issue 4): dicom_scp endpoints by listener key (`bind_addr:port`). */
   readonly dimse = new Map<string, DicomScpEndpoint>();
+  /** HL7 v2 (issue 37): hl7 endpoints by listener key (`bind_addr:port`). */
+  readonly hl7 = new Map<string, Hl7Endpoint>();
   /** The backend named by `[audit] fhir_backend`, built whether or not a pipeline uses it. */
   auditBackend?: Backend;
   /** Memory the data-plane workers share with this runtime, by name (BuildDeps.sharedMemory). */
@@ -196,6 +200,7 @@ export async function buildRuntime(
   const pipelines = new Map<string, BuiltPipeline>();
   const routes = new RouteTable<HttpEndpoint>();
   const dimse: DicomScpEndpoint[] = [];
+  const hl7: Hl7Endpoint[] = [];
   const networks = Object.keys(config.network);
   for (const [name, pc] of Object.entries(config.pipelines)) {
     const pipeline: BuiltPipeline = {
@@ -212,6 +217,14 @@ export async function buildRuntime(
           dimse.push(
             await createDicomScpEndpoint(ec, pipeline, config.dicom?.peers ?? {}, deps.baseDir),
           );
+        } catch (err) {
+          problem(`endpoints.${epName}`, (err as Error).message);
+        }
+        continue;
+      }
+      if (ec.service === "hl7") {
+        try {
+          hl7.push(await createHl7Endpoint(ec, pipeline, deps.baseDir));
         } catch (err) {
           problem(`endpoints.${epName}`, (err as Error).message);
         }
@@ -242,6 +255,10 @@ export async function buildRuntime(
   for (const [name, b] of queued) runtime.queued.set(name, b);
   for (const ep of dimse) {
     runtime.dimse.set(ep.key, ep);
+    ep.attach(runtime.deps, runtime);
+  }
+  for (const ep of hl7) {
+    runtime.hl7.set(ep.key, ep);
     ep.attach(runtime.deps, runtime);
   }
   if (problems.length) {

@@ -40,6 +40,8 @@ import { ManagementListener } from "./management_listener.ts";
 import { needsStateLock, stateDirOf, StateLock } from "./state_lock.ts";
 // DICOM (issue 4): the DIMSE listeners of dicom_scp endpoints, kept across reloads.
 import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
+// HL7 v2 (issue 37): the MLLP listeners of hl7 endpoints, kept across reloads.
+import { Hl7Listeners } from "../endpoints/hl7/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
 import { sweepStaleSpools } from "../spool.ts";
 
@@ -175,6 +177,7 @@ export class Gateway implements GatewayControl {
     });
     // DICOM (issue 4): new associations go to the current generation's endpoint.
     this.#dimse = new DimseListeners((key) => this.#current?.dimse.get(key), opts.logger);
+    this.#hl7 = new Hl7Listeners((key) => this.#current?.hl7.get(key), opts.logger);
     this.#cloud = new CloudIntegration({
       ...opts.cloud,
       logger: opts.logger,
@@ -207,6 +210,8 @@ export class Gateway implements GatewayControl {
 
   // DICOM (issue 4): DIMSE listeners by `bind_addr:port`.
   readonly #dimse: DimseListeners;
+  // HL7 v2 (issue 37): MLLP listeners by `bind_addr:port`.
+  readonly #hl7: Hl7Listeners;
 
   /**
    * Load the config, start every listener; throws ConfigError with every problem when invalid,
@@ -247,6 +252,7 @@ export class Gateway implements GatewayControl {
     HttpListeners.assertPortsFree(runtime.config);
     await this.#http.sync(runtime.config);
     await this.#dimse.sync(runtime.dimse.values()); // DICOM (issue 4)
+    await this.#hl7.sync(runtime.hl7.values()); // HL7 v2 (issue 37)
     await this.#management.sync(runtime.config, this.#baseDir());
     await this.#startWorkers(runtime);
     this.#configureWatchdogs(runtime.config);
@@ -512,6 +518,7 @@ export class Gateway implements GatewayControl {
         };
       }
       await this.#dimse.sync(next.dimse.values()); // DICOM (issue 4)
+      await this.#hl7.sync(next.hl7.values()); // HL7 v2 (issue 37)
       await this.#management.sync(next.config, this.#baseDir());
       const auditProblem = await this.#configureAudit(next);
       if (auditProblem) throw new Error(auditProblem.message);
@@ -542,6 +549,7 @@ export class Gateway implements GatewayControl {
     old.retire();
     await this.#http.closeStale(next.config);
     await this.#dimse.closeStale(next.dimse.values()); // DICOM (issue 4)
+    await this.#hl7.closeStale(next.hl7.values()); // HL7 v2 (issue 37)
     this.#applyLogging(next.config);
     this.#watch(next.config);
     const workers = defaultWorkerCount(next.config.runtime, this.#env);
@@ -584,6 +592,7 @@ export class Gateway implements GatewayControl {
     const drained = Promise.all([
       this.#http.shutdown(),
       this.#dimse.close(true),
+      this.#hl7.close(true),
       this.#pool?.drain(Math.max(0, deadline - Date.now())),
     ]);
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -605,6 +614,7 @@ export class Gateway implements GatewayControl {
     // The management API served through the drain; its clients get what is left of the grace.
     await this.#management.shutdown(Math.max(0, deadline - Date.now()));
     await this.#dimse.close(); // what is left of the DIMSE associations
+    await this.#hl7.close(); // and of the MLLP connections
     // Every request has ended: deliveries stop (what waits stays on disk), the last audit
     // records are written, then the backends close.
     await this.#queues.close();

@@ -67,7 +67,7 @@ export type QueueResult =
 export interface QueuedRequest {
   backend: string;
   requestId: string;
-  protocol: "http" | "h3" | "dimse";
+  protocol: "http" | "h3" | "dimse" | "mllp";
   method: string;
   path: string;
   /** The query string without `?`. */

@@ -1,6 +1,7 @@
 /**
  * MLLP, the Minimal Lower Layer Protocol HL7 v2 messages travel in over TCP: frames of
- * `<VT>` payload `<FS><CR>`, split from a byte stream by a linear reader with a size limit.
+ * `<VT>` payload `<FS><CR>`, split from a byte stream by a linear reader with a size limit; the
+ * listener serves each connection one message at a time, with idle and size limits.
  *
  * @example
  * ```ts
@@ -27,3 +28,10 @@ export {
   MllpFrameReader,
   type MllpFrameReaderOptions,
 } from "./frame.ts";
+export {
+  type MllpCloseReason,
+  MllpConnection,
+  type MllpConnectionOptions,
+  type MllpHandler,
+} from "./connection.ts";
+export { MllpListener, type MllpListenOptions, type MllpTlsServer } from "./server.ts";
