@@ -10,7 +10,7 @@ import { lib, ScuAssociation } from "../gateway/adapters/dimse/mod.ts";
 import { JsonDataset } from "../gateway/adapters/dimse/mod.ts";
 import { parseP10, SOP, UNCOMPRESSED } from "../gateway/dicom/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { startTestGateway, startUpstream } from "./harness.ts";
+import { startHeldUpstream, startTestGateway } from "./harness.ts";
 import {
   type CommandResult,
   freePort,
@@ -397,11 +397,9 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    // An upstream that takes its time, behind an http backend with a dicom_operation-free route.
-    const slow = startUpstream(async () => {
-      await new Promise((r) => setTimeout(r, 1500));
-      return Response.json([]);
-    });
+    // An upstream that holds the query (until the test ends), behind an http backend with a
+    // dicom_operation-free route.
+    const slow = startHeldUpstream(() => Response.json([]));
     const port = freePort();
     const gw = await startTestGateway(`
 [endpoints.scp]
@@ -431,12 +429,14 @@ backends = ["slow"]
       find.setDataset(
         new JsonDataset({ "00080052": { vr: "CS", Value: ["STUDY"] } }, UNCOMPRESSED[0]),
       );
-      const started = performance.now();
       const pending = assoc.request(find);
-      setTimeout(() => assoc.cancel(find), 200);
+      // Cancelled while the query is at the upstream: the Cancel status comes while the upstream
+      // still holds it, so the cancel stopped the operation.
+      await slow.arrived;
+      assoc.cancel(find);
       const final = await pending;
       assertEquals(final.getStatus(), 0xfe00);
-      assert(performance.now() - started < 1200, "the cancel did not stop the operation");
+      assertEquals(slow.answered, 0, "the cancel did not stop the operation");
       await assoc.release();
     } finally {
       await gw.stop();
