@@ -8,6 +8,8 @@ import { startTestGateway, type TestGateway } from "./harness.ts";
 import { adtA01, type Hl7Receiver, startHl7Receiver } from "./support/hl7_receiver.ts";
 import { freePort } from "./support/ports.ts";
 import { Server as NodeHl7Server } from "node-hl7-server";
+import { Hl7Client } from "@medplum/hl7";
+import { Hl7Message } from "@medplum/core";
 
 const ER7 = "x-application/hl7-v2+er7";
 
@@ -232,5 +234,41 @@ Deno.test("hl7 backend: node-hl7-server as the receiver, with one message per co
   } finally {
     await reuse.stop();
     await inbound.close();
+  }
+});
+
+Deno.test("hl7 backend behind an hl7 endpoint: @medplum/hl7 Hl7Client to Hl7Server through the gateway, ACKs passed on", async () => {
+  const rcv = await startHl7Receiver();
+  const mllpPort = freePort();
+  const gw = await startTestGateway(
+    config(rcv.port).replace(
+      'endpoints = ["in"]',
+      'endpoints = ["in", "mllp_in"]',
+    ) + `
+[endpoints.mllp_in]
+service = "hl7"
+[endpoints.mllp_in.options]
+bind_addr = "127.0.0.1"
+port = ${mllpPort}
+`,
+    { workers: 1 },
+  );
+  const client = new Hl7Client({ host: "127.0.0.1", port: mllpPort });
+  try {
+    rcv.reply = (_m, i) => i === 1 ? { ack: "AE", err: "Unknown ward" } : { ack: "AA" };
+    const ok = await client.sendAndWait(Hl7Message.parse(adtA01("E2E1")), { timeoutMs: 10_000 });
+    assertEquals(ok.getSegment("MSA")?.getField(1)?.toString(), "AA");
+    assertEquals(ok.getSegment("MSA")?.getField(2)?.toString(), "E2E1");
+    // The receiver's own ACK, passed on as it was: sent by RECEIVER^LAB.
+    assertEquals(ok.getSegment("MSH")?.getField(3)?.toString(), "RECEIVER");
+    const ae = await client.sendAndWait(Hl7Message.parse(adtA01("E2E2")), { timeoutMs: 10_000 });
+    assertEquals(ae.getSegment("MSA")?.getField(1)?.toString(), "AE");
+    assertEquals(ae.getSegment("MSA")?.getField(2)?.toString(), "E2E2");
+    assertMatch(ae.toString(), /Unknown ward/);
+    assertEquals(rcv.controlIds, ["E2E1", "E2E2"]);
+  } finally {
+    await client.close();
+    await gw.stop();
+    await rcv.stop();
   }
 });

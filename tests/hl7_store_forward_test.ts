@@ -9,6 +9,8 @@ import { assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
 import { adtA01, startHl7Receiver } from "./support/hl7_receiver.ts";
 import { freePort, startGateway, waitFor } from "./support/mod.ts";
+import { Hl7Client } from "@medplum/hl7";
+import { Hl7Message } from "@medplum/core";
 
 const ER7 = "x-application/hl7-v2+er7";
 
@@ -39,7 +41,19 @@ backends = ["adt"]
 `;
 }
 
-function processConfig(port: number, receiverPort: number, queueDir: string): string {
+function processConfig(
+  port: number,
+  receiverPort: number,
+  queueDir: string,
+  mllpPort?: number,
+): string {
+  const mllp = mllpPort === undefined ? "" : `
+[endpoints.mllp_in]
+service = "hl7"
+[endpoints.mllp_in.options]
+bind_addr = "127.0.0.1"
+port = ${mllpPort}
+`;
   return `
 [network.main]
 bind = "127.0.0.1"
@@ -49,7 +63,13 @@ bind = "127.0.0.1"
 port = ${freePort()}
 [logging]
 level = "warn"
-${pipeline(receiverPort, queueDir)}`;
+${mllp}
+${
+    pipeline(receiverPort, queueDir).replace(
+      'endpoints = ["in"]',
+      `endpoints = ["in"${mllp ? ', "mllp_in"' : ""}]`,
+    )
+  }`;
 }
 
 /** Posts `ids` one after the other; each must be accepted (202) with a delivery id. */
@@ -132,6 +152,61 @@ Deno.test("hl7 store-and-forward: an AE is retried by the queue and the messages
   } finally {
     await gw.stop();
     await rcv.stop();
+    await Deno.remove(queueDir, { recursive: true }).catch(() => {});
+  }
+});
+
+/** Sends `ids` over MLLP with `@medplum/hl7`'s Hl7Client; each must be acknowledged AA. */
+async function sendAllMllp(port: number, ids: string[]): Promise<void> {
+  const client = new Hl7Client({ host: "127.0.0.1", port });
+  try {
+    for (const id of ids) {
+      const ack = await client.sendAndWait(Hl7Message.parse(adtA01(id)), { timeoutMs: 10_000 });
+      const msa = ack.getSegment("MSA");
+      assertEquals(msa?.getField(1)?.toString(), "AA", `${id}: ${ack.toString()}`);
+      assertEquals(msa?.getField(2)?.toString(), id);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+Deno.test("hl7 store-and-forward over MLLP: Hl7Client gets AA once on disk, kill -9 between, all arrive in order", async () => {
+  const receiverPort = freePort();
+  const queueDir = await Deno.makeTempDir({ prefix: "gw-hl7-queue-" });
+  const first = Array.from({ length: 10 }, (_, i) => `MLLPA${i}`);
+  const second = Array.from({ length: 5 }, (_, i) => `MLLPB${i}`);
+  try {
+    const mllp1 = freePort();
+    const gw1 = await startGateway({
+      configText: processConfig(freePort(), receiverPort, queueDir, mllp1),
+    });
+    await sendAllMllp(mllp1, first);
+    gw1.process.kill("SIGKILL");
+    await gw1.process.status;
+    await gw1.stop().catch(() => {});
+
+    const mllp2 = freePort();
+    const gw2 = await startGateway({
+      configText: processConfig(freePort(), receiverPort, queueDir, mllp2),
+    });
+    try {
+      await sendAllMllp(mllp2, second);
+      const rcv = await startHl7Receiver(receiverPort);
+      try {
+        await rcv.received(first.length + second.length);
+        await waitFor(async () => {
+          const q = (await (await gw2.mgmtFetch("/admin/queues")).json()).queues[0];
+          return q.depth === 0 && q.in_flight === 0;
+        }, { timeoutMs: 30_000, description: "the queue drained" });
+        assertEquals(rcv.controlIds, [...first, ...second]);
+      } finally {
+        await rcv.stop();
+      }
+    } finally {
+      await gw2.stop();
+    }
+  } finally {
     await Deno.remove(queueDir, { recursive: true }).catch(() => {});
   }
 });
