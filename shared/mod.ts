@@ -1,6 +1,7 @@
 /**
  * Code shared by the gateway, the cloud and gwcli: the structured logger, machine-token claims,
- * atomic file writes, the management API's discovery file and the gateway status body. The
+ * atomic file writes, the management API's discovery file, the gateway status body and the clock
+ * (time and timers, which tests advance). The
  * folders beside this file (`gateway_config/`, `jolt/`, `jmix/`, `net/`) have faces of their own.
  *
  * @example
@@ -13,6 +14,7 @@
  *
  * @module
  */
+export * from "./clock.ts";
 export * from "./files.ts";
 export * from "./gateway_status.ts";
 export * from "./log.ts";

@@ -11,9 +11,14 @@
  * record it was is answered 503 `audit_unavailable` instead of as if recorded.
  */
 import { hostname } from "node:os";
-import { type Clock, systemClock, timeoutSignal, type TimerHandle } from "../../shared/clock.ts";
+import {
+  type Clock,
+  type Logger,
+  systemClock,
+  timeoutSignal,
+  type TimerHandle,
+} from "../../shared/mod.ts";
 import type { AuditConfig } from "../../shared/gateway_config/mod.ts";
-import type { Logger } from "../../shared/mod.ts";
 import type { GatewayError } from "../errors.ts";
 import type { AuditMetrics, AuditSinkName } from "../observability/mod.ts";
 import type { AuditSink, RequestRecord } from "../pipeline/mod.ts";

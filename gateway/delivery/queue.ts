@@ -12,9 +12,14 @@
  * backoff resumes the queue by itself once the disk takes writes again (docs/delivery.md).
  */
 import { join } from "node:path";
-import { type Clock, systemClock, timeoutSignal, type TimerHandle } from "../../shared/clock.ts";
+import {
+  type Clock,
+  type Logger,
+  systemClock,
+  timeoutSignal,
+  type TimerHandle,
+} from "../../shared/mod.ts";
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
-import type { Logger } from "../../shared/mod.ts";
 import {
   Body,
   type RequestEnvelope,

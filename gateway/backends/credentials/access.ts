@@ -5,7 +5,7 @@
  */
 import { X509Certificate } from "node:crypto";
 import { resolve } from "node:path";
-import { type Clock, systemClock } from "../../../shared/clock.ts";
+import { type Clock, systemClock } from "../../../shared/mod.ts";
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import { ClientCredentials, importSigningKey } from "./client_credentials.ts";
 import { basicAuthorization, StaticCredentials, TokenFileCredentials } from "./static.ts";

@@ -6,7 +6,7 @@
  * the upstream drops it.
  */
 import { importJWK, importPKCS8, type JWK, SignJWT } from "jose";
-import { type Clock, systemClock, timeoutSignal } from "../../../shared/clock.ts";
+import { type Clock, systemClock, timeoutSignal } from "../../../shared/mod.ts";
 import { GatewayError } from "../../errors.ts";
 import type { HeaderField, UpstreamCredentials } from "./types.ts";
 import { basicAuthorization } from "./static.ts";

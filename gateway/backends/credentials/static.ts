@@ -2,7 +2,7 @@
  * Credentials that do not expire on their own: a bearer token (from the configuration or a file
  * re-read when it changes), user and password (Basic), static headers.
  */
-import { type Clock, systemClock } from "../../../shared/clock.ts";
+import { type Clock, systemClock } from "../../../shared/mod.ts";
 import type { HeaderField, UpstreamCredentials } from "./types.ts";
 
 /** The same fields on every request. */

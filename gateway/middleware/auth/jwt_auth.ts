@@ -10,9 +10,8 @@
  * logged at debug level, the token never.
  */
 import { errors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from "jose";
-import { type Clock, systemClock } from "../../../shared/clock.ts";
+import { type Clock, type Logger, systemClock } from "../../../shared/mod.ts";
 import type { MiddlewareConfig } from "../../../shared/gateway_config/mod.ts";
-import type { Logger } from "../../../shared/mod.ts";
 import { RequestEnvelope, type ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import type { BuildContext, Middleware, UpstreamReader } from "../../pipeline/mod.ts";
