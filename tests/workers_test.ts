@@ -4,7 +4,7 @@
  * queues stay one; a reload switches every isolate; SIGTERM drains each.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { startTestGateway, startUpstream } from "./harness.ts";
+import { startHeldUpstream, startTestGateway, startUpstream } from "./harness.ts";
 import { verifyAuditFiles } from "../gateway/audit/mod.ts";
 import {
   fetchFresh,
@@ -211,10 +211,8 @@ Deno.test("workers: a reload switches every isolate; a refused one switches none
 });
 
 Deno.test("workers: SIGTERM lets in-flight requests of every isolate finish, then exits 0", async () => {
-  const upstream = startUpstream(async () => {
-    await new Promise((r) => setTimeout(r, 700));
-    return new Response("done");
-  });
+  // Held until the drain has begun: all twelve are in flight at the SIGTERM.
+  const upstream = startHeldUpstream(() => new Response("done"));
   const port = freePort();
   const gw = await startGateway({
     configText:
@@ -230,8 +228,16 @@ Deno.test("workers: SIGTERM lets in-flight requests of every isolate finish, the
       { length: 12 },
       () => fetchFresh(`http://127.0.0.1:${port}/slow/x`),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => Promise.resolve(upstream.received.length === 12), {
+      timeoutMs: 10_000,
+      description: "12 requests at the upstream",
+    });
     gw.process.kill("SIGTERM");
+    await waitFor(() => Promise.resolve(/draining in-flight requests/.test(gw.output())), {
+      timeoutMs: 10_000,
+      description: "the drain begun",
+    });
+    upstream.release();
     const answers = await Promise.all(inFlight);
     assertEquals(answers.map((a) => [a.status, a.text]), answers.map(() => [200, "done"]));
     const status = await gw.process.status;
