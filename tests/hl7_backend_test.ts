@@ -10,6 +10,7 @@ import { freePort } from "./support/ports.ts";
 import { Server as NodeHl7Server } from "node-hl7-server";
 import { Hl7Client } from "@medplum/hl7";
 import { Hl7Message } from "@medplum/core";
+import { parseHl7 } from "../gateway/codecs/hl7/mod.ts";
 
 const ER7 = "x-application/hl7-v2+er7";
 
@@ -195,6 +196,16 @@ Deno.test("hl7 backend: a body that is no HL7 message is a 4xx naming the proble
     assertEquals(json.status, 400);
     assertEquals(JSON.parse(json.text).error.code, "invalid_hl7");
     assertEquals(rcv.messages.length, 0);
+  });
+});
+
+Deno.test("hl7 backend: a body in the HL7 codec's JSON is sent as the ER7 it stands for", async () => {
+  await withPair(async (gw, rcv) => {
+    const json = parseHl7(adtA01("JSON1"));
+    const res = await post(gw, JSON.stringify(json), "application/json");
+    assertEquals(res.status, 200, res.text);
+    assertEquals(res.headers.get("x-hl7-control-id"), "JSON1");
+    assertEquals(rcv.messages, [adtA01("JSON1")]);
   });
 });
 

@@ -4,8 +4,8 @@
  * the body into the codec's JSON, that JSON written back as ER7. Anything else is a 4xx naming
  * what was found, since the receiver could not read it.
  */
-import * as codec from "../../codecs/mod.ts";
 import { type Hl7Header, readHl7Header } from "../../codecs/mod.ts";
+import { formatHl7, looksLikeHl7Json } from "../../codecs/hl7/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
 import { causedError, GatewayError } from "../../errors.ts";
 
@@ -38,17 +38,22 @@ export async function outgoingMessage(
     bytes = await body.bytes();
   } else if (body.format === "json") {
     const data = await body.data();
+    if (!looksLikeHl7Json(data)) {
+      throw new GatewayError(
+        400,
+        "invalid_hl7",
+        "the hl7 backend sends HL7 v2: this JSON body is not the HL7 codec's message shape " +
+          "(an object with `segments.MSH`, or `batches`; docs/hl7.md)",
+      );
+    }
     let text: string;
     try {
-      // deno-lint-ignore no-explicit-any
-      text = (codec as any).formatHl7(data);
+      text = formatHl7(data);
     } catch (err) {
       throw causedError(
         400,
         "invalid_hl7",
-        `the hl7 backend sends HL7 v2: this JSON body is not the HL7 codec's message shape (${
-          (err as Error).message
-        })`,
+        `the HL7 JSON body cannot be written as ER7: ${(err as Error).message}`,
         err,
       );
     }
