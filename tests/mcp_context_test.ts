@@ -13,6 +13,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { waitFor } from "./support/mod.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import { connectMcp, MCP_TEST_LIMITS } from "./mcp_harness.ts";
 import { cloudEchoPipeline } from "./gateway_cloud_support.ts";
@@ -123,15 +124,27 @@ Deno.test("mcp context: resources, the build-pipeline prompt, completions and lo
       await mcp.client.setLoggingLevel("warning");
       const failed = await mcp.raw("get-gateway-status", { gateway_id: crypto.randomUUID() });
       assert(failed.isError);
-      for (let i = 0; i < 50 && logs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => Promise.resolve(logs.length > 0), {
+        timeoutMs: 10_000,
+        intervalMs: 10,
+        description: "the warning logged to the client",
+      });
       assertEquals(logs[0]?.level, "warning");
       assertEquals(logs[0]?.logger, "get-gateway-status");
       assertMatch(JSON.stringify(logs[0]?.data), /not found/);
-      // At "error", warnings are not sent.
+      // At "error", warnings are not sent: back at "warning", the next failure's warning is the
+      // only one that follows (no waiting for something not to happen).
       await mcp.client.setLoggingLevel("error");
       await mcp.raw("get-gateway-status", { gateway_id: crypto.randomUUID() });
-      await new Promise((r) => setTimeout(r, 200));
-      assertEquals(logs.length, 1);
+      await mcp.client.setLoggingLevel("warning");
+      await mcp.raw("get-gateway-status", { gateway_id: crypto.randomUUID() });
+      // Sent after any warning of the call at "error" level would have been.
+      await waitFor(() => Promise.resolve(logs.length > 1), {
+        timeoutMs: 10_000,
+        intervalMs: 10,
+        description: "the warning after the level is back",
+      });
+      assertEquals(logs.length, 2, "nothing was sent at error level");
     } finally {
       await mcp.close();
       await other.close();
