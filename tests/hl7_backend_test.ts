@@ -7,6 +7,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
 import { adtA01, type Hl7Receiver, startHl7Receiver } from "./support/hl7_receiver.ts";
 import { freePort } from "./support/ports.ts";
+import { waitFor } from "./support/wait.ts";
 import { Server as NodeHl7Server } from "node-hl7-server";
 import { Hl7Client } from "@medplum/hl7";
 import { Hl7Message } from "@medplum/core";
@@ -181,6 +182,40 @@ Deno.test("hl7 backend: a receiver that is down is a 502 with the request id", a
     assertMatch(err.message, new RegExp(`connection refused by 127\\.0\\.0\\.1:${port}`));
   } finally {
     await gw.stop();
+  }
+});
+
+Deno.test("hl7 backend: failover receivers take over while host is unreachable; host is preferred again after cooldown_secs", async () => {
+  const primaryPort = freePort();
+  const backup = await startHl7Receiver();
+  const gw = await startTestGateway(
+    config(primaryPort, `failover = ["127.0.0.1:${backup.port}"]`).replace(
+      "timeout_secs = 20",
+      "timeout_secs = 20\ncooldown_secs = 0.2",
+    ),
+    { workers: 1 },
+  );
+  let primary: Hl7Receiver | undefined;
+  try {
+    // host refuses: the message goes to the backup, and so does the next (host in cool-down).
+    for (const id of ["F1", "F2"]) {
+      const res = await post(gw, adtA01(id));
+      assertEquals(res.status, 200, res.text);
+    }
+    assertEquals(backup.controlIds, ["F1", "F2"]);
+    assert(gw.logs.some((l) => l.includes("receiver unreachable, trying the next")));
+    // host comes back: once its cool-down is over, messages go to it again.
+    primary = await startHl7Receiver(primaryPort);
+    let n = 0;
+    await waitFor(async () => {
+      assertEquals((await post(gw, adtA01(`F${3 + n++}`))).status, 200);
+      return primary!.messages.length > 0;
+    }, { timeoutMs: 10_000, description: "a message at the primary receiver" });
+    assertEquals(backup.controlIds.length + primary.controlIds.length, 2 + n);
+  } finally {
+    await gw.stop();
+    await backup.stop();
+    await primary?.stop();
   }
 });
 

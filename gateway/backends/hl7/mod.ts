@@ -28,17 +28,20 @@ import type { Logger } from "../../../shared/mod.ts";
 import { answerOfAck, parseAck, type ReadAck } from "./ack.ts";
 import { outgoingMessage } from "./body.ts";
 import { Hl7ConnectionError, type MllpConnection } from "./connection.ts";
-import { ConnectionPool } from "./pool.ts";
+import { type Destination, Destinations } from "./destinations.ts";
+import type { Lease } from "./pool.ts";
 
 export { answerOfAck, ER7_MEDIA_TYPE, parseAck } from "./ack.ts";
 export { outgoingMessage } from "./body.ts";
 export { type ConnectSettings, Hl7ConnectionError, MllpConnection } from "./connection.ts";
-export { ConnectionPool, type PoolSettings } from "./pool.ts";
+export { type Destination, Destinations, splitHostPort } from "./destinations.ts";
+export { ConnectionPool, type Lease, type PoolSettings } from "./pool.ts";
 
 /** Options of an hl7 backend (validated by the config schema, defaults applied). */
 interface Hl7Options {
   host: string;
   port: number;
+  failover?: string[];
   use_tls: boolean;
   ca_cert_path?: string;
   cert_path?: string;
@@ -66,9 +69,8 @@ export class Hl7Backend implements Backend {
   readonly name: string;
   readonly config: BackendConfig;
   readonly #o: Hl7Options;
-  readonly #pool: ConnectionPool;
+  readonly #destinations: Destinations;
   readonly #logger: Logger;
-  readonly #peer: string;
 
   /** A backend for `config`, with the TLS material already read. */
   constructor(config: BackendConfig, tls: Hl7Tls | undefined, logger: Logger) {
@@ -76,23 +78,28 @@ export class Hl7Backend implements Backend {
     this.config = config;
     this.#o = config.options as unknown as Hl7Options;
     this.#logger = logger;
-    this.#peer = `${this.#o.host}:${this.#o.port}`;
-    this.#pool = new ConnectionPool({
-      hostname: this.#o.host.replace(/^\[(.*)\]$/, "$1"),
-      port: this.#o.port,
-      tls,
-      timeoutMs: this.#o.connect_timeout_secs * 1000,
-      maxFrameBytes: this.#o.max_message_bytes,
-    }, {
-      size: this.#o.pool_size,
-      idleMs: this.#o.idle_secs * 1000,
-      messagesPerConnection: this.#o.messages_per_connection,
-    });
+    const host = this.#o.host.includes(":") && !this.#o.host.startsWith("[")
+      ? `[${this.#o.host}]`
+      : this.#o.host;
+    this.#destinations = new Destinations(
+      [`${host}:${this.#o.port}`, ...(this.#o.failover ?? [])],
+      {
+        tls,
+        timeoutMs: this.#o.connect_timeout_secs * 1000,
+        maxFrameBytes: this.#o.max_message_bytes,
+      },
+      {
+        size: this.#o.pool_size,
+        idleMs: this.#o.idle_secs * 1000,
+        messagesPerConnection: this.#o.messages_per_connection,
+      },
+      (config.cooldown_secs ?? 10) * 1000,
+    );
   }
 
   /** Connections opened so far (tests, status). */
   get connectionsOpened(): number {
-    return this.#pool.opened;
+    return this.#destinations.opened;
   }
 
   /** Sends the request's message and answers with its ACK. */
@@ -100,9 +107,8 @@ export class Hl7Backend implements Backend {
     const msg = await outgoingMessage(req, this.#o.max_message_bytes);
     const controlId = msg.header.controlId;
     const signal = call.signal;
-    const lease = await this.#pool.acquire(signal).catch((err) => {
-      throw this.#error(err, signal);
-    });
+    const { dest, lease } = await this.#connect(signal, call);
+    const peer = dest.peer;
     let conn = lease.conn;
     let reusable = false;
     try {
@@ -111,22 +117,52 @@ export class Hl7Backend implements Backend {
       } catch (err) {
         // An idle connection the receiver let go before this write: nothing was sent yet.
         if (!lease.reused || !(err instanceof Hl7ConnectionError)) throw err;
-        conn = await this.#pool.open(signal);
+        conn = await dest.pool.open(signal);
         await conn.send(msg.bytes, controlId);
       }
-      const ack = await this.#ackOf(conn, controlId, signal, call);
+      const ack = await this.#ackOf(conn, peer, controlId, signal, call);
       reusable = true;
-      return answerOfAck(ack, this.#peer, this.name);
+      return answerOfAck(ack, peer, this.name);
     } catch (err) {
       throw this.#error(err, signal);
     } finally {
-      this.#pool.release(conn, reusable);
+      dest.pool.release(conn, reusable);
+    }
+  }
+
+  /**
+   * A connection to the first receiver that takes one: nothing has been sent yet, so a receiver
+   * that cannot be reached is passed over for the next (and for the cool-down).
+   */
+  async #connect(
+    signal: AbortSignal,
+    call: BackendCall,
+  ): Promise<{ dest: Destination; lease: Lease }> {
+    const order = this.#destinations.order();
+    for (let i = 0;; i++) {
+      const dest = order[i];
+      try {
+        const lease = await dest.pool.acquire(signal);
+        this.#destinations.succeeded(dest);
+        return { dest, lease };
+      } catch (err) {
+        const unreachable = err instanceof Hl7ConnectionError && !signal.aborted;
+        if (unreachable) this.#destinations.failed(dest);
+        if (!unreachable || i === order.length - 1) throw this.#error(err, signal);
+        call.logger.warn("hl7 backend: receiver unreachable, trying the next", {
+          backend: this.name,
+          receiver: dest.peer,
+          next: order[i + 1].peer,
+          error: (err as Error).message,
+        });
+      }
     }
   }
 
   /** Waits for the ACK of `controlId` on `conn`, skipping late ACKs of earlier messages. */
   async #ackOf(
     conn: MllpConnection,
+    peer: string,
     controlId: string,
     signal: AbortSignal,
     call: BackendCall,
@@ -145,7 +181,7 @@ export class Hl7Backend implements Backend {
     try {
       for (;;) {
         const frame = await conn.nextFrame();
-        const ack = parseAck(new TextDecoder().decode(frame), this.#peer);
+        const ack = parseAck(new TextDecoder().decode(frame), peer);
         if (ack.controlId === controlId || ack.controlId === "" || controlId === "") return ack;
         if (conn.sentBefore(ack.controlId)) {
           call.logger.debug("hl7 backend: skipped a late ACK of an earlier message", {
@@ -157,7 +193,7 @@ export class Hl7Backend implements Backend {
         throw new GatewayError(
           502,
           "hl7_bad_ack",
-          `${this.#peer} acknowledged message ${ack.controlId}, not the message sent (${controlId})`,
+          `${peer} acknowledged message ${ack.controlId}, not the message sent (${controlId})`,
         );
       }
     } catch (err) {
@@ -165,7 +201,7 @@ export class Hl7Backend implements Backend {
         throw new GatewayError(
           504,
           "backend_timeout",
-          `no ACK from ${this.#peer} within ${this.#o.ack_timeout_secs} s for message ` +
+          `no ACK from ${peer} within ${this.#o.ack_timeout_secs} s for message ` +
             `${controlId}; it may have been received, and is not sent again`,
         );
       }
@@ -175,7 +211,7 @@ export class Hl7Backend implements Backend {
         throw causedError(
           502,
           code,
-          `${this.#peer}: ${err.message} before the ACK of message ${controlId}; it may have ` +
+          `${peer}: ${err.message} before the ACK of message ${controlId}; it may have ` +
             "been received, and is not sent again",
           err,
         );
@@ -195,7 +231,7 @@ export class Hl7Backend implements Backend {
         return new GatewayError(
           504,
           "backend_timeout",
-          `backend ${this.name} (${this.#peer}) did not answer within timeout_secs`,
+          `backend ${this.name} did not answer within timeout_secs`,
         );
       }
       return clientClosed(err);
@@ -216,7 +252,7 @@ export class Hl7Backend implements Backend {
 
   /** Closes the idle connections. */
   close(): void {
-    this.#pool.close();
+    this.#destinations.close();
   }
 }
 

@@ -8,6 +8,16 @@ import { field } from "../fields.ts";
 import { int, port, text } from "../values.ts";
 import { bothOrNeither, onlyWhen } from "./rules.ts";
 
+/** `host:port`, or `[IPv6]:port`. */
+const hostPort = () =>
+  text().regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]+):\d{1,5}$/, "must be host:port").refine(
+    (v) => {
+      const port = Number(v.slice(v.lastIndexOf(":") + 1));
+      return port >= 1 && port <= 65_535;
+    },
+    "the port must be 1 to 65535",
+  );
+
 /** `service = "hl7"`: the type's option schema. */
 export const hl7Backend: ComponentType<BackendOwner> = {
   kind: "backend",
@@ -20,6 +30,15 @@ export const hl7Backend: ComponentType<BackendOwner> = {
       example: "hl7.hospital.internal",
     }),
     port: field("integer", port(), "Receiver's MLLP port.", { required: true, example: 2575 }),
+    failover: field(
+      "array of strings",
+      z.array(hostPort()),
+      "Other receivers (`host:port`, IPv6 as `[addr]:port`), tried in this order when a " +
+        "connection to `host` cannot be opened (refused, timed out, TLS failed); a receiver that " +
+        "failed is passed over for the backend's `cooldown_secs`, then `host` is preferred " +
+        "again. Only connecting fails over: a message once written is never sent elsewhere.",
+      { example: ["lis-backup.hospital.internal:6661"] },
+    ),
     use_tls: field("boolean", z.boolean(), "MLLP over TLS to the receiver.", {
       default: false,
       example: true,
