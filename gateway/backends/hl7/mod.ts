@@ -6,7 +6,8 @@
  * connection the receiver dropped before the message was written is replaced; once written, a
  * message whose ACK never comes (the connection closed, `ack_timeout_secs` passed) fails the
  * request (502 `hl7_no_ack`, 504 `backend_timeout`) and is never sent again by the backend: with
- * a durable queue in front, the queue retries it.
+ * a durable queue in front, the queue retries it. Receivers of `failover` take over while a
+ * connection to `host` cannot be opened (destinations.ts).
  *
  * @example
  * ```ts
