@@ -61,7 +61,7 @@ export async function startTestGateway(
     /** Data-plane isolates, over `[runtime] workers` (default: the config's, else the cores). */
     workers?: number;
     /**
-     * Grace of `stop()` for requests in flight (default 0.5 s). A stop otherwise lasts up to the
+     * Grace of `stop()` for requests in flight (default 0.25 s). A stop otherwise lasts up to the
      * listener's sweep (about 2 s) while the test's own `fetch` keeps an idle keep-alive
      * connection open; a test of the drain passes a longer one.
      */
@@ -94,7 +94,7 @@ export async function startTestGateway(
     configFile,
     logger,
     metrics: createMetrics(),
-    drainSeconds: opts.drainSeconds ?? 0.5,
+    drainSeconds: opts.drainSeconds ?? 0.25,
     workers: opts.workers,
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : Deno.env.get(name),
   });
