@@ -13,6 +13,7 @@ export type BodyFormat =
   | "multipart"
   | "binary"
   | "text"
+  | "hl7"
   | "none";
 
 /** A parsed media type: the lowercased essence and the parameters (names lowercased). */
@@ -35,6 +36,8 @@ const EXACT_FORMATS: ReadonlyMap<string, BodyFormat> = new Map<string, BodyForma
   ["application/x-www-form-urlencoded", "form"],
   ["multipart/form-data", "multipart"],
   ["text/plain", "text"],
+  ["x-application/hl7-v2+er7", "hl7"],
+  ["application/hl7-v2", "hl7"],
   ["application/pdf", "binary"],
   ["application/octet-stream", "binary"],
 ]);

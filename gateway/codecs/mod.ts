@@ -17,7 +17,10 @@
  * - form: application/x-www-form-urlencoded. Data: `{ name: value | value[] }` (form.ts).
  * - multipart: multipart/form-data. Data: `{ fields, files: [{ field, filename, content_type,
  *   size, sha256 }] }` (multipart.ts). Other multipart/* types are binary.
- * - text: text/plain and every other text/* type. Data: the decoded string.
+ * - hl7: x-application/hl7-v2+er7 and application/hl7-v2, and text/plain whose text starts with an
+ *   MSH, FHS or BHS segment (the HTTP bridge). Data: the HL7 codec's JSON (hl7/mod.ts,
+ *   docs/hl7.md): `{ segments: { PID: [{ "5": [{ "1": "Doe" }] }] }, order, terminator }`.
+ * - text: text/plain (not HL7) and every other text/* type. Data: the decoded string.
  * - binary: image/*, video/*, audio/*, application/pdf, application/octet-stream and anything
  *   else. Data: `{ content_type, size, sha256 }` (hex SHA-256); the envelope keeps the bytes.
  * The `charset` parameter is honoured for json, xml, csv, form and text (UTF-8 when absent; for
@@ -33,6 +36,9 @@
  * - text/csv: CSV (header = union of the rows' keys in first-seen order, RFC 4180 quoting, CRLF),
  *   content type kept, when the data is an array of objects with string/number/boolean/null
  *   values; otherwise JSON.
+ * - hl7 content types, and text/plain: ER7 (HL7 v2), content type kept, when the data has the HL7
+ *   codec's JSON shape (`segments` with an MSH, or `batches`) and a valid ER7 form; otherwise
+ *   JSON (e.g. after a transform to FHIR).
  * - text content types: the string as is when the data is a string; otherwise JSON.
  * - form, multipart, binary, and every fallback above: JSON with `application/json`.
  *
@@ -40,6 +46,9 @@
  * - 400 invalid_json, invalid_xml, xml_dtd_forbidden, invalid_csv, invalid_multipart
  * - 413 xml_too_deep, too_many_xml_attributes, too_many_xml_references, too_many_csv_rows,
  *   too_many_csv_columns, csv_cell_too_large, too_many_form_fields, too_many_files
+ * - 400 invalid_hl7 (no MSH, bad delimiters or segment names, a broken batch)
+ * - 413 hl7_too_large, hl7_too_many_segments, hl7_too_many_fields, hl7_too_many_repetitions,
+ *   hl7_too_many_components (the HL7 codec's default limits; the whole body within max_body_size)
  * - 415 unsupported_charset
  * - 500 unserializable_data (encodeData: the data has no JSON form, e.g. a BigInt or a cycle)
  *
@@ -75,6 +84,7 @@ import { decodeForm } from "./form.ts";
 import { decodeMultipart } from "./multipart.ts";
 import { describeBinary } from "./binary.ts";
 import { decodeTextBody } from "./text.ts";
+import { decodeHl7, decodeHl7Text, encodeHl7, startsWithHl7 } from "./hl7_body.ts";
 
 export type { BodyFormat, MediaType } from "./media_type.ts";
 export type { BinaryMeta } from "./binary.ts";
@@ -88,18 +98,34 @@ export {
   DEFAULT_DELIMITERS,
   DEFAULT_HL7_LIMITS,
   escapeHl7,
+  formatHl7,
+  HL7_METADATA_KEYS,
+  type Hl7Batch,
+  type Hl7BatchGroup,
   type Hl7Delimiters,
   Hl7Error,
   type Hl7ErrorCode,
   type Hl7ErrorDetail,
   type Hl7Header,
+  type Hl7Json,
+  type Hl7Leaf,
   type Hl7Limits,
   hl7Limits,
+  type Hl7Message,
+  hl7Metadata,
+  type Hl7Repetition,
+  type Hl7Segment,
+  type Hl7Terminator,
+  isHl7Batch,
+  looksLikeHl7Json,
+  parseHl7,
   type ReadAck,
   readAck,
+  readFirstHl7Header,
   readHl7Header,
   unescapeHl7,
 } from "./hl7/mod.ts";
+export { HL7_MEDIA_TYPES, hl7GatewayError, hl7HeaderOfBody, startsWithHl7 } from "./hl7_body.ts";
 
 /** Parse a Content-Type header value (null when missing or empty). */
 export { parseMediaType };
@@ -135,8 +161,14 @@ export async function decodeBody(
       return await decodeForm(decodeText(bytes, charset), limits.max_form_fields);
     case "multipart":
       return await decodeMultipart(bytes, mt.params.boundary, limits);
-    case "text":
-      return decodeTextBody(bytes, charset);
+    case "hl7":
+      return decodeHl7(bytes, charset, limits.max_body_size);
+    case "text": {
+      const text = decodeTextBody(bytes, charset);
+      return mt.type === "text/plain" && startsWithHl7(text)
+        ? decodeHl7Text(text, limits.max_body_size)
+        : text;
+    }
     default:
       return await describeBinary(bytes, mt.type);
   }
@@ -190,9 +222,17 @@ export function encodeData(
       if (csv !== null) return encoded(csv, withUtf8Charset(contentType!, mt));
       break;
     }
-    case "text":
-      if (typeof data === "string") return encoded(data, withUtf8Charset(contentType!, mt));
+    case "hl7": {
+      const er7 = encodeHl7(data);
+      if (er7 !== null) return encoded(er7, withUtf8Charset(contentType!, mt));
       break;
+    }
+    case "text": {
+      if (typeof data === "string") return encoded(data, withUtf8Charset(contentType!, mt));
+      const er7 = mt.type === "text/plain" ? encodeHl7(data) : null;
+      if (er7 !== null) return encoded(er7, withUtf8Charset(contentType!, mt));
+      break;
+    }
   }
   return encoded(encodeJsonText(data), "application/json");
 }

@@ -24,6 +24,7 @@ import {
 } from "../pipeline/mod.ts";
 import type { HttpEndpoint, HttpExchange } from "./types.ts";
 import { answerFailure, watchedAnswer } from "./answer_stream.ts";
+import { addHl7Metadata, mayBeHl7 } from "./http_hl7.ts";
 
 const NO_BODY_STATUS = new Set([101, 204, 205, 304]);
 /** Bodies up to this declared size are read whole before the pipeline runs. */
@@ -61,6 +62,8 @@ export class HttpEndpointService implements HttpEndpoint {
       if (length !== null && length > 0 && length <= PREFETCH_BYTES) {
         await this.prefetchSmallBody(env, ex.request);
       }
+      // The HTTP bridge: an HL7 v2 message names its header facts (hl7.*) for routing.
+      if (mayBeHl7(env)) await addHl7Metadata(env);
       const checked = this.checkRequest(env);
       if (checked) await checked;
       const res = await runPipeline(this.pipeline, env, deps);

@@ -56,6 +56,7 @@ export {
 export { escapeHl7, unescapeHl7 } from "./escape.ts";
 export { DEFAULT_HL7_LIMITS, type Hl7Limits, hl7Limits } from "./limits.ts";
 export { parseHl7 } from "./parse.ts";
+export { HL7_METADATA_KEYS, hl7Metadata, readFirstHl7Header } from "./metadata.ts";
 export { formatHl7, looksLikeHl7Json } from "./format.ts";
 export {
   type Hl7Batch,
