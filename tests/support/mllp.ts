@@ -17,6 +17,11 @@ export class MllpTestClient {
     void this.#pump();
   }
 
+  /** Speaks MLLP over an open connection (a TLS one, say). */
+  static over(conn: Deno.Conn): MllpTestClient {
+    return new MllpTestClient(conn);
+  }
+
   /** Connects to `port` on loopback. */
   static async connect(port: number): Promise<MllpTestClient> {
     return new MllpTestClient(await Deno.connect({ hostname: "127.0.0.1", port }));
