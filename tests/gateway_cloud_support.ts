@@ -133,7 +133,7 @@ level = "debug"
     logger,
     metrics: createMetrics(),
     // Short: a stop otherwise waits for the sweep to close the test's idle keep-alive connection.
-    drainSeconds: 0.5,
+    drainSeconds: 0.25,
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : env[name],
     cloud: {
       env: (name) => env[name],
