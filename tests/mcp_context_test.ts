@@ -98,7 +98,9 @@ Deno.test("mcp context: resources, the build-pipeline prompt, completions and lo
       assertEquals(await complete("gateway", "edge"), ["edge-ct"]);
       assertEquals(await complete("service", "f"), ["fhir-proxy"]);
       assertEquals(await complete("inbound", "dic"), ["dicom_scp", "dicomweb"]);
-      assertEquals(await complete("outbound", "h"), ["http", "http3"]);
+      // The types come from the gateway's registry: the hl7 endpoint and backend are offered.
+      assertEquals(await complete("inbound", "hl"), ["hl7"]);
+      assertEquals(await complete("outbound", "h"), ["hl7", "http", "http3"]);
       const ids = await mcp.client.complete({
         ref: { type: "ref/resource", uri: "gateway://{gateway_id}/configuration" },
         argument: { name: "gateway_id", value: gw.id.slice(0, 4) },

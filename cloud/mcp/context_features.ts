@@ -7,11 +7,19 @@
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { configReferenceMarkdown } from "../../shared/gateway_config/mod.ts";
+import {
+  BACKEND_SERVICES,
+  configReferenceMarkdown,
+  ENDPOINT_SERVICES,
+} from "../../shared/gateway_config/mod.ts";
 import type { UserPrincipal } from "../auth/mod.ts";
 import type { GatewayRecord } from "../store/mod.ts";
 import type { Services } from "../services.ts";
 import { principalOf } from "./results.ts";
+
+/** Endpoint and backend types the prompts offer: the gateway's registry, so a new type is in. */
+const INBOUND: string[] = [...ENDPOINT_SERVICES];
+const OUTBOUND: string[] = [...BACKEND_SERVICES];
 
 /** URI of the configuration reference resource. */
 export const REFERENCE_URI = "docs://gateway/configuration-reference";
@@ -146,10 +154,10 @@ export function addContextFeatures(server: McpServer, s: Services): void {
           "Name of the gateway the pipeline runs on (an existing one, or a new name).",
         ),
         inbound: z.string().describe(
-          "What the gateway receives: http, fhir, dicomweb, dicom_scp or jmix.",
+          `What the gateway receives: ${INBOUND.join(", ")}.`,
         ),
         outbound: z.string().describe(
-          "Where it sends: http, fhir, dicomweb, dicom_scu, storage, http3 or echo.",
+          `Where it sends: ${OUTBOUND.join(", ")}.`,
         ),
         service: z.string().optional().describe("Name of an existing service to reuse."),
         transform: z.string().optional().describe(
@@ -236,9 +244,6 @@ async function completionsFor(
   }
   return [];
 }
-
-const INBOUND = ["http", "fhir", "dicomweb", "dicom_scp", "jmix"];
-const OUTBOUND = ["http", "fhir", "dicomweb", "dicom_scu", "storage", "http3", "echo"];
 
 /** The SPEC's build workflow as a prompt. */
 export function buildWorkflow(

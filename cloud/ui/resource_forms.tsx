@@ -125,7 +125,8 @@ export const FORMS: Record<ResourceKind, FieldSpec[]> = {
       label: "Networks",
       kind: "refs",
       to: "networks",
-      help: "None ticked: every network of the gateway serves it.",
+      help: "None ticked: every network of the gateway serves it. A dicom_scp or hl7 endpoint " +
+        "listens on its own port (its options' bind_addr and port): tick none.",
     },
   ],
   backends: [
