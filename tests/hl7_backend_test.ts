@@ -244,6 +244,33 @@ Deno.test("hl7 backend: a body in the HL7 codec's JSON is sent as the ER7 it sta
   });
 });
 
+Deno.test("hl7 backend: a transform that changes the message: the receiver gets the changed ER7, all else byte for byte", async () => {
+  const rcv = await startHl7Receiver();
+  const spec = [{
+    operation: "modify-overwrite-beta",
+    spec: { segments: { MSH: { "[0]": { "5": { "[0]": { "1": "NEWAPP" } } } } } },
+  }];
+  const toml = `transforms_path = "transforms"\n` +
+    config(rcv.port).replace('backends = ["rcv"]', 'middleware = ["route"]\nbackends = ["rcv"]') + `
+[middleware.route]
+type = "transform"
+[middleware.route.options]
+spec_path = "route.json"
+`;
+  const gw = await startTestGateway(toml, {
+    workers: 1,
+    files: { "transforms/route.json": JSON.stringify(spec) },
+  });
+  try {
+    const res = await post(gw, adtA01("T1"));
+    assertEquals(res.status, 200, res.text);
+    assertEquals(rcv.messages, [adtA01("T1").replace("|RECEIVER|LAB|", "|NEWAPP|LAB|")]);
+  } finally {
+    await gw.stop();
+    await rcv.stop();
+  }
+});
+
 Deno.test("hl7 backend: node-hl7-server as the receiver, with one message per connection and with reuse", async () => {
   const port = freePort();
   const server = new NodeHl7Server({ bindAddress: "127.0.0.1" });
