@@ -305,3 +305,39 @@ backends = ["echo"]
     }
   },
 });
+
+Deno.test({
+  name:
+    "hl7 endpoint: after a reload, the next message of an open connection takes the new pipeline",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const failing = upstream(503);
+    const port = freePort();
+    const echo = `${endpointToml(port)}
+[backends.main]
+service = "echo"
+[pipelines.hl7]
+endpoints = ["mllp"]
+backends = ["main"]
+`;
+    const gw = await startTestGateway(echo);
+    const client = await MllpTestClient.connect(port);
+    try {
+      assertEquals(ackOf(await client.request(hl7Message("ADT^A01", "RL-1"))).code, "AA");
+      await gw.writeConfig(echo.replace(
+        `[backends.main]\nservice = "echo"`,
+        `[backends.main]\nservice = "http"\n[backends.main.options]\nbase_url = "${failing.url}"`,
+      ));
+      await logLine(gw, "configuration reloaded");
+      // The same connection, opened on the old generation: served by the new one.
+      const a = ackOf(await client.request(hl7Message("ADT^A01", "RL-2")));
+      assertEquals([a.code, a.controlId], ["AE", "RL-2"]);
+      assertEquals(failing.got.length, 1);
+    } finally {
+      client.close();
+      await gw.stop();
+      await failing.server.shutdown();
+    }
+  },
+});

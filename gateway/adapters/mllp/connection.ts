@@ -155,7 +155,12 @@ export class MllpConnection {
     this.#reason = "framing";
     this.#detail = `${err.code}: ${err.message}`;
     this.socket.pause();
-    const answers = this.#handler.framingError(err);
+    let answers: Uint8Array[] = [];
+    try {
+      answers = this.#handler.framingError(err);
+    } catch {
+      // no answer then: the connection is closed all the same
+    }
     if (answers.length) {
       // Best effort: the reject goes out before the close, if the peer takes it.
       await this.#write(answers);

@@ -5,7 +5,7 @@
  * message is served by the endpoint of the generation current when it arrives.
  */
 import { createHash } from "node:crypto";
-import { MllpListener, type MllpTlsServer } from "../../adapters/mllp/mod.ts";
+import { type MllpHandler, MllpListener, type MllpTlsServer } from "../../adapters/mllp/mod.ts";
 import type { ListenerSet } from "../../adapters/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
 import { type Hl7Endpoint, hl7ListenerKey } from "./endpoint.ts";
@@ -93,8 +93,20 @@ export class Hl7Listeners implements ListenerSet<Iterable<Hl7Endpoint>> {
       maxConnections: o.max_connections,
       tls: ep.tls,
       onConnection: (remote) => {
-        const current = this.#resolve(key);
-        return current?.connection(remote.address);
+        if (!this.#resolve(key)) return undefined;
+        // Each message is served by the endpoint current when it arrives: a long-lived
+        // connection follows reloads (the generation it started on may be long closed).
+        const current = (): MllpHandler => {
+          const now = this.#resolve(key);
+          if (!now) throw new Error(`hl7 endpoint on ${key} is no longer configured`);
+          return now.connection(remote.address);
+        };
+        const first = current();
+        return {
+          message: (payload, signal) => current().message(payload, signal),
+          framingError: (err) => current().framingError(err),
+          closed: (reason, pending, detail) => first.closed(reason, pending, detail),
+        };
       },
       onRefused: (address, open) =>
         this.#logger.warn("HL7 connection refused: max_connections reached", {
