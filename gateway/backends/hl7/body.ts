@@ -4,7 +4,7 @@
  * the body into the codec's JSON, that JSON written back as ER7. Anything else is a 4xx naming
  * what was found, since the receiver could not read it.
  */
-import { type Hl7Header, readHl7Header } from "../../codecs/mod.ts";
+import { type Hl7Header, readFirstHl7Header } from "../../codecs/mod.ts";
 import { formatHl7, looksLikeHl7Json } from "../../codecs/hl7/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
 import { causedError, GatewayError } from "../../errors.ts";
@@ -16,8 +16,10 @@ const ER7_TYPES = new Set(["x-application/hl7-v2+er7", "application/hl7-v2"]);
 export interface OutgoingMessage {
   /** The ER7 bytes (no MLLP framing). */
   bytes: Uint8Array;
-  /** Its MSH. */
+  /** Its MSH (a batch's first MSH). */
   header: Hl7Header;
+  /** The control id its ACK names: MSH-10, or "" for a batch (FHS/BHS), whose ACK may name any. */
+  controlId: string;
 }
 
 /** The message of `req`'s body, or a 4xx GatewayError. */
@@ -73,17 +75,18 @@ export async function outgoingMessage(
       `the HL7 message has ${bytes.byteLength} bytes, over the backend's max_message_bytes of ${maxBytes}`,
     );
   }
-  return { bytes, header: headerOf(bytes) };
+  const { header, batch } = headerOf(bytes);
+  return { bytes, header, controlId: batch ? "" : header.controlId };
 }
 
-/** The MSH of the message (read from its first segment only). */
-function headerOf(bytes: Uint8Array): Hl7Header {
-  // The MSH segment is ASCII in practice; decoding only its head keeps a large message unread.
-  const head = new TextDecoder().decode(bytes.subarray(0, Math.min(bytes.byteLength, 8192)))
+/** The MSH of the message (its first segment; a batch's first MSH), and whether it is a batch. */
+function headerOf(bytes: Uint8Array): { header: Hl7Header; batch: boolean } {
+  // The header is ASCII in practice; decoding only the head keeps a large message unread.
+  const head = new TextDecoder().decode(bytes.subarray(0, Math.min(bytes.byteLength, 64 * 1024)))
     .replace(/^[\uFEFF\s]+/, "");
-  const end = head.search(/[\r\n]/);
+  const batch = head.startsWith("FHS") || head.startsWith("BHS");
   try {
-    return readHl7Header(end < 0 ? head : head.slice(0, end));
+    return { header: readFirstHl7Header(head), batch };
   } catch (err) {
     throw causedError(
       400,

@@ -106,7 +106,7 @@ export class Hl7Backend implements Backend {
   /** Sends the request's message and answers with its ACK. */
   async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
     const msg = await outgoingMessage(req, this.#o.max_message_bytes);
-    const controlId = msg.header.controlId;
+    const controlId = msg.controlId;
     const signal = call.signal;
     const { dest, lease } = await this.#connect(signal, call);
     const peer = dest.peer;
