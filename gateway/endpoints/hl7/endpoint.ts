@@ -18,7 +18,7 @@ import {
 } from "../../codecs/mod.ts";
 import type { EndpointConfig } from "../../../shared/gateway_config/mod.ts";
 import type { MllpFrameError, MllpHandler, MllpTlsServer } from "../../adapters/mllp/mod.ts";
-import { toGatewayError } from "../../errors.ts";
+import { GatewayError, toGatewayError } from "../../errors.ts";
 import type { ResponseEnvelope } from "../../envelope.ts";
 import {
   type BuiltPipeline,
@@ -60,8 +60,10 @@ const ENCODER = new TextEncoder();
 /** What the pipeline's outcome says, and the problem to name in ERR. */
 interface Outcome {
   verdict: Verdict;
-  /** The primary hl7 backend's own ACK, passed on in original mode. */
+  /** The primary hl7 backend's receiver's own ACK, sent instead of ours when codes agree. */
   passThrough?: string;
+  /** Its MSA-1. */
+  passThroughCode?: AckCode;
   /** False when the message was only queued: the application's answer is not known yet. */
   applicationKnown: boolean;
   error?: Hl7ErrorDetail;
@@ -195,8 +197,7 @@ export class Hl7Endpoint {
           text: `sending facility ${JSON.stringify(header.sendingFacility)} is not accepted`,
         },
       };
-      record.failed(toGatewayError(new Error(outcome.error!.text)), {}, { logged: false });
-      record.errorCode = outcome.errorCode;
+      record.failed(new GatewayError(403, "hl7_facility_refused", outcome.error!.text));
     } else {
       this.#tracker?.acquire();
       try {
@@ -238,7 +239,9 @@ export class Hl7Endpoint {
       }
     }
     return codes.map((code) => {
-      if (outcome.passThrough && code === "AA") return ENCODER.encode(outcome.passThrough);
+      if (outcome.passThrough && code === outcome.passThroughCode) {
+        return ENCODER.encode(outcome.passThrough);
+      }
       return ENCODER.encode(buildAck(header, {
         code,
         errors: outcome.error ? [outcome.error] : undefined,
@@ -262,6 +265,8 @@ export class Hl7Endpoint {
         message: "HL7 message failed",
         level: "warn",
       });
+      const relayed = this.#receiverAck(g, header);
+      if (relayed) return relayed;
       const verdict: Verdict = g.status >= 400 && g.status < 500 ? "reject" : "error";
       return {
         verdict,
@@ -294,7 +299,12 @@ export class Hl7Endpoint {
       try {
         const ack = readAck(text);
         if (ack.controlId === header.controlId && (ack.code === "AA" || ack.code === "CA")) {
-          return { verdict: "accept", applicationKnown: true, passThrough: text };
+          return {
+            verdict: "accept",
+            applicationKnown: true,
+            passThrough: text,
+            passThroughCode: ack.code,
+          };
         }
       } catch {
         // not an ACK: ours instead
@@ -303,6 +313,26 @@ export class Hl7Endpoint {
     }
     discard(res);
     return { verdict: "accept", applicationKnown: true };
+  }
+
+  /**
+   * The primary `hl7` backend's receiver refused this message (`hl7_ack_error`,
+   * `hl7_ack_reject`): its own ACK is what the sender gets, when it names this control id.
+   */
+  #receiverAck(g: GatewayError, header: Hl7Header): Outcome | undefined {
+    if (!g.code.startsWith("hl7_ack_")) return undefined;
+    const d = g.details as { ack?: unknown; ack_code?: unknown; control_id?: unknown } | undefined;
+    if (typeof d?.ack !== "string" || d.control_id !== header.controlId) return undefined;
+    const code = String(d.ack_code);
+    const verdict: Verdict = code === "AR" || code === "CR" ? "reject" : "error";
+    return {
+      verdict,
+      applicationKnown: true,
+      errorCode: g.code,
+      passThrough: d.ack,
+      passThroughCode: code as AckCode,
+      error: { code: "207", text: g.message },
+    };
   }
 
   /** A message without a readable MSH: a reject with an empty MSA-2, the connection kept. */
