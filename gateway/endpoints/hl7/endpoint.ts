@@ -13,6 +13,9 @@ import {
   Hl7Error,
   type Hl7ErrorDetail,
   type Hl7Header,
+  type Hl7Limits,
+  hl7Limits,
+  parseHl7,
   readAck,
   readHl7Header,
 } from "../../codecs/mod.ts";
@@ -91,6 +94,7 @@ export class Hl7Endpoint {
   /** TLS material of the listener (read at build); absent: plain TCP. */
   readonly tls: MllpTlsServer | undefined;
   readonly #facilities: ReadonlySet<string> | undefined;
+  readonly #limits: Hl7Limits;
   #deps: ExecutorDeps | undefined;
   #tracker: Tracker | undefined;
 
@@ -102,6 +106,7 @@ export class Hl7Endpoint {
     this.tls = tls;
     const f = this.options.allowed_sending_facilities;
     this.#facilities = f ? new Set(f) : undefined;
+    this.#limits = hl7Limits({ maxBytes: this.options.max_message_bytes });
   }
 
   /** Attach the generation's executor dependencies and in-flight tracker. */
@@ -175,11 +180,20 @@ export class Hl7Endpoint {
   ): Promise<Uint8Array[]> {
     const deps = this.#deps!;
     let header: Hl7Header;
+    const text = DECODER.decode(payload);
     try {
-      header = readHl7Header(DECODER.decode(payload));
+      header = readHl7Header(text);
     } catch (err) {
       if (!(err instanceof Hl7Error)) throw err;
       return this.#unparseable(err, remoteAddr);
+    }
+    try {
+      // The whole message is checked (one linear pass) so a broken one is refused here, not by
+      // whoever reads it after it was acknowledged.
+      parseHl7(text, this.#limits);
+    } catch (err) {
+      if (!(err instanceof Hl7Error)) throw err;
+      return this.#unparseable(err, remoteAddr, header);
     }
     const env = hl7Envelope(this.config.name, header, payload, remoteAddr, signal);
     const record = new RequestRecord(deps, this.pipeline.name, env.id);
@@ -219,7 +233,7 @@ export class Hl7Endpoint {
       message_type: header.messageType,
       trigger_event: header.triggerEvent,
       control_id: header.controlId,
-      ack: record.hl7Ack,
+      ack: record.hl7Ack || "none",
     };
     const committed = record.finished(ackStatus(outcome.verdict), "hl7 message", fields);
     if (committed) {
@@ -335,8 +349,11 @@ export class Hl7Endpoint {
     };
   }
 
-  /** A message without a readable MSH: a reject with an empty MSA-2, the connection kept. */
-  #unparseable(err: Hl7Error, remoteAddr: string | undefined): Uint8Array[] {
+  /**
+   * A message that cannot be read: a reject (MSA-2 empty without a readable MSH) naming the
+   * problem; the connection is kept.
+   */
+  #unparseable(err: Hl7Error, remoteAddr: string | undefined, header?: Hl7Header): Uint8Array[] {
     const deps = this.#deps!;
     deps.metrics.errorCode(`hl7_${err.code}`);
     deps.logger.warn("HL7 message unreadable", {
@@ -344,8 +361,13 @@ export class Hl7Endpoint {
       remote_addr: remoteAddr,
       code: err.code,
       error: err.message,
+      ...(header ? { control_id: header.controlId } : {}),
     });
-    const code: AckCode = this.options.ack_mode === "enhanced" ? "CR" : "AR";
-    return [ENCODER.encode(buildAck(undefined, { code, errors: [codecDetail(err)] }))];
+    const codes = header
+      ? ackCodes(this.options.ack_mode, header.acceptAckType, header.applicationAckType, "reject")
+      : [this.options.ack_mode === "enhanced" ? "CR" as const : "AR" as const];
+    return codes.map((code) =>
+      ENCODER.encode(buildAck(header, { code, errors: [codecDetail(err)] }))
+    );
   }
 }
