@@ -13,6 +13,10 @@ import { hl7Samples, withCr } from "./support/hl7_samples.ts";
 import { fhirR4Validator } from "./support/fhir_r4.ts";
 import { REPO_ROOT } from "./support/mod.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
+import { loadConfigFile } from "../gateway/config/mod.ts";
+import { buildRuntime } from "../gateway/runtime/mod.ts";
+import { createMetrics } from "../gateway/observability/mod.ts";
+import { Logger } from "../shared/mod.ts";
 
 const read = (path: string) => Deno.readTextFile(`${REPO_ROOT}/${path}`);
 const ADT_SPEC = await read("fixtures/transforms/hl7_adt_to_fhir.json");
@@ -240,5 +244,32 @@ backends = ["fhir"]
   } finally {
     await gw.stop();
     await up.stop();
+  }
+});
+
+Deno.test("docs/hl7.md: the pipeline example of the mappings is a valid configuration", async () => {
+  const docs = await read("docs/hl7.md");
+  const section = docs.slice(docs.indexOf("### In a pipeline"));
+  const start = section.indexOf("```toml\n") + "```toml\n".length;
+  const toml = section.slice(start, section.indexOf("```", start));
+  assert(toml.includes("hl7_adt_to_fhir.json") && toml.includes("hl7_oru_to_fhir.json"));
+  const dir = await Deno.makeTempDir({ prefix: "hl7-docs-" });
+  try {
+    await Deno.mkdir(`${dir}/transforms`);
+    await Deno.writeTextFile(`${dir}/transforms/hl7_adt_to_fhir.json`, ADT_SPEC);
+    await Deno.writeTextFile(`${dir}/transforms/hl7_oru_to_fhir.json`, ORU_SPEC);
+    await Deno.writeTextFile(`${dir}/gateway.toml`, toml);
+    const loaded = await loadConfigFile(`${dir}/gateway.toml`);
+    assertEquals(loaded.problems, []);
+    const built = await buildRuntime(loaded.config!, 0, {
+      logger: new Logger({ level: "error", format: "text" }),
+      metrics: createMetrics(),
+      baseDir: dir,
+      validateOnly: true,
+    });
+    await built.runtime?.close();
+    assertEquals(built.problems, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
