@@ -36,6 +36,17 @@ Deno.test("corpus: every sample message comes back byte for byte (CR-terminated,
   for (const t of ["ADT^A01", "ADT^A04", "ORU^R01", "RSP^K11", "ACK^V01"]) ok(types.has(t), t);
 });
 
+Deno.test("corpus: fixtures/hl7 (ours, v2.5.1 to 2.8) come back byte for byte", async () => {
+  const dir = new URL("../../../fixtures/hl7/", import.meta.url);
+  const versions: string[] = [];
+  for (const name of ["adt_a01", "adt_a04", "adt_a08", "oru_r01"]) {
+    const er7 = withCr(await Deno.readTextFile(new URL(`${name}.hl7`, dir)));
+    equal(formatHl7(parseHl7(er7)), er7, name);
+    versions.push(readHl7Header(er7).version);
+  }
+  deepEqual(versions.sort(), ["2.5.1", "2.6", "2.7", "2.8"]);
+});
+
 Deno.test("corpus: as shipped (LF, CRLF, mixed), the text comes back with its first terminator", async () => {
   for (const { name, text } of await hl7Samples()) {
     const json = parseHl7(text);
