@@ -17,6 +17,8 @@ export interface RouteInfo {
   networks: string[];
   /** The DIMSE listener of a `dicom_scp` endpoint; absent for HTTP routes. */
   dimse?: DimseListenerInfo;
+  /** The MLLP listener of an `hl7` endpoint; absent for other routes. */
+  mllp?: MllpListenerInfo;
   /**
    * Which data-plane isolates serve the route: `all_workers` (each HTTP listener runs in every
    * worker, on the same port) or `main_thread` (a DIMSE listener: one socket per port).
@@ -69,6 +71,23 @@ export interface DimseListenerInfo {
   allowed_calling_aets: string[] | null;
   /** Where received instances are written, or null. */
   storage_dir: string | null;
+}
+
+/** The listener and policy of an `hl7` endpoint. */
+export interface MllpListenerInfo {
+  bind: string;
+  port: number;
+  /** MLLP over TLS. */
+  tls: boolean;
+  /** Senders must present a certificate of the configured CAs. */
+  client_certificates: boolean;
+  /** `message`, `original` or `enhanced`. */
+  ack_mode: string;
+  max_message_bytes: number;
+  idle_timeout_secs: number;
+  max_connections: number;
+  /** MSH-4 values accepted, or null for any. */
+  allowed_sending_facilities: string[] | null;
 }
 
 /** One pipeline as the management API reports it. */

@@ -7,6 +7,7 @@
  */
 import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { RouteInfo } from "./control.ts";
+import { mllpRoutes } from "./mllp_routes.ts";
 
 /** DIMSE services in the order they are reported, with their option and operation. */
 const SERVICES = [
@@ -57,8 +58,14 @@ export function dimseRoutes(config: GatewayConfig): RouteInfo[] {
   return [...byEndpoint.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
 
-/** HTTP routes of the runtime followed by the DIMSE listeners (each endpoint listed once). */
+/**
+ * HTTP routes of the runtime followed by the DIMSE listeners and the MLLP listeners (each endpoint
+ * listed once).
+ */
 export function allRoutes(http: RouteInfo[], config: GatewayConfig): RouteInfo[] {
   const listed = new Set(http.map((r) => r.endpoint));
-  return [...http, ...dimseRoutes(config).filter((r) => !listed.has(r.endpoint))];
+  return [
+    ...http,
+    ...[...dimseRoutes(config), ...mllpRoutes(config)].filter((r) => !listed.has(r.endpoint)),
+  ];
 }

@@ -23,6 +23,7 @@ export { CLOUD_DISABLED_MESSAGE, type CloudOperation } from "./cloud.ts";
 export type {
   DimseListenerInfo,
   GatewayControl,
+  MllpListenerInfo,
   PipelineInfo,
   ReloadOutcome,
   RouteInfo,
@@ -30,6 +31,7 @@ export type {
   WorkerStatus,
 } from "./control.ts";
 export { dimseRoutes } from "./dimse_routes.ts";
+export { mllpRoutes } from "./mllp_routes.ts";
 export { type GuardSettings, hostAllowed, sameToken } from "./guard.ts";
 export {
   GENERATED_TOKEN_FILE,
