@@ -24,6 +24,8 @@ const DIMSE_TYPES: Record<string, { code: string; display: string }> = {
 
 /** AuditEvent.action (C, R, U, D, E) of a FHIR interaction, HTTP method or DIMSE operation. */
 function actionOf(entry: AuditEntry): string {
+  // An HL7 v2 message received: its data enters through the gateway.
+  if (entry.protocol === "mllp") return "C";
   switch (entry.fhir_interaction) {
     case "read":
     case "vread":
@@ -108,12 +110,17 @@ function entitiesOf(entry: AuditEntry): FhirResource[] {
       entry.dicom_status ?? (entry.status === undefined ? undefined : String(entry.status)),
     ],
     ["error_code", entry.error_code],
+    ["hl7_ack_code", entry.hl7_ack_code],
   ].filter(([, v]) => v !== undefined).map(([type, v]) => ({ type, valueString: v }));
   out.push({
     ...(entry.request_id ? { what: { identifier: { value: entry.request_id } } } : {}),
     name: "request",
     description: entry.protocol === "dimse"
       ? `${entry.method ?? "DIMSE"}${entry.dicom_sop_class ? " " + entry.dicom_sop_class : ""}`
+      : entry.protocol === "mllp"
+      ? `HL7 ${entry.method ?? "message"}${
+        entry.hl7_control_id ? " control id " + entry.hl7_control_id : ""
+      }`
       : `${entry.method ?? ""} ${entry.path ?? ""}${entry.query ?? ""}`.trim(),
     detail,
   });
@@ -138,14 +145,23 @@ export function auditEventOf(entry: AuditEntry, observer: string): FhirResource 
     };
   }
   const dimse = entry.protocol === "dimse";
+  // An HL7 v2 message received over MLLP: data imported from the sending facility.
+  const mllp = entry.protocol === "mllp";
   const dicomType = dimse ? DIMSE_TYPES[entry.method ?? ""] : undefined;
   const type = dimse
     ? { system: DCM, ...(dicomType ?? { code: "110100", display: "Application Activity" }) }
+    : mllp
+    ? { system: DCM, code: "110107", display: "Import" }
     : { system: EVENT_TYPE, code: "rest", display: "RESTful Operation" };
+  const anonymous = dimse
+    ? entry.dicom_calling_aet ?? "unknown AE"
+    : mllp
+    ? entry.hl7_sending_facility ?? "unknown HL7 sender"
+    : "unauthenticated client";
   const requestor: FhirResource = {
     who: entry.subject
       ? { identifier: { value: entry.subject }, display: entry.subject }
-      : { display: dimse ? entry.dicom_calling_aet ?? "unknown AE" : "unauthenticated client" },
+      : { display: anonymous },
     requestor: true,
   };
   if (entry.client_id) requestor.altId = entry.client_id;
