@@ -84,6 +84,9 @@ flush_interval_ms = 20
       assertEquals(adt.got[0].type, "x-application/hl7-v2+er7");
       assert(adt.got[0].body.includes("MSG-1") && adt.got[0].body.includes("PID|1||12345"));
       assert(oru.got[0].body.includes("MSG-2"));
+      // A message the codec refuses is audited too (its status and code, not its content).
+      const broken = hl7Message("ADT^A01^ADT_A01", "MSG-3").replace("PID|1", "P!D|1");
+      assertEquals(ackOf(await client.request(broken)).code, "AR");
 
       // The audit trail: type, trigger, control id, facility, ACK code; never the content.
       const file = `${gw.dir}/audit/audit.jsonl`;
@@ -91,9 +94,9 @@ flush_interval_ms = 20
       await waitFor(async () => {
         const text = await Deno.readTextFile(file).catch(() => "");
         lines = text.split("\n").filter((l) => l).map((l) => JSON.parse(l));
-        return lines.length >= 2;
-      }, { timeoutMs: 10_000, description: "two audit records" });
-      const [first, second] = lines;
+        return lines.length >= 3;
+      }, { timeoutMs: 10_000, description: "three audit records" });
+      const [first, second, third] = lines;
       assertEquals(
         [first.protocol, first.method, first.hl7_message_type, first.hl7_trigger_event],
         ["mllp", "ADT^A01", "ADT", "A01"],
@@ -103,6 +106,10 @@ flush_interval_ms = 20
         ["MSG-1", "NORTH", "AA", 200],
       );
       assertEquals([second.hl7_message_type, second.hl7_control_id], ["ORU", "MSG-2"]);
+      assertEquals(
+        [third.hl7_control_id, third.hl7_ack_code, third.status, third.error_code],
+        ["MSG-3", "AR", 400, "hl7_bad_segment"],
+      );
       const raw = await Deno.readTextFile(file);
       assert(!raw.includes("Doe") && !raw.includes("12345"), "no message content in the trail");
     } finally {

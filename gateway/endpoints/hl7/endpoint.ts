@@ -185,7 +185,7 @@ export class Hl7Endpoint {
       header = readHl7Header(text);
     } catch (err) {
       if (!(err instanceof Hl7Error)) throw err;
-      return this.#unparseable(err, remoteAddr);
+      return await this.#unparseable(err, payload, remoteAddr, signal);
     }
     try {
       // The whole message is checked (one linear pass) so a broken one is refused here, not by
@@ -193,7 +193,7 @@ export class Hl7Endpoint {
       parseHl7(text, this.#limits);
     } catch (err) {
       if (!(err instanceof Hl7Error)) throw err;
-      return this.#unparseable(err, remoteAddr, header);
+      return await this.#unparseable(err, payload, remoteAddr, signal, header);
     }
     const env = hl7Envelope(this.config.name, header, payload, remoteAddr, signal);
     const record = new RequestRecord(deps, this.pipeline.name, env.id);
@@ -353,7 +353,13 @@ export class Hl7Endpoint {
    * A message that cannot be read: a reject (MSA-2 empty without a readable MSH) naming the
    * problem; the connection is kept.
    */
-  #unparseable(err: Hl7Error, remoteAddr: string | undefined, header?: Hl7Header): Uint8Array[] {
+  async #unparseable(
+    err: Hl7Error,
+    payload: Uint8Array,
+    remoteAddr: string | undefined,
+    signal: AbortSignal,
+    header?: Hl7Header,
+  ): Promise<Uint8Array[]> {
     const deps = this.#deps!;
     deps.metrics.errorCode(`hl7_${err.code}`);
     deps.logger.warn("HL7 message unreadable", {
@@ -366,6 +372,28 @@ export class Hl7Endpoint {
     const codes = header
       ? ackCodes(this.options.ack_mode, header.acceptAckType, header.applicationAckType, "reject")
       : [this.options.ack_mode === "enhanced" ? "CR" as const : "AR" as const];
+    // A refused message has its record too (metrics, access log, audit), never its content.
+    const record = new RequestRecord(deps, this.pipeline.name, crypto.randomUUID());
+    if (header) {
+      record.envelope = hl7Envelope(this.config.name, header, payload, remoteAddr, signal);
+    } else {
+      record.origin = {
+        endpoint: this.config.name,
+        protocol: "mllp",
+        method: "",
+        path: "",
+        query: "",
+        remoteAddr,
+      };
+    }
+    record.errorCode = `hl7_${err.code}`;
+    record.hl7Ack = codes.join(",");
+    await record.finished(ackStatus("reject"), "hl7 message", {
+      endpoint: this.config.name,
+      control_id: header?.controlId,
+      ack: record.hl7Ack,
+      error_code: record.errorCode,
+    })?.catch(() => {});
     return codes.map((code) =>
       ENCODER.encode(buildAck(header, { code, errors: [codecDetail(err)] }))
     );
