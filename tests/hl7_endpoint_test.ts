@@ -200,6 +200,13 @@ backends = ["echo"]
       assertEquals(ackOf(await client.next()).code, "CA");
       const app = ackOf(await client.next());
       assertEquals([app.code, app.controlId], ["AA", "N-2"]);
+      // A sender that shuts its side after its message still gets the ACK, then the close.
+      const halfClosed = await MllpTestClient.connect(port);
+      await halfClosed.send(hl7Message("ADT^A01", "HC-1"));
+      await halfClosed.conn.closeWrite();
+      assertEquals(ackOf(await halfClosed.next()).controlId, "HC-1");
+      assert(await halfClosed.closedWithin(5000), "closed after the ACK");
+      halfClosed.close();
       // Original mode on the same connection, in order.
       await client.send(hl7Message("ADT^A01", "O-1"));
       await client.send(hl7Message("ADT^A01", "O-2"));

@@ -72,6 +72,7 @@ export class MllpListener {
     if (opts.tls) {
       const t = opts.tls;
       server = tls.createServer({
+        allowHalfOpen: true,
         cert: t.cert,
         key: t.key,
         ca: t.clientCa,
@@ -94,7 +95,8 @@ export class MllpListener {
         socket.destroy();
       });
     } else {
-      server = net.createServer(onSocket);
+      // Half-open: a sender that shuts its side after its message (`nc -N`) still gets the ACK.
+      server = net.createServer({ allowHalfOpen: true }, onSocket);
     }
     return new Promise((resolve, reject) => {
       server.once("error", reject);
