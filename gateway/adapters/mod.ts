@@ -1,6 +1,7 @@
 /**
  * Listeners: HTTP/1.1 and HTTP/2 (Deno.serve), HTTP/3 over Deno's QUIC, and the `ListenerSet`
- * shape of listener sets across reloads; the DIMSE transport is in `dimse/`.
+ * shape of listener sets across reloads; the DIMSE transport is in `dimse/`, MLLP (HL7 v2) in
+ * `mllp/`.
  *
  * @example
  * ```ts
