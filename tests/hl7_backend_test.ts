@@ -145,6 +145,15 @@ Deno.test("hl7 backend: an idle pooled connection the receiver dropped is replac
     assertEquals((await post(gw, adtA01("A1"))).status, 200);
     // The receiver goes away and comes back on the same port: the pooled connection is dead.
     await rcv.stop();
+    // The gateway has seen the close (a close racing the next write is the not-resent case of
+    // the test above).
+    await waitFor(
+      () => Promise.resolve(gw.logs.some((l) => l.includes("closed by the receiver"))),
+      {
+        timeoutMs: 10_000,
+        description: "the gateway seeing the receiver's close",
+      },
+    );
     const back = await startHl7Receiver(rcv.port);
     try {
       const res = await post(gw, adtA01("A2"));

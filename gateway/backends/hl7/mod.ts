@@ -93,6 +93,13 @@ export class Hl7Backend implements Backend {
         size: this.#o.pool_size,
         idleMs: this.#o.idle_secs * 1000,
         messagesPerConnection: this.#o.messages_per_connection,
+        // A receiver closing an idle connection is worth a line; idle timeouts are routine.
+        onDrop: (why) =>
+          why === "idle"
+            ? logger.debug("hl7 backend: idle connection closed", { backend: config.name })
+            : logger.info("hl7 backend: pooled connection closed by the receiver", {
+              backend: config.name,
+            }),
       },
       (config.cooldown_secs ?? 10) * 1000,
     );

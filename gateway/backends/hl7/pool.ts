@@ -16,6 +16,8 @@ export interface PoolSettings {
   idleMs: number;
   /** Messages per connection before it is replaced; 0 for no limit. */
   messagesPerConnection: number;
+  /** Told when an idle connection leaves the pool: "idle" (timed out) or "closed by the receiver". */
+  onDrop?: (why: string) => void;
 }
 
 interface Idle {
@@ -132,6 +134,7 @@ export class ConnectionPool {
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     entry.conn.onClose = undefined;
     entry.conn.close(why);
+    this.#s.onDrop?.(why);
     this.#dispatch();
   }
 
