@@ -8,6 +8,9 @@
 import type net from "node:net";
 import { encodeMllpFrame, MllpFrameError, MllpFrameReader } from "./frame.ts";
 
+/** Longest wait for a peer to finish after the gateway ended the connection. */
+const DRAIN_MS = 5_000;
+
 /** Why a connection ended. */
 export type MllpCloseReason =
   | "peer_closed"
@@ -177,10 +180,15 @@ export class MllpConnection {
     }
     this.#abort.abort();
     if (reason === "peer_closed" || reason === "framing") {
-      // What was written (a reject) is flushed before the close; a peer that takes nothing is
-      // cut off at the idle timeout.
+      // What was written (a reject) is flushed before the close. What the peer still sends (the
+      // rest of a 10 MB frame) is read and dropped meanwhile: closing with unread bytes would
+      // reset the connection and could lose the reject. A peer that does not finish within
+      // DRAIN_MS (or the idle timeout, if shorter) is cut off.
+      this.socket.removeAllListeners("data");
+      this.socket.on("data", () => {});
+      this.socket.resume();
       this.socket.end();
-      const timer = setTimeout(() => this.socket.destroy(), this.#idleMs);
+      const timer = setTimeout(() => this.socket.destroy(), Math.min(this.#idleMs, DRAIN_MS));
       this.socket.once("close", () => clearTimeout(timer));
     } else this.socket.destroy();
   }
