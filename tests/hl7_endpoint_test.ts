@@ -355,3 +355,31 @@ backends = ["main"]
     }
   },
 });
+
+Deno.test({
+  name: "hl7 endpoint: a stopping gateway closes idle MLLP connections at once (no drain timeout)",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const port = freePort();
+    const gw = await startTestGateway(`${endpointToml(port)}
+[backends.main]
+service = "echo"
+[pipelines.hl7]
+endpoints = ["mllp"]
+backends = ["main"]
+`);
+    const idle = await MllpTestClient.connect(port);
+    try {
+      assertEquals(ackOf(await idle.request(hl7Message("ADT^A01", "ST-1"))).code, "AA");
+      await gw.stop();
+      assert(await idle.closedWithin(2000), "the idle sender is closed by the stop");
+      assert(
+        !gw.logs.some((l) => l.includes("drain timed out")),
+        "the drain did not wait for the idle connection",
+      );
+    } finally {
+      idle.close();
+    }
+  },
+});

@@ -52,6 +52,7 @@ export class MllpConnection {
   readonly #idleMs: number;
   readonly #queue: Uint8Array[] = [];
   #busy = false;
+  #closing = false;
   #ended = false;
   #reason: MllpCloseReason = "peer_closed";
   #detail: string | undefined;
@@ -79,6 +80,15 @@ export class MllpConnection {
   /** Close the connection now (shutdown). */
   close(): void {
     this.#end("shutdown");
+  }
+
+  /**
+   * Close once the message in hand (if any) is answered: a draining gateway does not wait for an
+   * idle sender, which may keep its connection open for days.
+   */
+  closeWhenIdle(): void {
+    this.#closing = true;
+    if (!this.#busy && this.#queue.length === 0) this.#end("shutdown");
   }
 
   #data(chunk: Uint8Array): void {
@@ -120,6 +130,10 @@ export class MllpConnection {
       this.#busy = false;
     }
     if (this.#ended) return;
+    if (this.#closing) {
+      this.#end("shutdown");
+      return;
+    }
     if (this.socket.readableEnded) {
       this.#end("peer_closed");
       return;

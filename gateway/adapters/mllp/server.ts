@@ -119,10 +119,16 @@ export class MllpListener {
     return new Promise((done) => this.#server.close(() => done()));
   }
 
-  /** Stop accepting; `drain` lets open connections finish, else they are closed now. */
+  /**
+   * Stop accepting; `drain` lets open connections finish the message in hand (idle ones are
+   * closed at once), else they are closed now.
+   */
   async close(drain = false): Promise<void> {
     const stopped = this.stopAccepting();
-    if (!drain) { for (const c of this.#live) c.close(); }
+    for (const c of this.#live) {
+      if (drain) c.closeWhenIdle();
+      else c.close();
+    }
     await stopped;
     if (this.#live.size === 0) return;
     await new Promise<void>((resolve) => this.#idle.push(resolve));
