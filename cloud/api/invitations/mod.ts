@@ -5,6 +5,19 @@
  *
  * One file per route: its documentation beside its handler.
  *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import type { AppEnv } from "../env.ts";
+ * import { Registry } from "../registry.ts";
+ * import { mountInvitations } from "./mod.ts";
+ *
+ * // Mounting documents every route in the registry (the OpenAPI document and docs read it).
+ * const reg = new Registry(new Hono<AppEnv>());
+ * mountInvitations(reg);
+ * console.log(reg.routes.some((r) => r.method === "post" && r.path === "/api/team/invitations")); // true
+ * ```
+ *
  * @module
  */
 import type { Registry } from "../registry.ts";

@@ -4,6 +4,19 @@
  *
  * One file per route: its documentation beside its handler.
  *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import type { AppEnv } from "../env.ts";
+ * import { Registry } from "../registry.ts";
+ * import { mountResourceActions } from "./mod.ts";
+ *
+ * // Mounting documents every route in the registry (the OpenAPI document and docs read it).
+ * const reg = new Registry(new Hono<AppEnv>());
+ * mountResourceActions(reg);
+ * console.log(reg.routes.some((r) => r.method === "get" && r.path === "/api/gateways/:id/config")); // true
+ * ```
+ *
  * @module
  */
 import type { Registry } from "../registry.ts";

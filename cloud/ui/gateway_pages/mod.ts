@@ -3,6 +3,19 @@
  *
  * One file per page or form: its route beside its handler.
  *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import type { AppEnv } from "../../api/mod.ts";
+ * import type { Services } from "../../services.ts";
+ * import { mountGatewayPages } from "./mod.ts";
+ *
+ * // The pages are routes of the UI app; the services are used per request, not when mounting.
+ * const ui = new Hono<AppEnv>();
+ * mountGatewayPages(ui, {} as Services);
+ * console.log(ui.routes.some((r) => r.method === "GET" && r.path === "/gateways/:id")); // true
+ * ```
+ *
  * @module
  */
 import type { Hono } from "hono";
