@@ -50,6 +50,8 @@ export {
   type AckOptions,
   buildAck,
   type Hl7ErrorDetail,
+  hl7Timestamp,
+  newControlId,
   type ReadAck,
   readAck,
 } from "./ack.ts";

@@ -6,17 +6,23 @@
  * `reject` on an unparseable message, a refused facility or a 4xx. The primary `hl7` backend's
  * own ACK is passed on when it acknowledges this message's control id. Each message ends in a
  * record: metrics, the access log line `hl7 message` and the audit record (never the content).
+ * A batch (FHS/BHS) frame: each of its messages so, in order, answered with one response batch
+ * (batch.ts); a batch over `max_batch_messages` or one that cannot be read gets one `AR`.
  */
 import {
   type AckCode,
   buildAck,
+  type Hl7Batch,
   Hl7Error,
   type Hl7ErrorDetail,
   type Hl7Header,
+  type Hl7Json,
   type Hl7Limits,
   hl7Limits,
+  isHl7Batch,
   parseHl7,
   readAck,
+  readFirstHl7Header,
   readHl7Header,
 } from "../../codecs/mod.ts";
 import type { EndpointConfig } from "../../../shared/gateway_config/mod.ts";
@@ -30,6 +36,7 @@ import {
   runPipeline,
 } from "../../pipeline/mod.ts";
 import { ackCodes, type AckMode, ackStatus, type Verdict } from "./ack_plan.ts";
+import { batchMessages, batchSize, buildBatchAck } from "./batch.ts";
 import { hl7Envelope } from "./message.ts";
 
 /** Options of an hl7 endpoint (validated by the config schema). */
@@ -41,6 +48,8 @@ export interface Hl7Options {
   max_connections: number;
   ack_mode: AckMode;
   allowed_sending_facilities?: string[];
+  /** Messages accepted in one batch (FHS/BHS) frame. */
+  max_batch_messages: number;
   tls_cert_path?: string;
   tls_key_path?: string;
   tls_client_ca_path?: string;
@@ -178,23 +187,70 @@ export class Hl7Endpoint {
     remoteAddr: string | undefined,
     signal: AbortSignal,
   ): Promise<Uint8Array[]> {
-    const deps = this.#deps!;
     let header: Hl7Header;
     const text = DECODER.decode(payload);
     try {
-      header = readHl7Header(text);
+      // A message's MSH; a batch's (FHS/BHS first) first MSH.
+      header = readFirstHl7Header(text);
     } catch (err) {
       if (!(err instanceof Hl7Error)) throw err;
       return await this.#unparseable(err, payload, remoteAddr, signal);
     }
+    let parsed: Hl7Json;
     try {
       // The whole message is checked (one linear pass) so a broken one is refused here, not by
       // whoever reads it after it was acknowledged.
-      parseHl7(text, this.#limits);
+      parsed = parseHl7(text, this.#limits);
     } catch (err) {
       if (!(err instanceof Hl7Error)) throw err;
       return await this.#unparseable(err, payload, remoteAddr, signal, header);
     }
+    if (isHl7Batch(parsed)) {
+      return await this.#batch(text, parsed, header, payload, remoteAddr, signal);
+    }
+    return await this.#one(header, payload, remoteAddr, signal);
+  }
+
+  /**
+   * A batch (FHS/BHS, or several MSH in one frame): each message through the pipeline in order,
+   * as its own envelope with its own record, then one response batch with all their ACKs.
+   */
+  async #batch(
+    text: string,
+    batch: Hl7Batch,
+    header: Hl7Header,
+    payload: Uint8Array,
+    remoteAddr: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Uint8Array[]> {
+    const size = batchSize(batch);
+    const max = this.options.max_batch_messages;
+    if (size > max) {
+      const err = new Hl7Error(
+        "bad_batch",
+        `batch of ${size} messages, over the endpoint's max_batch_messages of ${max}`,
+        { segment: "BHS" },
+      );
+      return await this.#unparseable(err, payload, remoteAddr, signal, header, "too_many_messages");
+    }
+    const acks: { group: number; acks: string[] }[] = [];
+    for (const m of batchMessages(batch)) {
+      if (signal.aborted) break;
+      const bytes = ENCODER.encode(m.text);
+      const answer = await this.#one(readHl7Header(m.text), bytes, remoteAddr, signal);
+      acks.push({ group: m.group, acks: answer.map((a) => DECODER.decode(a)) });
+    }
+    return [ENCODER.encode(buildBatchAck(text, batch, acks))];
+  }
+
+  /** One readable message: policy, pipeline, record, then its acknowledgements. */
+  async #one(
+    header: Hl7Header,
+    payload: Uint8Array,
+    remoteAddr: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Uint8Array[]> {
+    const deps = this.#deps!;
     const env = hl7Envelope(this.config.name, header, payload, remoteAddr, signal);
     const record = new RequestRecord(deps, this.pipeline.name, env.id);
     record.envelope = env;
@@ -359,13 +415,14 @@ export class Hl7Endpoint {
     remoteAddr: string | undefined,
     signal: AbortSignal,
     header?: Hl7Header,
+    code: string = err.code,
   ): Promise<Uint8Array[]> {
     const deps = this.#deps!;
-    deps.metrics.errorCode(`hl7_${err.code}`);
+    deps.metrics.errorCode(`hl7_${code}`);
     deps.logger.warn("HL7 message unreadable", {
       endpoint: this.config.name,
       remote_addr: remoteAddr,
-      code: err.code,
+      code,
       error: err.message,
       ...(header ? { control_id: header.controlId } : {}),
     });
@@ -386,7 +443,7 @@ export class Hl7Endpoint {
         remoteAddr,
       };
     }
-    record.errorCode = `hl7_${err.code}`;
+    record.errorCode = `hl7_${code}`;
     record.hl7Ack = codes.join(",");
     await record.finished(ackStatus("reject"), "hl7 message", {
       endpoint: this.config.name,

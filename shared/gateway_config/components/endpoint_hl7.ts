@@ -33,6 +33,14 @@ export const hl7Endpoint: ComponentType = {
         "naming the limit and the connection is closed.",
       { default: 1_048_576, example: 4_194_304 },
     ),
+    max_batch_messages: field(
+      "integer",
+      int(1, 1_000_000),
+      "Messages accepted in one batch (FHS/BHS) frame; a larger batch is answered with an `AR` " +
+        "naming the limit and none of its messages is processed. The batch as a whole counts " +
+        "against `max_message_bytes`.",
+      { default: 1_000, example: 500 },
+    ),
     idle_timeout_secs: field(
       "integer",
       int(1, 86_400),
