@@ -15,6 +15,7 @@ import { type GuardSettings, managementGuard } from "./guard.ts";
 import { instanceInfo } from "./info.ts";
 import { queueRoutes } from "./queues.ts";
 import { type ManagementEnv, requestContext } from "./request_context.ts";
+import { requireRole } from "./roles.ts";
 import { errorResponse, fail } from "./responses.ts";
 import { allowedMethods, normalizePrefix, pathOf, PREFIXED, routingPath } from "./routing.ts";
 
@@ -88,6 +89,8 @@ export function createManagementApp(
     return c.body(control.metrics.render(), 200, { "Content-Type": METRICS_CONTENT_TYPE });
   });
   app.post("/api/reload", async (c) => {
+    const refused = requireRole(c, "admin");
+    if (refused) return refused;
     const outcome = await control.reload("api");
     // 422: the new config was refused; the old one keeps serving.
     return c.json(outcome, outcome.ok ? 200 : 422);
@@ -106,7 +109,8 @@ export function createManagementApp(
     (c) => c.json({ routes: allRoutes(control.routes(), control.config()) }),
   );
   for (const op of CLOUD_OPERATIONS) {
-    app.post(`${PREFIXED}/${op}`, cloudHandler(control, logger, op));
+    const handler = cloudHandler(control, logger, op);
+    app.post(`${PREFIXED}/${op}`, (c) => requireRole(c, "admin") ?? handler(c));
   }
   queueRoutes(app, control);
 

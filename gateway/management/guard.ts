@@ -7,21 +7,47 @@
  * 2. `Host` must be an IP address, `localhost`, or a name in `[management] allowed_hosts`
  *    (403 `host_not_allowed`): a DNS-rebinding page carries its own name;
  * 3. every route except `/healthz` and `/readyz` needs `Authorization: Bearer <token>`, compared
- *    in constant time (401 `unauthorized` with `WWW-Authenticate`);
+ *    in constant time (401 `unauthorized` with `WWW-Authenticate`); the token's role (roles.ts)
+ *    is set as the request's caller, and a write (any method but GET and HEAD) needs `operator`
+ *    at least (403 `forbidden`);
  * 4. a request with a body-carrying method must say `Content-Type: application/json` (415
  *    `unsupported_media_type`), so no HTML form or `text/plain` fetch can reach a handler.
  */
 import type { MiddlewareHandler } from "hono";
 import type { ManagementEnv } from "./request_context.ts";
 import { fail } from "./responses.ts";
+import { type ManagementCaller, type ManagementRole, requireRole } from "./roles.ts";
 import { pathOf } from "./routing.ts";
 
 /** What the guard checks against, read at each request (a reload may change it). */
 export interface GuardSettings {
-  /** The bearer token. */
+  /** The bearer token (role `admin`). */
   token(): string;
+  /** Further tokens with roles (`[management.tokens.<name>]`). */
+  tokens?(): readonly RoleToken[];
   /** Host names accepted besides IP literals and `localhost` (lower case). */
   allowedHosts(): readonly string[];
+}
+
+/** A token of `[management.tokens.<name>]`. */
+export interface RoleToken {
+  name: string;
+  role: ManagementRole;
+  token: string;
+}
+
+/** Who holds `presented`: the main token is `admin`; undefined when no token matches. */
+export function callerFor(
+  settings: GuardSettings,
+  presented: string,
+): ManagementCaller | undefined {
+  // Every token is compared (constant time each), so the answer's time does not say which.
+  let found: ManagementCaller | undefined;
+  if (sameToken(presented, settings.token())) found = { name: "admin", role: "admin" };
+  for (const t of settings.tokens?.() ?? []) {
+    if (sameToken(presented, t.token) && !found) found = { name: t.name, role: t.role };
+  }
+  return found;
 }
 
 /** Routes answered without a token: they reveal only liveness and readiness. */
@@ -80,7 +106,8 @@ export function managementGuard(settings: GuardSettings): MiddlewareHandler<Mana
     }
     if (OPEN_PATHS.has(pathOf(c.req.url))) return await next();
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (!presented || !sameToken(presented, settings.token())) {
+    const caller = presented ? callerFor(settings, presented) : undefined;
+    if (!caller) {
       return fail(
         c,
         401,
@@ -90,6 +117,11 @@ export function managementGuard(settings: GuardSettings): MiddlewareHandler<Mana
           : "send the management token as `Authorization: Bearer <token>` (see docs/management-api.md)",
         { "WWW-Authenticate": 'Bearer realm="gateway-management"' },
       );
+    }
+    c.set("caller", caller);
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      const refused = requireRole(c, "operator");
+      if (refused) return refused;
     }
     if (BODY_METHODS.has(c.req.method)) {
       const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();

@@ -32,13 +32,23 @@ export type {
 } from "./control.ts";
 export { dimseRoutes } from "./dimse_routes.ts";
 export { mllpRoutes } from "./mllp_routes.ts";
-export { type GuardSettings, hostAllowed, sameToken } from "./guard.ts";
+export { type GuardSettings, hostAllowed, type RoleToken, sameToken } from "./guard.ts";
+export {
+  callerOf,
+  type ManagementCaller,
+  type ManagementRole,
+  requireRole,
+  roleAllows,
+} from "./roles.ts";
+export type { ManagementEnv } from "./request_context.ts";
 export {
   GENERATED_TOKEN_FILE,
   MANAGEMENT_TOKEN_ENV,
   type ManagementToken,
   MIN_TOKEN_LENGTH,
+  type ResolvedRoleToken,
   resolveManagementToken,
+  resolveRoleTokens,
 } from "./token.ts";
 export { type InstanceInfo, instanceInfo, type ListenerInfo } from "./info.ts";
 export { normalizePrefix } from "./routing.ts";

@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import type { GatewayControl } from "./control.ts";
 import type { ManagementEnv } from "./request_context.ts";
 import { fail } from "./responses.ts";
+import { requireRole } from "./roles.ts";
 import { PREFIXED } from "./routing.ts";
 
 /** Adds the `/{prefix}/queues` routes. */
@@ -52,6 +53,8 @@ export function queueRoutes(app: Hono<ManagementEnv>, control: GatewayControl): 
     return c.json({ requeued: await q.retryDead(id) });
   });
   app.delete(`${PREFIXED}/queues/:backend/dead`, async (c) => {
+    const refused = requireRole(c, "admin");
+    if (refused) return refused;
     const backend = c.req.param("backend");
     const q = queueOf(backend);
     if (!q) return missing(c, backend);

@@ -2,10 +2,17 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../../shared/mod.ts";
 import { requestIdOf } from "../pipeline/mod.ts";
+import type { ManagementCaller } from "./roles.ts";
 import { pathOf } from "./routing.ts";
 
 /** Hono environment of the management app. */
-export type ManagementEnv = { Variables: { requestId: string } };
+export type ManagementEnv = {
+  Variables: {
+    requestId: string;
+    /** The authenticated token's name and role (roles.ts); unset on `/healthz`, `/readyz`. */
+    caller?: ManagementCaller;
+  };
+};
 
 /**
  * The request id to use: a valid incoming `X-Request-Id`, else a new UUID (the data plane's rule:

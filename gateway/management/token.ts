@@ -103,3 +103,53 @@ export async function resolveManagementToken(inputs: TokenInputs): Promise<Manag
   }
   return { token, source: "generated", file };
 }
+
+/** A `[management.tokens.<name>]` token, read. */
+export interface ResolvedRoleToken {
+  name: string;
+  role: "viewer" | "operator" | "admin";
+  token: string;
+}
+
+/**
+ * Reads the `[management.tokens.<name>]` tokens: each from its `token` (already substituted from
+ * `${VAR}`) or its `token_file` (resolved with `resolvePath`). Each must be at least
+ * {@link MIN_TOKEN_LENGTH} characters and differ from every other one (the main token included):
+ * a token stands for one role. Errors name the table at fault, never the token.
+ */
+export async function resolveRoleTokens(
+  tokens: GatewayConfigTokens | undefined,
+  mainToken: string,
+  resolvePath: (file: string) => string,
+): Promise<ResolvedRoleToken[]> {
+  const out: ResolvedRoleToken[] = [];
+  for (const t of Object.values(tokens ?? {})) {
+    const where = `[management.tokens.${t.name}]`;
+    let token: string;
+    if (t.token !== undefined) {
+      token = checked(t.token.trim(), `${where} token`);
+    } else if (t.token_file !== undefined) {
+      const file = resolvePath(t.token_file);
+      let text: string;
+      try {
+        text = await Deno.readTextFile(file);
+      } catch (err) {
+        throw new Error(`${where} token_file ${file}: cannot read it (${(err as Error).message})`);
+      }
+      token = checked(text.trim(), `${where} token_file ${file}`);
+    } else {
+      throw new Error(`${where}: set token (as \${VAR}) or token_file`);
+    }
+    if (token === mainToken || out.some((o) => o.token === token)) {
+      throw new Error(`${where}: the token is the same as another management token's`);
+    }
+    out.push({ name: t.name, role: t.role, token });
+  }
+  return out;
+}
+
+/** `[management] tokens` as the typed configuration holds it. */
+type GatewayConfigTokens = Record<
+  string,
+  { name: string; role: "viewer" | "operator" | "admin"; token?: string; token_file?: string }
+>;

@@ -20,7 +20,9 @@ import {
   type GatewayControl,
   type ManagementToken,
   normalizePrefix,
+  type ResolvedRoleToken,
   resolveManagementToken,
+  resolveRoleTokens,
 } from "../management/mod.ts";
 import type { ComponentHealth } from "../observability/mod.ts";
 
@@ -40,6 +42,7 @@ export class ManagementListener {
   #running: Running | undefined;
   #token: ManagementToken | undefined;
   #allowedHosts: readonly string[] = [];
+  #roleTokens: readonly ResolvedRoleToken[] = [];
 
   constructor(o: {
     control: GatewayControl;
@@ -74,6 +77,16 @@ export class ManagementListener {
       if (!this.#token) throw err;
       this.#logger.error("management token unchanged", { error: (err as Error).message });
     }
+    try {
+      this.#roleTokens = await resolveRoleTokens(
+        m.tokens,
+        this.#token.token,
+        (file) => resolve(baseDir, file),
+      );
+    } catch (err) {
+      if (!this.#running) throw err;
+      this.#logger.error("management role tokens unchanged", { error: (err as Error).message });
+    }
     if (this.#token.unsaved) this.#health?.degraded("management_token", this.#token.unsaved);
     else this.#health?.recovered("management_token");
     this.#allowedHosts = m.allowed_hosts ?? [];
@@ -104,7 +117,11 @@ export class ManagementListener {
       const app = createManagementApp(
         this.#control,
         this.#logger.child({ component: "management" }),
-        { token: () => this.#token!.token, allowedHosts: () => this.#allowedHosts },
+        {
+          token: () => this.#token!.token,
+          tokens: () => this.#roleTokens,
+          allowedHosts: () => this.#allowedHosts,
+        },
       );
       // Behind the slow-client guard like the data plane (shared/net), with its defaults.
       const server = guardedServe(

@@ -61,6 +61,7 @@ export const SECTIONS = [
   "runtime",
   "audit",
   "dicom",
+  "tracking",
 ] as const;
 
 /** `[cloud]`. */

@@ -10,6 +10,7 @@ import { BACKEND_AUTH } from "./backend_auth.ts";
 import type { ComponentKind } from "./component_type.ts";
 import { childPath, type FieldSpec, isTable, type TableSpec } from "./fields.ts";
 import { optionSchemaOf } from "./registry.ts";
+import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/tracking.ts";
 import {
   AUDIT,
   BACKEND,
@@ -85,11 +86,29 @@ export const CONFIG_TABLES: readonly ConfigTable[] = [
   { path: "middleware.<name>", spec: MIDDLEWARE },
   { path: "middleware.<name>.options", component: { kind: "middleware", selector: "type" } },
   { path: "pipelines.<name>", spec: PIPELINE },
+  {
+    path: "pipelines.<name>.tracking",
+    spec: PIPELINE_TRACKING,
+    intro:
+      "Message tracking of the pipeline: a record of each message, and its content when asked (docs/operations.md).",
+  },
   { path: "proxy.content_limits", spec: CONTENT_LIMITS },
   { path: "management", spec: MANAGEMENT },
+  {
+    path: "management.tokens.<name>",
+    spec: MANAGEMENT_TOKEN,
+    intro:
+      'A further management token with a role (docs/management-api.md, "Roles"); the `token_file` token stays admin.',
+  },
   { path: "logging", spec: LOGGING },
   { path: "runtime", spec: RUNTIME },
   { path: "audit", spec: AUDIT },
+  {
+    path: "tracking",
+    spec: TRACKING,
+    intro:
+      'The message tracking store shared by the pipelines that track (docs/operations.md, "Message tracking").',
+  },
   {
     path: "dicom.peers.<AET>",
     spec: DICOM_PEER,

@@ -235,6 +235,43 @@ export interface PipelineConfig {
   middleware: string[];
   /** Backends called, the first one primary, the others tees. */
   backends: string[];
+  /** `[pipelines.<name>.tracking]`: message tracking of this pipeline (docs/operations.md). */
+  tracking?: PipelineTrackingConfig;
+}
+
+/** `[pipelines.<name>.tracking]`. */
+export interface PipelineTrackingConfig {
+  /** Record this pipeline's messages. */
+  enabled: boolean;
+  /** Stages whose content is kept (encrypted). */
+  content: ("received" | "after_middleware" | "backend_request" | "backend_response")[];
+  /** Bytes of each stage's body kept. */
+  max_content_bytes: number;
+}
+
+/** `[tracking]`: the message tracking store. */
+export interface TrackingConfig {
+  /** Directory of the store (absolute once loaded from a file). */
+  path: string;
+  max_age_hours: number;
+  max_bytes: number;
+  retention_interval_secs: number;
+  /** age identity file (absolute once loaded from a file). */
+  identity_file?: string;
+  queue_size: number;
+  batch_size: number;
+  flush_interval_ms: number;
+}
+
+/** `[management.tokens.<name>]`: a management token with a role. */
+export interface ManagementTokenConfig {
+  /** The table's name. */
+  name: string;
+  role: "viewer" | "operator" | "admin";
+  /** The token (after `${VAR}` substitution). */
+  token?: string;
+  /** File holding the token. */
+  token_file?: string;
 }
 
 /** `[management]`: the management API listener. */
@@ -255,6 +292,8 @@ export interface ManagementConfig {
   tls_cert_path?: string;
   /** PEM private key of `tls_cert_path`. */
   tls_key_path?: string;
+  /** `[management.tokens.<name>]`: further tokens with roles. */
+  tokens?: Record<string, ManagementTokenConfig>;
 }
 
 /** `[logging]`. */
@@ -380,6 +419,8 @@ export interface GatewayConfig {
   proxy: { content_limits: ContentLimits };
   /** The management API. */
   management: ManagementConfig;
+  /** `[tracking]`: the message tracking store (defaults apply when absent). */
+  tracking?: TrackingConfig;
   /** Logging. */
   logging: LoggingConfig;
   /** How the process runs (always set by validation; optional for hand-made configs). */

@@ -25,6 +25,7 @@ import {
 } from "./schema.ts";
 import type { BackendOwner, OptionSchema } from "./component_type.ts";
 import { HTTP_LIKE_BACKENDS } from "./components/mod.ts";
+import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/tracking.ts";
 import { didYouMean } from "./suggest.ts";
 import { componentNames, optionSchemaOf } from "./registry.ts";
 import type {
@@ -41,12 +42,15 @@ import type {
   Http3ListenerConfig,
   LoggingConfig,
   ManagementConfig,
+  ManagementTokenConfig,
   MiddlewareConfig,
   NetworkConfig,
   PipelineConfig,
+  PipelineTrackingConfig,
   QueueConfig,
   RuntimeConfig,
   TargetConfig,
+  TrackingConfig,
 } from "./types.ts";
 
 /** The outcome of validation: `config` is set exactly when `problems` is empty. */
@@ -85,17 +89,9 @@ export function validateConfig(
       ...(checkTable(s, r, TARGET, path) as Omit<TargetConfig, "name">),
     })),
     middleware: named(sink, doc.middleware, "middleware", middleware),
-    pipelines: named(sink, doc.pipelines, "pipelines", (s, r, path, name) => ({
-      name,
-      ...(checkTable(s, r, PIPELINE, path) as Omit<PipelineConfig, "name">),
-    })),
+    pipelines: named(sink, doc.pipelines, "pipelines", pipeline),
     proxy: proxy(sink, doc.proxy),
-    management: checkTable(
-      sink,
-      doc.management,
-      MANAGEMENT,
-      "management",
-    ) as unknown as ManagementConfig,
+    management: management(sink, doc.management),
     logging: checkTable(sink, doc.logging, LOGGING, "logging") as unknown as LoggingConfig,
     runtime: checkTable(sink, doc.runtime, RUNTIME, "runtime") as unknown as RuntimeConfig,
     source_files: [],
@@ -113,9 +109,66 @@ export function validateConfig(
   if (top.pipelines_path !== undefined) config.pipelines_path = top.pipelines_path as string;
   if (doc.dicom !== undefined) config.dicom = dicom(sink, doc.dicom);
   if (doc.audit !== undefined) config.audit = audit(sink, doc.audit);
+  if (doc.tracking !== undefined) {
+    config.tracking = checkTable(
+      sink,
+      doc.tracking,
+      TRACKING,
+      "tracking",
+    ) as unknown as TrackingConfig;
+  }
+  checkTracking(sink, config);
   checkReferences(sink, config);
   const problems = sortProblems(sink.problems, fileName);
   return problems.length ? { problems } : { config, problems };
+}
+
+/** `[pipelines.<name>]` and its `tracking` table. */
+function pipeline(sink: ProblemSink, raw: unknown, path: string, name: string): PipelineConfig {
+  const out: PipelineConfig = {
+    name,
+    ...(checkTable(sink, raw, PIPELINE, path, ["tracking"]) as Omit<PipelineConfig, "name">),
+  };
+  if (isTable(raw) && raw.tracking !== undefined) {
+    out.tracking = checkTable(
+      sink,
+      raw.tracking,
+      PIPELINE_TRACKING,
+      childPath(path, "tracking"),
+    ) as unknown as PipelineTrackingConfig;
+  }
+  return out;
+}
+
+/** `[management]` and its `tokens.<name>` tables. */
+function management(sink: ProblemSink, raw: unknown): ManagementConfig {
+  const m = checkTable(sink, raw, MANAGEMENT, "management", [
+    "tokens",
+  ]) as unknown as ManagementConfig;
+  if (isTable(raw) && raw.tokens !== undefined) {
+    m.tokens = named(sink, raw.tokens, "management.tokens", (s, r, path, name) => {
+      const t = { name, ...checkTable(s, r, MANAGEMENT_TOKEN, path) } as ManagementTokenConfig;
+      if ((t.token === undefined) === (t.token_file === undefined) && isTable(r)) {
+        s.report(path, "set one of `token` (as `${VAR}`) or `token_file`");
+      }
+      return t;
+    });
+  }
+  return m;
+}
+
+/** Content kept at rest needs the key that encrypts it. */
+function checkTracking(sink: ProblemSink, config: GatewayConfig): void {
+  for (const p of Object.values(config.pipelines)) {
+    const t = p.tracking;
+    if (t?.enabled && t.content?.length && !config.tracking?.identity_file) {
+      sink.report(
+        `pipelines.${p.name}.tracking.content`,
+        "content is kept encrypted: set `identity_file` in [tracking] (an age identity, made " +
+          "with `age-keygen -o tracking.age`, outside the store's directory)",
+      );
+    }
+  }
 }
 
 /** `[audit]`: at least one sink. */

@@ -4,6 +4,7 @@
  * Strings are written verbatim, so a `${VAR}` in a value is substituted when the gateway loads
  * the file (the cloud may store placeholders for secrets this way).
  */
+import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/tracking.ts";
 import { stringify } from "smol-toml";
 import type { TableSpec } from "./fields.ts";
 import {
@@ -71,15 +72,30 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
         ...nonEmpty("options", serviceOptions(m.options, optionSchemaOf("middleware", m.type))),
       })),
     ),
-    section("pipelines", mapValues(config.pipelines, (p) => withoutDefaults(p, PIPELINE))),
+    section(
+      "pipelines",
+      mapValues(config.pipelines, (p) => ({
+        ...withoutDefaults(p, PIPELINE),
+        // An empty tracking table means "tracked with the defaults": kept when present.
+        ...(p.tracking ? { tracking: withoutDefaults(p.tracking, PIPELINE_TRACKING) } : {}),
+      })),
+    ),
     section(
       "proxy",
       nonEmpty("content_limits", withoutDefaults(config.proxy.content_limits, CONTENT_LIMITS)),
     ),
-    section("management", withoutDefaults(config.management, MANAGEMENT)),
+    section("management", {
+      ...withoutDefaults(config.management, MANAGEMENT),
+      ...(config.management.tokens && Object.keys(config.management.tokens).length
+        ? {
+          tokens: mapValues(config.management.tokens, (t) => withoutDefaults(t, MANAGEMENT_TOKEN)),
+        }
+        : {}),
+    }),
     section("logging", withoutDefaults(config.logging, LOGGING)),
     section("runtime", config.runtime ? withoutDefaults(config.runtime, RUNTIME) : undefined),
     section("audit", config.audit ? withoutDefaults(config.audit, AUDIT) : undefined),
+    section("tracking", config.tracking ? withoutDefaults(config.tracking, TRACKING) : undefined),
     // DICOM (issue 4): known AEs.
     section(
       "dicom",
