@@ -130,7 +130,7 @@ port = 8444
 http3 = { bind = "0.0.0.0", port = 8443, cert_path = "c", key_path = "k" }
 [endpoints.scp1]
 service = "dicom_scp"
-options = { local_aet = "A" }
+options = { local_aet = "A", allow_unauthenticated = true }
 [endpoints.scp2]
 service = "dicom_scp"
 options = { local_aet = "B", bind_addr = "127.0.0.1" }
@@ -168,7 +168,7 @@ Deno.test("references: dicom_scp endpoints take no networks; HTTP endpoints need
 [endpoints.scp]
 service = "dicom_scp"
 networks = ["a"]
-options = { local_aet = "A" }
+options = { local_aet = "A", bind_addr = "127.0.0.1" }
 [endpoints.api]
 service = "http"
 options = { path_prefix = "/api" }

@@ -177,6 +177,8 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
       enable_store: true,
       storage_dir: "data/dicom",
       allowed_calling_aets: ["MODALITY1", "WORKSTATION"],
+      allowed_source_addresses: ["10.20.0.0/16"],
+      allow_unauthenticated: false,
     },
   });
   assert.deepEqual(c.backends.api, {
@@ -281,7 +283,7 @@ Deno.test("validateConfig: service option defaults", () => {
 service = "dicomweb"
 [endpoints.scp]
 service = "dicom_scp"
-options = { local_aet = "GW" }
+options = { local_aet = "GW", allow_unauthenticated = true }
 [backends.q]
 service = "http3"
 options = { host = "h" }
@@ -308,6 +310,7 @@ ${ECHO_PIPELINE}`);
     enable_move: false,
     enable_get: false,
     enable_store: false,
+    allow_unauthenticated: true,
   });
   assert.deepEqual(c.backends.q.options, { host: "h", port: 443, timeout_secs: 30 });
   assert.deepEqual(c.backends.scu.options, {
@@ -380,7 +383,7 @@ Deno.test("validateConfig: an empty [network] table means no HTTP listener at al
 [network]
 [endpoints.scp]
 service = "dicom_scp"
-options = { local_aet = "GW" }
+options = { local_aet = "GW", bind_addr = "127.0.0.1" }
 `);
   assert.deepEqual(c.network, {});
 });

@@ -1,5 +1,6 @@
 /** Value schemas (zod) shared by the configuration tables: ports, URLs, AE titles, prefixes. */
 import { z } from "zod";
+import { rangeProblem } from "../net/mod.ts";
 
 /** A non-empty string. */
 export const text = () => z.string().min(1);
@@ -11,6 +12,12 @@ export const port = () => int(1, 65_535);
 export const positive = () => z.number().positive();
 /** A list of names of other entries. */
 export const names = () => z.array(text());
+
+/** An IPv4 or IPv6 address, or a CIDR range. */
+export const addressRange = () =>
+  z.string().refine((v) => rangeProblem(v) === null, {
+    message: "an IPv4 or IPv6 address, or a CIDR range such as 10.0.0.0/8 or fd00::/8",
+  });
 
 function isHttpUrl(value: string): boolean {
   try {

@@ -23,6 +23,7 @@ import {
   type Reply,
 } from "../../adapters/dimse/mod.ts";
 import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/mod.ts";
+import { AddressRanges } from "../../../shared/net/mod.ts";
 import { type DicomJson, parseStatus, STATUS, statusKind, writeP10 } from "../../dicom/mod.ts";
 import { Body, type ResponseEnvelope } from "../../envelope.ts";
 import { GatewayError, toGatewayError } from "../../errors.ts";
@@ -69,6 +70,10 @@ export interface ScpOptions {
   tls_cert_path?: string;
   tls_key_path?: string;
   tls_client_ca_path?: string;
+  /** Addresses and CIDR ranges served; absent: any. */
+  allowed_source_addresses?: string[];
+  /** Validation's opt-out of peer authentication beyond loopback (nothing to do at run time). */
+  allow_unauthenticated: boolean;
 }
 
 /** Keeps a config generation alive while its operations run. */
@@ -95,6 +100,7 @@ export class DicomScpEndpoint {
   /** DICOM TLS material of the `[dicom.peers]` reached over TLS, by AE title. */
   readonly #peerTls: ReadonlyMap<string, DimseTls>;
   readonly #store: InstanceStore | undefined;
+  readonly #sources: AddressRanges | undefined;
   /** Whether a received instance's memory may be reused once its pipeline finished. */
   readonly #recyclable: boolean;
   #deps: ExecutorDeps | undefined;
@@ -128,6 +134,9 @@ export class DicomScpEndpoint {
       services,
     };
     this.#recyclable = releasesBodies(pipeline);
+    this.#sources = o.allowed_source_addresses
+      ? new AddressRanges(o.allowed_source_addresses)
+      : undefined;
     const dir = o.storage_dir;
     this.#store = dir
       ? new InstanceStore(dir.startsWith("/") ? dir : `${baseDir}/${dir}`)
@@ -157,6 +166,12 @@ export class DicomScpEndpoint {
   }
 
   /** Serve one association. */
+  /** Whether a connection from `remoteAddr` may be served (`allowed_source_addresses`). */
+  acceptsFrom(remoteAddr: string | undefined): boolean {
+    return this.#sources === undefined ||
+      (remoteAddr !== undefined && this.#sources.has(remoteAddr));
+  }
+
   serve(conn: DimseConnection, remoteAddr?: string): void {
     const running = new Map<number, AbortController>();
     let peer: Peer = { callingAet: "", calledAet: "", remoteAddr };

@@ -91,6 +91,15 @@ export class DimseListeners implements ListenerSet<Iterable<DicomScpEndpoint>> {
           conn.socket.destroy();
           return;
         }
+        if (!current.acceptsFrom(remote.address)) {
+          this.#logger.warn("DICOM connection refused: address not in allowed_source_addresses", {
+            endpoint: current.config.name,
+            address: key,
+            remote_addr: remote.address,
+          });
+          conn.socket.destroy();
+          return;
+        }
         current.serve(conn, remote.address);
       },
       onTlsError: (err, address) =>

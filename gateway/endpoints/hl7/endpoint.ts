@@ -26,6 +26,7 @@ import {
   readHl7Header,
 } from "../../codecs/mod.ts";
 import type { EndpointConfig } from "../../../shared/gateway_config/mod.ts";
+import { AddressRanges } from "../../../shared/net/mod.ts";
 import type { MllpFrameError, MllpHandler, MllpTlsServer } from "../../adapters/mllp/mod.ts";
 import { GatewayError, toGatewayError } from "../../errors.ts";
 import type { ResponseEnvelope } from "../../envelope.ts";
@@ -53,6 +54,10 @@ export interface Hl7Options {
   tls_cert_path?: string;
   tls_key_path?: string;
   tls_client_ca_path?: string;
+  /** Addresses and CIDR ranges served; absent: any. */
+  allowed_source_addresses?: string[];
+  /** Validation's opt-out of peer authentication beyond loopback (nothing to do at run time). */
+  allow_unauthenticated: boolean;
 }
 
 /** Keeps a config generation alive while its messages run. */
@@ -103,6 +108,7 @@ export class Hl7Endpoint {
   /** TLS material of the listener (read at build); absent: plain TCP. */
   readonly tls: MllpTlsServer | undefined;
   readonly #facilities: ReadonlySet<string> | undefined;
+  readonly #sources: AddressRanges | undefined;
   readonly #limits: Hl7Limits;
   #deps: ExecutorDeps | undefined;
   #tracker: Tracker | undefined;
@@ -115,6 +121,8 @@ export class Hl7Endpoint {
     this.tls = tls;
     const f = this.options.allowed_sending_facilities;
     this.#facilities = f ? new Set(f) : undefined;
+    const sources = this.options.allowed_source_addresses;
+    this.#sources = sources ? new AddressRanges(sources) : undefined;
     this.#limits = hl7Limits({ maxBytes: this.options.max_message_bytes });
   }
 
@@ -127,6 +135,12 @@ export class Hl7Endpoint {
   /** The executor dependencies (logger, metrics, audit) of the generation. */
   get deps(): ExecutorDeps {
     return this.#deps!;
+  }
+
+  /** Whether a connection from `remoteAddr` may be served (`allowed_source_addresses`). */
+  acceptsFrom(remoteAddr: string | undefined): boolean {
+    return this.#sources === undefined ||
+      (remoteAddr !== undefined && this.#sources.has(remoteAddr));
   }
 
   /** The handler of one connection from `remoteAddr`. */

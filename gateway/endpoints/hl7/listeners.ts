@@ -93,7 +93,16 @@ export class Hl7Listeners implements ListenerSet<Iterable<Hl7Endpoint>> {
       maxConnections: o.max_connections,
       tls: ep.tls,
       onConnection: (remote) => {
-        if (!this.#resolve(key)) return undefined;
+        const endpoint = this.#resolve(key);
+        if (!endpoint) return undefined;
+        if (!endpoint.acceptsFrom(remote.address)) {
+          this.#logger.warn("HL7 connection refused: address not in allowed_source_addresses", {
+            endpoint: endpoint.config.name,
+            address: key,
+            remote_addr: remote.address,
+          });
+          return undefined;
+        }
         // Each message is served by the endpoint current when it arrives: a long-lived
         // connection follows reloads (the generation it started on may be long closed).
         const current = (): MllpHandler => {

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import type { ComponentType } from "../component_type.ts";
 import { field } from "../fields.ts";
-import { aeTitle, port, text } from "../values.ts";
-import { bothOrNeither } from "./rules.ts";
+import { addressRange, aeTitle, port, text } from "../values.ts";
+import { bothOrNeither, networkListenerAuthenticates } from "./rules.ts";
 
 /** `service = "dicom_scp"`: the type's option schema. */
 export const dicomScpEndpoint: ComponentType = {
@@ -77,6 +77,21 @@ export const dicomScpEndpoint: ComponentType = {
         },
       },
     ),
+    allowed_source_addresses: field(
+      "array of strings",
+      z.array(addressRange()),
+      "Addresses and CIDR ranges (IPv4, IPv6) whose connections are served; any other is " +
+        "closed before a byte is read, with a warning in the log. When absent, any.",
+      { example: ["10.20.0.0/16", "10.30.4.17"] },
+    ),
+    allow_unauthenticated: field(
+      "boolean",
+      z.boolean(),
+      "Accept any peer that can connect when `bind_addr` is not loopback and neither " +
+        "`tls_client_ca_path` nor `allowed_source_addresses` is set. Without it such a " +
+        "configuration is refused: nothing in the protocol itself authenticates a peer.",
+      { default: false, example: true },
+    ),
     tls_cert_path: field(
       "string",
       text(),
@@ -97,6 +112,7 @@ export const dicomScpEndpoint: ComponentType = {
     ),
   },
   rules: (o) => [
+    ...networkListenerAuthenticates(o, "dicom_scp"),
     ...(o.peers !== undefined && o.allowed_calling_aets !== undefined
       ? [{ key: "peers", message: "use peers or allowed_calling_aets, not both" }]
       : []),

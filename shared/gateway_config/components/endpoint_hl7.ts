@@ -5,8 +5,8 @@
 import { z } from "zod";
 import type { ComponentType } from "../component_type.ts";
 import { field } from "../fields.ts";
-import { int, port, text } from "../values.ts";
-import { bothOrNeither } from "./rules.ts";
+import { addressRange, int, port, text } from "../values.ts";
+import { bothOrNeither, networkListenerAuthenticates } from "./rules.ts";
 
 /** How the endpoint chooses between original and enhanced acknowledgement. */
 export const HL7_ACK_MODES = ["message", "original", "enhanced"] as const;
@@ -69,6 +69,21 @@ export const hl7Endpoint: ComponentType = {
         "facility is answered `AR`. When absent, any.",
       { example: ["NORTH_HOSPITAL"] },
     ),
+    allowed_source_addresses: field(
+      "array of strings",
+      z.array(addressRange()),
+      "Addresses and CIDR ranges (IPv4, IPv6) whose connections are served; any other is " +
+        "closed before a byte is read, with a warning in the log. When absent, any.",
+      { example: ["10.20.0.0/16", "10.30.4.17"] },
+    ),
+    allow_unauthenticated: field(
+      "boolean",
+      z.boolean(),
+      "Accept any sender that can connect when `bind_addr` is not loopback and neither " +
+        "`tls_client_ca_path` nor `allowed_source_addresses` is set. Without it such a " +
+        "configuration is refused: nothing in the protocol itself authenticates a peer.",
+      { default: false, example: true },
+    ),
     tls_cert_path: field(
       "string",
       text(),
@@ -89,6 +104,7 @@ export const hl7Endpoint: ComponentType = {
     ),
   },
   rules: (o) => [
+    ...networkListenerAuthenticates(o, "hl7"),
     ...bothOrNeither(o, "tls_cert_path", "tls_key_path"),
     ...(o.tls_client_ca_path !== undefined && o.tls_cert_path === undefined
       ? [{

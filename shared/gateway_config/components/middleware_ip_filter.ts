@@ -2,14 +2,9 @@
  * The `ip_filter` middleware type: its options table, as the registry (components/mod.ts) lists it.
  */
 import { z } from "zod";
-import { rangeProblem } from "../../net/mod.ts";
 import type { ComponentType } from "../component_type.ts";
 import { field } from "../fields.ts";
-
-/** An address or CIDR range. */
-const addressRange = z.string().refine((v) => rangeProblem(v) === null, {
-  message: "an IPv4 or IPv6 address, or a CIDR range such as 10.0.0.0/8 or fd00::/8",
-});
+import { addressRange } from "../values.ts";
 
 /** `type = "ip_filter"`: the type's option schema. */
 export const ipFilterMiddleware: ComponentType = {
@@ -20,17 +15,17 @@ export const ipFilterMiddleware: ComponentType = {
   fields: {
     allow: field(
       "array of strings",
-      z.array(addressRange),
+      z.array(addressRange()),
       "Only these addresses and ranges may pass (empty: any not denied).",
       { default: [], example: ["10.20.0.0/16", "fd00:20::/32"] },
     ),
-    deny: field("array of strings", z.array(addressRange), "Never these (deny wins).", {
+    deny: field("array of strings", z.array(addressRange()), "Never these (deny wins).", {
       default: [],
       example: ["10.20.99.0/24"],
     }),
     trusted_proxies: field(
       "array of strings",
-      z.array(addressRange),
+      z.array(addressRange()),
       "Proxies whose X-Forwarded-For names the client (read from the right).",
       { default: [], example: ["10.0.0.5"] },
     ),
