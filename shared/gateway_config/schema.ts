@@ -62,6 +62,7 @@ export const SECTIONS = [
   "audit",
   "dicom",
   "tracking",
+  "alerts",
 ] as const;
 
 /** `[cloud]`. */

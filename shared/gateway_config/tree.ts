@@ -10,6 +10,13 @@ import { BACKEND_AUTH } from "./backend_auth.ts";
 import type { ComponentKind } from "./component_type.ts";
 import { childPath, type FieldSpec, isTable, type TableSpec } from "./fields.ts";
 import { optionSchemaOf } from "./registry.ts";
+import {
+  ALERT_CHANNEL_TYPES,
+  ALERT_RULE_KINDS,
+  alertChannelSpec,
+  alertRuleSpec,
+  ALERTS,
+} from "./components/alerts.ts";
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/tracking.ts";
 import {
   AUDIT,
@@ -115,6 +122,26 @@ export const CONFIG_TABLES: readonly ConfigTable[] = [
     intro:
       "A remote DICOM AE (the table name is its AE title): the destinations C-MOVE requests to a `dicom_scp` endpoint may name.",
   },
+  {
+    path: "alerts",
+    spec: ALERTS,
+    intro:
+      'Alerts on the gateway\'s own state, sent to webhooks and by e-mail (docs/operations.md, "Alerts").',
+  },
+  ...ALERT_RULE_KINDS.map((kind): ConfigTable => ({
+    path: "alerts.rules.<name>",
+    spec: alertRuleSpec(kind),
+    title: `\`[alerts.rules.<name>]\` with kind = "${kind}"`,
+    when: (rule) => rule.kind === kind,
+  })),
+  ...ALERT_CHANNEL_TYPES.map((type): ConfigTable => ({
+    path: "alerts.channels.<name>",
+    spec: alertChannelSpec(type),
+    title: `\`[alerts.channels.<name>]\` with type = "${type}"`,
+    when: (channel) => channel.type === type,
+    // Every header value of a webhook is treated as a credential.
+    ...(type === "webhook" ? { eachKey: { headers: HEADER_VALUE } } : {}),
+  })),
 ];
 
 /** One table of a document that a ConfigTable describes. */

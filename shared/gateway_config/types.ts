@@ -429,6 +429,8 @@ export interface GatewayConfig {
   audit?: AuditConfig;
   /** DICOM (issue 4): known AEs; absent when the file has no `[dicom]` table. */
   dicom?: DicomConfig;
+  /** `[alerts]`: rules and channels (docs/operations.md); absent when the file has none. */
+  alerts?: AlertsConfig;
   /** Files this configuration was read from (main file first); empty for embedded text. */
   source_files: string[];
 }
@@ -443,4 +445,78 @@ export interface ConfigProblem {
   path: string;
   /** What is wrong. */
   message: string;
+}
+
+/** `[alerts.rules.<name>]` (docs/operations.md, "Alerts"). */
+export interface AlertRuleConfig {
+  /** The table's name. */
+  name: string;
+  kind:
+    | "dead_letters"
+    | "queue_age"
+    | "error_rate"
+    | "certificate_expiry"
+    | "stuck_worker"
+    | "component_degraded";
+  severity: "critical" | "warning" | "info";
+  /** Names of `[alerts.channels.<name>]`. */
+  channels: string[];
+  min_interval_minutes: number;
+  repeat_minutes: number;
+  send_resolved: boolean;
+  /** dead_letters, queue_age: the queued backends watched (absent: all). */
+  backends?: string[];
+  /** dead_letters: dead letters that fire. */
+  threshold?: number;
+  /** queue_age: age of the oldest waiting message that fires. */
+  max_age_minutes?: number;
+  /** error_rate: the pipelines watched (absent: all). */
+  pipelines?: string[];
+  /** error_rate: the window; stuck_worker: how long a replacement keeps it firing. */
+  window_minutes?: number;
+  /** error_rate: 5xx / requests that fires. */
+  max_ratio?: number;
+  /** error_rate: requests the window needs. */
+  min_requests?: number;
+  /** certificate_expiry: days before expiry that fire. */
+  days?: number;
+  /** certificate_expiry: further certificate files. */
+  paths?: string[];
+  /** component_degraded: the components watched (absent: all). */
+  components?: string[];
+}
+
+/** `[alerts.channels.<name>]`. */
+export interface AlertChannelConfig {
+  /** The table's name. */
+  name: string;
+  type: "webhook" | "email";
+  timeout_secs: number;
+  retries: number;
+  /** webhook: where the JSON is posted (after `${VAR}` substitution). */
+  url?: string;
+  /** webhook: headers of every notice. */
+  headers?: Record<string, string>;
+  /** email: the SMTP server. */
+  host?: string;
+  port?: number;
+  security?: "starttls" | "tls" | "none";
+  user?: string;
+  password?: string;
+  from?: string;
+  to?: string[];
+  subject_prefix?: string;
+  /** email: CA certificates of the SMTP server (absolute once loaded from a file). */
+  ca_path?: string;
+}
+
+/** `[alerts]`. */
+export interface AlertsConfig {
+  enabled: boolean;
+  evaluate_interval_secs: number;
+  gateway_name?: string;
+  history: number;
+  queue_size: number;
+  rules: Record<string, AlertRuleConfig>;
+  channels: Record<string, AlertChannelConfig>;
 }

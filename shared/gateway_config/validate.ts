@@ -2,6 +2,7 @@
 import { asTable, checkTable, childPath, isTable, ProblemSink, type TableSpec } from "./fields.ts";
 import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./cross_checks.ts";
+import { checkAlerts } from "./components/alerts.ts";
 import {
   AUDIT,
   BACKEND,
@@ -109,6 +110,7 @@ export function validateConfig(
   if (top.pipelines_path !== undefined) config.pipelines_path = top.pipelines_path as string;
   if (doc.dicom !== undefined) config.dicom = dicom(sink, doc.dicom);
   if (doc.audit !== undefined) config.audit = audit(sink, doc.audit);
+  if (doc.alerts !== undefined) config.alerts = checkAlerts(sink, doc.alerts, config);
   if (doc.tracking !== undefined) {
     config.tracking = checkTable(
       sink,

@@ -6,6 +6,7 @@
  */
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/tracking.ts";
 import { stringify } from "smol-toml";
+import { alertsTables } from "./components/alerts.ts";
 import type { TableSpec } from "./fields.ts";
 import {
   AUDIT,
@@ -103,6 +104,7 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
         ? { peers: mapValues(config.dicom.peers, (p) => withoutDefaults(p, DICOM_PEER)) }
         : undefined,
     ),
+    section("alerts", config.alerts ? alertsTables(config.alerts) : undefined),
   ];
   const body = sections
     .filter((s) => Object.keys(s).length > 0)
