@@ -61,6 +61,11 @@ export interface DicomQuery {
   includeAll: boolean;
   /** Matching keys of upper levels are matched there first (query_levels.ts): QIDO-RS searches. */
   hierarchical?: boolean;
+  /**
+   * The information model (C-FIND SOP class) asked for, when the caller named one (a DIMSE
+   * C-FIND, e.g. Modality Worklist); absent: patient root for PATIENT, else study root.
+   */
+  model?: string;
 }
 
 /** Parameters that are options, not matching keys. */

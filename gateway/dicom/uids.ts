@@ -19,11 +19,13 @@ export const SOP = {
   studyRootFind: "1.2.840.10008.5.1.4.1.2.2.1",
   studyRootMove: "1.2.840.10008.5.1.4.1.2.2.2",
   studyRootGet: "1.2.840.10008.5.1.4.1.2.2.3",
+  /** Modality Worklist Information Model - FIND (PS3.4 K.6.1). */
+  modalityWorklistFind: "1.2.840.10008.5.1.4.31",
 } as const;
 
 /** Query/retrieve SOP classes per DIMSE service. */
 export const QR_CLASSES: Readonly<Record<"find" | "move" | "get", readonly string[]>> = {
-  find: [SOP.studyRootFind, SOP.patientRootFind],
+  find: [SOP.studyRootFind, SOP.patientRootFind, SOP.modalityWorklistFind],
   move: [SOP.studyRootMove, SOP.patientRootMove],
   get: [SOP.studyRootGet, SOP.patientRootGet],
 };

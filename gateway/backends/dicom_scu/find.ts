@@ -26,9 +26,14 @@ export function findModel(level: string): string {
   return level === "PATIENT" ? SOP.patientRootFind : SOP.studyRootFind;
 }
 
+/** The information model of a query: the one it names (Modality Worklist...), else by level. */
+export function queryModel(query: DicomQuery): string {
+  return query.model ?? findModel(query.level);
+}
+
 /** Run one C-FIND; stops (C-CANCEL) once `offset + limit` matches are in. */
 export async function runFind(assoc: ScuAssociation, query: DicomQuery): Promise<FindResult> {
-  const model = findModel(query.level);
+  const model = queryModel(query);
   const ctx = assoc.accepted(model);
   const request = new lib.requests.CFindRequest();
   request.setAffectedSopClassUid(model);

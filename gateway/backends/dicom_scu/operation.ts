@@ -22,6 +22,7 @@ import {
   parseBulkDataPath,
   parseFrameList,
   type QrLevel,
+  SOP,
 } from "../../dicom/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
@@ -245,9 +246,14 @@ export async function resolveCall(
   if (op === "C-FIND") {
     try {
       const params = req.protocol === "dimse" ? new URLSearchParams() : req.query;
-      const query = req.protocol === "dimse" && !route
+      const query: DicomQuery = req.protocol === "dimse" && !route
         ? { level, identifier: base, offset: 0, fuzzy: false, includeAll: true }
         : buildQuery(level, params, uids, base);
+      // A Modality Worklist C-FIND (its identifiers have no level) asks the PACS's worklist; the
+      // query/retrieve models stay chosen by level.
+      if (req.metadata.dicom_sop_class === SOP.modalityWorklistFind) {
+        query.model = SOP.modalityWorklistFind;
+      }
       return { op, query };
     } catch (err) {
       throw badRequest((err as Error).message);
