@@ -30,6 +30,10 @@ export interface Metrics {
   readonly memory: MemoryMetrics;
   /** The watchdog's view of the data-plane isolates (gateway/workers). */
   readonly workers: WorkerMetrics;
+  /** Alerts firing and the notices of their channels (gateway/alerts). */
+  readonly alerts: AlertMetrics;
+  /** The DIMSE associations `dicom_scu` backends keep to their peers. */
+  readonly associations: AssociationMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
   /**
@@ -142,6 +146,26 @@ export interface WorkerMetrics {
   replaced(reason: "failed" | "unresponsive"): void;
 }
 
+/** What the association pool of a `dicom_scu` backend reports (gateway/backends/dicom_scu). */
+export interface AssociationMetrics {
+  /** An association to the backend's peer was opened. */
+  opened(backend: string): void;
+  /** An idle association served another operation. */
+  reused(backend: string): void;
+  /** An operation was sent again after its association broke. */
+  retried(backend: string): void;
+  /** Open (idle or busy) and idle associations changed by these amounts. */
+  changed(backend: string, open: number, idle: number): void;
+}
+
+/** What the alerts report (gateway/alerts). */
+export interface AlertMetrics {
+  /** Rule `rule` started (`true`) or stopped firing. */
+  firing(rule: string, on: boolean): void;
+  /** A notice of `channel` was `sent`, `failed` (after its retries), `dropped` or `retried`. */
+  notice(channel: string, outcome: "sent" | "failed" | "dropped" | "retried"): void;
+}
+
 /** Upper bounds in seconds of the latency histograms (1 ms … 10 s). */
 export const LATENCY_BUCKETS: readonly number[] = [
   0.001,
@@ -220,6 +244,32 @@ class GatewayMetrics implements Metrics {
     "Error responses produced by the gateway, by error code.",
     ["code"],
   );
+  readonly #assocOpen = this.#registry.gauge(
+    "gateway_dimse_associations_open",
+    "DIMSE associations open to the peer of a dicom_scu backend (idle or busy), by backend.",
+    ["backend"],
+  );
+  readonly #assocIdle = this.#registry.gauge(
+    "gateway_dimse_associations_idle",
+    "DIMSE associations kept idle for the next operation, by dicom_scu backend.",
+    ["backend"],
+  );
+  readonly #assocOpened = this.#registry.counter(
+    "gateway_dimse_associations_opened_total",
+    "DIMSE associations opened to the peer, by dicom_scu backend.",
+    ["backend"],
+  );
+  readonly #assocReused = this.#registry.counter(
+    "gateway_dimse_associations_reused_total",
+    "Operations served by an idle DIMSE association instead of a new one, by dicom_scu backend.",
+    ["backend"],
+  );
+  readonly #assocRetried = this.#registry.counter(
+    "gateway_dimse_operations_retried_total",
+    "Idempotent DIMSE operations sent again on a new association after theirs broke, by " +
+      "dicom_scu backend.",
+    ["backend"],
+  );
   /** The families a data-plane worker records, by name. */
   readonly #dataPlane: Family<unknown>[] = [
     this.#requests,
@@ -228,6 +278,11 @@ class GatewayMetrics implements Metrics {
     this.#backendCalls,
     this.#backendDuration,
     this.#errors,
+    this.#assocOpen,
+    this.#assocIdle,
+    this.#assocOpened,
+    this.#assocReused,
+    this.#assocRetried,
   ] as Family<unknown>[];
   /** What the last `takeDataPlaneDelta` reported, by family name and series labels. */
   readonly #reported = new Map<string, number[]>();
@@ -239,6 +294,16 @@ class GatewayMetrics implements Metrics {
   readonly components: ComponentMetrics;
   readonly memory: MemoryMetrics;
   readonly workers: WorkerMetrics;
+  readonly alerts: AlertMetrics;
+  readonly associations: AssociationMetrics = {
+    opened: (backend) => this.#assocOpened.labels(backend).inc(),
+    reused: (backend) => this.#assocReused.labels(backend).inc(),
+    retried: (backend) => this.#assocRetried.labels(backend).inc(),
+    changed: (backend, open, idle) => {
+      if (open) this.#assocOpen.labels(backend).inc(open);
+      if (idle) this.#assocIdle.labels(backend).inc(idle);
+    },
+  };
   /** The per-isolate memory gauges: a worker reports their values, not differences. */
   readonly #isolate: Gauge[];
   #readMemory: (() => IsolateMemory) | undefined;
@@ -263,6 +328,7 @@ class GatewayMetrics implements Metrics {
     );
     this.components = { degraded: (c, on) => degraded.labels(c).set(on ? 1 : 0) };
     this.workers = workerMetrics(this.#registry);
+    this.alerts = alertMetrics(this.#registry);
 
     const isolate = (name: string, help: string) =>
       this.#registry.gauge(
@@ -444,6 +510,25 @@ function queueMetrics(registry: Registry): QueueMetrics {
     }
   });
   return { source: (fn) => read = fn };
+}
+
+/** The alert families. */
+function alertMetrics(registry: Registry): AlertMetrics {
+  const firing = registry.gauge(
+    "gateway_alert_firing",
+    "1 while an alert rule's condition holds, by rule, else 0.",
+    ["rule"],
+  );
+  const notices = registry.counter(
+    "gateway_alert_notices_total",
+    "Alert notices by channel and outcome: sent, retried (an attempt failed), failed (given up " +
+      "after its retries), dropped (the channel's queue was full).",
+    ["channel", "outcome"],
+  );
+  return {
+    firing: (rule, on) => firing.labels(rule).set(on ? 1 : 0),
+    notice: (channel, outcome) => notices.labels(channel, outcome).inc(),
+  };
 }
 
 /** The watchdog's families. */

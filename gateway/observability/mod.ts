@@ -16,6 +16,8 @@
  * @module
  */
 export {
+  type AlertMetrics,
+  type AssociationMetrics,
   type AuditMetrics,
   type AuditSinkName,
   type CloudMetrics,

@@ -3,9 +3,11 @@ import type {
   BackendConfig,
   GatewayConfig,
   MiddlewareConfig,
+  PipelineTrackingConfig,
 } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import type { Metrics } from "../observability/mod.ts";
 
 /**
  * A place transform specs are read from, by their `spec_path` (files under `transforms_path`, or
@@ -36,6 +38,8 @@ export interface BuildContext {
    * configuration generation gets fresh memory. Absent outside the gateway (tests, tools).
    */
   sharedMemory?: (name: string, bytes: number) => SharedArrayBuffer;
+  /** The gateway's metrics, for what a backend counts itself (a dicom_scu's associations). */
+  metrics?: Metrics;
 }
 
 /** What the executor offers a middleware that must ask the pipeline's backend first. */
@@ -108,3 +112,23 @@ export type BackendFactory = (
   config: BackendConfig,
   ctx: BuildContext,
 ) => Backend | Promise<Backend>;
+
+/**
+ * Message tracking's view of one message (gateway/tracking): made only for a pipeline whose
+ * `[pipelines.<name>.tracking]` is enabled, so a pipeline that does not track pays nothing.
+ * The content methods read bodies whole only for the stages the pipeline keeps.
+ */
+export interface MessageCapture {
+  received(req: RequestEnvelope): Promise<void>;
+  afterMiddleware(req: RequestEnvelope): Promise<void>;
+  backendRequest(backend: string, req: RequestEnvelope): Promise<void>;
+  backendResponse(backend: string, res: ResponseEnvelope): Promise<void>;
+  backendCall(name: string, status: number | null, outcome: string, seconds: number): void;
+  /** Queues the record; never throws, never waits. */
+  finish(req: RequestEnvelope, status: number, errorCode?: string): void;
+}
+
+/** Where the executor starts a message's capture. */
+export interface MessageTracker {
+  begin(pipeline: string, config: PipelineTrackingConfig): MessageCapture;
+}

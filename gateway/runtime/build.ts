@@ -137,6 +137,7 @@ export async function buildRuntime(
     baseDir: deps.baseDir,
     validateOnly: deps.validateOnly,
     transformSource: deps.transformSource,
+    metrics: deps.metrics,
     sharedMemory: (name, bytes) => {
       const memory = deps.sharedMemory ?? (deps.sharedMemory = new Map());
       let buffer = memory.get(name);

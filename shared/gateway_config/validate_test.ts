@@ -208,6 +208,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     cert_path: "certs/scu.pem",
     key_path: "certs/scu-key.pem",
     association_idle_secs: 60,
+    max_associations: 8,
     ...RETRIEVE_DEFAULTS,
   });
   // No environment substitution here: that is the loader's job.
@@ -322,6 +323,7 @@ ${ECHO_PIPELINE}`);
     use_tls: false,
     persistent_store_scp: false,
     association_idle_secs: 15,
+    max_associations: 8,
     ...RETRIEVE_DEFAULTS,
   });
   assert.deepEqual(c.backends.files.options, { root: "/srv/data", write_pattern: "{uuid}.json" });

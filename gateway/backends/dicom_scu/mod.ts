@@ -24,12 +24,10 @@
 import { resolve } from "node:path";
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import {
-  DimseError,
   type DimseTls,
   lib,
   type ProposedContext,
   ScuAssociation,
-  storeContexts,
 } from "../../adapters/dimse/mod.ts";
 import {
   instancesOfBody,
@@ -49,10 +47,10 @@ import { type DicomCall, resolveCall } from "./operation.ts";
 import { planGet, type RetrieveSettings, retrieveSettings } from "./proposal.ts";
 import { getInPasses, type Session } from "./get_passes.ts";
 import { FileCollector, retrieveModel, type RetrieveResult, runMove } from "./retrieve.ts";
-import { runStore, stored } from "./store.ts";
+import { runStore, stored, storeNeed, type StoreOutcome } from "./store.ts";
 import { IncomingStoreScp } from "./store_scp.ts";
 import { checkAcceptable, retrievalResponse } from "./wado.ts";
-import { AssociationPool } from "./pool.ts";
+import { acceptsAll, AssociationPool, type PoolEvents } from "./pool.ts";
 
 export {
   type DicomCall,
@@ -79,6 +77,7 @@ interface ScuOptions {
   retrieve_transfer_syntaxes: string[];
   retrieve_sop_class_lookup: boolean;
   association_idle_secs: number;
+  max_associations: number;
 }
 
 /** A PACS reached over DIMSE. */
@@ -91,9 +90,17 @@ export class DicomScuBackend implements Backend {
   readonly #logger: Logger;
   readonly #settings: RetrieveSettings;
   readonly #pool: AssociationPool;
+  /** Storage contexts of earlier C-STOREs, proposed again by new associations (store.ts). */
+  readonly #storeSeen: ProposedContext[] = [];
   #storeScp: IncomingStoreScp | undefined;
 
-  constructor(config: BackendConfig, tls: DimseTls | undefined, limit: number, logger: Logger) {
+  constructor(
+    config: BackendConfig,
+    tls: DimseTls | undefined,
+    limit: number,
+    logger: Logger,
+    events?: PoolEvents,
+  ) {
     this.name = config.name;
     this.config = config;
     this.#o = config.options as unknown as ScuOptions;
@@ -101,7 +108,17 @@ export class DicomScuBackend implements Backend {
     this.#limit = limit;
     this.#logger = logger;
     this.#settings = retrieveSettings(this.#o);
-    this.#pool = new AssociationPool(this.#o.association_idle_secs ?? 0);
+    this.#pool = new AssociationPool({
+      idleSecs: this.#o.association_idle_secs ?? 0,
+      maxOpen: this.#o.max_associations ?? 0,
+      open: (contexts, signal) => this.#associate(contexts, signal),
+      events,
+    });
+  }
+
+  /** Open and idle associations to the peer now (status, tests). */
+  get associations(): { open: number; idle: number } {
+    return this.#pool.counts;
   }
 
   get #peer(): string {
@@ -129,7 +146,7 @@ export class DicomScuBackend implements Backend {
     return res;
   }
 
-  async #associate(contexts: ProposedContext[], call: BackendCall): Promise<ScuAssociation> {
+  async #associate(contexts: ProposedContext[], signal: AbortSignal): Promise<ScuAssociation> {
     return await ScuAssociation.open({
       host: this.#o.host,
       port: this.#o.port,
@@ -137,13 +154,15 @@ export class DicomScuBackend implements Backend {
       calledAet: this.#o.aet,
       contexts,
       tls: this.#tls,
-      signal: call.signal,
+      signal,
     });
   }
 
   /**
-   * Runs `fn` on an association with `contexts`. With `reusable` (C-ECHO, C-FIND) an idle one
-   * from the pool serves when there is one, and a successful one goes back to the pool.
+   * Runs `fn` on an association of the pool (pool.ts). With `reusable` (C-ECHO, C-FIND: they
+   * need exactly `contexts`) an idle association accepting them serves, the association is kept
+   * for the next operation, and the operation is sent again once on a new association if its own
+   * breaks; otherwise (C-GET, C-MOVE) the association is new and released afterwards.
    */
   async #with<T>(
     contexts: ProposedContext[],
@@ -151,43 +170,8 @@ export class DicomScuBackend implements Backend {
     fn: (a: ScuAssociation) => Promise<T>,
     reusable = false,
   ): Promise<T> {
-    const key = reusable && this.#pool.enabled ? AssociationPool.key(contexts) : null;
-    const idle = key === null ? undefined : this.#pool.take(key);
-    if (idle === undefined) {
-      return await this.#on(await this.#associate(contexts, call), call, fn, key);
-    }
-    try {
-      return await this.#on(idle, call, fn, key);
-    } catch (err) {
-      // A PACS may drop an idle association without our noticing before the next request; the
-      // operations kept are queries, safe to send again on a new association.
-      const dropped = err instanceof DimseError &&
-        (err.kind === "protocol" || err.kind === "aborted");
-      if (!dropped || call.signal.aborted) throw err;
-      return await this.#on(await this.#associate(contexts, call), call, fn, key);
-    }
-  }
-
-  async #on<T>(
-    assoc: ScuAssociation,
-    call: BackendCall,
-    fn: (a: ScuAssociation) => Promise<T>,
-    key: string | null,
-  ): Promise<T> {
-    const unwatch = assoc.watch(call.signal);
-    let done = false;
-    try {
-      const result = await fn(assoc);
-      done = true;
-      return result;
-    } catch (err) {
-      assoc.abort();
-      throw err;
-    } finally {
-      unwatch();
-      if (done && key !== null) await this.#pool.put(key, assoc);
-      else await assoc.release();
-    }
+    const need = { contexts, covers: (a: ScuAssociation) => acceptsAll(a, contexts) };
+    return await this.#pool.run(need, call.signal, fn, { reuse: reusable, retry: reusable });
   }
 
   async #run(req: RequestEnvelope, dc: DicomCall, call: BackendCall): Promise<ResponseEnvelope> {
@@ -324,7 +308,15 @@ export class DicomScuBackend implements Backend {
     if (files.length === 0) {
       throw new GatewayError(400, "invalid_dicom_body", "no instance to store");
     }
-    const outcomes = await this.#with(storeContexts(files), call, (a) => runStore(a, files));
+    // Idempotent (an instance stored twice is stored once): a broken association's remaining
+    // instances go once more on a new one.
+    const done: StoreOutcome[] = [];
+    const outcomes = await this.#pool.run(
+      storeNeed(files, this.#storeSeen),
+      call.signal,
+      (a) => runStore(a, files, done),
+      { reuse: true, retry: true },
+    );
     const ok = outcomes.filter(stored).length;
     const last = parseInt(outcomes[outcomes.length - 1].status.slice(2), 16);
     if (ok === 0) {
@@ -378,11 +370,19 @@ export async function createDicomScuBackend(
       key: await readPem(o.key_path, ctx.baseDir),
     }
     : undefined;
+  const m = ctx.metrics?.associations;
+  const name = config.name;
   const backend = new DicomScuBackend(
     config,
     tls,
     ctx.config.proxy.content_limits.max_body_size,
     ctx.logger,
+    m && {
+      opened: () => m.opened(name),
+      reused: () => m.reused(name),
+      retried: () => m.retried(name),
+      changed: (open, idle) => m.changed(name, open, idle),
+    },
   );
   if (!ctx.validateOnly) await backend.start();
   return backend;

@@ -70,10 +70,19 @@ export const dicomScuBackend: ComponentType<BackendOwner> = {
     association_idle_secs: field(
       "integer",
       int(0, 3600),
-      "Seconds an association used for C-ECHO or C-FIND stays open for the next one with the " +
-        "same contexts (saves the connect and negotiation round trips); 0 opens one per " +
-        "operation.",
+      "Seconds an association that served a C-ECHO, C-FIND or C-STORE stays open for the next " +
+        "operation its presentation contexts serve (saves the connect and negotiation round " +
+        "trips; C-STOREs share one association and its contexts); released (A-RELEASE) after " +
+        "that long unused, on reload and at shutdown. 0 opens one per operation.",
       { default: 15, example: 60 },
+    ),
+    max_associations: field(
+      "integer",
+      int(0, 1000),
+      "Most associations open to the PACS at once, idle and busy (per data-plane isolate): an " +
+        "operation past it takes the place of an idle association that does not serve it, else " +
+        "waits for one (within the backend's `timeout_secs`). 0: no maximum.",
+      { default: 8, example: 2 },
     ),
     ...RETRIEVE_FIELDS,
   },
