@@ -9,11 +9,13 @@ import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../../shared/mod.ts";
 import { GatewayError } from "../errors.ts";
 import { CLOUD_OPERATIONS, cloudHandler } from "./cloud.ts";
+import { createConsole } from "./console/mod.ts";
 import type { GatewayControl } from "./control.ts";
 import { allRoutes } from "./dimse_routes.ts";
 import { type GuardSettings, managementGuard } from "./guard.ts";
 import { instanceInfo } from "./info.ts";
 import { queueRoutes } from "./queues.ts";
+import { alertRoutes } from "./alerts_routes.ts";
 import { type ManagementEnv, requestContext } from "./request_context.ts";
 import { requireRole } from "./roles.ts";
 import { errorResponse, fail } from "./responses.ts";
@@ -58,6 +60,17 @@ export function createManagementApp(
     } catch (err) {
       throw err instanceof Error ? err : new Error(String(err));
     }
+  });
+  // The operations console (console/): its own front door (sessions, CSRF), ahead of the API's
+  // guard, which refuses every browser. Off with `[management] console = false`.
+  const consoleHandler = createConsole({ control, logger, guard });
+  app.use(`${PREFIXED}/console`, async (c, next) => {
+    if (control.config().management.console === false) return await next();
+    return await consoleHandler(c);
+  });
+  app.use(`${PREFIXED}/console/*`, async (c, next) => {
+    if (control.config().management.console === false) return await next();
+    return await consoleHandler(c);
   });
   app.use(managementGuard(guard));
   app.use(bodyLimit({
@@ -113,6 +126,7 @@ export function createManagementApp(
     app.post(`${PREFIXED}/${op}`, (c) => requireRole(c, "admin") ?? handler(c));
   }
   queueRoutes(app, control);
+  alertRoutes(app, control);
 
   const allowed = allowedMethods(app.routes);
   app.notFound((c) => {

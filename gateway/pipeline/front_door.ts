@@ -8,6 +8,7 @@ import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope } from "../envelope.ts";
 import { type GatewayError, toGatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
+import { requestFeed } from "./request_feed.ts";
 
 /** What a client may send as X-Request-Id to have it used (and echoed) as ours. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -71,6 +72,15 @@ function reportFailure(
   options: FailureOptions,
 ): void {
   deps.metrics.errorCode(g.code);
+  // The console's "last error" of the pipeline (failures only: nothing on the success path).
+  requestFeed.failed({
+    pipeline,
+    at: new Date().toISOString(),
+    status: g.status,
+    code: g.code,
+    message: g.message,
+    request_id: requestId,
+  });
   if (!(options.logged ?? g.status >= 500)) return;
   deps.logger[options.level ?? "error"](options.message ?? "request failed", {
     request_id: requestId,
@@ -176,6 +186,17 @@ export class RequestRecord {
   /** Metrics and the access log line of the answer the client gets. */
   #ended(status: number, seconds: number, message: string, fields: Record<string, unknown>): void {
     this.#deps.metrics.requestFinished(this.pipeline, status, seconds);
+    // The console's live tail: one property read while nobody watches.
+    if (requestFeed.watched) {
+      requestFeed.finished(
+        this.requestId,
+        this.pipeline,
+        status,
+        millis(seconds),
+        this.errorCode,
+        fields,
+      );
+    }
     if (!this.#deps.logger.enabled("info")) return;
     this.#deps.logger.info(message, {
       request_id: this.requestId,

@@ -22,6 +22,7 @@ export {
   type RequestOrigin,
   RequestRecord,
 } from "./front_door.ts";
+export { type PipelineError, type RequestEvent, RequestFeed, requestFeed } from "./request_feed.ts";
 export { normalizePrefix, relativePath, type Route, RouteTable } from "./routes.ts";
 export { joinUrl, Target, TargetPool } from "./targets.ts";
 export type {

@@ -19,6 +19,7 @@ import type { DeliveryQueue } from "../delivery/mod.ts";
 import { Body, RequestEnvelope } from "../envelope.ts";
 import { toGatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
+import { type RequestFeed, requestFeed } from "../pipeline/mod.ts";
 import { listeningInodes, shutDownSockets, stillListening } from "./listen_sockets.ts";
 import type { FromWorker, PrepareMessage, QueuedRequest, ToWorker } from "./protocol.ts";
 import { testHooksEnabled } from "./test_hooks.ts";
@@ -47,6 +48,8 @@ export interface WorkerPoolDeps {
   spawn?: (index: number) => WorkerHandle;
   /** Longest wait for a worker to build a generation (default 60 s). */
   prepareTimeoutMs?: number;
+  /** The main thread's feed of finished requests (the console's live tail); default this isolate's. */
+  feed?: RequestFeed;
 }
 
 /**
@@ -169,7 +172,18 @@ export class WorkerPool {
   constructor(count: number, deps: WorkerPoolDeps) {
     this.#count = count;
     this.#deps = deps;
+    this.#feed = deps.feed ?? requestFeed;
+    // The workers publish finished requests only while someone watches the live tail.
+    this.#unwatch = this.#feed.onWatched((on) => {
+      for (const slot of this.#slots) {
+        if (slot.alive) slot.handle.postMessage({ type: "feed-watch", on });
+      }
+    });
   }
+
+  readonly #feed: RequestFeed;
+  /** Stops telling the workers of the tail's watchers (the pool is drained). */
+  readonly #unwatch: () => void;
 
   /** Worker threads (the main thread not counted). */
   get size(): number {
@@ -309,6 +323,7 @@ export class WorkerPool {
    */
   async drain(graceMs: number): Promise<void> {
     this.#stopping = true;
+    this.#unwatch();
     this.#watchdog.stop();
     await Promise.all(this.#slots.map(async (slot) => {
       if (this.#watchdog.unresponsive(slot)) {
@@ -363,6 +378,8 @@ export class WorkerPool {
 
   #wire(slot: Slot): void {
     const handle = slot.handle;
+    // A new or replacement worker hears at once whether someone watches the live tail.
+    if (this.#feed.watched) handle.postMessage({ type: "feed-watch", on: true });
     handle.onmessage = (event) => {
       if (slot.handle === handle) this.#receive(slot, event.data);
     };
@@ -496,6 +513,7 @@ export class WorkerPool {
         slot.waiters.get(`committed:${message.generation}`)?.(message);
         return;
       case "metrics":
+        if (message.lastErrors) this.#feed.addErrors(message.lastErrors);
         this.#addMetrics(slot, message.delta);
         slot.inFlight = message.inFlight;
         slot.waiters.get(`metrics:${message.id}`)?.(message);
@@ -517,6 +535,9 @@ export class WorkerPool {
         return;
       case "log":
         this.#deps.logger.writeLine(message.line);
+        return;
+      case "feed":
+        for (const event of message.events) this.#feed.publish(event);
         return;
     }
   }

@@ -6,6 +6,7 @@
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { AuditEntry } from "../audit/mod.ts";
 import type { DataPlaneDelta } from "../observability/mod.ts";
+import type { PipelineError, RequestEvent } from "../pipeline/mod.ts";
 
 /** A worker builds this configuration and starts its listeners, but does not serve it yet. */
 export interface PrepareMessage {
@@ -44,6 +45,8 @@ export type ToWorker =
   | { type: "drain"; graceMs: number }
   /** The watchdog's heartbeat: answered with `pong` at once, outside the ordered messages. */
   | { type: "ping"; seq: number }
+  /** Someone watches the live tail (send finished requests as `feed`), or nobody does now. */
+  | { type: "feed-watch"; on: boolean }
   /**
    * Test hook: block the event loop for `ms`. Honoured only when the worker's process
    * environment has `GATEWAY_TEST_HOOKS=1` (never set in production; no route sends it).
@@ -86,7 +89,16 @@ export type FromWorker =
   | { type: "prepared"; generation: number; attempt: number; problems: ConfigProblem[] }
   | { type: "committed"; generation: number }
   /** Its metrics since the last collect, and the requests it has in flight now. */
-  | { type: "metrics"; id: number; delta: DataPlaneDelta; inFlight: number }
+  | {
+    type: "metrics";
+    id: number;
+    delta: DataPlaneDelta;
+    inFlight: number;
+    /** Each pipeline's latest failure since the last collect (the console's dashboard). */
+    lastErrors?: PipelineError[];
+  }
+  /** Requests this worker finished while someone watches the live tail. */
+  | { type: "feed"; events: RequestEvent[] }
   /** The answer to `ping`, with the inodes of its listening sockets (empty: not known). */
   | { type: "pong"; seq: number; sockets: string[] }
   /**

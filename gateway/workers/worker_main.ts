@@ -9,6 +9,7 @@
 /// <reference lib="deno.worker" />
 import { Logger } from "../../shared/mod.ts";
 import { createMetrics } from "../observability/mod.ts";
+import { requestFeed } from "../pipeline/mod.ts";
 import { buildRuntime, DataPlane, type Runtime } from "../runtime/mod.ts";
 import type { FromWorker, PrepareMessage, ToWorker } from "./protocol.ts";
 import { RemoteAudit, RemoteQueues } from "./remote.ts";
@@ -31,6 +32,8 @@ const encoder = new TextEncoder();
 const metrics = createMetrics();
 const audit = new RemoteAudit(post);
 const queues = new RemoteQueues(post);
+// The live tail: finished requests go to the main thread only while someone watches there.
+requestFeed.forwardTo((events) => post({ type: "feed", events }));
 let drainMs = 10_000;
 /** The main thread's listener memory (per-address counts), as the last `prepare` carried it. */
 const listenerMemory = new Map<string, SharedArrayBuffer>();
@@ -61,12 +64,18 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     return;
   }
   if (message.type === "collect") {
+    const lastErrors = requestFeed.takeUnsentErrors();
     post({
       type: "metrics",
       id: message.id,
       delta: metrics.takeDataPlaneDelta(),
       inFlight: plane.current?.inFlight ?? 0,
+      ...(lastErrors.length ? { lastErrors } : {}),
     });
+    return;
+  }
+  if (message.type === "feed-watch") {
+    requestFeed.remoteWatched = message.on;
     return;
   }
   // The watchdog's heartbeat: answered by the event loop itself, whatever it is busy with.

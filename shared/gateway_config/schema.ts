@@ -597,6 +597,21 @@ export const MANAGEMENT: TableSpec = {
     requiredWhen: "`tls_cert_path` is set",
     example: "certs/mgmt-key.pem",
   }),
+  console: field(
+    "boolean",
+    z.boolean(),
+    "Serve the operations console at `/{prefix}/console` on this listener (docs/operations.md): " +
+      "browser pages behind a sign-in with the management token.",
+    { default: true, example: false },
+  ),
+  console_url: field(
+    "string",
+    httpUrl(),
+    "Where operators' browsers reach the console (for instance through a bastion or a VPN " +
+      "name): reported to the cloud, whose gateway page links to it. Only the link goes to the " +
+      "cloud, never what the console shows. Unset: no link.",
+    { example: "https://gateway-1.hospital.internal:9090/admin/console" },
+  ),
 };
 
 /** `[logging]`. */

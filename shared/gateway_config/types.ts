@@ -294,6 +294,10 @@ export interface ManagementConfig {
   tls_key_path?: string;
   /** `[management.tokens.<name>]`: further tokens with roles. */
   tokens?: Record<string, ManagementTokenConfig>;
+  /** Serve the operations console (default true). */
+  console?: boolean;
+  /** Where browsers reach the console; reported to the cloud as a link. */
+  console_url?: string;
 }
 
 /** `[logging]`. */

@@ -1,0 +1,209 @@
+/** @jsxImportSource hono/jsx */
+// Rendered once on the server (no client-side reconciliation): list items need no keys.
+// deno-lint-ignore-file jsx-key
+/**
+ * Dead letters of the delivery queues: listed (by backend, paged), viewed one by one (what the
+ * request was, its attempts, why it is dead and the backend's last answer; never the body) and
+ * retried, one or all of a backend, by an operator.
+ */
+import { Csrf, Flash, Layout, type PageContext, Table, When } from "./layout.tsx";
+
+/** One dead letter as the queue describes it (`DeliveryQueue.inspect`). */
+export type DeadLetter = Record<string, unknown>;
+
+/** Dead letters shown per page. */
+export const PAGE_SIZE = 50;
+
+const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
+
+function deadReason(m: DeadLetter): string {
+  const dead = m.dead as { reason?: unknown } | undefined;
+  return str(dead?.reason ?? m.last_error);
+}
+
+/** The list page. */
+export function DeadLettersPage(
+  { ctx, backends, backend, letters, page, total, notice, canRetry }: {
+    ctx: PageContext;
+    /** Queued backends and their dead-letter counts. */
+    backends: { name: string; dead: number }[];
+    /** The backend shown ("" for all). */
+    backend: string;
+    letters: { backend: string; message: DeadLetter }[];
+    page: number;
+    total: number;
+    notice?: string;
+    canRetry: boolean;
+  },
+) {
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const link = (p: number) =>
+    `${ctx.base}/dead-letters?${new URLSearchParams({ backend, page: String(p) })}`;
+  return (
+    <Layout title="Dead letters" ctx={ctx} active="/dead-letters">
+      <h1>Dead letters</h1>
+      <Flash kind="ok" message={notice} />
+      <form method="get" action={`${ctx.base}/dead-letters`} class="row card">
+        <div>
+          <label for="dl-backend">Backend</label>
+          <select id="dl-backend" name="backend">
+            <option value="">All queued backends</option>
+            {backends.map((b) => (
+              <option value={b.name} selected={b.name === backend}>
+                {b.name} ({b.dead})
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <button type="submit" class="secondary">Show</button>
+        </div>
+      </form>
+      {backend && canRetry && letters.length > 0 && (
+        <form
+          method="post"
+          action={`${ctx.base}/dead-letters/${encodeURIComponent(backend)}/retry`}
+          class="row"
+        >
+          <Csrf token={ctx.session!.csrf} />
+          <button type="submit" class="secondary" data-testid="retry-all">
+            Retry every dead letter of {backend}
+          </button>
+        </form>
+      )}
+      <Table
+        caption="Dead letters"
+        testId="dead-letters"
+        head={["Delivery id", "Backend", "Accepted", "Request", "Attempts", "Why", ""]}
+        empty={backends.length
+          ? "No dead letter: every queued message was delivered or is still being tried."
+          : "No backend has a delivery queue ([backends.<name>.queue])."}
+        rows={letters.map(({ backend: b, message: m }) => [
+          <a
+            href={`${ctx.base}/dead-letters/${encodeURIComponent(b)}/${
+              encodeURIComponent(str(m.id))
+            }`}
+            data-testid="dead-letter-link"
+          >
+            <code>{str(m.id)}</code>
+          </a>,
+          b,
+          <When at={str(m.accepted_at) || null} />,
+          <span>
+            {str(m.method)} <code>{str(m.path)}</code>
+            <br />
+            <span class="muted">pipeline {str(m.pipeline)}</span>
+          </span>,
+          str(m.attempts),
+          deadReason(m),
+          canRetry
+            ? (
+              <form
+                method="post"
+                action={`${ctx.base}/dead-letters/${encodeURIComponent(b)}/${
+                  encodeURIComponent(str(m.id))
+                }/retry`}
+              >
+                <Csrf token={ctx.session!.csrf} />
+                <button
+                  type="submit"
+                  class="small"
+                  aria-label={`Retry dead letter ${str(m.id)}`}
+                >
+                  Retry
+                </button>
+              </form>
+            )
+            : "",
+        ])}
+      />
+      {pages > 1 && (
+        <nav class="row pager" aria-label="Pages of dead letters">
+          {page > 1 && <a href={link(page - 1)}>Previous</a>}
+          <span>Page {page} of {pages} ({total} dead letters)</span>
+          {page < pages && <a href={link(page + 1)}>Next</a>}
+        </nav>
+      )}
+    </Layout>
+  );
+}
+
+/** One dead letter. */
+export function DeadLetterPage(
+  { ctx, backend, message, canRetry, trackedHref }: {
+    ctx: PageContext;
+    backend: string;
+    message: DeadLetter;
+    canRetry: boolean;
+    /** The tracked message of this delivery, when tracking kept it. */
+    trackedHref?: string;
+  },
+) {
+  const dead = (message.dead ?? {}) as {
+    reason?: string;
+    dead_at?: string;
+    answer?: { status?: number; body?: string };
+    attempts?: number;
+  };
+  const rows: [string, unknown][] = [
+    ["Delivery id", message.id],
+    ["Backend", backend],
+    ["Pipeline", message.pipeline],
+    ["Endpoint", message.endpoint],
+    ["Request", `${str(message.method)} ${str(message.path)}`],
+    ["Content type", message.content_type ?? "—"],
+    ["Body", `${str(message.body_bytes)} bytes`],
+    ["Accepted", message.accepted_at],
+    ["Attempts", message.attempts],
+    ["Dead since", dead.dead_at ?? "—"],
+    ["Why", deadReason(message)],
+    ["Backend's last answer", dead.answer?.status ?? "—"],
+  ];
+  return (
+    <Layout title={`Dead letter ${str(message.id)}`} ctx={ctx} active="/dead-letters">
+      <h1>Dead letter</h1>
+      <p>
+        <a href={`${ctx.base}/dead-letters?backend=${encodeURIComponent(backend)}`}>
+          All dead letters of {backend}
+        </a>
+      </p>
+      <div class="card">
+        <dl class="fields" data-testid="dead-letter">
+          {rows.map(([k, v]) => (
+            <div>
+              <dt>{k}</dt>
+              <dd>{str(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      </div>
+      {dead.answer?.body && (
+        <section>
+          <h2>The backend's answer</h2>
+          <pre data-testid="dead-answer">{dead.answer.body.slice(0, 4096)}</pre>
+        </section>
+      )}
+      {trackedHref && (
+        <p>
+          <a href={trackedHref}>The message with its stages</a>
+        </p>
+      )}
+      {canRetry && (
+        <form
+          method="post"
+          action={`${ctx.base}/dead-letters/${encodeURIComponent(backend)}/${
+            encodeURIComponent(str(message.id))
+          }/retry`}
+        >
+          <Csrf token={ctx.session!.csrf} />
+          <p>
+            <button type="submit" data-testid="retry">Retry delivery</button>
+          </p>
+          <p class="muted">
+            The message goes back to the queue of {backend} and is delivered with the usual retries.
+          </p>
+        </form>
+      )}
+    </Layout>
+  );
+}
