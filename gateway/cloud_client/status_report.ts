@@ -4,6 +4,7 @@
  * per backend target (its passive/active health) and one per delivery queue.
  */
 import type { DegradedComponent, MetricsSummary, QueueSnapshot } from "../observability/mod.ts";
+import type { GatewayAlertSummary } from "../../shared/mod.ts";
 import type { StatusBody } from "./client.ts";
 
 /** What a status report reads from the running gateway. */
@@ -22,6 +23,8 @@ export interface StatusSource {
   queueStats?(): QueueSnapshot[];
   /** Components degraded by a disk that refuses writes (a paused queue). */
   degraded?(): DegradedComponent[];
+  /** Alerts firing and recently resolved, metadata only (gateway/alerts). */
+  alertSummaries?(): GatewayAlertSummary[];
 }
 
 /**
@@ -56,6 +59,7 @@ export function statusReport(
   now: number,
 ): StatusBody {
   const summary = source.metrics.summary();
+  const alerts = source.alertSummaries?.() ?? [];
   const pipelines = source.pipelines();
   const checks: StatusBody["checks"] = [];
   let down = 0;
@@ -103,5 +107,7 @@ export function statusReport(
     error_counts: summary.error_counts,
     // Queue checks first: a gateway with many targets still reports its queues.
     checks: [...queueChecks, ...checks].slice(0, 100),
+    // Left out when there is none: a cloud that predates alerts accepts the report.
+    ...(alerts.length ? { alerts } : {}),
   };
 }

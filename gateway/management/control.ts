@@ -3,6 +3,7 @@ import type { DeliveryQueues } from "../delivery/mod.ts";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { DegradedComponent, Metrics } from "../observability/mod.ts";
 import type { CloudControl } from "../cloud_client/mod.ts";
+import type { AlertsView } from "../alerts/mod.ts";
 
 /** One route of the data plane. */
 export interface RouteInfo {
@@ -144,4 +145,6 @@ export interface GatewayControl {
   readonly cloud?: CloudControl;
   /** The delivery queues (`[backends.<name>.queue]`). */
   readonly queues?: DeliveryQueues;
+  /** Alerts firing and recently resolved, and the channels' figures (gateway/alerts). */
+  alerts?(): AlertsView;
 }

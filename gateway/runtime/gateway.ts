@@ -44,6 +44,9 @@ import { DimseListeners } from "../endpoints/dicom_scp/mod.ts";
 import { Hl7Listeners } from "../endpoints/hl7/mod.ts";
 import { stopRenderWorkers } from "../dicom/render/mod.ts";
 import { sweepStaleSpools } from "../spool.ts";
+// Alerts (issue 38): rules on this gateway's state, notices to webhooks and e-mail.
+import { AlertEngine, type AlertsView } from "../alerts/mod.ts";
+import { type Clock, type GatewayAlertSummary, systemClock } from "../../shared/mod.ts";
 
 /** Options of a gateway process. */
 export interface GatewayOptions {
@@ -76,6 +79,8 @@ export interface GatewayOptions {
    * frozen past `[runtime] watchdog_exit_ms` (the `gateway` executable; never an embedding one).
    */
   mainWatchdog?: boolean;
+  /** The clock alert rules are evaluated and notices retried on (tests pass a ManualClock). */
+  clock?: Clock;
 }
 
 /** The watchdog's thresholds without `[runtime]` (the schema's defaults). */
@@ -183,6 +188,37 @@ export class Gateway implements GatewayControl {
       logger: opts.logger,
       metrics: opts.metrics.cloud,
     });
+    this.#alerts = new AlertEngine({
+      clock: opts.clock ?? systemClock,
+      logger: opts.logger,
+      metrics: opts.metrics.alerts,
+      source: {
+        config: () => this.#current.config,
+        queueStats: () => this.#queues.stats(),
+        metricsSummary: () => this.metrics.summary(),
+        collectMetrics: () => this.collectMetrics(),
+        workers: () => this.workers(),
+        degraded: () => this.#degraded.list(),
+      },
+    });
+  }
+
+  // Alerts (issue 38): evaluated on the running configuration's `[alerts]`.
+  readonly #alerts: AlertEngine;
+
+  /** Active and recent alerts and the channels' figures (`GET /{prefix}/alerts`). */
+  alerts(): AlertsView {
+    return this.#alerts.view();
+  }
+
+  /** The alerts of the status report to the cloud (metadata only). */
+  alertSummaries(): GatewayAlertSummary[] {
+    return this.#alerts.statusAlerts();
+  }
+
+  /** Evaluates every alert rule now (the timer does it every `evaluate_interval_secs`). */
+  evaluateAlerts(): Promise<void> {
+    return this.#alerts.evaluate();
   }
 
   // Cloud (issue 7): token store, sync and the management API's cloud operations.
@@ -258,6 +294,8 @@ export class Gateway implements GatewayControl {
     this.#configureWatchdogs(runtime.config);
     this.#watch(runtime.config);
     this.#ready = true;
+    await this.#alerts.configure(runtime.config);
+    void this.#alerts.evaluate();
     void this.#cloud.run();
     this.#logger.info("gateway started", {
       version: VERSION,
@@ -561,6 +599,7 @@ export class Gateway implements GatewayControl {
     }
     // Not awaited: a sync applying a pulled configuration waits for this reload to end.
     void this.#cloud.configure(next.config, this.#baseDir());
+    await this.#alerts.configure(next.config);
     this.metrics.reload(true);
     this.#logger.info("configuration reloaded", {
       trigger,
@@ -580,6 +619,7 @@ export class Gateway implements GatewayControl {
   async shutdown(): Promise<void> {
     this.#ready = false;
     this.#watcher?.close();
+    await this.#alerts.stop();
     await this.#cloud.stop();
     // The workers' figures are fresh (an unresponsive worker is not waited for).
     await this.#pool?.collect();
