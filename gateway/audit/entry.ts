@@ -14,7 +14,25 @@ export interface AuditEntry {
    * `request`; `audit.dropped` for the note of records lost before it; `audit.gap` for an unclean
    * stop of the gateway found at the next start (run_marker.ts).
    */
-  event: "request" | "audit.dropped" | "audit.gap";
+  event:
+    | "request"
+    | "audit.dropped"
+    | "audit.gap"
+    | "tracking.content_viewed"
+    | "tracking.replayed"
+    | "tracking.resent"
+    | "queue.dead_letter_viewed";
+  /**
+   * For `tracking.*` and `queue.*` events: the management token that acted (its name and role),
+   * the tracked message (or dead letter) concerned, the backend a replay was limited to, and for
+   * an edited resend the new body's SHA-256 and size (never the body).
+   */
+  actor?: string;
+  actor_role?: string;
+  message_id?: string;
+  backend?: string;
+  edited_sha256?: string;
+  edited_bytes?: number;
   /** When the request ended (ISO 8601, UTC). */
   time: string;
   request_id?: string;

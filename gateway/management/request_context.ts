@@ -2,8 +2,17 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "../../shared/mod.ts";
 import { requestIdOf } from "../pipeline/mod.ts";
-import type { ManagementCaller } from "./roles.ts";
 import { pathOf } from "./routing.ts";
+
+/** A role of a management token, weakest first (roles.ts). */
+export type ManagementRole = "viewer" | "operator" | "admin";
+
+/** Who called: the token's name (`admin` for the main token) and its role. */
+export interface ManagementCaller {
+  /** `[management.tokens.<name>]`'s name, or `admin` for the main token. */
+  name: string;
+  role: ManagementRole;
+}
 
 /** Hono environment of the management app. */
 export type ManagementEnv = {

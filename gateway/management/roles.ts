@@ -11,19 +11,12 @@
  * `viewer` (every write needs `operator` at least) asks {@link requireRole}.
  */
 import type { Context } from "hono";
+import type { ManagementCaller, ManagementRole } from "./request_context.ts";
 import { fail } from "./responses.ts";
-
-/** A role, weakest first. */
-export type ManagementRole = "viewer" | "operator" | "admin";
 
 const RANK: Record<ManagementRole, number> = { viewer: 0, operator: 1, admin: 2 };
 
-/** Who called: the token's name (`admin` for the main token) and its role. */
-export interface ManagementCaller {
-  /** `[management.tokens.<name>]`'s name, or `admin` for the main token. */
-  name: string;
-  role: ManagementRole;
-}
+export type { ManagementCaller, ManagementRole };
 
 /** True when `have` includes the rights of `need`. */
 export function roleAllows(have: ManagementRole, need: ManagementRole): boolean {

@@ -11,7 +11,13 @@ import type { Metrics } from "../observability/mod.ts";
 import { removeSpool } from "../spool.ts";
 import { addDeadline, type DeadlineEntry, removeDeadline } from "./deadlines.ts";
 import type { AuditSink } from "./front_door.ts";
-import type { Backend, Middleware, UpstreamReader } from "./types.ts";
+import type {
+  Backend,
+  MessageCapture,
+  MessageTracker,
+  Middleware,
+  UpstreamReader,
+} from "./types.ts";
 
 /** A pipeline with its middleware and backends built. */
 export interface BuiltPipeline {
@@ -27,6 +33,8 @@ export interface ExecutorDeps {
   logger: Logger;
   /** The audit trail, when the gateway keeps one (front_door.ts writes to it). */
   audit?: AuditSink;
+  /** Message tracking (gateway/tracking), for the pipelines whose `tracking` is enabled. */
+  tracking?: MessageTracker;
 }
 
 /** True when the backend takes part in a request with this metadata. */
@@ -38,10 +46,43 @@ function matches(backend: Backend, metadata: Record<string, string>): boolean {
 }
 
 /** Run one request through a pipeline. Errors are thrown as GatewayError for the endpoint to map. */
-export async function runPipeline(
+export function runPipeline(
   pipeline: BuiltPipeline,
   req: RequestEnvelope,
   deps: ExecutorDeps,
+): Promise<ResponseEnvelope> {
+  // A pipeline that does not track takes the plain path: no capture, no allocation.
+  const tracking = pipeline.config.tracking;
+  if (deps.tracking === undefined || tracking === undefined || !tracking.enabled) {
+    return runStages(pipeline, req, deps, undefined);
+  }
+  return runTracked(pipeline, req, deps, deps.tracking.begin(pipeline.name, tracking));
+}
+
+/** runStages with a capture: the record is queued however the message ends. */
+async function runTracked(
+  pipeline: BuiltPipeline,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+  capture: MessageCapture,
+): Promise<ResponseEnvelope> {
+  try {
+    await capture.received(req);
+    const res = await runStages(pipeline, req, deps, capture);
+    capture.finish(req, res.status);
+    return res;
+  } catch (err) {
+    const g = err instanceof GatewayError ? err : undefined;
+    capture.finish(req, g?.status ?? 500, g?.code ?? "internal_error");
+    throw err;
+  }
+}
+
+async function runStages(
+  pipeline: BuiltPipeline,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+  capture: MessageCapture | undefined,
 ): Promise<ResponseEnvelope> {
   req.pipeline = pipeline.name;
   let response: ResponseEnvelope | undefined;
@@ -64,7 +105,10 @@ export async function runPipeline(
       break;
     }
   }
-  if (!response) response = await callBackends(pipeline, req, deps);
+  if (!response) {
+    if (capture) await capture.afterMiddleware(req);
+    response = await callBackends(pipeline, req, deps, capture);
+  }
   for (let i = 0; i < seen; i++) {
     const mw = pipeline.middleware[i];
     if (!mw.acts.response || !mw.onResponse) continue;
@@ -113,11 +157,12 @@ async function callBackends(
   pipeline: BuiltPipeline,
   req: RequestEnvelope,
   deps: ExecutorDeps,
+  capture?: MessageCapture,
 ): Promise<ResponseEnvelope> {
   const backends = pipeline.backends;
   // The common case, one backend without a match table, allocates nothing here.
   if (backends.length === 1 && !backends[0].config.match) {
-    return await callBackend(pipeline, backends[0], req, deps);
+    return await callBackend(pipeline, backends[0], req, deps, capture);
   }
   const selected = backends.filter((b) => matches(b, req.metadata));
   if (selected.length === 0) {
@@ -128,13 +173,13 @@ async function callBackends(
     );
   }
   const [primary, ...tees] = selected;
-  if (tees.length === 0) return await callBackend(pipeline, primary, req, deps);
+  if (tees.length === 0) return await callBackend(pipeline, primary, req, deps, capture);
 
   // Each destination reads the body: read it once, into memory or, past spool_threshold, into
   // a temporary file each of them streams from; the file goes when the last call is done.
   const spool = await req.body.makeReplayable();
   const teeCalls = tees.map((b) =>
-    callBackend(pipeline, b, req, deps).then(
+    callBackend(pipeline, b, req, deps, capture).then(
       async (res) => {
         // The primary's response is the one returned: drop a tee's body unread.
         const body = res.body.forwardable();
@@ -159,7 +204,7 @@ async function callBackends(
     })
   );
   const required = tees.some((b) => b.config.required);
-  const primaryCall = callBackend(pipeline, primary, req, deps);
+  const primaryCall = callBackend(pipeline, primary, req, deps, capture);
   if (spool !== null) {
     Promise.allSettled([primaryCall, ...teeCalls]).then(() => removeSpool(spool));
   }
@@ -176,7 +221,9 @@ async function callBackend(
   backend: Backend,
   req: RequestEnvelope,
   deps: ExecutorDeps,
+  capture?: MessageCapture,
 ): Promise<ResponseEnvelope> {
+  if (capture) await capture.backendRequest(backend.name, req);
   const start = performance.now();
   const call = new CallSignal(req, backend.config.timeout_secs * 1000);
   let streaming = false;
@@ -210,12 +257,18 @@ async function callBackend(
     // The timeout bounds the whole exchange: while the answer's body is still streaming, the
     // deadline stays armed and cuts it (the client then sees the connection end mid-body).
     // Aborting a finished exchange does nothing, so the deadline simply expires.
+    if (capture) {
+      // The answer is read whole while the deadline is still armed.
+      await capture.backendResponse(backend.name, res);
+      capture.backendCall(backend.name, res.status, "ok", (performance.now() - start) / 1000);
+    }
     streaming = !res.body.isEmpty && res.body.knownLength !== 0 && res.body.streaming;
     deps.metrics.backendCall(pipeline.name, backend.name, "ok", (performance.now() - start) / 1000);
     return res;
   } catch (err) {
     const code = err instanceof GatewayError ? err.code : "internal_error";
     deps.metrics.backendCall(pipeline.name, backend.name, code, (performance.now() - start) / 1000);
+    capture?.backendCall(backend.name, null, code, (performance.now() - start) / 1000);
     throw err;
   } finally {
     if (!streaming) call.done();

@@ -17,7 +17,7 @@ import {
   alertRuleSpec,
   ALERTS,
 } from "./components/alerts.ts";
-import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/tracking.ts";
+import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
 import {
   AUDIT,
   BACKEND,

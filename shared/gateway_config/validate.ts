@@ -26,7 +26,7 @@ import {
 } from "./schema.ts";
 import type { BackendOwner, OptionSchema } from "./component_type.ts";
 import { HTTP_LIKE_BACKENDS } from "./components/mod.ts";
-import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/tracking.ts";
+import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
 import { didYouMean } from "./suggest.ts";
 import { componentNames, optionSchemaOf } from "./registry.ts";
 import type {
@@ -111,13 +111,11 @@ export function validateConfig(
   if (doc.dicom !== undefined) config.dicom = dicom(sink, doc.dicom);
   if (doc.audit !== undefined) config.audit = audit(sink, doc.audit);
   if (doc.alerts !== undefined) config.alerts = checkAlerts(sink, doc.alerts, config);
-  if (doc.tracking !== undefined) {
-    config.tracking = checkTable(
-      sink,
-      doc.tracking,
-      TRACKING,
-      "tracking",
-    ) as unknown as TrackingConfig;
+  const tracked = Object.values(config.pipelines).some((p) => p.tracking?.enabled);
+  if (doc.tracking !== undefined || tracked) {
+    // A tracking pipeline without [tracking]: the store with its defaults (in the state directory).
+    config.tracking = checkTable(sink, doc.tracking ?? {}, TRACKING, "tracking") as unknown as
+      TrackingConfig;
   }
   checkTracking(sink, config);
   checkReferences(sink, config);

@@ -79,3 +79,11 @@ export const HTTP_FAMILY_ENDPOINTS: readonly EndpointService[] = [
 
 /** Backend services that call HTTP base URLs, and so may use `targets` and `health_check`. */
 export const HTTP_LIKE_BACKENDS: readonly BackendService[] = ["http", "fhir", "dicomweb"];
+
+export {
+  MANAGEMENT_ROLES,
+  MANAGEMENT_TOKEN,
+  PIPELINE_TRACKING,
+  TRACKING,
+  TRACKING_STAGES,
+} from "./tracking.ts";
