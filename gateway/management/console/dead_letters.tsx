@@ -139,10 +139,12 @@ export function DeadLetterPage(
     trackedHref?: string;
   },
 ) {
+  // The queue's dead-letter note (gateway/delivery): why, when, the answer's status and body.
   const dead = (message.dead ?? {}) as {
     reason?: string;
     dead_at?: string;
-    answer?: { status?: number; body?: string };
+    status?: number;
+    answer?: string;
     attempts?: number;
   };
   const rows: [string, unknown][] = [
@@ -157,7 +159,7 @@ export function DeadLetterPage(
     ["Attempts", message.attempts],
     ["Dead since", dead.dead_at ?? "—"],
     ["Why", deadReason(message)],
-    ["Backend's last answer", dead.answer?.status ?? "—"],
+    ["Backend's last answer", dead.status ?? "—"],
   ];
   return (
     <Layout title={`Dead letter ${str(message.id)}`} ctx={ctx} active="/dead-letters">
@@ -177,10 +179,10 @@ export function DeadLetterPage(
           ))}
         </dl>
       </div>
-      {dead.answer?.body && (
+      {dead.answer && (
         <section>
           <h2>The backend's answer</h2>
-          <pre data-testid="dead-answer">{dead.answer.body.slice(0, 4096)}</pre>
+          <pre data-testid="dead-answer">{dead.answer.slice(0, 4096)}</pre>
         </section>
       )}
       {trackedHref && (
