@@ -28,6 +28,7 @@ import {
   lib,
   type ProposedContext,
   ScuAssociation,
+  storeContexts,
 } from "../../adapters/dimse/mod.ts";
 import {
   instancesOfBody,
@@ -47,10 +48,10 @@ import { type DicomCall, resolveCall } from "./operation.ts";
 import { planGet, type RetrieveSettings, retrieveSettings } from "./proposal.ts";
 import { getInPasses, type Session } from "./get_passes.ts";
 import { FileCollector, retrieveModel, type RetrieveResult, runMove } from "./retrieve.ts";
-import { runStore, stored, storeNeed, type StoreOutcome } from "./store.ts";
+import { runStore, stored, type StoreOutcome } from "./store.ts";
 import { IncomingStoreScp } from "./store_scp.ts";
 import { checkAcceptable, retrievalResponse } from "./wado.ts";
-import { acceptsAll, AssociationPool, type PoolEvents } from "./pool.ts";
+import { AssociationPool, type PoolEvents } from "./pool.ts";
 
 export {
   type DicomCall,
@@ -90,8 +91,6 @@ export class DicomScuBackend implements Backend {
   readonly #logger: Logger;
   readonly #settings: RetrieveSettings;
   readonly #pool: AssociationPool;
-  /** Storage contexts of earlier C-STOREs, proposed again by new associations (store.ts). */
-  readonly #storeSeen: ProposedContext[] = [];
   #storeScp: IncomingStoreScp | undefined;
 
   constructor(
@@ -100,6 +99,7 @@ export class DicomScuBackend implements Backend {
     limit: number,
     logger: Logger,
     events?: PoolEvents,
+    shared?: SharedArrayBuffer,
   ) {
     this.name = config.name;
     this.config = config;
@@ -113,6 +113,7 @@ export class DicomScuBackend implements Backend {
       maxOpen: this.#o.max_associations ?? 0,
       open: (contexts, signal) => this.#associate(contexts, signal),
       events,
+      shared,
     });
   }
 
@@ -159,8 +160,8 @@ export class DicomScuBackend implements Backend {
   }
 
   /**
-   * Runs `fn` on an association of the pool (pool.ts). With `reusable` (C-ECHO, C-FIND: they
-   * need exactly `contexts`) an idle association accepting them serves, the association is kept
+   * Runs `fn` on an association of the pool (pool.ts). With `reusable` (C-ECHO, C-FIND,
+   * C-STORE) an idle association serves when it proposed `contexts`, the association is kept
    * for the next operation, and the operation is sent again once on a new association if its own
    * breaks; otherwise (C-GET, C-MOVE) the association is new and released afterwards.
    */
@@ -170,8 +171,7 @@ export class DicomScuBackend implements Backend {
     fn: (a: ScuAssociation) => Promise<T>,
     reusable = false,
   ): Promise<T> {
-    const need = { contexts, covers: (a: ScuAssociation) => acceptsAll(a, contexts) };
-    return await this.#pool.run(need, call.signal, fn, { reuse: reusable, retry: reusable });
+    return await this.#pool.run(contexts, call.signal, fn, { reuse: reusable, retry: reusable });
   }
 
   async #run(req: RequestEnvelope, dc: DicomCall, call: BackendCall): Promise<ResponseEnvelope> {
@@ -311,11 +311,11 @@ export class DicomScuBackend implements Backend {
     // Idempotent (an instance stored twice is stored once): a broken association's remaining
     // instances go once more on a new one.
     const done: StoreOutcome[] = [];
-    const outcomes = await this.#pool.run(
-      storeNeed(files, this.#storeSeen),
-      call.signal,
+    const outcomes = await this.#with(
+      storeContexts(files),
+      call,
       (a) => runStore(a, files, done),
-      { reuse: true, retry: true },
+      true,
     );
     const ok = outcomes.filter(stored).length;
     const last = parseInt(outcomes[outcomes.length - 1].status.slice(2), 16);
@@ -383,6 +383,8 @@ export async function createDicomScuBackend(
       retried: () => m.retried(name),
       changed: (open, idle) => m.changed(name, open, idle),
     },
+    // The pools of this backend in the other isolates (HTTP requests are served by workers).
+    ctx.sharedMemory?.(`dicom_scu_pool:${name}`, 8),
   );
   if (!ctx.validateOnly) await backend.start();
   return backend;

@@ -1,15 +1,24 @@
 /**
  * The associations of a `dicom_scu` backend to its peer. Opening one (TCP connect, A-ASSOCIATE
  * negotiation) costs several round trips, a query or a C-STORE one, so an association that served
- * an operation is kept idle for the next operation its accepted presentation contexts cover
- * (C-ECHO, C-FIND, C-STORE); it is released (A-RELEASE) after `association_idle_secs` without use,
- * on reload and on shutdown. At most `max_associations` are open to the peer at once, idle and
- * busy together (C-GET and C-MOVE, never reused, count too): an operation past the maximum first
- * takes the place of an idle association that does not cover it, else waits for one to be free.
+ * a C-ECHO, C-FIND or C-STORE is kept idle for the next operation, and released (A-RELEASE) after
+ * `association_idle_secs` without use, on reload and at shutdown.
+ *
+ * Presentation contexts are negotiated once per association: a new one proposes the contexts of
+ * its operation first, then every context earlier reusable operations of the backend needed (the
+ * SOP classes and transfer syntaxes seen so far), so that one association soon serves a mixed
+ * stream of queries and instances. An idle association serves an operation whose contexts it
+ * proposed (the peer's answer to them is known, whatever it was). When none does, the idle ones
+ * are released before a new one is opened: the new proposal covers what they did.
+ *
+ * At most `max_associations` are open to the peer at once, idle and busy together (C-GET and
+ * C-MOVE, on associations of their own, count too); an operation past it waits for a place. An
+ * association is not kept idle while another is being opened: a PACS serving one association at
+ * a time (DCMTK `storescp`, `dcmqrscp --single-process`) answers the new one once it is released.
  *
  * An association the peer closes or aborts while idle is dropped when next looked at. One that
  * breaks under an operation (the peer let it go as the request left) is dropped, and an
- * idempotent operation runs once more on a fresh association.
+ * idempotent operation runs once more on a new association.
  */
 import { DimseError, type ProposedContext, type ScuAssociation } from "../../adapters/dimse/mod.ts";
 
@@ -31,18 +40,16 @@ export interface PoolOptions {
   /** Opens an association proposing `contexts`. */
   open(contexts: ProposedContext[], signal: AbortSignal): Promise<ScuAssociation>;
   events?: PoolEvents;
+  /**
+   * Two 32-bit cells shared by the pools of this backend in every isolate of the gateway
+   * (BuildContext.sharedMemory): associations being opened, and a count of openings. An idle
+   * association is released when another isolate opens one to the peer.
+   */
+  shared?: SharedArrayBuffer;
 }
 
-/** What an operation needs of an association. */
-export interface Need {
-  /** The presentation contexts to propose when an association is opened for it. */
-  contexts: ProposedContext[];
-  /**
-   * True when `assoc`, opened proposing the contexts of keys `proposed` (contextKey), serves the
-   * operation as well as a new association would.
-   */
-  covers(assoc: ScuAssociation, proposed: ReadonlySet<string>): boolean;
-}
+/** How often a pool holding idle associations looks whether another isolate opens one (ms). */
+const SHARED_LOOK_MS = 25;
 
 /** A proposed context as a string: abstract syntax, transfer syntaxes, role. */
 export function contextKey(c: ProposedContext): string {
@@ -51,10 +58,20 @@ export function contextKey(c: ProposedContext): string {
 
 /** How an operation runs. */
 export interface RunOptions {
-  /** May run on an idle association and leave its own for the next operation. */
+  /**
+   * May run on an idle association and leave its own for the next operation; its contexts are
+   * remembered and proposed by later associations. Otherwise its association proposes its own
+   * contexts only and is released afterwards.
+   */
   reuse: boolean;
   /** Idempotent: sent once more on a fresh association when its association breaks under it. */
   retry: boolean;
+}
+
+/** What an operation needs: its contexts' keys, and what a new association proposes. */
+interface NeedOf {
+  keys: string[];
+  proposal: ProposedContext[];
 }
 
 interface Entry {
@@ -70,13 +87,10 @@ export function isBroken(err: unknown, assoc: ScuAssociation): boolean {
     !assoc.usable;
 }
 
-/** True when every one of `contexts` is accepted on `assoc` in one of its transfer syntaxes. */
-export function acceptsAll(assoc: ScuAssociation, contexts: ProposedContext[]): boolean {
-  return contexts.every((c) => {
-    const pc = assoc.accepted(c.abstractSyntax);
-    return pc !== undefined && c.transferSyntaxes.includes(pc.getAcceptedTransferSyntaxUid()!);
-  });
-}
+/** Contexts a new association proposes at most (PS3.8 allows 128). */
+const MAX_PROPOSED = 120;
+/** Contexts of earlier operations remembered for later proposals. */
+const MAX_REMEMBERED = 100;
 
 /** The associations of one backend to its peer. */
 export class AssociationPool {
@@ -89,10 +103,20 @@ export class AssociationPool {
   readonly #waiters: (() => void)[] = [];
   /** Associations being released (awaited by close). */
   readonly #releasing = new Set<Promise<void>>();
+  /** Associations being opened now. */
+  #opening = 0;
+  /** Contexts of earlier reusable operations, most recent first. */
+  #seen: ProposedContext[] = [];
   #closed = false;
+  /** Openings in every isolate (PoolOptions.shared): [being opened, opened so far]. */
+  readonly #shared: Int32Array;
+  /** The look at #shared while associations are idle. */
+  #look: ReturnType<typeof setInterval> | undefined;
+  #openings = 0;
 
   constructor(options: PoolOptions) {
     this.#o = options;
+    this.#shared = new Int32Array(options.shared ?? new SharedArrayBuffer(8), 0, 2);
   }
 
   /** True when associations are kept for reuse. */
@@ -106,16 +130,18 @@ export class AssociationPool {
   }
 
   /**
-   * Runs `fn` on an association serving `need`: an idle one when `reuse` and one covers it, else
-   * a new one. A successful association is kept when `reuse`, otherwise released. A broken one is
-   * dropped; with `retry` the operation then runs once more on a new association.
+   * Runs `fn` on an association with `contexts`: with `reuse`, an idle one that proposed them,
+   * else a new one. A successful association is kept when `reuse`, otherwise released. A broken
+   * one is dropped; with `retry` the operation then runs once more on a new association.
    */
   async run<T>(
-    need: Need,
+    contexts: ProposedContext[],
     signal: AbortSignal,
     fn: (assoc: ScuAssociation) => Promise<T>,
     opts: RunOptions,
   ): Promise<T> {
+    const need = { keys: contexts.map(contextKey), proposal: contexts };
+    if (opts.reuse) need.proposal = this.#remember(contexts, need.keys);
     let entry = await this.#acquire(need, signal, opts.reuse);
     for (let attempt = 0;; attempt++) {
       const unwatch = entry.assoc.watch(signal);
@@ -139,8 +165,16 @@ export class AssociationPool {
     }
   }
 
+  /** Remembers `contexts`; the proposal of a new association for them (theirs first). */
+  #remember(contexts: ProposedContext[], keys: string[]): ProposedContext[] {
+    const own = new Set(keys);
+    const before = this.#seen.filter((c) => !own.has(contextKey(c)));
+    this.#seen = [...contexts, ...before].slice(0, Math.max(contexts.length, MAX_REMEMBERED));
+    return [...contexts, ...before].slice(0, Math.max(contexts.length, MAX_PROPOSED));
+  }
+
   /** An association for `need`: idle and covering it (`reuse`), or opened within the maximum. */
-  async #acquire(need: Need, signal: AbortSignal, reuse: boolean): Promise<Entry> {
+  async #acquire(need: NeedOf, signal: AbortSignal, reuse: boolean): Promise<Entry> {
     for (;;) {
       if (this.#closed) {
         throw new DimseError("aborted", "the backend is closing (configuration reload or stop)");
@@ -150,7 +184,7 @@ export class AssociationPool {
       if (reuse) {
         for (let i = this.#idle.length - 1; i >= 0; i--) {
           const entry = this.#idle[i];
-          if (!need.covers(entry.assoc, entry.proposed)) continue;
+          if (!need.keys.every((k) => entry.proposed.has(k))) continue;
           this.#idle.splice(i, 1);
           clearTimeout(entry.timer);
           this.#o.events?.changed(0, -1);
@@ -158,33 +192,63 @@ export class AssociationPool {
           return entry;
         }
       }
-      const max = this.#o.maxOpen;
-      if (max > 0 && this.#open >= max && this.#idle.length > 0) {
-        // Full, but an idle association does not serve this operation: it makes room.
-        const lru = this.#idle.shift()!;
-        clearTimeout(lru.timer);
+      // No idle association serves this operation: the new one's proposal covers theirs.
+      for (const entry of this.#idle.splice(0)) {
+        clearTimeout(entry.timer);
         this.#o.events?.changed(0, -1);
-        this.#release(lru);
-        continue;
+        this.#release(entry);
       }
+      const max = this.#o.maxOpen;
       if (max === 0 || this.#open < max) return await this.#openFor(need, signal);
       await this.#wait(signal);
     }
   }
 
-  async #openFor(need: Need, signal: AbortSignal): Promise<Entry> {
+  async #openFor(need: NeedOf, signal: AbortSignal): Promise<Entry> {
     this.#open++;
+    this.#opening++;
     this.#o.events?.changed(1, 0);
     try {
-      const assoc = await this.#o.open(need.contexts, signal);
+      Atomics.add(this.#shared, 0, 1);
+      Atomics.add(this.#shared, 1, 1);
+      this.#openings++;
+      const assoc = await this.#o.open(need.proposal, signal);
       this.#o.events?.opened();
-      return { assoc, proposed: new Set(need.contexts.map(contextKey)) };
+      return { assoc, proposed: new Set(need.proposal.map(contextKey)) };
     } catch (err) {
       this.#open--;
       this.#o.events?.changed(-1, 0);
       this.#wake();
       throw err;
+    } finally {
+      this.#opening--;
+      Atomics.sub(this.#shared, 0, 1);
     }
+  }
+
+  /**
+   * While associations are idle: when another isolate opens one to the peer, they are released
+   * (the peer may serve one association at a time, and wait for them to end).
+   */
+  #watchOthers(): void {
+    if (this.#look !== undefined || this.#o.shared === undefined) return;
+    let seen = Atomics.load(this.#shared, 1) - this.#openings;
+    this.#look = setInterval(() => {
+      const others = Atomics.load(this.#shared, 1) - this.#openings;
+      if (others !== seen && Atomics.load(this.#shared, 0) > this.#opening) {
+        for (const entry of this.#idle.splice(0)) {
+          clearTimeout(entry.timer);
+          this.#o.events?.changed(0, -1);
+          this.#release(entry);
+        }
+      }
+      seen = others;
+      if (this.#idle.length === 0) {
+        clearInterval(this.#look);
+        this.#look = undefined;
+      }
+    }, SHARED_LOOK_MS);
+    Deno.unrefTimer(this.#look as unknown as number);
   }
 
   /** Waits until a place may be free (an association released or made idle), or `signal`. */
@@ -209,9 +273,15 @@ export class AssociationPool {
     this.#waiters.shift()?.();
   }
 
-  /** After a successful operation: kept idle (reusable, not closing), else released. */
+  /**
+   * After a successful operation: kept idle (reusable, not closing, no other association being
+   * opened: the peer may be waiting for this one to end), else released.
+   */
   #done(entry: Entry, reuse: boolean): void {
-    if (!reuse || !this.reusing || !entry.assoc.usable) return this.#release(entry);
+    const opening = Math.max(this.#opening, Atomics.load(this.#shared, 0));
+    if (!reuse || !this.reusing || !entry.assoc.usable || opening > 0) {
+      return this.#release(entry);
+    }
     entry.assoc.detach();
     entry.timer = setTimeout(() => {
       const at = this.#idle.indexOf(entry);
@@ -224,6 +294,7 @@ export class AssociationPool {
     Deno.unrefTimer(entry.timer as unknown as number);
     this.#idle.push(entry);
     this.#o.events?.changed(0, 1);
+    this.#watchOthers();
     this.#wake();
   }
 
@@ -261,6 +332,8 @@ export class AssociationPool {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#look);
+    this.#look = undefined;
     for (const entry of this.#idle.splice(0)) {
       clearTimeout(entry.timer);
       this.#o.events?.changed(0, -1);

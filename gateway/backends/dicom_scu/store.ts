@@ -3,14 +3,7 @@
  * instance goes only on a context of its own transfer syntax, or, uncompressed Little Endian, on
  * one of the other (dcmjs-dimse transcodes between the two); compressed data is never transcoded.
  */
-import {
-  lib,
-  type ProposedContext,
-  RawDataset,
-  type ScuAssociation,
-  storeContexts,
-} from "../../adapters/dimse/mod.ts";
-import { contextKey, type Need } from "./pool.ts";
+import { lib, RawDataset, type ScuAssociation } from "../../adapters/dimse/mod.ts";
 import {
   type P10File,
   statusHex,
@@ -93,28 +86,4 @@ export async function runStore(
 export function stored(o: StoreOutcome): boolean {
   const kind = statusKind(parseInt(o.status.slice(2), 16));
   return kind === "success" || kind === "warning";
-}
-
-/** Contexts one association proposes at most (PS3.8 allows 128; room for the rest). */
-const MAX_PROPOSED = 120;
-/** Storage contexts remembered for later associations. */
-const MAX_REMEMBERED = 100;
-
-/**
- * What a C-STORE needs of an association, and what a new one proposes: the contexts of its own
- * files first, then those earlier C-STOREs of the backend needed (most recent first, kept in
- * `seen`), so that one association soon serves a mixed stream of SOP classes and syntaxes. An
- * association serves the files when it proposed each of their contexts: the peer's answer to
- * them is known, and an instance it accepts in no usable syntax gets its failure outcome as on a
- * new association.
- */
-export function storeNeed(files: P10File[], seen: ProposedContext[]): Need {
-  const own = storeContexts(files);
-  const ownKeys = new Set(own.map(contextKey));
-  const before = seen.filter((c) => !ownKeys.has(contextKey(c)));
-  seen.splice(0, seen.length, ...own, ...before.slice(0, MAX_REMEMBERED - own.length));
-  return {
-    contexts: [...own, ...before].slice(0, Math.max(own.length, MAX_PROPOSED)),
-    covers: (_assoc, proposed) => [...ownKeys].every((k) => proposed.has(k)),
-  };
 }
