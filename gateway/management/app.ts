@@ -15,6 +15,7 @@ import { allRoutes } from "./dimse_routes.ts";
 import { type GuardSettings, managementGuard } from "./guard.ts";
 import { instanceInfo } from "./info.ts";
 import { queueRoutes } from "./queues.ts";
+import { isResendPath, trackingRoutes } from "./tracking_routes.ts";
 import { alertRoutes } from "./alerts_routes.ts";
 import { type ManagementEnv, requestContext } from "./request_context.ts";
 import { requireRole } from "./roles.ts";
@@ -73,11 +74,13 @@ export function createManagementApp(
     return await consoleHandler(c);
   });
   app.use(managementGuard(guard));
-  app.use(bodyLimit({
+  const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) =>
       fail(c, 413, "payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`),
-  }));
+  });
+  // An edited resend carries a whole message: its route sets its own limit.
+  app.use((c, next) => isResendPath(c.req.path) ? next() : limit(c, next));
 
   // Liveness: the process answers; nothing else is checked.
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -126,6 +129,7 @@ export function createManagementApp(
     app.post(`${PREFIXED}/${op}`, (c) => requireRole(c, "admin") ?? handler(c));
   }
   queueRoutes(app, control);
+  trackingRoutes(app, control);
   alertRoutes(app, control);
 
   const allowed = allowedMethods(app.routes);

@@ -4,6 +4,7 @@ import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/m
 import type { DegradedComponent, Metrics } from "../observability/mod.ts";
 import type { CloudControl } from "../cloud_client/mod.ts";
 import type { AlertsView } from "../alerts/mod.ts";
+import type { TrackingControl } from "../tracking/mod.ts";
 
 /** One route of the data plane. */
 export interface RouteInfo {
@@ -147,4 +148,6 @@ export interface GatewayControl {
   readonly queues?: DeliveryQueues;
   /** Alerts firing and recently resolved, and the channels' figures (gateway/alerts). */
   alerts?(): AlertsView;
+  /** Message tracking: search, view, replay, resend (gateway/tracking). */
+  readonly tracking?: TrackingControl;
 }

@@ -3,6 +3,7 @@
  * assembled, HTTP endpoints placed in the route table of each network. A Runtime serves requests
  * until a reload retires it; it closes itself once its in-flight requests are done.
  */
+import { isolateRecorder, TrackingRecorder } from "../tracking/mod.ts";
 import type { ConfigProblem, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import { BACKEND_FACTORIES } from "../backends/mod.ts";
@@ -12,7 +13,7 @@ import { createDicomScpEndpoint, type DicomScpEndpoint } from "../endpoints/dico
 // HL7 v2 (issue 37): hl7 endpoints have their own MLLP listeners.
 import { createHl7Endpoint, type Hl7Endpoint } from "../endpoints/hl7/mod.ts";
 import { MIDDLEWARE_FACTORIES, type TransformSource } from "../middleware/mod.ts";
-import type { Metrics } from "../observability/mod.ts";
+import type { ComponentHealth, Metrics } from "../observability/mod.ts";
 import { QueuedBackend, type QueueOpener } from "../delivery/mod.ts";
 import { customBackendFactory, customMiddlewareFactory } from "./custom_types.ts";
 import {
@@ -121,6 +122,10 @@ export interface BuildDeps {
   sharedMemory?: Map<string, SharedArrayBuffer>;
   /** True in a data-plane worker: a name missing from `sharedMemory` is an error, not made. */
   sharedMemoryFixed?: boolean;
+  /** The gateway's degraded components (BuildContext.health; the main thread's build only). */
+  health?: ComponentHealth;
+  /** The isolate's tracking writer (default: this isolate's own, gateway/tracking). */
+  tracking?: TrackingRecorder;
 }
 
 /** Build a Runtime, or list every problem that prevents it (and release what was built). */
@@ -138,6 +143,8 @@ export async function buildRuntime(
     validateOnly: deps.validateOnly,
     transformSource: deps.transformSource,
     metrics: deps.metrics,
+    health: deps.health,
+    dataPlaneWorker: deps.sharedMemoryFixed,
     sharedMemory: (name, bytes) => {
       const memory = deps.sharedMemory ?? (deps.sharedMemory = new Map());
       let buffer = memory.get(name);
@@ -246,10 +253,21 @@ export async function buildRuntime(
     }
   }
 
+  // Message tracking: the isolate's writer takes this configuration's [tracking] (its key).
+  let tracking: TrackingRecorder | undefined;
+  if (!deps.validateOnly && (config.tracking || deps.tracking)) {
+    tracking = deps.tracking ?? isolateRecorder(deps.logger, deps.metrics);
+    try {
+      await tracking.configure(config);
+    } catch (err) {
+      problem("tracking.identity_file", (err as Error).message);
+    }
+  }
   const runtime = new Runtime(generation, config, routes, pipelines, {
     logger: deps.logger,
     metrics: deps.metrics,
     audit: deps.audit,
+    ...(config.tracking && tracking ? { tracking } : {}),
   });
   runtime.sharedMemory = deps.sharedMemory ?? new Map();
   if (config.audit?.fhir_backend) runtime.auditBackend = backends.get(config.audit.fhir_backend);

@@ -33,6 +33,7 @@ import { Body, RequestEnvelope } from "../envelope.ts";
 import type { GatewayControl, PipelineInfo, ReloadOutcome, RouteInfo } from "../management/mod.ts";
 import { type DegradedComponent, DegradedComponents, type Metrics } from "../observability/mod.ts";
 import { VERSION } from "../version.ts";
+import { TrackingRecorder, TrackingService } from "../tracking/mod.ts";
 import { buildRuntime, type Runtime } from "./build.ts";
 import { HttpListeners } from "./http_listeners.ts";
 import { DataPlane } from "./data_plane.ts";
@@ -144,6 +145,9 @@ export class Gateway implements GatewayControl {
   readonly #queues: DeliveryQueues;
   /** Components degraded by a disk that refuses writes (a paused queue): /readyz, status. */
   readonly #degraded: DegradedComponents;
+  /** Message tracking: this thread's writer, and search/replay for the management API. */
+  readonly #trackingRecorder: TrackingRecorder;
+  readonly #tracking: TrackingService;
   /** The lock of the running configuration's state directory (state_lock.ts), when it needs one. */
   #stateLock: StateLock | undefined;
   /** The main thread's watchdog thread (`mainWatchdog` of the options). */
@@ -167,6 +171,19 @@ export class Gateway implements GatewayControl {
       metrics: opts.metrics.components,
     });
     this.#queues = new DeliveryQueues(opts.logger, this.#degraded);
+    this.#trackingRecorder = new TrackingRecorder({
+      logger: opts.logger.child({ component: "tracking" }),
+      metrics: opts.metrics,
+      health: this.#degraded,
+      clock: opts.clock,
+    });
+    this.#tracking = new TrackingService({
+      recorder: this.#trackingRecorder,
+      runtime: () => this.#current,
+      audit: this.#audit,
+      logger: opts.logger.child({ component: "tracking" }),
+      clock: opts.clock,
+    });
     opts.metrics.queues.source(() => this.#queues.stats());
     this.#plane = new DataPlane({
       logger: opts.logger,
@@ -239,6 +256,11 @@ export class Gateway implements GatewayControl {
     return this.#queues;
   }
 
+  /** Message tracking's search, view and replay, for the management API. */
+  get tracking(): TrackingService {
+    return this.#tracking;
+  }
+
   /** The cloud operations of the management API. */
   get cloud(): CloudIntegration {
     return this.#cloud;
@@ -283,6 +305,7 @@ export class Gateway implements GatewayControl {
     }
     this.#current = runtime;
     this.#generation = runtime.generation;
+    this.#tracking.configure(runtime.config);
     await this.#queues.attach(runtime, new Set(runtime.queued.keys()));
     this.#applyLogging(runtime.config);
     HttpListeners.assertPortsFree(runtime.config);
@@ -583,6 +606,7 @@ export class Gateway implements GatewayControl {
     }
     await this.#pool?.commit(next.generation);
     this.#configureWatchdogs(next.config);
+    this.#tracking.configure(next.config);
     await this.#queues.attach(next, new Set(next.queued.keys()));
     old.retire();
     await this.#http.closeStale(next.config);
@@ -658,6 +682,9 @@ export class Gateway implements GatewayControl {
     // Every request has ended: deliveries stop (what waits stays on disk), the last audit
     // records are written, then the backends close.
     await this.#queues.close();
+    // Tracked records still queued are written before the audit trail closes.
+    this.#tracking.close();
+    await this.#trackingRecorder.close();
     await this.#audit.close();
     await this.#current?.close();
     stopRenderWorkers();
@@ -718,6 +745,8 @@ export class Gateway implements GatewayControl {
       transformSource: this.#cloud.transformSource(loaded.config),
       audit: this.#audit,
       queues: this.#queues,
+      tracking: this.#trackingRecorder,
+      health: this.#degraded,
     });
     if (!built.runtime) return new ConfigError(built.problems);
     return built.runtime;

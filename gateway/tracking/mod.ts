@@ -33,6 +33,7 @@
 export type {
   ContentView,
   DicomTagRow,
+  OperatorAct,
   ReplayOutcome,
   ReplayRequest,
   StageContent,

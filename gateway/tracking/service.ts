@@ -13,6 +13,7 @@ import { type CapturedStage, openStages } from "./content.ts";
 import type { TrackingRecorder } from "./recorder.ts";
 import { replayEnvelope, replayPipeline, type ReplayRuntime, runReplay } from "./replay.ts";
 import type {
+  OperatorAct,
   ReplayOutcome,
   ReplayRequest,
   StageContent,
@@ -212,8 +213,17 @@ export class TrackingService implements TrackingControl {
    * Records an operator's act in the audit trail and the log. With `[audit] durability = "sync"`
    * the act waits for its record (an act that cannot be recorded is refused: 503).
    */
+  recordAct(
+    event: OperatorAct,
+    actor: TrackingActor,
+    messageId: string,
+    extra: { backend?: string; pipeline?: string } = {},
+  ): Promise<void> {
+    return this.#audit(event, actor, messageId, extra);
+  }
+
   async #audit(
-    event: AuditEntry["event"],
+    event: OperatorAct,
     actor: TrackingActor,
     messageId: string,
     extra: Partial<AuditEntry>,

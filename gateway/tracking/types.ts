@@ -209,4 +209,21 @@ export interface TrackingControl {
   ): Promise<TrackedMessageDetail | undefined>;
   /** Sends a tracked message through its pipeline again (audited). */
   replay(id: string, request: ReplayRequest, actor: TrackingActor): Promise<ReplayOutcome>;
+  /**
+   * Records an operator's act on a message in the audit trail and the log (never content):
+   * used for acts outside the store, such as viewing a dead letter's content.
+   */
+  recordAct(
+    event: OperatorAct,
+    actor: TrackingActor,
+    messageId: string,
+    extra?: { backend?: string; pipeline?: string },
+  ): Promise<void>;
 }
+
+/** The audited acts of operators. */
+export type OperatorAct =
+  | "tracking.content_viewed"
+  | "tracking.replayed"
+  | "tracking.resent"
+  | "queue.dead_letter_viewed";
