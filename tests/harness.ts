@@ -2,6 +2,7 @@
 import { Logger } from "../shared/log.ts";
 import { createMetrics } from "../gateway/observability/metrics.ts";
 import { Gateway } from "../gateway/runtime/mod.ts";
+import type { Clock } from "../shared/clock.ts";
 import { freePort as freeTcpPort } from "./support/mod.ts";
 
 export { freePort as freeTcpPort } from "./support/mod.ts";
@@ -66,6 +67,8 @@ export async function startTestGateway(
      * connection open; a test of the drain passes a longer one.
      */
     drainSeconds?: number;
+    /** The clock of the gateway's alerts (a ManualClock drives their evaluation). */
+    clock?: Clock;
   } = {},
 ): Promise<TestGateway> {
   const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "gw-test-" });
@@ -96,6 +99,7 @@ export async function startTestGateway(
     metrics: createMetrics(),
     drainSeconds: opts.drainSeconds ?? 0.25,
     workers: opts.workers,
+    clock: opts.clock,
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : Deno.env.get(name),
   });
   await gateway.start();
