@@ -232,7 +232,12 @@ export function HealthPage({ ctx, data }: { ctx: PageContext; data: HealthData }
           c.state === "expired"
             ? <Badge kind="bad" text="expired" />
             : c.state === "expiring"
-            ? <Badge kind="warn" text={`expires in ${c.days_left} d`} />
+            ? (
+              <Badge
+                kind="warn"
+                text={c.days_left < 1 ? "expires within a day" : `expires in ${c.days_left} d`}
+              />
+            )
             : <Badge kind="ok" text={`${c.days_left} d left`} />,
         ])}
       />
