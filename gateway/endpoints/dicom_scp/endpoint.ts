@@ -48,10 +48,10 @@ import {
   responseInstances,
 } from "./retrieve.ts";
 import { ReceivedInstanceBody } from "./instance_body.ts";
-import { releasesBodies } from "./recycle.ts";
+import { releasesBodies, reportsChecksums } from "./recycle.ts";
 import { comment, failureStatus } from "./status_map.ts";
-import { InstanceStore } from "./storage.ts";
-import { type ReceivedFile, sweepOnce } from "../../backends/storage/mod.ts";
+import { InstanceStore, type SpooledInstance } from "./storage.ts";
+import { sweepOnce } from "../../backends/storage/mod.ts";
 
 /** Options of a dicom_scp endpoint (validated by the config schema). */
 export interface ScpOptions {
@@ -103,6 +103,8 @@ export class DicomScpEndpoint {
   readonly #sources: AddressRanges | undefined;
   /** Whether a received instance's memory may be reused once its pipeline finished. */
   readonly #recyclable: boolean;
+  /** Whether received instances are hashed while they arrive (a backend reports checksums). */
+  readonly #checksums: boolean;
   #deps: ExecutorDeps | undefined;
   #tracker: Tracker | undefined;
 
@@ -134,6 +136,7 @@ export class DicomScpEndpoint {
       services,
     };
     this.#recyclable = releasesBodies(pipeline);
+    this.#checksums = reportsChecksums(pipeline);
     this.#sources = o.allowed_source_addresses
       ? new AddressRanges(o.allowed_source_addresses)
       : undefined;
@@ -219,13 +222,13 @@ export class DicomScpEndpoint {
       find: (req, reply) => guard(this.#find(conn, req, reply, peer, running)),
       get: (req, reply) => guard(this.#get(conn, req, reply, peer, running)),
       move: (req, reply) => guard(this.#move(req, reply, peer, running)),
-      storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop) : undefined,
+      storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop, this.#checksums) : undefined,
       store: (req, reply, spool, recycle) => {
         // Storage contexts also serve C-GET sub-operations: a caller allowed to C-GET but not
         // to store is refused here, per request.
         const own = this.options.peers?.[peer.callingAet];
         if ((own && !own.services.includes("store")) || !this.policy.services.has("store")) {
-          (spool as ReceivedFile | undefined)?.abort();
+          spool?.abort();
           const res = lib.responses.CStoreResponse.fromRequest(req);
           res.setStatus(STATUS.notAuthorized);
           const why = `${peer.callingAet} may not store here`;
@@ -240,7 +243,7 @@ export class DicomScpEndpoint {
         }
         guard(
           this.#storeInstance(req, reply, peer, running, {
-            spool: spool as ReceivedFile | undefined,
+            spool: spool as SpooledInstance | undefined,
             recycle: this.#recyclable ? recycle : undefined,
           }),
         );
@@ -535,7 +538,7 @@ export class DicomScpEndpoint {
     reply: Reply,
     peer: Peer,
     running: Map<number, AbortController>,
-    received: { spool?: ReceivedFile; recycle?: () => void },
+    received: { spool?: SpooledInstance; recycle?: () => void },
   ): Promise<void> {
     const { spool, recycle } = received;
     const dataset = req.getDataset() as RawDataset;
@@ -561,7 +564,7 @@ export class DicomScpEndpoint {
         "C-STORE",
         peer,
         meta,
-        new ReceivedInstanceBody(file, dataset),
+        new ReceivedInstanceBody(file, dataset, spool?.sha256()),
         req.getMessageId(),
         running,
       ),

@@ -11,6 +11,9 @@
 import { MetadataTransformMiddleware, TransformMiddleware } from "../../middleware/mod.ts";
 import type { BuiltPipeline } from "../../pipeline/mod.ts";
 
+/** Backends that report a request body's SHA-256 (`Body.info(true)`). */
+const CHECKSUM_BACKENDS: ReadonlySet<string> = new Set(["echo"]);
+
 const RELEASING_BACKENDS: ReadonlySet<string> = new Set(["echo", "dicom_scu"]);
 
 /** True when nothing in `pipeline` refers to a request body once the pipeline has finished. */
@@ -21,4 +24,12 @@ export function releasesBodies(pipeline: BuiltPipeline): boolean {
   return pipeline.middleware.every((m) =>
     m instanceof TransformMiddleware || m instanceof MetadataTransformMiddleware
   );
+}
+
+/**
+ * True when a backend of `pipeline` reports the body's SHA-256 (`echo`): received instances are
+ * then hashed while they arrive (storage.ts), not once they are in.
+ */
+export function reportsChecksums(pipeline: BuiltPipeline): boolean {
+  return pipeline.backends.some((b) => CHECKSUM_BACKENDS.has(b.config.service));
 }
