@@ -198,6 +198,11 @@ export class ScuAssociation {
     });
   }
 
+  /** Resolves once the connection is closed (released, aborted, or closed by the peer). */
+  get closed(): Promise<void> {
+    return this.#closed;
+  }
+
   /** True until the association fails, is released, aborted or closed by the peer. */
   get usable(): boolean {
     return this.#failure === undefined;

@@ -294,6 +294,15 @@ export class AssociationPool {
     Deno.unrefTimer(entry.timer as unknown as number);
     this.#idle.push(entry);
     this.#o.events?.changed(0, 1);
+    // The peer may close or abort it meanwhile (its own idle timeout): dropped at once.
+    entry.assoc.closed.then(() => {
+      const at = this.#idle.indexOf(entry);
+      if (at < 0) return;
+      this.#idle.splice(at, 1);
+      clearTimeout(entry.timer);
+      this.#o.events?.changed(0, -1);
+      this.#gone();
+    });
     this.#watchOthers();
     this.#wake();
   }
