@@ -8,6 +8,7 @@
 // nodemailer ships no types (and @types/nodemailer would bring an @types/node of its own into
 // the whole program's type check): the part used here is typed below.
 import { createTransport } from "nodemailer";
+import { isIP } from "node:net";
 import type { AlertChannelConfig } from "../../shared/gateway_config/mod.ts";
 import { noticeBody, noticeTitle, withoutSecrets } from "./notice_text.ts";
 import type { Notice, Sender } from "./types.ts";
@@ -45,7 +46,12 @@ export function emailSender(channel: AlertChannelConfig, ca?: string): Sender {
     requireTLS: security === "starttls",
     ignoreTLS: security === "none",
     auth: channel.user !== undefined ? { user: channel.user, pass: channel.password } : undefined,
-    tls: { ...(ca ? { ca } : {}), servername: channel.host, minVersion: "TLSv1.2" },
+    tls: {
+      ...(ca ? { ca } : {}),
+      // SNI names a host, never an address (the certificate is then checked for the IP).
+      ...(isIP(channel.host!) ? {} : { servername: channel.host }),
+      minVersion: "TLSv1.2",
+    },
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
