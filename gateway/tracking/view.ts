@@ -10,6 +10,8 @@ import type { ContentView, DicomTagRow } from "./types.ts";
 const HEX_BYTES = 512;
 /** Longest value shown in a tag row. */
 const MAX_VALUE = 256;
+/** Value representations of binary values (shown as their size). */
+const BINARY_VRS = new Set(["OB", "OW", "OF", "OD", "OL", "OV", "UN"]);
 /** Most rows of a tag table. */
 const MAX_ROWS = 2000;
 
@@ -98,7 +100,7 @@ function valueText(
   raw: unknown,
 ): string {
   if (el.vr === "SQ") return `${el.Value?.length ?? 0} item(s)`;
-  if (el.InlineBinary !== undefined || el.BulkDataURI !== undefined) {
+  if (BINARY_VRS.has(el.vr) || el.InlineBinary !== undefined || el.BulkDataURI !== undefined) {
     return `${binarySize(raw)} bytes`;
   }
   if (!el.Value) return "";
