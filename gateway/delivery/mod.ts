@@ -17,6 +17,7 @@
  * @module
  */
 export { DeliveryQueue, type QueueDeps, type QueueStats } from "./queue.ts";
+export type { QueueStore } from "./queue_store.ts";
 export { DeliveryQueues, type DeliveryTarget } from "./registry.ts";
 export { QueuedBackend, type QueueIntake, type QueueOpener } from "./queued_backend.ts";
 export { retryAfterMs, type Verdict, verdictOf } from "./verdict.ts";

@@ -12,79 +12,29 @@
  * backoff resumes the queue by itself once the disk takes writes again (docs/delivery.md).
  */
 import { join } from "node:path";
-import {
-  type Clock,
-  type Logger,
-  systemClock,
-  timeoutSignal,
-  type TimerHandle,
-} from "../../shared/mod.ts";
+import { type Clock, systemClock, timeoutSignal, type TimerHandle } from "../../shared/mod.ts";
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
-import {
-  Body,
-  type RequestEnvelope,
-  RequestEnvelope as Envelope,
-  type ResponseEnvelope,
-} from "../envelope.ts";
+import { Body, type RequestEnvelope, RequestEnvelope as Envelope } from "../envelope.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import { describeDiskError, diskErrorCode, replaceFile } from "../disk/mod.ts";
-import type { ComponentHealth } from "../observability/mod.ts";
 import { boundedClientBody } from "../body_read.ts";
 import { bodyStream, type MessageHeader, readMessage, writeMessage } from "./message_file.ts";
 import { type Verdict, verdictOf } from "./verdict.ts";
+import type { QueueDeps, QueueStats, QueueStore } from "./queue_store.ts";
+import {
+  backoffMs,
+  bodyText,
+  checkId,
+  ifNoneExist,
+  isFhirCreate,
+  MAX_CONDITIONAL_BODY,
+  newId,
+  storedHeaders,
+  thrownVerdict,
+} from "./attempt.ts";
 
-/** Request headers never written to disk: credentials (the backend's own apply at delivery). */
-const NOT_STORED = new Set([
-  "authorization",
-  "proxy-authorization",
-  "cookie",
-  "connection",
-  "keep-alive",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length",
-]);
-
-/** Counters and gauges of one queue (management API, metrics, status reports). */
-export interface QueueStats {
-  backend: string;
-  dir: string;
-  /** Messages waiting (not dead). */
-  depth: number;
-  bytes: number;
-  in_flight: number;
-  /** Waiting after at least one failed attempt. */
-  retrying: number;
-  dead: number;
-  /** Age of the oldest waiting message, seconds (0: none). */
-  oldest_age_secs: number;
-  delivered_total: number;
-  retried_total: number;
-  dead_lettered_total: number;
-  /**
-   * Set while the queue is paused because its disk refuses writes: why and since when (new
-   * messages get 507 `queue_full`; dead letters wait to be written). Null otherwise.
-   */
-  degraded: { reason: string; since: string } | null;
-}
-
-/** What the queue reports to. */
-export interface QueueDeps {
-  logger: Logger;
-  /** Delivers a rebuilt request through the backend; resolves with its answer or throws. */
-  deliver(req: RequestEnvelope, signal: AbortSignal): Promise<ResponseEnvelope>;
-  /** Time allowed for one delivery attempt, ms. */
-  attemptTimeoutMs: number;
-  /** Called after every change of the counters. */
-  changed?(stats: QueueStats): void;
-  /** Where the queue says it is degraded (paused by its disk) and recovered. */
-  health: ComponentHealth;
-  /** Time of the retries' back-off and the disk probe's (tests); default the system clock. */
-  clock?: Clock;
-}
+export type { QueueDeps, QueueStats } from "./queue_store.ts";
+export { ifNoneExist } from "./attempt.ts";
 
 /** Why a message is dead, kept until its dead letter is on disk. */
 interface DeadLetter {
@@ -112,19 +62,8 @@ const MAX_PROBE_MS = 30_000;
 /** The name of the probe's file in the queue directory. */
 const PROBE = ".queue-probe";
 
-let sequence = 0;
-
-/** A sortable unique id: time, then a counter, then randomness. */
-function newId(now: number): string {
-  sequence = (sequence + 1) % 1_000_000;
-  const random = crypto.getRandomValues(new Uint8Array(4));
-  return `${now.toString().padStart(13, "0")}-${String(sequence).padStart(6, "0")}-${
-    Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")
-  }`;
-}
-
 /** One backend's queue. */
-export class DeliveryQueue {
+export class DeliveryQueue implements QueueStore {
   readonly backend: string;
   readonly dir: string;
   #config: QueueConfig;
@@ -319,10 +258,7 @@ export class DeliveryQueue {
     if (refused) throw refused;
     const now = this.#clock.now();
     const id = newId(now);
-    const headers: [string, string][] = [];
-    req.readHeaders.forEach((value, name) => {
-      if (!NOT_STORED.has(name)) headers.push([name, value]);
-    });
+    const headers = storedHeaders(req);
     const header: MessageHeader = {
       id,
       backend: this.backend,
@@ -451,11 +387,7 @@ export class DeliveryQueue {
         verdict = verdictOf(res);
         answer = { status: res.status, body: await bodyText(res) };
       } catch (err) {
-        const g = toGatewayError(err);
-        verdict = g.status >= 500 || g.status === 408 || g.status === 429
-          ? { kind: "retry", reason: `${g.code}: ${g.message}` }
-          : { kind: "dead", reason: `${g.code}: ${g.message}` };
-        answer = { status: g.status, body: g.message };
+        ({ verdict, answer } = thrownVerdict(err));
       }
     } catch (err) {
       // A damaged file cannot be delivered; it is kept for a person to look at.
@@ -494,12 +426,8 @@ export class DeliveryQueue {
       return;
     }
     this.#retried++;
-    const backoff = Math.min(
-      this.#config.max_backoff_ms,
-      this.#config.initial_backoff_ms * 2 ** Math.min(p.attempts - 1, 30),
-    );
     // Full jitter between half and all of it, or the server's Retry-After when later.
-    const wait = Math.max(backoff / 2 + Math.random() * backoff / 2, verdict.retryAfterMs ?? 0);
+    const wait = backoffMs(this.#config, p.attempts, verdict.retryAfterMs);
     p.next_at = this.#clock.now() + wait;
     try {
       await this.#noteAttempts(p);
@@ -817,46 +745,6 @@ export class DeliveryQueue {
   }
 }
 
-/** A delivery id as newId makes them (time, counter, random hex); anything else is refused. */
-const DELIVERY_ID = /^\d{13}-\d{6}-[0-9a-f]{8}$/;
-
-function checkId(id: string): void {
-  if (!DELIVERY_ID.test(id)) throw new GatewayError(400, "invalid_id", "not a delivery id");
-}
-
-/** Largest create body read to find its identifier. */
-const MAX_CONDITIONAL_BODY = 1024 * 1024;
-
-/** A FHIR create: POST to a resource type. */
-function isFhirCreate(method: string, path: string): boolean {
-  return method === "POST" && /^\/[A-Z][A-Za-z]{0,63}\/?$/.test(path);
-}
-
-/** Escapes a FHIR search token part (`\`, `|`, `,`, `$`). */
-function tokenPart(text: string): string {
-  return text.replace(/[\\|,$]/g, (c) => `\\${c}`);
-}
-
-/**
- * `identifier=<system>|<value>` (URL-encoded) of a JSON resource's first identifier with both, or
- * undefined (no identifier, not JSON: the create is sent without a condition).
- */
-export function ifNoneExist(bytes: Uint8Array): string | undefined {
-  let resource: { identifier?: { system?: unknown; value?: unknown }[] };
-  try {
-    resource = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
-  const id = Array.isArray(resource?.identifier)
-    ? resource.identifier.find((i) => typeof i?.system === "string" && typeof i?.value === "string")
-    : undefined;
-  if (!id) return undefined;
-  return new URLSearchParams({
-    identifier: `${tokenPart(id.system as string)}|${tokenPart(id.value as string)}`,
-  }).toString();
-}
-
 /** A 507 for an operator's request that the queue's disk refused. */
 function insufficientStorage(backend: string, err: unknown): GatewayError {
   const code = diskErrorCode(err);
@@ -888,33 +776,5 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Up to 4 KiB of an answer's body as text (kept with a dead letter). */
-async function bodyText(res: ResponseEnvelope): Promise<string> {
-  try {
-    const source = res.body.forwardable();
-    if (source instanceof Uint8Array) return new TextDecoder().decode(source.subarray(0, 4096));
-    if (!source) return "";
-    const reader = source.getReader();
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    while (size < 4096) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      size += value.length;
-    }
-    await reader.cancel().catch(() => {});
-    const all = new Uint8Array(size);
-    let at = 0;
-    for (const p of parts) {
-      all.set(p, at);
-      at += p.length;
-    }
-    return new TextDecoder().decode(all.subarray(0, 4096));
-  } catch {
-    return "";
   }
 }

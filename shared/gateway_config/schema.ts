@@ -15,6 +15,7 @@ import {
 import { absolutePath, httpUrl, int, names, port, positive, text } from "./values.ts";
 import { GATEWAY_CODE_PATTERN } from "../tokens.ts";
 import { componentNames } from "./registry.ts";
+import { QUEUE_NATS_FIELDS, QUEUE_STORE_FIELD } from "./components/queue_nats.ts";
 
 /** A built-in backend service or one registered by an embedding program (custom_types.ts). */
 const backendService = () =>
@@ -327,6 +328,7 @@ export const BACKEND: TableSpec = {
 /** `[backends.<name>.health_check]`: active health checks of the targets. */
 /** `[backends.<name>.queue]`: durable delivery (docs/delivery.md). */
 export const QUEUE: TableSpec = {
+  ...QUEUE_STORE_FIELD,
   dir: field(
     "string",
     text(),
@@ -396,6 +398,7 @@ export const QUEUE: TableSpec = {
       "finds the resource instead of creating a second one.",
     { default: false, example: true },
   ),
+  ...QUEUE_NATS_FIELDS,
 };
 
 export const HEALTH_CHECK: TableSpec = {

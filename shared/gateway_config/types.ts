@@ -154,6 +154,8 @@ export interface HealthCheckConfig {
 
 /** `[backends.<name>.queue]`: durable delivery. */
 export interface QueueConfig {
+  /** `file` (default): files in `dir`; `nats`: a JetStream stream shared by a cluster. */
+  store?: "file" | "nats";
   /** Directory of the messages (absolute once loaded from a file); default `queues/<backend>`. */
   dir?: string;
   /** `fifo` delivers one message at a time in order; `parallel` up to `concurrency`. */
@@ -176,6 +178,36 @@ export interface QueueConfig {
   fsync: boolean;
   /** `fhir` backends: creates carry `If-None-Exist` from the resource's first identifier. */
   fhir_conditional_create: boolean;
+  /** `nats` store: the server URLs (`nats://`, `tls://`). */
+  nats_servers?: string[];
+  /** `nats` store: the stream (default `GATEWAY_QUEUE_<BACKEND>`). */
+  nats_stream?: string;
+  /** `nats` store: the subject prefix (default `gateway.queue.<backend>`). */
+  nats_subject?: string;
+  /** `nats` store: replicas of each stream (default 1). */
+  nats_replicas?: number;
+  /** `nats` store: largest body kept inside a message; beyond, in the object store. */
+  nats_max_payload?: number;
+  /** `nats` store: seconds before a delivery its gateway stopped confirming goes to another. */
+  nats_ack_wait_secs?: number;
+  /** `nats` store: seconds allowed to connect and for each JetStream request. */
+  nats_timeout_secs?: number;
+  /** `nats` store: user name. */
+  nats_user?: string;
+  /** `nats` store: password (a secret). */
+  nats_password?: string;
+  /** `nats` store: token (a secret). */
+  nats_token?: string;
+  /** `nats` store: a `.creds` file. */
+  nats_creds_file?: string;
+  /** `nats` store: an NKey seed file. */
+  nats_nkey_file?: string;
+  /** `nats` store: PEM CA bundle. */
+  nats_ca_path?: string;
+  /** `nats` store: PEM client certificate. */
+  nats_cert_path?: string;
+  /** `nats` store: its private key. */
+  nats_key_path?: string;
 }
 
 /** `[backends.<name>]`. */

@@ -3,6 +3,7 @@ import { asTable, checkTable, childPath, isTable, ProblemSink, type TableSpec } 
 import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./cross_checks.ts";
 import { checkAlerts } from "./components/alerts.ts";
+import { checkQueueStore } from "./components/queue_nats.ts";
 import {
   AUDIT,
   BACKEND,
@@ -308,6 +309,7 @@ function backend(sink: ProblemSink, raw: unknown, path: string, name: string): B
       QUEUE,
       childPath(path, "queue"),
     ) as unknown as QueueConfig;
+    if (isTable(table.queue)) checkQueueStore(sink, table.queue, childPath(path, "queue"));
     if (service === "echo") {
       sink.report(childPath(path, "queue"), "an echo backend answers at once: nothing to queue");
     }
