@@ -34,6 +34,8 @@ export interface Metrics {
   readonly alerts: AlertMetrics;
   /** The DIMSE associations `dicom_scu` backends keep to their peers. */
   readonly associations: AssociationMetrics;
+  /** The shared stores of `rate_limit` middleware (Redis). */
+  readonly rateLimits: RateLimitMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
   /**
@@ -43,6 +45,12 @@ export interface Metrics {
   takeDataPlaneDelta(): DataPlaneDelta;
   /** Adds a worker's `takeDataPlaneDelta()` to these metrics. */
   addDataPlane(delta: DataPlaneDelta): void;
+}
+
+/** What `rate_limit` middleware with a shared store (Redis) count. */
+export interface RateLimitMetrics {
+  /** A request was decided by `policy` (on_store_error) because the store could not be asked. */
+  storeError(middleware: string, policy: string): void;
 }
 
 /** Data-plane figures of a worker, by metric family: each series' label values and numbers. */
@@ -270,6 +278,12 @@ class GatewayMetrics implements Metrics {
       "dicom_scu backend.",
     ["backend"],
   );
+  readonly #rateLimitStoreErrors = this.#registry.counter(
+    "gateway_rate_limit_store_errors_total",
+    "Requests a rate_limit middleware decided without its store (Redis unreachable, timed " +
+      "out), by middleware and the on_store_error policy applied (local, allow, deny).",
+    ["middleware", "policy"],
+  );
   /** The families a data-plane worker records, by name. */
   readonly #dataPlane: Family<unknown>[] = [
     this.#requests,
@@ -283,6 +297,7 @@ class GatewayMetrics implements Metrics {
     this.#assocOpened,
     this.#assocReused,
     this.#assocRetried,
+    this.#rateLimitStoreErrors,
   ] as Family<unknown>[];
   /** What the last `takeDataPlaneDelta` reported, by family name and series labels. */
   readonly #reported = new Map<string, number[]>();
@@ -303,6 +318,9 @@ class GatewayMetrics implements Metrics {
       if (open) this.#assocOpen.labels(backend).inc(open);
       if (idle) this.#assocIdle.labels(backend).inc(idle);
     },
+  };
+  readonly rateLimits: RateLimitMetrics = {
+    storeError: (middleware, policy) => this.#rateLimitStoreErrors.labels(middleware, policy).inc(),
   };
   /** The per-isolate memory gauges: a worker reports their values, not differences. */
   readonly #isolate: Gauge[];

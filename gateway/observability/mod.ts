@@ -33,6 +33,7 @@ export {
   type MetricsSummary,
   type QueueMetrics,
   type QueueSnapshot,
+  type RateLimitMetrics,
   type WorkerMetrics,
 } from "./metrics.ts";
 export { type ComponentHealth, type DegradedComponent, DegradedComponents } from "./degraded.ts";

@@ -7,7 +7,7 @@ import type {
 } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
-import type { Metrics } from "../observability/mod.ts";
+import type { ComponentHealth, Metrics } from "../observability/mod.ts";
 
 /**
  * A place transform specs are read from, by their `spec_path` (files under `transforms_path`, or
@@ -40,6 +40,13 @@ export interface BuildContext {
   sharedMemory?: (name: string, bytes: number) => SharedArrayBuffer;
   /** The gateway's metrics, for what a backend counts itself (a dicom_scu's associations). */
   metrics?: Metrics;
+  /**
+   * The gateway's degraded components (main thread only): a component that depends on an outside
+   * service (a rate limit's Redis) reports there. Absent in workers and outside the gateway.
+   */
+  health?: ComponentHealth;
+  /** True in a data-plane worker (its main thread reports shared state such as `health`). */
+  dataPlaneWorker?: boolean;
 }
 
 /** What the executor offers a middleware that must ask the pipeline's backend first. */

@@ -1,0 +1,234 @@
+/**
+ * `rate_limit` with `store = "redis"` against Debian's redis-server: one limit across three
+ * gateways; Redis killed in the middle (the `on_store_error` policy answers at once, the gateway
+ * is marked degraded and counts the requests), Redis back (shared limits again); TLS with a
+ * client certificate and a password file. Counts over a fixed number of requests on a bucket
+ * that does not refill during the test (0.001/s), so nothing depends on timing windows.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { startTestGateway, type TestGateway } from "./harness.ts";
+import { makeTestCa, removeDir, requirePeer, tempDir, waitFor } from "./support/mod.ts";
+import { startRedis } from "./support/redis.ts";
+import { Logger } from "../shared/mod.ts";
+import { Body, RequestEnvelope } from "../gateway/envelope.ts";
+import { MIDDLEWARE_FACTORIES } from "../gateway/middleware/mod.ts";
+import { createMetrics } from "../gateway/observability/mod.ts";
+import type { Middleware } from "../gateway/pipeline/mod.ts";
+import type { GatewayConfig } from "../shared/gateway_config/mod.ts";
+
+const HAS_REDIS = requirePeer("rate_limit redis tests", "redis-server", "redis-server");
+const BURST = 30;
+
+function limitToml(url: string, policy: string, extra = ""): string {
+  return `
+[endpoints.api]
+service = "http"
+[endpoints.api.options]
+path_prefix = "/api"
+
+[middleware.limit]
+type = "rate_limit"
+[middleware.limit.options]
+requests_per_second = 0.001
+burst = ${BURST}
+key = "header:x-tenant"
+store = "redis"
+redis_url = "${url}"
+on_store_error = "${policy}"
+${extra}
+
+[backends.echo]
+service = "echo"
+
+[pipelines.api]
+endpoints = ["api"]
+middleware = ["limit"]
+backends = ["echo"]
+`;
+}
+
+/** Sends `rounds` requests to each gateway in turn; the statuses counted. */
+async function send(
+  gateways: TestGateway[],
+  tenant: string,
+  rounds: number,
+): Promise<{ counts: Record<number, number>; slowestMs: number }> {
+  const counts: Record<number, number> = {};
+  let slowestMs = 0;
+  for (let i = 0; i < rounds; i++) {
+    await Promise.all(gateways.map(async (gw) => {
+      const started = performance.now();
+      const res = await fetch(`${gw.url}/api/x`, {
+        headers: { "x-tenant": tenant },
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.body?.cancel();
+      slowestMs = Math.max(slowestMs, performance.now() - started);
+      counts[res.status] = (counts[res.status] ?? 0) + 1;
+    }));
+  }
+  return { counts, slowestMs };
+}
+
+Deno.test({
+  name: "rate_limit redis: one limit across three gateways; Redis killed: local buckets, " +
+    "degraded and counted, never hanging; Redis back: shared again",
+  ignore: !HAS_REDIS,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await using redis = await startRedis();
+    const gateways: TestGateway[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        gateways.push(await startTestGateway(limitToml(redis.url, "local"), { workers: 1 }));
+      }
+      // 3 x 40 requests for one tenant: the shared bucket lets exactly BURST through.
+      let sent = await send(gateways, "ward-7", 40);
+      assertEquals(sent.counts, { 200: BURST, 429: 3 * 40 - BURST });
+      // Another tenant has its own bucket.
+      sent = await send(gateways, "ward-8", 5);
+      assertEquals(sent.counts, { 200: 15 });
+
+      await redis.kill();
+      // Each gateway now takes from its own buckets (fresh: not used while Redis answered), and
+      // answers at once: the connection is known to be down.
+      sent = await send(gateways, "ward-7", 40);
+      assertEquals(sent.counts, { 200: 3 * BURST, 429: 3 * (40 - BURST) });
+      assert(sent.slowestMs < 2_000, `a request took ${sent.slowestMs} ms without Redis`);
+      for (const gw of gateways) {
+        const degraded = gw.gateway.degraded();
+        assertEquals(degraded.map((d) => d.component), ["rate_limit.limit"]);
+        assert(degraded[0].reason.includes("on_store_error = local"), degraded[0].reason);
+        const metrics = await (await gw.mgmtFetch("/metrics")).text();
+        assert(
+          /gateway_rate_limit_store_errors_total\{middleware="limit",policy="local"\} 40/.test(
+            metrics,
+          ),
+          metrics.split("\n").filter((l) => l.includes("rate_limit")).join("\n"),
+        );
+        assert(/gateway_component_degraded\{component="rate_limit.limit"\} 1/.test(metrics));
+        // Logged once, however many requests met the outage.
+        const lines = gw.logs.filter((l) => l.includes('"component degraded"'));
+        assertEquals(lines.length, 1, lines.join("\n"));
+      }
+
+      await redis.start(); // empty: no persistence
+      await waitFor(
+        () => Promise.resolve(gateways.every((gw) => gw.gateway.degraded().length === 0)),
+        { timeoutMs: 20_000, description: "the gateways reconnected to Redis" },
+      );
+      sent = await send(gateways, "ward-7", 40);
+      assertEquals(sent.counts, { 200: BURST, 429: 3 * 40 - BURST });
+      for (const gw of gateways) {
+        assert(gw.logs.some((l) => l.includes('"component recovered"')));
+      }
+    } finally {
+      for (const gw of gateways) await gw.stop();
+    }
+  },
+});
+
+function request(tenant: string): RequestEnvelope {
+  return new RequestEnvelope({
+    id: "t",
+    protocol: "http",
+    method: "GET",
+    path: "/",
+    endpoint: "api",
+    remoteAddr: "10.0.0.1",
+    headers: new Headers({ "x-tenant": tenant }),
+    body: Body.empty(),
+  });
+}
+
+/** The middleware as a gateway builds it (no workers, no health). */
+async function build(options: Record<string, unknown>, baseDir: string): Promise<Middleware> {
+  return await MIDDLEWARE_FACTORIES.rate_limit!(
+    {
+      name: "limit",
+      type: "rate_limit",
+      options: { key: "header:x-tenant", max_keys: 1000, ...options },
+    } as unknown as GatewayConfig["middleware"][string],
+    {
+      config: {} as GatewayConfig,
+      logger: new Logger({ level: "error", format: "json", sink: () => {} }),
+      baseDir,
+      metrics: createMetrics(),
+    },
+  );
+}
+
+/** The status a request gets from `limit`: 200 when it passes. */
+async function status(limit: Middleware, tenant: string): Promise<number> {
+  try {
+    await limit.onRequest!(request(tenant));
+    return 200;
+  } catch (err) {
+    return (err as { status: number }).status;
+  }
+}
+
+Deno.test({
+  name: "rate_limit redis: TLS with a client certificate and a password file; " +
+    "on_store_error allow and deny",
+  ignore: !HAS_REDIS,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const dir = await tempDir("gw-redis-tls-");
+    try {
+      const ca = await makeTestCa(dir);
+      const server = await ca.server("redis", ["localhost", "127.0.0.1"]);
+      const client = await ca.client("gateway", "gateway");
+      const password = `pw-${crypto.randomUUID()}`;
+      await Deno.writeTextFile(`${dir}/redis-password`, `${password}\n`);
+      await using redis = await startRedis({
+        password,
+        tls: { cert: server, caPath: ca.certPath, requireClientCert: true },
+      });
+      assert(redis.url.startsWith("rediss://"));
+      const tls = {
+        redis_url: redis.url,
+        redis_password_file: "redis-password",
+        redis_ca_path: ca.certPath,
+        redis_cert_path: client.certPath,
+        redis_key_path: client.keyPath,
+      };
+      const base = { requests_per_second: 0.001, burst: 3, store: "redis", ...tls };
+      const deny = await build({ ...base, on_store_error: "deny" }, dir);
+      const allow = await build({ ...base, on_store_error: "allow" }, dir);
+      try {
+        // Both share the bucket of "a" over TLS: 3 pass in all.
+        const statuses = [];
+        for (let i = 0; i < 3; i++) {
+          statuses.push(await status(deny, "a"), await status(allow, "a"));
+        }
+        assertEquals(statuses, [200, 200, 200, 429, 429, 429]);
+        await redis.kill();
+        assertEquals([await status(deny, "a"), await status(deny, "b")], [503, 503]);
+        assertEquals([await status(allow, "a"), await status(allow, "b")], [200, 200]);
+        await redis.start();
+        await waitFor(async () => await status(deny, "c") === 200, {
+          timeoutMs: 20_000,
+          description: "the deny limit reaches Redis again",
+        });
+        assertEquals([await status(allow, "c"), await status(deny, "c")], [200, 200]);
+        assertEquals(await status(allow, "c"), 429);
+      } finally {
+        await deny.close?.();
+        await allow.close?.();
+      }
+      // A wrong password: every request is decided by the policy, nothing hangs.
+      await Deno.writeTextFile(`${dir}/redis-password`, "wrong\n");
+      const wrong = await build({ ...base, on_store_error: "deny" }, dir);
+      try {
+        assertEquals(await status(wrong, "a"), 503);
+      } finally {
+        await wrong.close?.();
+      }
+    } finally {
+      await removeDir(dir);
+    }
+  },
+});
