@@ -1,0 +1,370 @@
+/**
+ * DIMSE send benchmark (`deno run -A bench/dimse/send.ts --help`): the gateway as a C-STORE
+ * sender and a query proxy, against DCMTK doing the same directly, in one run on this machine.
+ *
+ * - Send: 1,000 CT-like instances (512x512, 16-bit) wait in the delivery queue of a `dicom_scu`
+ *   backend (filled through the gateway's dicom_scp while the PACS was down); a fresh gateway
+ *   delivers them to DCMTK `storescp` over its association pool. Against: `storescu` sending the
+ *   same files to a fresh `storescp`. Both are timed the same way, between the arrival of the
+ *   first and of the last timed instance in storescp's directory (inotify), after 50 warm-up
+ *   instances over the same association. Target: gateway instances/s >= 0.9 x storescu's.
+ * - Forward (for information): `storescu` into the gateway's dicom_scp, each instance forwarded
+ *   synchronously by `dicom_scu` to `storescp` before the C-STORE is answered, against `storescu`
+ *   straight to `storescp`: two hops in series against one, and the receive side of the gateway
+ *   (bench/dimse/main.ts) in the path.
+ * - C-ECHO and C-FIND round trips (p50, p99) on a held association: directly to DCMTK `dcmqrscp`,
+ *   and through the gateway (dicom_scp -> pipeline -> dicom_scu pool -> dcmqrscp). Target: p50
+ *   through the gateway within 2x the direct one.
+ */
+import { generateInstances } from "../../fixtures/dicom/generate.ts";
+import { DCMTK_ENV, startDcmqrscp, startStorescp } from "../../fixtures/dicom/peers.ts";
+import {
+  freePort,
+  type GatewayProcess,
+  removeDir,
+  runCommand,
+  startGateway,
+  tempDir,
+} from "../../tests/support/mod.ts";
+import { fixed, markdownTable, verdict } from "../http_proxy/report.ts";
+import { findRoundTrips, median, quantile } from "./measure.ts";
+import { Arrivals, echoRoundTrips } from "./send_measure.ts";
+
+/** Target of the send comparison: gateway instances/s over storescu's. */
+export const SEND_TARGET = 0.9;
+/** Target of the round trips: gateway p50 over the direct p50, at most. */
+export const ROUND_TRIP_TARGET = 2;
+/** Instances sent before the timed ones, over the same association. */
+const WARMUP = 50;
+const STORESCP_AET = "STORESCP";
+
+const USAGE = `DIMSE send benchmark: the gateway's dicom_scu delivering queued instances to
+DCMTK storescp against storescu sending them directly; storescu forwarded through the gateway
+(information); C-ECHO and C-FIND round trips through the gateway against dcmqrscp directly.
+
+usage: deno run -A bench/dimse/send.ts [instances] [round trips] [--rounds N] [--no-forward]
+
+  instances     CT-like 512x512 16-bit instances per run (default 1000)
+  round trips   C-ECHO and C-FIND round trips per path, 0 to skip (default 300)
+  --rounds N    rounds, alternating which sender goes first (default 3); verdicts use the
+                median of the rounds
+  --no-forward  skip the synchronous forwarding scenario`;
+
+interface Args {
+  instances: number;
+  trips: number;
+  rounds: number;
+  forward: boolean;
+}
+
+function parseArgs(argv: string[]): Args | undefined {
+  const out: Args = { instances: 1000, trips: 300, rounds: 3, forward: true };
+  const positional: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--help" || a === "-h") return undefined;
+    if (a === "--no-forward") out.forward = false;
+    else if (a === "--rounds") out.rounds = integer(argv[++i], "--rounds", 1);
+    else if (a.startsWith("--rounds=")) out.rounds = integer(a.slice(9), "--rounds", 1);
+    else if (/^\d+$/.test(a)) positional.push(Number(a));
+    else throw new Error(`unknown argument ${a}\n\n${USAGE}`);
+  }
+  if (positional.length > 2) throw new Error(`too many arguments\n\n${USAGE}`);
+  if (positional[0] !== undefined) out.instances = integer(String(positional[0]), "instances", 1);
+  if (positional[1] !== undefined) out.trips = integer(String(positional[1]), "round trips", 0);
+  return out;
+}
+
+function integer(text: string | undefined, name: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
+  return n;
+}
+
+/** Gateway: dicom_scp `scpPort` -> pipeline -> dicom_scu to `pacsPort`, queued in `queueDir`. */
+function gatewayToml(scpPort: number, pacsPort: number, pacsAet: string, queueDir?: string) {
+  const queue = queueDir === undefined ? "" : `
+[backends.pacs.queue]
+dir = "${queueDir}"
+# Filling: the PACS is down; the first attempt fails and the queue (fifo) waits an hour.
+initial_backoff_ms = 3600000
+max_backoff_ms = 3600000
+`;
+  return `
+[network.main]
+bind = "127.0.0.1"
+port = ${freePort()}
+
+[management]
+bind = "127.0.0.1"
+port = ${freePort()}
+
+[logging]
+level = "warn"
+
+[endpoints.scp]
+service = "dicom_scp"
+[endpoints.scp.options]
+local_aet = "GWBENCH"
+bind_addr = "127.0.0.1"
+port = ${scpPort}
+enable_store = true
+enable_find = true
+
+[backends.pacs]
+service = "dicom_scu"
+timeout_secs = 60
+[backends.pacs.options]
+aet = "${pacsAet}"
+host = "127.0.0.1"
+port = ${pacsPort}
+${queue}
+[pipelines.bench]
+endpoints = ["scp"]
+backends = ["pacs"]
+`;
+}
+
+/** `storescu` sends every file of `dir` on one association to `aet` at `port`. */
+async function storescu(dir: string, aet: string, port: number): Promise<void> {
+  const r = await runCommand("storescu", ["-aec", aet, "+sd", "127.0.0.1", String(port), dir], {
+    timeoutMs: 600_000,
+    env: DCMTK_ENV,
+  });
+  if (r.code !== 0) throw new Error(`storescu to ${aet} failed: ${r.stderr.slice(-2000)}`);
+}
+
+/** A fresh storescp writing into `dir`, its arrivals watched. */
+async function receiver(dir: string) {
+  await Deno.mkdir(dir);
+  const peer = await startStorescp({ aet: STORESCP_AET, args: ["-od", dir] });
+  const arrivals = new Arrivals(dir);
+  return {
+    peer,
+    arrivals,
+    stop: async () => {
+      await arrivals.stop();
+      await peer.stop();
+    },
+  };
+}
+
+/** Seconds `count` timed instances took, storescu straight to storescp. */
+async function direct(work: string, run: string, count: number): Promise<number> {
+  const r = await receiver(`${work}/${run}`);
+  try {
+    await storescu(`${work}/warmup`, STORESCP_AET, r.peer.port);
+    await storescu(`${work}/in`, STORESCP_AET, r.peer.port);
+    await r.arrivals.until(WARMUP + count, 60_000);
+    return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
+  } finally {
+    await r.stop();
+  }
+}
+
+/**
+ * Seconds `count` timed instances took, delivered from the gateway's queue: filled while the
+ * PACS is down (a closed port), then a fresh gateway delivers to a fresh storescp.
+ */
+async function queued(work: string, run: string, count: number): Promise<number> {
+  const queueDir = `${work}/${run}-queue`;
+  const scpPort = freePort();
+  const filling = await startGateway({
+    configText: gatewayToml(scpPort, freePort(), STORESCP_AET, queueDir),
+  });
+  try {
+    await storescu(`${work}/warmup`, "GWBENCH", scpPort);
+    await storescu(`${work}/in`, "GWBENCH", scpPort);
+  } finally {
+    await filling.stop();
+  }
+  const r = await receiver(`${work}/${run}`);
+  let gw: GatewayProcess | undefined;
+  try {
+    gw = await startGateway({
+      configText: gatewayToml(freePort(), r.peer.port, STORESCP_AET, queueDir),
+    });
+    await r.arrivals.until(WARMUP + count, 600_000);
+    return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
+  } finally {
+    await gw?.stop();
+    await r.stop();
+    await removeDir(queueDir);
+  }
+}
+
+/** Seconds `count` timed instances took, storescu -> gateway -> storescp (synchronous). */
+async function forwarded(work: string, run: string, count: number): Promise<number> {
+  const r = await receiver(`${work}/${run}`);
+  const scpPort = freePort();
+  let gw: GatewayProcess | undefined;
+  try {
+    gw = await startGateway({ configText: gatewayToml(scpPort, r.peer.port, STORESCP_AET) });
+    await storescu(`${work}/warmup`, "GWBENCH", scpPort);
+    await storescu(`${work}/in`, "GWBENCH", scpPort);
+    await r.arrivals.until(WARMUP + count, 60_000);
+    return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
+  } finally {
+    await gw?.stop();
+    await r.stop();
+  }
+}
+
+function row(
+  path: string,
+  round: number,
+  seconds: number,
+  count: number,
+  mb: number,
+  ratio: string,
+) {
+  return [
+    path,
+    `${round}`,
+    fixed(seconds),
+    fixed(count / seconds, 0),
+    fixed(mb / seconds, 1),
+    ratio,
+  ];
+}
+
+/** Rounds of one comparison; prints the table and the verdict, returns the median ratio. */
+async function compare(
+  title: string,
+  names: [string, string],
+  ours: (run: string) => Promise<number>,
+  base: (run: string) => Promise<number>,
+  rounds: number,
+  count: number,
+  mb: number,
+  target?: number,
+): Promise<number> {
+  const rows: string[][] = [];
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    let b: number;
+    let o: number;
+    if (round % 2 === 1) {
+      b = await base(`base${round}`);
+      o = await ours(`ours${round}`);
+    } else {
+      o = await ours(`ours${round}`);
+      b = await base(`base${round}`);
+    }
+    const ratio = b / o; // instances/s ours over base
+    ratios.push(ratio);
+    rows.push(row(names[1], round, b, count, mb, "1.00"));
+    rows.push(row(names[0], round, o, count, mb, fixed(ratio)));
+  }
+  console.log(`\n${title}\n`);
+  console.log(markdownTable(["sender", "round", "seconds", "instances/s", "MB/s", "ratio"], rows));
+  const mid = median(ratios);
+  const judged = target === undefined
+    ? "for information"
+    : `target >= ${target}: ${verdict(mid, ">=", target)}`;
+  console.log(
+    `\nratio median ${fixed(mid)} (rounds: ${ratios.map((r) => fixed(r)).join(", ")}; ${judged})`,
+  );
+  return mid;
+}
+
+async function roundTrips(work: string, n: number): Promise<void> {
+  const small = await generateInstances(`${work}/qr`, { studies: 5, instancesPerSeries: 2 });
+  const qr = await startDcmqrscp(small.map((f) => f.path));
+  const scpPort = freePort();
+  const gw = await startGateway({ configText: gatewayToml(scpPort, qr.port, qr.aet) });
+  try {
+    const rows: string[][] = [];
+    const verdicts: string[] = [];
+    const measure = async (
+      name: string,
+      trips: (port: number, aet: string) => Promise<number[]>,
+    ) => {
+      // Warm-up on both paths (the gateway's JIT, its pooled association to dcmqrscp).
+      await trips(qr.port, qr.aet);
+      await trips(scpPort, "GWBENCH");
+      const d = await trips(qr.port, qr.aet);
+      const g = await trips(scpPort, "GWBENCH");
+      const ratio = quantile(g, 0.5) / quantile(d, 0.5);
+      rows.push([
+        name,
+        "direct to dcmqrscp",
+        fixed(quantile(d, 0.5)),
+        fixed(quantile(d, 0.99)),
+        "1.00",
+      ]);
+      rows.push([
+        name,
+        "gateway -> dcmqrscp",
+        fixed(quantile(g, 0.5)),
+        fixed(quantile(g, 0.99)),
+        fixed(ratio),
+      ]);
+      verdicts.push(
+        `${name} p50 ratio ${fixed(ratio)} (target <= ${ROUND_TRIP_TARGET}): ${
+          verdict(ratio, "<", ROUND_TRIP_TARGET)
+        }`,
+      );
+    };
+    await measure("C-ECHO", (port, aet) => echoRoundTrips(port, aet, n));
+    await measure("C-FIND", (port, aet) => findRoundTrips(port, aet, small[0].studyUid, n));
+    console.log(`\nRound trips (${n} on one association per path; C-FIND: 1 match), ms:\n`);
+    console.log(markdownTable(["operation", "path", "p50", "p99", "p50 ratio"], rows));
+    console.log("");
+    for (const v of verdicts) console.log(v);
+  } finally {
+    await gw.stop();
+    await qr.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(Deno.args);
+  if (!args) {
+    console.log(USAGE);
+    return;
+  }
+  const work = await tempDir("bench-dimse-send-");
+  try {
+    const count = args.instances;
+    console.log(`generating ${count} CT-like instances (512x512, 16-bit) ...`);
+    const files = await generateInstances(`${work}/in`, {
+      studies: 1,
+      seriesPerStudy: Math.ceil(count / 250),
+      instancesPerSeries: Math.min(count, 250),
+      size: 512,
+    });
+    for (const f of files.slice(count)) await Deno.remove(f.path);
+    await generateInstances(`${work}/warmup`, { instancesPerSeries: WARMUP, size: 512 });
+    const mb = files.slice(0, count).reduce((n, f) => n + f.size, 0) / 1e6;
+    const base = (run: string) => direct(work, run, count);
+    await compare(
+      `C-STORE send of ${count} instances (${fixed(mb, 0)} MB) to storescp, one association, ` +
+        `${args.rounds} round(s): the gateway's dicom_scu delivering its queue against storescu:`,
+      ["gateway dicom_scu (queued)", "DCMTK storescu"],
+      (run) => queued(work, run, count),
+      base,
+      args.rounds,
+      count,
+      mb,
+      SEND_TARGET,
+    );
+    if (args.forward) {
+      await compare(
+        `storescu -> gateway dicom_scp -> dicom_scu -> storescp (synchronous forwarding) against ` +
+          `storescu -> storescp:`,
+        ["storescu via gateway", "DCMTK storescu"],
+        (run) => forwarded(work, run, count),
+        base,
+        args.rounds,
+        count,
+        mb,
+      );
+    }
+    if (args.trips > 0) await roundTrips(work, args.trips);
+  } finally {
+    await removeDir(work);
+  }
+}
+
+if (import.meta.main) await main();
