@@ -28,6 +28,7 @@ import { registerInstall } from "./gateway_install.ts";
 import { registerRegistryCommands } from "./gateway_registry.ts";
 import { registerGeneralCommands } from "./general.ts";
 import { registerQueueCommands } from "./gateway_queues.ts";
+import { registerAlertCommands } from "./gateway_alerts.ts";
 import { registerLogin } from "./login.ts";
 import { registerSelfUpdate } from "./self_update.ts";
 
@@ -45,6 +46,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerAuthorize(program, ctx);
   registerUpdate(program, ctx);
   registerQueueCommands(program, ctx);
+  registerAlertCommands(program, ctx);
   registerDeprecatedCommands(program, ctx);
 }
 
