@@ -12,6 +12,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { axeProblems, launchChromium } from "./support/chromium.ts";
 import { startConsoleGateway } from "./support/console.ts";
 import { launchWithoutScript } from "./support/console_browser.ts";
+import { trackingTable, writeTrackingIdentity } from "./support/tracking.ts";
 import { freePort, makeTestCa, requirePeer, waitFor } from "./support/mod.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
@@ -40,8 +41,12 @@ Deno.test({
     const certDir = await Deno.makeTempDir({ prefix: "console-certs-" });
     const ca = await makeTestCa(certDir);
     const server = await ca.server("edge");
+    const identity = await writeTrackingIdentity(certDir);
     const gw = await startConsoleGateway({
       extra: `
+[pipelines.orders.tracking]
+content = ["received", "after_middleware", "backend_request", "backend_response"]
+${trackingTable(certDir, identity)}
 [network.secure]
 bind = "127.0.0.1"
 port = ${freePort()}
@@ -126,6 +131,7 @@ tls_key_path = "${server.keyPath}"
       await visit("dead-letter");
 
       // Without script: sign in, and capture the next request with the tail's form.
+      let deadNow = 0;
       const plainBrowser = await launchWithoutScript();
       try {
         const plain = plainBrowser.page;
@@ -156,7 +162,7 @@ tls_key_path = "${server.keyPath}"
           timeoutMs: 20_000,
           description: "the captured requests are dead letters too",
         });
-        const deadNow = (await gw.labQueue()).dead;
+        deadNow = (await gw.labQueue()).dead;
         assert(deadNow >= 2, `dead letters: ${deadNow}`);
 
         // Mended: the operator retries the first letter with the keyboard; it is delivered.
@@ -197,6 +203,58 @@ tls_key_path = "${server.keyPath}"
       await page.click("nav >> text=Dashboard");
       await page.waitForURL(base);
       assertEquals(await page.textContent("[data-testid=dead-orders]"), "0");
+
+      // The message browser: the first order, found by pipeline and status, its stages side by
+      // side once asked for (JSON pretty), then edited and resent to the mended upstream.
+      await page.click("nav >> text=Messages");
+      await page.waitForURL(`${base}/messages`);
+      await page.selectOption("#m-pipeline", "orders");
+      await page.selectOption("#m-status", "2xx");
+      await Promise.all([
+        page.waitForURL(/\/messages\?pipeline=orders&status=2xx/),
+        page.click("button:text-is('Search')"),
+      ]);
+      // Newest first: the first order is the last of the three accepted (202).
+      await page.waitForFunction(
+        `document.querySelectorAll("[data-testid=message-link]").length === ${deadNow}`,
+      );
+      await visit("messages");
+      await Promise.all([
+        page.waitForURL(/\/messages\/[^/?]+$/),
+        page.locator("[data-testid=message-link]").last().click(),
+      ]);
+      assert(!(await page.content()).includes("HbA1c"), "no content before it is asked for");
+      await page.click("[data-testid=show-content]");
+      await page.waitForSelector("[data-testid=stages]");
+      const stages = (await page.textContent("[data-testid=stages]"))!;
+      assertMatch(stages, /As received/);
+      assertMatch(stages, /Sent to\s*lab/);
+      // Pretty JSON: the compact body as sent is shown indented.
+      assertMatch(
+        (await page.locator("pre[data-kind=json]").first().textContent())!,
+        /\{\n {2}"order": "ORD-1",\n {2}"test": "HbA1c"\n\}/,
+      );
+      await visit("message");
+      await Promise.all([
+        page.waitForURL(/\/edit$/),
+        page.click("[data-testid=edit]"),
+      ]);
+      await page.fill(
+        "#resend-body",
+        JSON.stringify({ order: "ORD-1", test: "HbA1c", fixed: true }),
+      );
+      await visit("message-edit");
+      await Promise.all([page.waitForURL(/\/resend$/), page.click("[data-testid=resend]")]);
+      assertMatch(
+        (await page.textContent("[data-testid=replay-outcome]"))!,
+        /the pipeline answered 202/,
+      );
+      await waitFor(async () => (await gw.labQueue()).delivered_total === deadNow + 1, {
+        timeoutMs: 20_000,
+        description: "the edited resend delivered",
+      });
+      const last = gw.upstream.received.at(-1)!;
+      assertEquals(JSON.parse(new TextDecoder().decode(last.body)).fixed, true);
 
       // Health: workers, listeners and the TLS listener's certificate with its expiry.
       await page.click("nav >> text=Health");

@@ -11,7 +11,9 @@
 import { dirname } from "node:path";
 import { type Context, Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
+import { Buffer } from "node:buffer";
 import type { Logger } from "../../../shared/mod.ts";
+import type { TrackingActor, TrackingPage } from "../../tracking/mod.ts";
 import { type RequestFeed, requestFeed } from "../../pipeline/mod.ts";
 import type { GatewayControl } from "../control.ts";
 import { callerFor, type GuardSettings, hostAllowed } from "../guard.ts";
@@ -24,6 +26,7 @@ import { configuredCertificates } from "./certificates.ts";
 import { type DashboardData, DashboardPage } from "./dashboard.tsx";
 import { type DeadLetter, DeadLetterPage, DeadLettersPage, PAGE_SIZE } from "./dead_letters.tsx";
 import { HealthPage } from "./health.tsx";
+import { EditPage, MessagePage, messageSearch, MessagesPage, timeOf } from "./messages.tsx";
 import type { PageContext } from "./layout.tsx";
 import { LoginPage, RefusedPage, safeNext } from "./login.tsx";
 import { RateSampler } from "./rates.ts";
@@ -70,6 +73,7 @@ export interface ConsoleOptions {
 /** What a management role may do in the console (docs/management-api.md, "Roles"). */
 export function accessOf(caller: ManagementCaller): ConsoleAccess {
   return {
+    name: caller.name,
     subject: caller.name === "admin" ? "management token" : `token ${caller.name}`,
     role: caller.role,
     viewContent: roleAllows(caller.role, "operator"),
@@ -433,12 +437,25 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       } catch {
         return notFound();
       }
+      // The tracked message of this delivery, when its pipeline tracks.
+      let trackedHref: string | undefined;
+      try {
+        const found = control.tracking?.search({
+          fields: { delivery_id: String(message.id) },
+          limit: 1,
+        });
+        const tracked = found?.messages[0];
+        if (tracked) trackedHref = `${ctx.base}/messages/${encodeURIComponent(tracked.id)}`;
+      } catch {
+        // A store that cannot answer leaves the link out.
+      }
       return c.html(
         <DeadLetterPage
           ctx={ctx}
           backend={backend}
           message={message}
           canRetry={session.access.operate}
+          trackedHref={trackedHref}
         />,
       );
     }),
@@ -529,6 +546,186 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       });
     }),
   );
+
+  // Messages (message tracking).
+  const actorOf = (c: C, session: ConsoleSession): TrackingActor => ({
+    name: session.access.name,
+    role: session.access.role,
+    request_id: c.env.requestId,
+  });
+  const backendsOf = (pipeline: string) =>
+    control.pipelines().find((p) => p.name === pipeline)?.backends.map((b) => b.name) ?? [];
+  const missing = (c: C, ctx: PageContext, id: string) =>
+    c.html(
+      <RefusedPage ctx={ctx} title="Not found" message={`No tracked message ${id}.`} />,
+      404,
+    );
+  const failed = (c: C, ctx: PageContext, title: string, err: unknown) => {
+    const status = (err as { status?: number }).status ?? 500;
+    if (status >= 500) logger.error("console: " + title, { error: err as Error });
+    return c.html(
+      <RefusedPage ctx={ctx} title={title} message={(err as Error).message} />,
+      status >= 400 && status < 600 ? status as 400 : 500,
+    );
+  };
+  app.get(
+    "/messages",
+    page((c, ctx) => {
+      const tracking = control.tracking;
+      const search = messageSearch((n) => c.req.query(n));
+      let result: TrackingPage = { messages: [], next_cursor: null };
+      let error: string | undefined;
+      if (tracking) {
+        try {
+          result = tracking.search({
+            from: timeOf(search.from),
+            to: timeOf(search.to),
+            ...(search.pipeline ? { pipeline: search.pipeline } : {}),
+            ...(search.status ? { status: search.status } : {}),
+            ...(search.cursor ? { cursor: search.cursor } : {}),
+            fields: Object.fromEntries(search.fields),
+            limit: 50,
+          });
+        } catch (err) {
+          error = `The search failed: ${(err as Error).message}`;
+        }
+      }
+      return c.html(
+        <MessagesPage
+          ctx={ctx}
+          status={tracking?.status()}
+          search={search}
+          pipelines={pipelineNames()}
+          messages={result.messages}
+          nextCursor={result.next_cursor}
+          error={error}
+        />,
+      );
+    }),
+  );
+  app.get(
+    "/messages/:id",
+    page(async (c, ctx, session) => {
+      const id = c.req.param("id") ?? "";
+      const tracking = control.tracking;
+      if (!tracking) return missing(c, ctx, id);
+      const withContent = c.req.query("content") === "1" && session.access.viewContent;
+      let message;
+      try {
+        message = await tracking.get(id, { withContent, actor: actorOf(c, session) });
+      } catch (err) {
+        return failed(c, ctx, "The message cannot be shown", err);
+      }
+      if (!message) return missing(c, ctx, id);
+      return c.html(
+        <MessagePage
+          ctx={ctx}
+          message={message}
+          withContent={withContent}
+          canOperate={session.access.operate}
+          backends={backendsOf(message.pipeline)}
+        />,
+      );
+    }),
+  );
+  app.get(
+    "/messages/:id/edit",
+    page(async (c, ctx, session) => {
+      const id = c.req.param("id") ?? "";
+      const tracking = control.tracking;
+      if (!tracking) return missing(c, ctx, id);
+      if (!session.access.operate) {
+        return c.html(
+          <RefusedPage
+            ctx={ctx}
+            title="Not allowed"
+            message="Editing and resending needs the operator role."
+          />,
+          403,
+        );
+      }
+      let message;
+      try {
+        // The body to edit is a content view: audited like one.
+        message = await tracking.get(id, { withContent: true, actor: actorOf(c, session) });
+      } catch (err) {
+        return failed(c, ctx, "The message cannot be shown", err);
+      }
+      if (!message) return missing(c, ctx, id);
+      const received = message.content?.find((s) => s.stage === "received");
+      if (!received) {
+        return c.html(
+          <RefusedPage
+            ctx={ctx}
+            title="Nothing to edit"
+            message={message.content_error ??
+              "Its pipeline did not keep the content as received."}
+          />,
+          409,
+        );
+      }
+      if (received.truncated || received.view.kind === "binary" || received.view.kind === "dicom") {
+        return c.html(
+          <RefusedPage
+            ctx={ctx}
+            title="Not editable here"
+            message={received.truncated
+              ? "Only the first part of this body was kept: it cannot be resent edited."
+              : "A binary or DICOM body is resent edited through the API (body_base64), not as text."}
+          />,
+          409,
+        );
+      }
+      const body = new TextDecoder().decode(Buffer.from(received.body_base64, "base64"));
+      return c.html(
+        <EditPage
+          ctx={ctx}
+          message={message}
+          body={body}
+          contentType={received.content_type ?? ""}
+          backends={backendsOf(message.pipeline)}
+        />,
+      );
+    }),
+  );
+  const resend = (edited: boolean) =>
+    action("operate", async (c, ctx, session, form) => {
+      const id = c.req.param("id") ?? "";
+      const tracking = control.tracking;
+      if (!tracking) return missing(c, ctx, id);
+      const backend = form.get("backend") || undefined;
+      const contentType = (form.get("content_type") ?? "").trim().slice(0, 200);
+      try {
+        const outcome = await tracking.replay(
+          id,
+          {
+            ...(backend ? { backend } : {}),
+            ...(edited ? { body: new TextEncoder().encode(form.get("body") ?? "") } : {}),
+            ...(edited && contentType ? { content_type: contentType } : {}),
+          },
+          actorOf(c, session),
+        );
+        const message = await tracking.get(id, {
+          withContent: false,
+          actor: actorOf(c, session),
+        });
+        if (!message) return missing(c, ctx, id);
+        return c.html(
+          <MessagePage
+            ctx={ctx}
+            message={message}
+            withContent={false}
+            canOperate
+            backends={backendsOf(message.pipeline)}
+            outcome={outcome}
+          />,
+        );
+      } catch (err) {
+        return failed(c, ctx, edited ? "Not resent" : "Not replayed", err);
+      }
+    });
+  app.post("/messages/:id/replay", resend(false));
+  app.post("/messages/:id/resend", resend(true));
 
   // Anything else under the console: an HTML 404 (never the API's JSON, never its guard).
   app.all(

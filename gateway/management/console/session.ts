@@ -12,6 +12,8 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 
 /** What a signed-in operator may do. */
 export interface ConsoleAccess {
+  /** The token's name (`admin` for the main token), as the audit trail names the actor. */
+  name: string;
   /** Who signed in, as the audit trail and the pages name them (never the token). */
   subject: string;
   /** The role's name, shown in the header (`operator`, `viewer`). */
