@@ -230,13 +230,13 @@ Deno.test("config pull: TOML versions, ETag and If-None-Match, long poll wakes o
       token,
       headers: { "if-none-match": empty.json.etag },
     }).finally(() => answered = true);
-    // Time for the request to reach its wait (nothing to observe there); unchanged records would
-    // have had the 304 at once.
-    await new Promise((r) => setTimeout(r, 300));
+    // The request waits on the service's clock (unchanged records would have had the 304 at once).
+    // Its timer is set for what is left of the 10 s (the clock's now() moves with real time too).
+    await cloud.clock.waitForTimer((ms) => ms > 5_000 && ms <= 10_000);
     assertEquals(answered, false, "held while nothing changed");
     await echoPipeline(cloud, u, payload.gateway_id);
     const changed = await waiting;
-    // Answered with the change well before the 10 s wait ran out: the version is the new one.
+    // Answered with the change, the clock not moved (the 10 s wait did not run out).
     assertEquals(changed.status, 200);
     assertEquals([changed.json.version, changed.json.pipelines], [2, ["echo"]]);
     assert(changed.json.etag !== empty.json.etag);
@@ -245,27 +245,34 @@ Deno.test("config pull: TOML versions, ETag and If-None-Match, long poll wakes o
     assertEquals(loaded.config!.pipelines.echo.endpoints, ["echo_in"]);
     assertEquals(loaded.config!.endpoints.echo_in.options.path_prefix, "/echo");
 
-    // Long poll without a change ends with 304 after the wait.
-    const t0 = performance.now();
-    const idle = await call(cloud, "GET", "/api/gateway/config?wait=1", {
+    // Long poll without a change ends with 304 once its wait has passed on the clock.
+    let idleAnswered = false;
+    const idle = call(cloud, "GET", "/api/gateway/config?wait=1", {
       token,
       headers: { "if-none-match": changed.json.etag },
-    });
-    const idleMs = performance.now() - t0;
-    assertEquals(idle.status, 304);
-    assert(idleMs >= 900 && idleMs < 3000, `idle long poll took ${idleMs} ms`);
-    // A change elsewhere in the team (a service) wakes the poll but keeps the version: it waits on.
-    const t1 = performance.now();
+    }).finally(() => idleAnswered = true);
+    await cloud.clock.waitForTimer((ms) => ms > 500 && ms <= 1_000);
+    await cloud.clock.advance(400);
+    assertEquals(idleAnswered, false, "held until the wait has passed");
+    await cloud.clock.advance(600);
+    assertEquals((await idle).status, 304);
+    // A change elsewhere in the team (a service) wakes the poll but keeps the version: it waits
+    // on for what is left of its wait (a new timer for at most the remaining 600 ms), then 304.
+    let unrelatedAnswered = false;
     const unrelated = call(cloud, "GET", "/api/gateway/config?wait=1", {
       token,
       headers: { "if-none-match": changed.json.etag },
-    });
+    }).finally(() => unrelatedAnswered = true);
+    await cloud.clock.waitForTimer((ms) => ms > 600 && ms <= 1_000);
+    await cloud.clock.advance(400);
     await call(cloud, "POST", "/api/services", {
       token: u.apiToken,
       body: { name: "other", endpoint_types: ["http"] },
     });
+    await cloud.clock.waitForTimer((ms) => ms <= 600);
+    assertEquals(unrelatedAnswered, false, "kept waiting after an unrelated change");
+    await cloud.clock.advance(600);
     assertEquals((await unrelated).status, 304);
-    assert(performance.now() - t1 >= 900, "kept waiting after an unrelated change");
 
     const toml = await fetch(`${cloud.url}/api/gateway/config`, {
       headers: { authorization: `Bearer ${token}`, accept: "application/toml" },

@@ -35,6 +35,9 @@ backends = ["local_echo"]
 /** How often a test gateway's renewal check looks at the clock, at most (manual time). */
 export const RENEWAL_CHECK_MS = 50;
 
+/** The long poll's wait of the test gateways (`?wait=` of their configuration pulls), s. */
+export const POLL_WAIT_SECS = 2;
+
 /**
  * Moves the cloud's manual clock once the gateway's renewal check sleeps on it, so that the
  * advance wakes the check; with `looked`, returns once the check has looked and sleeps again
@@ -138,7 +141,7 @@ level = "debug"
     cloud: {
       env: (name) => env[name],
       clock: cloud.clock,
-      pollWaitSecs: 2,
+      pollWaitSecs: POLL_WAIT_SECS,
       renewalCheckMs: RENEWAL_CHECK_MS,
     },
   });
@@ -223,6 +226,24 @@ export async function waitForCloud(
     last = (await gw.info()).cloud;
     return ok(last);
   }, { timeoutMs, intervalMs: 50, description: `${what} (last: ${JSON.stringify(last)})` });
+  return last;
+}
+
+/**
+ * Waits for the gateway's next answered configuration pull (`last_pull_at` set) when nothing has
+ * changed: the cloud holds that long poll on its clock for the poll's wait (`pollWaitSecs`, 2 s),
+ * so the clock is moved on until the 304 has come.
+ */
+// deno-lint-ignore no-explicit-any
+export async function waitForPull(cloud: TestCloud, gw: CloudGateway): Promise<any> {
+  // deno-lint-ignore no-explicit-any
+  let last: any;
+  await waitFor(async () => {
+    last = (await gw.info()).cloud;
+    if (last.sync.last_pull_at !== null) return true;
+    await cloud.clock.advance(POLL_WAIT_SECS * 1000);
+    return false;
+  }, { timeoutMs: 10_000, intervalMs: 50, description: `a pull (last: ${JSON.stringify(last)})` });
   return last;
 }
 

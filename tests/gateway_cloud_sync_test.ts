@@ -14,6 +14,7 @@ import {
   postJson,
   startCloudGateway,
   waitForCloud,
+  waitForPull,
 } from "./gateway_cloud_support.ts";
 import { MANAGED_CONFIG_NAME, SYNC_STATE_NAME } from "../gateway/cloud_client/mod.ts";
 import { parseExposition, sampleValue } from "./support/metrics.ts";
@@ -105,7 +106,7 @@ Deno.test("sync: a cloud pipeline is pulled, applied, reported, and runs again a
     });
     try {
       assertEquals((await postJson(`${again.url}/cloud/x`, { a: 2 })).data, { b: 2 });
-      const c = await waitForCloud(again, (c) => c.sync.last_pull_at !== null, "a pull");
+      const c = await waitForPull(cloud, again);
       assertEquals(c.sync.last_apply, null, "304: nothing applied");
       assert(c.sync.config_version > 1);
     } finally {

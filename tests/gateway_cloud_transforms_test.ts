@@ -13,6 +13,7 @@ import {
   postJson,
   startCloudGateway,
   waitForCloud,
+  waitForPull,
 } from "./gateway_cloud_support.ts";
 import { transformIdOf } from "../gateway/cloud_client/mod.ts";
 import { parseExposition, sampleValue } from "./support/metrics.ts";
@@ -57,7 +58,7 @@ Deno.test("transforms by id: downloaded by the sync, again at start when missing
         sampleValue(m, "gateway_cloud_transform_downloads_total", { outcome: "ok" }),
         1,
       );
-      await waitForCloud(second, (c) => c.sync.last_pull_at !== null, "a pull");
+      await waitForPull(cloud, second);
 
       // Changed in the cloud: a new version, the file is replaced, requests use the new spec.
       const patched = await call(cloud, "PATCH", `/api/transforms/${id}`, {

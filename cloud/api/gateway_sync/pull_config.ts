@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { Services } from "../../services.ts";
 import { K } from "../../store/mod.ts";
 import type { VersionedConfig } from "../../resources/mod.ts";
+import type { Clock } from "../../clock.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../errors.ts";
 import { machineOf } from "../middleware.ts";
@@ -27,7 +28,7 @@ const CONFIG_EXAMPLE = {
   skipped: [],
 };
 
-/** Waits until the team's data changes, `ms` pass, or `signal` aborts. */
+/** Waits until the team's data changes, `ms` pass on the service's clock, or `signal` aborts. */
 async function waitForChange(
   s: Services,
   teamId: string,
@@ -35,10 +36,11 @@ async function waitForChange(
   ms: number,
   signal: AbortSignal,
 ) {
+  const clock = s.options.clock;
   const reader = s.store.kv.watch([K.revision(teamId)]).getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: ReturnType<Clock["setTimeout"]> | undefined;
   const stop = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+    timer = clock.setTimeout(resolve, ms);
     signal.addEventListener("abort", () => resolve(), { once: true });
   });
   try {
@@ -48,7 +50,7 @@ async function waitForChange(
       if (next.value[0].versionstamp !== seen) return;
     }
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clock.clearTimeout(timer);
     await reader.cancel().catch(() => {});
   }
 }
@@ -134,7 +136,7 @@ async function pullConfig(c: Context<AppEnv>): Promise<Response> {
       },
     );
   }
-  const deadline = Date.now() + wait * 1000;
+  const deadline = s.options.clock.now() + wait * 1000;
   // The request's signal aborts when the client goes away (ending the wait early).
   const signal = AbortSignal.any([c.req.raw.signal, s.shutdown]);
   while (true) {
@@ -145,7 +147,7 @@ async function pullConfig(c: Context<AppEnv>): Promise<Response> {
     c.header("X-Config-Version", String(config.version));
     c.header("Cache-Control", "no-cache");
     if (matches(c.req.header("if-none-match"), etag)) {
-      const left = deadline - Date.now();
+      const left = deadline - s.options.clock.now();
       if (left <= 0 || signal.aborted) return c.body(null, 304);
       await waitForChange(s, m.teamId, rev, left, signal);
       continue;
