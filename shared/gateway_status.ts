@@ -18,6 +18,12 @@ export interface GatewayStatusBody {
    * ones, metadata only (never message content). Absent from gateways without `[alerts]`.
    */
   alerts?: GatewayAlertSummary[];
+  /**
+   * Where operators' browsers reach the gateway's operations console (`[management]
+   * console_url`): the cloud shows it as a link, and nothing of the console flows to the cloud.
+   * Absent when not configured.
+   */
+  console_url?: string;
 }
 
 /** One alert as the status report carries it. */

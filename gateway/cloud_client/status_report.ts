@@ -23,6 +23,8 @@ export interface StatusSource {
   queueStats?(): QueueSnapshot[];
   /** Components degraded by a disk that refuses writes (a paused queue). */
   degraded?(): DegradedComponent[];
+  /** The running configuration: its `[management] console_url` goes into the report. */
+  config?(): { management: { console_url?: string; console?: boolean } };
   /** Alerts firing and recently resolved, metadata only (gateway/alerts). */
   alertSummaries?(): GatewayAlertSummary[];
 }
@@ -60,6 +62,8 @@ export function statusReport(
 ): StatusBody {
   const summary = source.metrics.summary();
   const alerts = source.alertSummaries?.() ?? [];
+  const management = source.config?.().management;
+  const consoleUrl = management?.console === false ? undefined : management?.console_url;
   const pipelines = source.pipelines();
   const checks: StatusBody["checks"] = [];
   let down = 0;
@@ -109,5 +113,7 @@ export function statusReport(
     checks: [...queueChecks, ...checks].slice(0, 100),
     // Left out when there is none: a cloud that predates alerts accepts the report.
     ...(alerts.length ? { alerts } : {}),
+    // The console's link only (the cloud shows it on the gateway's page); absent when unset.
+    ...(consoleUrl ? { console_url: consoleUrl } : {}),
   };
 }

@@ -30,6 +30,11 @@ const statusBody = z.strictObject({
     status: z.enum(["pass", "warn", "fail"]),
     message: z.string().max(1000).optional(),
   })).max(100).default([]),
+  /** The gateway's operations console, shown as a link (http or https only). */
+  console_url: z.string().max(2000).refine(
+    (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol),
+    "an http:// or https:// URL",
+  ).optional(),
 });
 
 /** POST /api/gateway/status: its documentation, its middleware and its handler. */

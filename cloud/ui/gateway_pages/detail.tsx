@@ -8,6 +8,7 @@ import type { Services } from "../../services.ts";
 import { notFoundPage, page } from "../guard.tsx";
 import { Csrf, Flash, Layout, Status, Table, When } from "../layout.tsx";
 import { sharedRecordPage } from "../shared_pages.tsx";
+import { GatewayAlerts } from "./alerts.tsx";
 
 /** Machine tokens listed on a gateway's page (newest first; the API lists all). */
 const TOKENS_SHOWN = 50;
@@ -79,6 +80,21 @@ export function mountGatewayDetail(ui: Hono<AppEnv>, s: Services): void {
                   <strong>Uptime:</strong> {Math.round(st.uptime_secs / 60)} min ·{" "}
                   <strong>Reported:</strong> <When at={st.reported_at} />
                 </p>
+                {st.console_url && /^https?:\/\//.test(st.console_url) && (
+                  <p>
+                    <a
+                      href={st.console_url}
+                      rel="noopener noreferrer"
+                      referrerpolicy="no-referrer"
+                      data-testid="console-link"
+                    >
+                      Open the gateway's operations console
+                    </a>{" "}
+                    <span class="muted">
+                      (at the gateway, on its network: messages and content stay there)
+                    </span>
+                  </p>
+                )}
                 <Table
                   head={["Pipeline", "Requests", "Errors"]}
                   empty="No pipeline counters."
@@ -100,6 +116,7 @@ export function mountGatewayDetail(ui: Hono<AppEnv>, s: Services): void {
               </div>
             )
             : <p class="muted">The gateway has not reported its status yet.</p>}
+          {st && <GatewayAlerts alerts={st.alerts ?? []} />}
           <h2>Desired configuration (version {config.version})</h2>
           {config.skipped.length > 0 && (
             <ul>
