@@ -53,6 +53,37 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
 }
 
 /**
+ * Calls `fn` every `ms` on `clock` until the returned function is called. On the system clock it
+ * is one interval timer, which with `unref` does not keep the process alive; on another clock
+ * each call sets the next timer first, so a {@linkcode ManualClock} runs it once per `advance`
+ * that reaches it (a periodic check sees the new time once, not once per period in the span).
+ */
+export function every(
+  clock: Clock,
+  ms: number,
+  fn: () => void,
+  options: { unref?: boolean } = {},
+): () => void {
+  if (clock === systemClock) {
+    const id = setInterval(fn, ms);
+    if (options.unref) Deno.unrefTimer(id);
+    return () => clearInterval(id);
+  }
+  let stopped = false;
+  let handle: TimerHandle;
+  const tick = () => {
+    if (stopped) return;
+    handle = clock.setTimeout(tick, ms);
+    fn();
+  };
+  handle = clock.setTimeout(tick, ms);
+  return () => {
+    stopped = true;
+    clock.clearTimeout(handle);
+  };
+}
+
+/**
  * A signal that aborts `ms` from now on `clock` with a `TimeoutError` DOMException, as
  * `AbortSignal.timeout` does on the system clock (which it uses there).
  */

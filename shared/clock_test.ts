@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ManualClock, sleep, systemClock, timeoutSignal } from "./clock.ts";
+import { every, ManualClock, sleep, systemClock, timeoutSignal } from "./clock.ts";
 
 Deno.test("ManualClock: timers fire on advance, earliest first, only manual time counts", async () => {
   const clock = new ManualClock();
@@ -46,4 +46,30 @@ Deno.test("sleep and timeoutSignal on a manual clock; waitForTimer tells when co
   assert.equal(signal.aborted, true);
   assert.equal((signal.reason as DOMException).name, "TimeoutError");
   assert.equal(timeoutSignal(systemClock, 10_000).aborted, false);
+});
+
+Deno.test("every: a periodic call on a manual clock runs once per advance that reaches it, until stopped", async () => {
+  const clock = new ManualClock();
+  let calls = 0;
+  const stop = every(clock, 100, () => calls++);
+  await clock.advance(99);
+  assert.equal(calls, 0);
+  await clock.advance(1);
+  assert.equal(calls, 1);
+  await clock.advance(1_000); // one call for the whole span: it sees the new time once
+  assert.equal(calls, 2);
+  stop();
+  await clock.advance(1_000);
+  assert.equal(calls, 2);
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("every: on the system clock, an interval until stopped", async () => {
+  let calls = 0;
+  const twice = Promise.withResolvers<void>();
+  const stop = every(systemClock, 1, () => {
+    if (++calls === 2) twice.resolve();
+  });
+  await twice.promise;
+  stop(); // the test's sanitizer fails on a timer left running
 });

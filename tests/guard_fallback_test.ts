@@ -7,21 +7,30 @@
  * TLS) and its limits still hold: the header timeout of a trickled head, the idle timeout of a
  * stalled upload, and a graceful shutdown that a stalled upload does not hold. Over TLS, with or
  * without the fallback, the relayed bytes of a trickled head do not hold off the header timeout.
+ * The guard's deadlines run on a ManualClock that each test moves: nothing waits them out.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { makeSelfSignedCert } from "./certs.ts";
 import { clientOf, guardedServe, type GuardOptions, probeRuntimeHttp } from "../shared/net/mod.ts";
 import { checkedRuntimeHttp, internalServeOnConnection } from "../shared/net/deno_internals.ts";
+import { ManualClock } from "../shared/clock.ts";
 import { curl, makeTestCa, removeDir, requirePeer, tempDir } from "./support/mod.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 /** The fallback, forced: a door that reports the runtime's server missing. */
 const RELAY = { runtimeHttp: Promise.resolve(undefined) };
-const GUARD: GuardOptions = { headerTimeoutMs: 600, idleTimeoutMs: 600, maxConnectionsPerIp: 20 };
+/** Long timeouts on a manual clock: the real time a test takes is far from moving any of them. */
+const GUARD: GuardOptions = {
+  headerTimeoutMs: 60_000,
+  idleTimeoutMs: 60_000,
+  maxConnectionsPerIp: 20,
+};
+/** The guard's sweep period for {@link GUARD} (a quarter of the shorter timeout, at most 1 s). */
+const SWEEP_MS = 1_000;
 
-/** Reads `conn` to its end (or a reset): what came, and when it ended (`performance.now()`). */
-async function readToEnd(conn: Deno.Conn): Promise<{ text: string; at: number }> {
+/** Reads `conn` to its end (or a reset): what came. */
+async function readToEnd(conn: Deno.Conn): Promise<string> {
   const buf = new Uint8Array(4096);
   let text = "";
   try {
@@ -33,7 +42,7 @@ async function readToEnd(conn: Deno.Conn): Promise<{ text: string; at: number }>
   } catch {
     // reset: ended as well
   }
-  return { text, at: performance.now() };
+  return text;
 }
 
 /** Reads answers from `conn` until `count` status lines have come. */
@@ -49,24 +58,48 @@ async function readAnswers(conn: Deno.Conn, count: number): Promise<string> {
 }
 
 /**
- * Slowloris: one header line per sixth of the header timeout, never the blank line, so bytes keep
- * moving (through the relay too) for up to eight header timeouts. The pacing is the attacker's
- * behaviour under test, not a wait: the guard's deadlines run on the real clock. True when the
- * connection was still open after the last line (the guard did not close it); false as soon as
- * the server ended it, the event the caller asserts.
+ * Moves `clock` forward one sweep at a time until `ended` settles (then before each step `each`
+ * runs: a slowloris's next header line), for up to twice `timeoutMs`. Resolves with the clock
+ * time moved when `ended` was seen, or Infinity when the guard never ended it. What settles between
+ * two steps is seen at the next one, so the result is at most a few sweeps past the deadline.
  */
-async function trickleHead(
-  conn: Deno.Conn,
-  ended: Promise<{ text: string; at: number }>,
-): Promise<boolean> {
-  let open = true;
-  void ended.then(() => open = false);
-  const pace = GUARD.headerTimeoutMs! / 6;
-  for (let i = 0; open && i < 48; i++) {
-    await new Promise((r) => setTimeout(r, pace));
-    await conn.write(enc.encode(`X-${i}: y\r\n`)).catch(() => open = false);
+async function advanceUntil(
+  clock: ManualClock,
+  ended: Promise<unknown>,
+  timeoutMs: number,
+  each?: () => Promise<void>,
+): Promise<number> {
+  let done = false;
+  void ended.then(() => done = true, () => done = true);
+  let moved = 0;
+  while (!done && moved <= 2 * timeoutMs) {
+    await each?.();
+    await clock.advance(SWEEP_MS);
+    moved += SWEEP_MS;
   }
-  return open;
+  // A close made by the last sweep reaches the reader after a few more turns.
+  for (let i = 0; !done && i < 50; i++) await new Promise((r) => setTimeout(r, 0));
+  return done ? moved : Infinity;
+}
+
+/** That `at` (from {@link advanceUntil}) is at `timeoutMs` of the clock, give or take sweeps. */
+function assertAtTimeout(at: number, timeoutMs: number, what: string): void {
+  assert(at !== Infinity, `${what}: never closed by the guard`);
+  // Half: the clock's now() moves with real time too, which may add a few seconds under load.
+  assert(at >= timeoutMs / 2, `${what}: closed after ${at} ms of ${timeoutMs}`);
+  assert(at <= timeoutMs + 5 * SWEEP_MS, `${what}: closed only after ${at} ms of ${timeoutMs}`);
+}
+
+/**
+ * Slowloris: one header line per sweep, never the blank line, so bytes keep moving (through the
+ * relay too) while the clock runs past the header timeout; resolves with the clock time at which
+ * the server ended the connection (Infinity: it was kept).
+ */
+function trickleHead(clock: ManualClock, conn: Deno.Conn, ended: Promise<string>): Promise<number> {
+  let i = 0;
+  return advanceUntil(clock, ended, GUARD.headerTimeoutMs, async () => {
+    await conn.write(enc.encode(`X-${i++}: y\r\n`)).catch(() => {});
+  });
 }
 
 Deno.test("runtime door: the per-connection server passes its self-test in a few milliseconds", async () => {
@@ -110,8 +143,9 @@ Deno.test("runtime door: a door that is gone, changed, or whose cancel does not 
 });
 
 Deno.test("guard fallback: requests, keep-alive and the client's address through the relay", async () => {
+  const clock = new ManualClock();
   const server = guardedServe(
-    { hostname: "127.0.0.1", port: 0, guard: GUARD, ...RELAY },
+    { hostname: "127.0.0.1", port: 0, guard: GUARD, clock, ...RELAY },
     (_req, info) => new Response(`${info.remoteAddr.hostname}:${info.remoteAddr.port}`),
   );
   try {
@@ -122,39 +156,38 @@ Deno.test("guard fallback: requests, keep-alive and the client's address through
     const own = `127.0.0.1:${(conn.localAddr as Deno.NetAddr).port}`;
     assertEquals(text.split(own).length - 1, 2, text);
     // The keep-alive connection, silent after its answers, is closed at the idle timeout.
-    const idle = performance.now();
-    const { at } = await readToEnd(conn);
-    assert(at - idle < 3_000, `an idle connection was kept ${(at - idle).toFixed(0)} ms`);
+    const at = await advanceUntil(clock, readToEnd(conn), GUARD.idleTimeoutMs);
+    assertAtTimeout(at, GUARD.idleTimeoutMs, "an idle keep-alive connection");
     conn.close();
   } finally {
-    await server.shutdown();
+    await server.shutdown(0);
   }
 });
 
 Deno.test("guard fallback: a trickled request head is closed at the header timeout", async () => {
+  const clock = new ManualClock();
   const server = guardedServe(
-    { hostname: "127.0.0.1", port: 0, guard: GUARD, ...RELAY },
+    { hostname: "127.0.0.1", port: 0, guard: GUARD, clock, ...RELAY },
     () => new Response("never"),
   );
   try {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
     await conn.write(enc.encode("GET / HTTP/1.1\r\nHost: x\r\n"));
     const ended = readToEnd(conn);
-    const kept = await trickleHead(conn, ended);
-    if (kept) conn.close(); // not closed by the server: end the read, and fail below
-    const { text } = await ended;
-    assertEquals(text, "");
-    assert(!kept, "a slow head was kept while it trickled");
-    if (!kept) conn.close();
+    const at = await trickleHead(clock, conn, ended);
+    if (at === Infinity) conn.close(); // not closed by the server: end the read, and fail below
+    assertEquals(await ended, "");
+    assertAtTimeout(at, GUARD.headerTimeoutMs, "a slow head that trickled");
+    conn.close();
   } finally {
-    await server.shutdown();
+    await server.shutdown(0);
   }
 });
 
 /** A server whose handler tracks the upload and answers whether it came whole or was cut. */
-function uploadServer(arrived: () => void) {
+function uploadServer(clock: ManualClock, arrived: () => void) {
   return guardedServe(
-    { hostname: "127.0.0.1", port: 0, guard: GUARD, ...RELAY },
+    { hostname: "127.0.0.1", port: 0, guard: GUARD, clock, ...RELAY },
     async (req, info) => {
       arrived();
       const body = clientOf(info)!.track(req.body!);
@@ -165,27 +198,29 @@ function uploadServer(arrived: () => void) {
 }
 
 Deno.test("guard fallback: a stalled upload is cut at the idle timeout and its connection closed", async () => {
+  const clock = new ManualClock();
   const arrived = Promise.withResolvers<void>();
-  const server = uploadServer(arrived.resolve);
+  const server = uploadServer(clock, arrived.resolve);
   try {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
     await conn.write(enc.encode("POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nhalf"));
     await arrived.promise;
-    const stalled = performance.now();
-    const { text, at } = await readToEnd(conn);
-    assertMatch(text, /^HTTP\/1\.1 200[^]*\r\ncut\r\n/);
-    assert(at - stalled < 4_000, `a stalled upload was kept ${(at - stalled).toFixed(0)} ms`);
+    const ended = readToEnd(conn);
+    const at = await advanceUntil(clock, ended, GUARD.idleTimeoutMs);
+    assertMatch(await ended, /^HTTP\/1\.1 200[^]*\r\ncut\r\n/);
+    assertAtTimeout(at, GUARD.idleTimeoutMs, "a stalled upload");
     conn.close();
   } finally {
-    await server.shutdown();
+    await server.shutdown(0);
   }
 });
 
 Deno.test("guard fallback: shutdown lets a request in flight finish, and a stalled upload does not hold it", async () => {
+  const clock = new ManualClock();
   const started = Promise.withResolvers<void>();
   const release = Promise.withResolvers<void>();
   const server = guardedServe(
-    { hostname: "127.0.0.1", port: 0, guard: GUARD, ...RELAY },
+    { hostname: "127.0.0.1", port: 0, guard: GUARD, clock, ...RELAY },
     async () => {
       started.resolve();
       await release.promise;
@@ -199,17 +234,17 @@ Deno.test("guard fallback: shutdown lets a request in flight finish, and a stall
   released = true;
   release.resolve();
   assertEquals(await answer, "done");
-  await down;
+  // The answered connection is closed once its answer has had a sweep to be written.
+  assert(await advanceUntil(clock, down, 10 * SWEEP_MS) <= 10 * SWEEP_MS, "shutdown finished");
 
   const arrived = Promise.withResolvers<void>();
-  const stalled = uploadServer(arrived.resolve);
+  const stalled = uploadServer(clock, arrived.resolve);
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: stalled.addr.port });
   await conn.write(enc.encode("POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nhalf"));
   await arrived.promise;
-  const shutdownStarted = performance.now();
-  await stalled.shutdown();
-  const took = performance.now() - shutdownStarted;
-  assert(took < 4_000, `a stalled upload held the shutdown ${took.toFixed(0)} ms`);
+  // The shutdown waits for no grace: the stalled upload is cut at the idle timeout, and it ends.
+  const at = await advanceUntil(clock, stalled.shutdown(), GUARD.idleTimeoutMs);
+  assertAtTimeout(at, GUARD.idleTimeoutMs, "the shutdown held by a stalled upload");
   conn.close();
 });
 
@@ -219,11 +254,13 @@ Deno.test({
   fn: async () => {
     const dir = await tempDir("guard-fallback-");
     const cert = await makeSelfSignedCert(dir);
+    const clock = new ManualClock();
     const server = guardedServe(
       {
         hostname: "127.0.0.1",
         port: 0,
         guard: GUARD,
+        clock,
         tls: { cert: cert.cert, key: await Deno.readTextFile(cert.keyPath) },
         ...RELAY,
       },
@@ -244,12 +281,11 @@ Deno.test({
       }
       // A connection that never says hello is closed at the header timeout.
       const silent = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
-      const started = performance.now();
-      const { at } = await readToEnd(silent);
-      assert(at - started < 3_000, `a silent handshake was kept ${(at - started).toFixed(0)} ms`);
+      const at = await advanceUntil(clock, readToEnd(silent), GUARD.headerTimeoutMs);
+      assertAtTimeout(at, GUARD.headerTimeoutMs, "a silent handshake");
       silent.close();
     } finally {
-      await server.shutdown();
+      await server.shutdown(0);
       await removeDir(dir);
     }
   },
@@ -263,8 +299,9 @@ Deno.test("connection guard over TLS, direct and through the fallback: a head tr
     const caCerts = [await Deno.readTextFile(ca.certPath)];
     const tls = { cert: cert.cert, key: await Deno.readTextFile(cert.keyPath) };
     for (const [path, door] of [["direct", {}], ["fallback", RELAY]] as const) {
+      const clock = new ManualClock();
       const server = guardedServe(
-        { hostname: "127.0.0.1", port: 0, guard: GUARD, tls, ...door },
+        { hostname: "127.0.0.1", port: 0, guard: GUARD, clock, tls, ...door },
         () => new Response("never"),
       );
       try {
@@ -276,14 +313,13 @@ Deno.test("connection guard over TLS, direct and through the fallback: a head tr
         await conn.handshake();
         await conn.write(enc.encode("GET / HTTP/1.1\r\nHost: x\r\n"));
         const ended = readToEnd(conn);
-        const kept = await trickleHead(conn, ended);
-        if (kept) conn.close(); // not closed by the server: end the read, and fail below
-        const { text } = await ended;
-        assertEquals(text, "", path);
-        assert(!kept, `${path}: a slow head was kept while it trickled`);
-        if (!kept) conn.close();
+        const at = await trickleHead(clock, conn, ended);
+        if (at === Infinity) conn.close(); // not closed by the server: end the read, fail below
+        assertEquals(await ended, "", path);
+        assertAtTimeout(at, GUARD.headerTimeoutMs, `${path}: a slow head that trickled`);
+        conn.close();
       } finally {
-        await server.shutdown();
+        await server.shutdown(0);
       }
     }
   } finally {

@@ -28,6 +28,7 @@
  * peer's end and aborts that signal (with `--unstable-no-legacy-abort`, only then).
  */
 
+import { type Clock, every, systemClock } from "../clock.ts";
 import { AddressCounts } from "./address_counts.ts";
 import { type ConnectionServer, type RuntimeHttp, runtimeHttp } from "./deno_internals.ts";
 
@@ -59,6 +60,11 @@ export interface GuardedListenOptions extends GuardOptions {
    * isolate); `undefined` makes the listener relay every connection to a loopback `Deno.serve`.
    */
   runtimeHttp?: Promise<RuntimeHttp | undefined>;
+  /**
+   * The time of the deadlines: the sweep, the header and idle timeouts and the shutdown's grace
+   * (default: the system clock; a test moves a `ManualClock` instead of waiting them out).
+   */
+  clock?: Clock;
 }
 
 /** A client address as the server should see it. */
@@ -79,20 +85,23 @@ export class ClientConnection {
   active = 0;
   /** Set by {@link closeAfterAnswer}: the listener closes the connection once it has answered. */
   closeAsked = false;
-  /** `Date.now()` of the last activity: accepted, a request started or ended, a body moved. */
-  lastActive: number = Date.now();
+  /** The clock's time of the last activity: accepted, a request started or ended, a body moved. */
+  lastActive: number;
+  readonly #clock: Clock;
   /** The tracked bodies being read: the source's reader, and the tracked stream's controller. */
   #reading:
     | Map<ReadableStreamDefaultReader<Uint8Array>, ReadableStreamDefaultController<Uint8Array>>
     | undefined;
 
-  constructor(hostname: string, port: number) {
+  constructor(hostname: string, port: number, clock: Clock = systemClock) {
     this.addr = { transport: "tcp", hostname, port };
+    this.#clock = clock;
+    this.lastActive = clock.now();
   }
 
   /** Marks activity, which puts off the idle timeout. */
   touch(): void {
-    this.lastActive = Date.now();
+    this.lastActive = this.#clock.now();
   }
 
   /** True while a tracked body (an upload or a streamed answer) is being read. */
@@ -134,7 +143,7 @@ export class ClientConnection {
           const { done, value } = await reader.read();
           // Cut by cancelTracked: the stream has been errored, not ended.
           if (!this.#reading!.has(reader)) return;
-          this.lastActive = Date.now();
+          this.lastActive = this.#clock.now();
           if (value !== undefined) {
             sent += value.byteLength;
             controller.enqueue(value);
@@ -175,14 +184,14 @@ export class ClientConnection {
   /** Marks the end of a request and hands its response on (one function per connection). */
   readonly ended = (response: Response): Response => {
     this.active--;
-    this.lastActive = Date.now();
+    this.lastActive = this.#clock.now();
     return response;
   };
 
   /** Marks the end of a failed request and rethrows. */
   readonly failed = (error: unknown): never => {
     this.active--;
-    this.lastActive = Date.now();
+    this.lastActive = this.#clock.now();
     throw error;
   };
 
@@ -290,7 +299,9 @@ export class GuardedListener {
   readonly #relayed = new Map<number, OpenConnection>();
   /** TLS: inner connections accepted before their relay registered (with the time). */
   readonly #unclaimed = new Map<number, { conn: Deno.Conn; at: number }>();
-  #sweep: ReturnType<typeof setInterval> | undefined;
+  readonly #clock: Clock;
+  /** Stops the sweep timer. */
+  #stopSweep: () => void = noop;
   /** Milliseconds between sweeps. */
   #every = 1000;
   #closed = false;
@@ -301,6 +312,7 @@ export class GuardedListener {
 
   constructor(options: GuardedListenOptions) {
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
     this.#door = options.runtimeHttp ?? runtimeHttp();
     this.#perIp = new AddressCounts(options.addressCounts);
     this.#listener = Deno.listen({
@@ -336,11 +348,9 @@ export class GuardedListener {
   /** Starts accepting; `handler` answers every request of every connection. */
   serve(handler: Handler, onError: OnError): void {
     const { headerTimeoutMs, idleTimeoutMs } = this.#options;
-    const every = Math.max(50, Math.min(1000, Math.min(headerTimeoutMs, idleTimeoutMs) / 4));
-    this.#every = every;
-    const sweep = setInterval(() => this.#closeExpired(), every);
-    Deno.unrefTimer(sweep);
-    this.#sweep = sweep;
+    const period = Math.max(50, Math.min(1000, Math.min(headerTimeoutMs, idleTimeoutMs) / 4));
+    this.#every = period;
+    this.#stopSweep = every(this.#clock, period, () => this.#closeExpired(), { unref: true });
     void this.#start(handler, onError);
   }
 
@@ -414,14 +424,15 @@ export class GuardedListener {
     }
     this.close();
     this.#draining = true;
-    this.#drain(Date.now());
+    this.#drain(this.#clock.now());
     if (this.#open.size > 0) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      const clock = this.#clock;
+      let timer: ReturnType<Clock["setTimeout"]> | undefined;
       const grace = Number.isFinite(graceMs)
-        ? new Promise<void>((resolve) => timer = setTimeout(resolve, Math.max(0, graceMs)))
+        ? new Promise<void>((resolve) => timer = clock.setTimeout(resolve, Math.max(0, graceMs)))
         : new Promise<void>(() => {});
       await Promise.race([this.#drained.promise, grace]);
-      clearTimeout(timer);
+      if (timer !== undefined) clock.clearTimeout(timer);
     }
     this.closeAll();
     if (this.#fallback) await this.#stopFallback();
@@ -464,14 +475,14 @@ export class GuardedListener {
     for (const open of this.#open) closeNow(open, true);
     for (const { conn } of this.#unclaimed.values()) closeQuietly(conn);
     this.#unclaimed.clear();
-    if (this.#open.size === 0) clearInterval(this.#sweep);
+    if (this.#open.size === 0) this.#stopSweep();
   }
 
   #closeExpired(): void {
-    const now = Date.now();
+    const now = this.#clock.now();
     if (this.#forced) {
       for (const open of this.#open) closeNow(open, true);
-      if (this.#open.size === 0) clearInterval(this.#sweep);
+      if (this.#open.size === 0) this.#stopSweep();
       return;
     }
     const { headerTimeoutMs, idleTimeoutMs } = this.#options;
@@ -479,8 +490,12 @@ export class GuardedListener {
       const client = open.client;
       const limit = client.requests === 0 ? headerTimeoutMs : idleTimeoutMs;
       if (now - client.lastActive > limit) closeNow(open);
-      // closeAfterAnswer: once the answer has had a sweep to be written.
-      else if (client.closeAsked && client.active === 0 && now - client.lastActive >= this.#every) {
+      // closeAfterAnswer, or a body the guard cut (the runtime would wait for the rest of it):
+      // once the answer has had a sweep to be written.
+      else if (
+        (client.closeAsked || open.cut) && client.active === 0 &&
+        now - client.lastActive >= this.#every
+      ) {
         closeNow(open);
       }
     }
@@ -523,7 +538,7 @@ export class GuardedListener {
       return undefined;
     }
     const open = {
-      client: new ClientConnection(ip, remote.port),
+      client: new ClientConnection(ip, remote.port, this.#clock),
       closing: false,
       cut: false,
       draining: false,
@@ -544,7 +559,7 @@ export class GuardedListener {
     return (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => {
       client.requests++;
       client.active++;
-      client.lastActive = Date.now();
+      client.touch();
       const method = request.method;
       const upload = method !== "GET" && method !== "HEAD" && request.body !== null;
       if (upload) client.uploads++;
@@ -561,7 +576,7 @@ export class GuardedListener {
           ? answer.then(client.uploadEnded, client.uploadFailed)
           : answer.then(client.ended, client.failed);
       }
-      client.lastActive = Date.now();
+      client.touch();
       client.active--;
       if (upload) client.uploads--;
       return answer;
@@ -609,7 +624,7 @@ export class GuardedListener {
       const port = (conn.remoteAddr as Deno.NetAddr).port;
       const open = this.#relayed.get(port);
       if (!open) {
-        this.#unclaimed.set(port, { conn, at: Date.now() });
+        this.#unclaimed.set(port, { conn, at: this.#clock.now() });
         continue;
       }
       this.#relayed.delete(port);

@@ -8,6 +8,7 @@ import {
   type GuardOptions,
 } from "./guarded_listener.ts";
 import type { RuntimeHttp } from "./deno_internals.ts";
+import type { Clock } from "../clock.ts";
 
 /** Defaults: a first request within 10 s, 120 s without activity, 256 connections per address. */
 export const DEFAULT_GUARD: GuardOptions = {
@@ -49,6 +50,8 @@ export interface GuardedServeOptions {
    * isolate); `Promise.resolve(undefined)` forces the relay fallback (tests).
    */
   runtimeHttp?: Promise<RuntimeHttp | undefined>;
+  /** The time of the guard's deadlines (default: the system clock; tests pass a `ManualClock`). */
+  clock?: Clock;
 }
 
 function internalError(err: unknown): Response {
@@ -68,6 +71,7 @@ export function guardedServe(
     tls: options.tls,
     addressCounts: options.addressCounts,
     runtimeHttp: options.runtimeHttp,
+    clock: options.clock,
     ...options.guard,
   });
   const serve: Deno.ServeHandler<Deno.NetAddr> = options.trackResponseBodies === false
