@@ -1,4 +1,4 @@
-/** The route POST /api/gateway/status: Report health and status (software version, uptime, pipelines, error counts). */
+/** The route POST /api/gateway/status: Report health and status (software version, uptime, pipelines, error counts, alerts). */
 import type { Context } from "hono";
 import { z } from "zod";
 import { iso } from "../../clock.ts";
@@ -9,6 +9,13 @@ import { ApiError } from "../errors.ts";
 import { machineOf } from "../middleware.ts";
 import { ability, GATEWAY_ID, machine } from "./common.ts";
 import { type Route, route } from "../registry.ts";
+import { STATUS_ALERT_LIMITS } from "../../../shared/mod.ts";
+
+/** What a gateway may send as an alert's rule name, kind and summary (untrusted input). */
+const ALERT_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${STATUS_ALERT_LIMITS.name - 1}}$`);
+const ALERT_KIND = new RegExp(`^[a-z][a-z_]{0,${STATUS_ALERT_LIMITS.name - 1}}$`);
+// deno-lint-ignore no-control-regex
+const ONE_LINE = /^[^\x00-\x1f\x7f]*$/;
 
 const statusBody = z.strictObject({
   health: z.enum(["healthy", "degraded", "unhealthy"]),
@@ -35,6 +42,18 @@ const statusBody = z.strictObject({
     (v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol),
     "an http:// or https:// URL",
   ).optional(),
+  /** The gateway's alerts (gateway/alerts): metadata only, bounded (STATUS_ALERT_LIMITS). */
+  alerts: z.array(z.strictObject({
+    rule: z.string().regex(ALERT_NAME, "a rule name: letters, digits, `_` and `-`"),
+    kind: z.string().regex(ALERT_KIND, "a rule kind: lowercase letters and `_`"),
+    severity: z.enum(["critical", "warning", "info"]),
+    since: z.iso.datetime(),
+    resolved_at: z.iso.datetime().nullable(),
+    summary: z.string().max(STATUS_ALERT_LIMITS.summary).regex(
+      ONE_LINE,
+      "one line without control characters",
+    ),
+  })).max(STATUS_ALERT_LIMITS.count).optional(),
 });
 
 /** POST /api/gateway/status: its documentation, its middleware and its handler. */
@@ -55,6 +74,14 @@ export const reportStatusRoute: Route = route(
         pipelines: [{ name: "fhir_ingest", requests: 1520, errors: 3 }],
         error_counts: { backend_timeout: 2, payload_too_large: 1 },
         checks: [{ name: "pacs", status: "pass" }],
+        alerts: [{
+          rule: "pacs_dead",
+          kind: "dead_letters",
+          severity: "critical",
+          since: "2025-01-16T07:58:00.000Z",
+          resolved_at: null,
+          summary: "queue pacs holds 3 dead letters",
+        }],
       },
     },
     responses: {
