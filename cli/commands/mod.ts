@@ -30,6 +30,7 @@ import { registerGeneralCommands } from "./general.ts";
 import { registerQueueCommands } from "./gateway_queues.ts";
 import { registerAlertCommands } from "./gateway_alerts.ts";
 import { registerLogin } from "./login.ts";
+import { registerMessageCommands } from "./messages.ts";
 import { registerSelfUpdate } from "./self_update.ts";
 
 /** Adds every command to `program`. */
@@ -47,6 +48,7 @@ export function registerCommands(program: Command, ctx: CliContext): void {
   registerUpdate(program, ctx);
   registerQueueCommands(program, ctx);
   registerAlertCommands(program, ctx);
+  registerMessageCommands(program, ctx);
   registerDeprecatedCommands(program, ctx);
 }
 
