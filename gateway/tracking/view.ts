@@ -16,7 +16,7 @@ const BINARY_VRS = new Set(["OB", "OW", "OF", "OD", "OL", "OV", "UN"]);
 const MAX_ROWS = 2000;
 
 const TEXT_TYPE =
-  /^(text\/|application\/(.*\+)?(json|xml|x-www-form-urlencoded|hl7-v2|edi-x12|csv|javascript)\b|application\/x-hl7)/i;
+  /^(text\/|application\/(.*\+)?(json|xml|x-www-form-urlencoded|hl7-v2|edi-x12|csv|javascript)\b|application\/x-hl7|x-application\/hl7)/i;
 
 /** The view of a body of `contentType`. */
 export function viewOf(body: Uint8Array, contentType: string | null): ContentView {
@@ -26,7 +26,8 @@ export function viewOf(body: Uint8Array, contentType: string | null): ContentVie
     const tags = dicomTags(body);
     if (tags) return { kind: "dicom", tags };
   }
-  if (TEXT_TYPE.test(type) || (type === "" && looksLikeText(body))) {
+  // A type known to be text, or any other whose bytes look like text (HL7 ER7, CSV, EDI…).
+  if (TEXT_TYPE.test(type) || looksLikeText(body)) {
     const text = new TextDecoder("utf-8", { fatal: false }).decode(body);
     const kind = /json/.test(type) || (type === "" && /^\s*[[{]/.test(text))
       ? "json"
