@@ -89,11 +89,11 @@ export function DashboardBody({ ctx, data }: { ctx: PageContext; data: Dashboard
         </div>
       </div>
       <h2>Pipelines</h2>
-      <p class="muted">
-        Rates over the last{" "}
-        {window ? (window.sinceStart ? "uptime" : `${Math.round(window.windowSecs)} s`) : "minute"}
-        {" "}
-        (the page refreshes every 5 s).
+      <p class="muted" data-testid="rate-window">
+        {window && !window.sinceStart
+          ? `Rates over the last ${Math.round(window.windowSecs)} s`
+          : "Rates since the gateway started"}{" "}
+        (the page refreshes every 5 s; without script, reload it).
       </p>
       <Table
         caption="Pipelines"
