@@ -7,6 +7,7 @@
  * `aud` is {@link MACHINE_TOKEN_AUDIENCE}, `sub` is the gateway id, `jti` identifies it for
  * revocation, and `gateway_code`, `team_id` and `abilities` are claims of their own.
  */
+import { Buffer } from "node:buffer";
 
 /** The JSON object the cloud answers `POST /api/gateway/authorize` with. */
 export interface MachineTokenPayload {
@@ -122,15 +123,10 @@ export interface MachineTokenClaims {
 export function decodeTokenClaims(token: string): MachineTokenClaims | undefined {
   const parts = token.split(".");
   if (parts.length !== 3) return undefined;
+  // Base64url without padding (RFC 7515 2); decoded natively (node:buffer), not char by char.
+  if (!/^[A-Za-z0-9_-]*$/.test(parts[1])) return undefined;
   try {
-    const b64 = parts[1].replace(/-/g, "+").replace(/_/g, "/");
-    const json = new TextDecoder().decode(
-      Uint8Array.from(
-        atob(b64.padEnd(b64.length + (4 - b64.length % 4) % 4, "=")),
-        (ch) => ch.charCodeAt(0),
-      ),
-    );
-    const claims = JSON.parse(json);
+    const claims = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
     return typeof claims === "object" && claims !== null && !Array.isArray(claims)
       ? claims
       : undefined;

@@ -14,6 +14,7 @@ import { ApiError, notFound } from "./errors.ts";
 import { CREATE_EXAMPLES, EXAMPLE_IDS, recordExample, UPDATE_EXAMPLES } from "./examples.ts";
 import { requireBearer, userOf } from "./middleware.ts";
 import { oneOf, PAGE_QUERY, pageParams } from "./list_params.ts";
+import { cachedPage } from "./list_cache.ts";
 import type { QueryDoc, Registry, RouteDoc } from "./registry.ts";
 
 /** The statuses a gateway list can be filtered on. */
@@ -269,7 +270,15 @@ function listRecords(kind: ResourceKind): Handler<AppEnv> {
     const status = kind === "gateways" ? oneOf(c, "status", GATEWAY_STATUSES) : undefined;
     const shared = oneOf(c, "shared", SHARED_SCOPES) ?? "exclude";
     const query = { ...pageParams(c), name: c.req.query("name"), where, status };
-    if (shared === "exclude") return c.json(await s.resources.find(kind, p.team.id, query));
+    if (shared === "exclude") {
+      const find = () => s.resources.find(kind, p.team.id, query);
+      // A gateway's status moves with time: its pages are listed each time.
+      if (kind === "gateways") return c.json(await find());
+      const key = JSON.stringify([kind, query]);
+      return c.body(await cachedPage(s, p.team.id, key, find), 200, {
+        "Content-Type": "application/json",
+      });
+    }
     const page = await findVisible(s.store, s.resources, kind, p.team.id, { ...query, shared });
     return c.json({
       items: page.items.map((x) => ({ ...x.record, access: x.access, team_name: x.team.name })),

@@ -85,9 +85,15 @@ export interface Authenticator {
   jwt: Pick<Tokens, "verifyUserToken" | "verifyMcpAccessToken" | "verifyMachineToken">;
 }
 
-/** Resolves a bearer token; throws TokenError with the reason when it is not usable. */
-export async function authenticate(s: Authenticator, token: string): Promise<Principal> {
-  const kind = bearerKind(token);
+/**
+ * Resolves a bearer token; throws TokenError with the reason when it is not usable. `kind`: what
+ * {@link bearerKind} said of it already (the form only; every kind is verified here).
+ */
+export async function authenticate(
+  s: Authenticator,
+  token: string,
+  kind: BearerKind | undefined = bearerKind(token),
+): Promise<Principal> {
   if (kind === "api_token") return await fromApiToken(s, token);
   if (kind === "user_token") return await fromUserToken(s, token);
   if (kind === "machine") return await fromMachineToken(s, token);

@@ -88,13 +88,15 @@ export async function listPageMapped<T, U>(
     batchSize: Math.min(options.limit + 1, 1000),
   });
   const items: U[] = [];
+  // The cursor after the entry that filled the page: read from the iterator once, not per entry
+  // (encoding a cursor costs more than reading the entry).
   let cursor: string | undefined;
   try {
     for await (const entry of iter) {
       if (items.length === options.limit) return { items, next_cursor: cursor };
-      cursor = iter.cursor;
       const item = await options.map(entry);
       if (item !== null) items.push(item);
+      if (items.length === options.limit) cursor = iter.cursor;
     }
   } catch (err) {
     if (err instanceof TypeError && options.cursor) throw new BadCursorError();

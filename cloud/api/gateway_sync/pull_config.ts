@@ -55,6 +55,38 @@ async function waitForChange(
   }
 }
 
+/** A configuration's answer as JSON text, and the parts it was rendered from. */
+interface Rendered {
+  from: VersionedConfig;
+  text: string;
+}
+
+/** Rendered answers by gateway id (bounded: the oldest goes first). */
+const rendered = new Map<string, Rendered>();
+const RENDERED_LIMIT = 1000;
+
+/**
+ * The JSON text of a configuration's answer, rendered once per configuration: the generated
+ * configuration is cached per team revision (resources), so a pull of an unchanged one gets the
+ * same parts (the same strings and arrays) and is sent the text made for them before.
+ */
+function configJson(s: Services, gatewayId: string, config: VersionedConfig): string {
+  const hit = rendered.get(gatewayId);
+  const f = hit?.from;
+  if (
+    f && f.toml === config.toml && f.sha256 === config.sha256 && f.version === config.version &&
+    f.generated_at === config.generated_at && f.transforms === config.transforms &&
+    f.pipelines === config.pipelines && f.skipped === config.skipped
+  ) {
+    return hit!.text;
+  }
+  const text = JSON.stringify(configBody(s, gatewayId, config));
+  rendered.delete(gatewayId);
+  if (rendered.size >= RENDERED_LIMIT) rendered.delete(rendered.keys().next().value!);
+  rendered.set(gatewayId, { from: config, text });
+  return text;
+}
+
 function configBody(s: Services, gatewayId: string, config: VersionedConfig) {
   return {
     gateway_id: gatewayId,
@@ -165,6 +197,8 @@ async function pullConfig(c: Context<AppEnv>): Promise<Response> {
     if (/application\/toml/i.test(c.req.header("accept") ?? "")) {
       return c.body(config.toml, 200, { "Content-Type": "application/toml; charset=utf-8" });
     }
-    return c.json(configBody(s, m.gatewayId, config));
+    return c.body(configJson(s, m.gatewayId, config), 200, {
+      "Content-Type": "application/json",
+    });
   }
 }
