@@ -38,10 +38,23 @@ export class RuleMemory {
 
 const plural = (n: number, one: string, many = one + "s") => `${n} ${n === 1 ? one : many}`;
 
-function listed(items: string[], shown = 5): string {
-  return items.length <= shown
-    ? items.join("; ")
-    : `${items.slice(0, shown).join("; ")}; and ${items.length - shown} more`;
+/** Characters a summary may take (the status report to the cloud carries at most 300). */
+const SUMMARY_BUDGET = 280;
+
+/** `items` joined while they fit the summary's budget, then how many more there are. */
+function listed(items: string[]): string {
+  let out = "";
+  let shown = 0;
+  for (const item of items) {
+    const next = shown === 0 ? item : `${out}; ${item}`;
+    const rest = items.length - shown - 1;
+    const tail = rest > 0 ? `; and ${rest} more` : "";
+    if (shown > 0 && next.length + tail.length > SUMMARY_BUDGET) break;
+    out = next;
+    shown++;
+  }
+  const rest = items.length - shown;
+  return rest > 0 ? `${out}; and ${rest} more` : out;
 }
 
 function watchedQueues(rule: AlertRuleConfig, queues: QueueSnapshot[]): QueueSnapshot[] {
