@@ -10,8 +10,14 @@ import { type Clock, type Logger, systemClock } from "../../shared/mod.ts";
 import type { ComponentHealth, Metrics } from "../observability/mod.ts";
 import type { PipelineTrackingConfig } from "../../shared/gateway_config/mod.ts";
 import { Capture, type PendingRecord } from "./capture.ts";
-import { loadTrackingKey, sealStages, type TrackingKey } from "./content.ts";
-import { type StoredRecord, TrackingStore } from "./store.ts";
+import {
+  type ContentKey,
+  loadTrackingKey,
+  newContentKey,
+  sealStages,
+  type TrackingKey,
+} from "./content.ts";
+import { CONTENT_KEY_MAX_AGE_MS, type StoredRecord, TrackingStore } from "./store.ts";
 
 /** Most content bytes waiting in one isolate's queue; past it records are dropped. */
 export const MAX_QUEUED_CONTENT_BYTES = 64 * 1024 * 1024;
@@ -38,6 +44,9 @@ export class TrackingRecorder {
   #storeDir: string | undefined;
   #openFailedAt = -Infinity;
   #key: TrackingKey | undefined;
+  /** The content key sealing new records, and the store it is written to. */
+  #contentKey: ContentKey | undefined;
+  #contentKeyStore: TrackingStore | undefined;
   #keyFile: string | undefined;
   #queue: PendingRecord[] = [];
   #queuedBytes = 0;
@@ -92,6 +101,7 @@ export class TrackingRecorder {
     if (t?.identity_file && t.identity_file !== this.#keyFile) {
       this.#key = await loadTrackingKey(t.identity_file);
       this.#keyFile = t.identity_file;
+      this.#contentKey = undefined;
     } else if (!t?.identity_file) {
       this.#key = undefined;
       this.#keyFile = undefined;
@@ -160,14 +170,16 @@ export class TrackingRecorder {
         continue;
       }
       let rows: StoredRecord[];
+      let key: ContentKey | undefined;
       try {
-        rows = await Promise.all(batch.map((r) => this.#sealed(r)));
+        key = batch.some((r) => r.captured?.length) ? await this.#currentKey(store) : undefined;
+        rows = await Promise.all(batch.map((r) => this.#sealed(r, key)));
       } catch (err) {
         this.#drop(batch.length, `cannot encrypt tracked content: ${(err as Error).message}`);
         continue;
       }
       try {
-        store.insert(rows);
+        store.insert(rows, key);
         this.#written += rows.length;
         this.#recovered();
       } catch (err) {
@@ -182,14 +194,30 @@ export class TrackingRecorder {
     }
   }
 
-  async #sealed(r: PendingRecord): Promise<StoredRecord> {
+  /** The content key for a batch written to `store` (a new one every 10 minutes). */
+  async #currentKey(store: TrackingStore): Promise<ContentKey | undefined> {
+    if (!this.#key) return undefined;
+    const now = this.#clock.now();
+    const k = this.#contentKey;
+    if (
+      !k || this.#contentKeyStore !== store || now - k.created > CONTENT_KEY_MAX_AGE_MS ||
+      k.uses > 1_000_000
+    ) {
+      this.#contentKey = await newContentKey(this.#key.recipient, now);
+      this.#contentKeyStore = store;
+    }
+    return this.#contentKey;
+  }
+
+  async #sealed(r: PendingRecord, key: ContentKey | undefined): Promise<StoredRecord> {
     const { captured, capturedBytes: _, ...row } = r;
     if (!captured?.length) return row;
-    if (!this.#key) {
+    if (!key) {
       // Content without a key is never written in the clear: the metadata is kept alone.
       return { ...row, stages: [] };
     }
-    return { ...row, content: await sealStages(captured, this.#key.recipient) };
+    key.uses++;
+    return { ...row, content: await sealStages(captured, key.key, row.id) };
   }
 
   #drop(n: number, reason: string): void {

@@ -9,7 +9,7 @@ import { type Clock, type Logger, systemClock } from "../../shared/mod.ts";
 import type { AuditEntry } from "../audit/mod.ts";
 import { sha256Hex } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
-import { type CapturedStage, openStages } from "./content.ts";
+import { type CapturedStage, openStages, unwrapContentKey } from "./content.ts";
 import type { TrackingRecorder } from "./recorder.ts";
 import { replayEnvelope, replayPipeline, type ReplayRuntime, runReplay } from "./replay.ts";
 import type {
@@ -68,6 +68,20 @@ export class TrackingService implements TrackingControl {
       this.prune();
       if (!this.#closed) this.#scheduleRetention();
     }, t.retention_interval_secs * 1000);
+  }
+
+  /** Content keys opened lately (an age decryption each), by their wrapped bytes. */
+  readonly #keys = new Map<string, CryptoKey>();
+
+  async #contentKey(wrapped: Uint8Array, identity: string): Promise<CryptoKey> {
+    const id = Buffer.from(wrapped.subarray(wrapped.byteLength - 32)).toString("base64");
+    let key = this.#keys.get(id);
+    if (!key) {
+      key = await unwrapContentKey(wrapped, identity);
+      if (this.#keys.size >= 64) this.#keys.delete(this.#keys.keys().next().value!);
+      this.#keys.set(id, key);
+    }
+    return key;
   }
 
   /** One pass of retention now (by age, then by size); returns how many records went. */
@@ -140,20 +154,24 @@ export class TrackingService implements TrackingControl {
     });
     if (!found.content) return { ...found.message, content: [] };
     try {
-      const stages = await this.#open(found.content);
+      const stages = await this.#open(found);
       return { ...found.message, content: stages.map(stageContent) };
     } catch (err) {
       return { ...found.message, content_error: (err as Error).message };
     }
   }
 
-  async #open(sealed: Uint8Array): Promise<CapturedStage[]> {
-    const key = this.#deps.recorder.key;
-    if (!key) {
+  async #open(
+    found: { message: { id: string }; content: Uint8Array | null; key: Uint8Array | null },
+  ): Promise<CapturedStage[]> {
+    const identity = this.#deps.recorder.key?.identity;
+    if (!identity) {
       throw new Error("no [tracking] identity_file is configured: the content cannot be decrypted");
     }
+    if (!found.content || !found.key) throw new Error("the content's key is not in the store");
     try {
-      return await openStages(sealed, key.identity);
+      const key = await this.#contentKey(found.key, identity);
+      return await openStages(found.content, key, found.message.id);
     } catch (err) {
       throw new Error(
         `the content cannot be decrypted with [tracking] identity_file (${
@@ -178,7 +196,7 @@ export class TrackingService implements TrackingControl {
     }
     let stages: CapturedStage[];
     try {
-      stages = await this.#open(found.content);
+      stages = await this.#open(found);
     } catch (err) {
       throw new GatewayError(409, "content_unreadable", (err as Error).message);
     }

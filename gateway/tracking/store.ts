@@ -35,8 +35,17 @@ export interface StoredRecord {
   replay_of?: string;
   actor?: string;
   edited?: boolean;
-  /** The age-encrypted content of the stages, if kept. */
+  /** The encrypted content of the stages, if kept (content.ts). */
   content?: Uint8Array;
+}
+
+/** The content key a batch is sealed with: written with the batch when it is new. */
+export interface BatchKey {
+  /** Its row, once written. */
+  id?: number;
+  created: number;
+  /** The key wrapped with age. */
+  wrapped: Uint8Array;
 }
 
 const SCHEMA = `
@@ -60,10 +69,17 @@ CREATE TABLE IF NOT EXISTS messages (
   actor TEXT,
   edited INTEGER NOT NULL DEFAULT 0,
   content BLOB,
+  key_id INTEGER,
   size INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS keys (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created INTEGER NOT NULL,
+  wrapped BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS messages_time ON messages(time, seq);
 CREATE INDEX IF NOT EXISTS messages_pipeline ON messages(pipeline, time, seq);
+CREATE INDEX IF NOT EXISTS messages_key ON messages(key_id);
 CREATE TABLE IF NOT EXISTS fields (
   seq INTEGER NOT NULL,
   key TEXT NOT NULL,
@@ -77,6 +93,8 @@ CREATE INDEX IF NOT EXISTS fields_seq ON fields(seq);
 const MAX_FIELD_VALUE = 256;
 /** Most metadata keys indexed per message. */
 const MAX_FIELDS = 64;
+/** A content key seals new records for at most this long (then the next one does). */
+export const CONTENT_KEY_MAX_AGE_MS = 10 * 60_000;
 /** Largest page of a search. */
 export const MAX_PAGE = 500;
 
@@ -94,6 +112,7 @@ export class TrackingStore {
   readonly #db: DatabaseSync;
   readonly #insert: StatementSync;
   readonly #insertField: StatementSync;
+  readonly #insertKey: StatementSync;
   #closed = false;
 
   /** Opens (creating) the database in `dir`. Throws when it cannot be opened. */
@@ -118,15 +137,23 @@ export class TrackingStore {
     this.#insert = this.#db.prepare(
       `INSERT INTO messages (id, time, request_id, pipeline, endpoint, protocol, method, path,
         status, error_code, duration_ms, backends, metadata, stages, replay_of, actor, edited,
-        content, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        content, key_id, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.#insertKey = this.#db.prepare("INSERT INTO keys (created, wrapped) VALUES (?, ?)");
     this.#insertField = this.#db.prepare("INSERT INTO fields (seq, key, value) VALUES (?, ?, ?)");
   }
 
-  /** Writes `records` in one transaction (all or none). */
-  insert(records: readonly StoredRecord[]): void {
+  /**
+   * Writes `records` in one transaction (all or none); their content is sealed with `key`,
+   * whose row is written first when it has none yet.
+   */
+  insert(records: readonly StoredRecord[], key?: BatchKey): void {
     this.#db.exec("BEGIN IMMEDIATE");
     try {
+      let keyId = key?.id ?? null;
+      if (key && keyId === null && records.some((r) => r.content)) {
+        keyId = Number(this.#insertKey.run(key.created, key.wrapped).lastInsertRowid);
+      }
       for (const r of records) {
         const metadata = JSON.stringify(r.metadata);
         const backends = JSON.stringify(r.backends);
@@ -149,6 +176,7 @@ export class TrackingStore {
           r.actor ?? null,
           r.edited ? 1 : 0,
           r.content ?? null,
+          r.content ? keyId : null,
           metadata.length + backends.length + r.path.length + (r.content?.byteLength ?? 0) + 200,
         );
         const seq = result.lastInsertRowid;
@@ -161,6 +189,7 @@ export class TrackingStore {
         }
       }
       this.#db.exec("COMMIT");
+      if (key && keyId !== null) key.id = keyId;
     } catch (err) {
       try {
         this.#db.exec("ROLLBACK");
@@ -224,11 +253,15 @@ export class TrackingStore {
     };
   }
 
-  /** One message and its encrypted content, or undefined. */
-  get(id: string): { message: TrackedMessage; content: Uint8Array | null } | undefined {
-    const row = this.#db.prepare(`SELECT ${COLUMNS}, m.content AS content FROM messages m
-      WHERE m.id = ?`).get(id) as unknown as (Row & { content: Uint8Array | null }) | undefined;
-    return row ? { message: toMessage(row), content: row.content } : undefined;
+  /** One message, its sealed content and the wrapped key that seals it, or undefined. */
+  get(
+    id: string,
+  ): { message: TrackedMessage; content: Uint8Array | null; key: Uint8Array | null } | undefined {
+    const row = this.#db.prepare(`SELECT ${COLUMNS}, m.content AS content, k.wrapped AS wrapped
+      FROM messages m LEFT JOIN keys k ON k.id = m.key_id WHERE m.id = ?`).get(id) as unknown as
+      | (Row & { content: Uint8Array | null; wrapped: Uint8Array | null })
+      | undefined;
+    return row ? { message: toMessage(row), content: row.content, key: row.wrapped } : undefined;
   }
 
   /**
@@ -270,6 +303,11 @@ export class TrackingStore {
     try {
       const r = this.#db.prepare("DELETE FROM messages WHERE seq <= ?").run(seq);
       this.#db.prepare("DELETE FROM fields WHERE seq <= ?").run(seq);
+      // Keys no record uses any more go with them, once no isolate may still seal with them.
+      this.#db.prepare(
+        `DELETE FROM keys WHERE created < ? AND id NOT IN (SELECT DISTINCT key_id FROM messages
+          WHERE key_id IS NOT NULL)`,
+      ).run(Date.now() - 2 * CONTENT_KEY_MAX_AGE_MS);
       this.#db.exec("COMMIT");
       return Number(r.changes);
     } catch (err) {
