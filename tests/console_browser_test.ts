@@ -128,6 +128,15 @@ tls_key_path = "${server.keyPath}"
         page.keyboard.press("Enter"),
       ]);
       assertMatch((await page.textContent("[data-testid=dead-answer]"))!, /upstream down/);
+      // The operator looks at what was sent (audited), shown as indented JSON.
+      await Promise.all([
+        page.waitForURL(/\?content=1$/),
+        page.click("[data-testid=show-dead-content]"),
+      ]);
+      assertMatch(
+        (await page.textContent("[data-testid=dead-letter-content] pre[data-kind=json]"))!,
+        /"order": "ORD-1"/,
+      );
       await visit("dead-letter");
 
       // Without script: sign in, and capture the next request with the tail's form.

@@ -23,6 +23,7 @@ import { type ManagementCaller, roleAllows } from "../roles.ts";
 import { normalizePrefix, pathOf } from "../routing.ts";
 import { CONSOLE_SCRIPT, FAVICON_SVG, htmxScript } from "./assets.ts";
 import { configuredCertificates } from "./certificates.ts";
+import { type DeadLetterBody, deadLetterBody } from "./dead_letter_content.ts";
 import { type DashboardData, DashboardPage } from "./dashboard.tsx";
 import { type DeadLetter, DeadLetterPage, DeadLettersPage, PAGE_SIZE } from "./dead_letters.tsx";
 import { HealthPage } from "./health.tsx";
@@ -135,6 +136,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     gateway: gatewayName(),
   });
   const sessionOf = (c: C) => sessions.get(sessionCookie(c), revalidate);
+  /** Who acts, as message tracking's audit records name them. */
+  const actorOf = (c: C, session: ConsoleSession): TrackingActor => ({
+    name: session.access.name,
+    role: session.access.role,
+    request_id: c.env.requestId,
+  });
 
   const app = new Hono<ConsoleEnv>({
     getPath: (req) => {
@@ -449,12 +456,33 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       } catch {
         // A store that cannot answer leaves the link out.
       }
+      // The body: operators, when asked; audited (who, which letter; never the content).
+      let content: DeadLetterBody | undefined;
+      let contentError: string | undefined;
+      if (c.req.query("content") === "1" && session.access.viewContent) {
+        try {
+          content = await deadLetterBody(queue, String(message.id));
+          await control.tracking?.recordAct(
+            "queue.dead_letter_viewed",
+            actorOf(c, session),
+            String(message.id),
+            { backend, pipeline: content.pipeline },
+          );
+        } catch (err) {
+          // Not shown when it cannot be read, or when its view cannot be audited.
+          content = undefined;
+          contentError = `The content cannot be shown: ${(err as Error).message}`;
+        }
+      }
       return c.html(
         <DeadLetterPage
           ctx={ctx}
           backend={backend}
           message={message}
           canRetry={session.access.operate}
+          canView={session.access.viewContent}
+          content={content}
+          contentError={contentError}
           trackedHref={trackedHref}
         />,
       );
@@ -548,11 +576,6 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   );
 
   // Messages (message tracking).
-  const actorOf = (c: C, session: ConsoleSession): TrackingActor => ({
-    name: session.access.name,
-    role: session.access.role,
-    request_id: c.env.requestId,
-  });
   const backendsOf = (pipeline: string) =>
     control.pipelines().find((p) => p.name === pipeline)?.backends.map((b) => b.name) ?? [];
   const missing = (c: C, ctx: PageContext, id: string) =>

@@ -6,7 +6,9 @@
  * request was, its attempts, why it is dead and the backend's last answer; never the body) and
  * retried, one or all of a backend, by an operator.
  */
+import type { DeadLetterBody } from "./dead_letter_content.ts";
 import { Csrf, Flash, Layout, type PageContext, Table, When } from "./layout.tsx";
+import { BodyView } from "./messages.tsx";
 
 /** One dead letter as the queue describes it (`DeliveryQueue.inspect`). */
 export type DeadLetter = Record<string, unknown>;
@@ -130,11 +132,17 @@ export function DeadLettersPage(
 
 /** One dead letter. */
 export function DeadLetterPage(
-  { ctx, backend, message, canRetry, trackedHref }: {
+  { ctx, backend, message, canRetry, trackedHref, canView, content, contentError }: {
     ctx: PageContext;
     backend: string;
     message: DeadLetter;
     canRetry: boolean;
+    /** May see the body (operators). */
+    canView: boolean;
+    /** The body, when asked for. */
+    content?: DeadLetterBody;
+    /** Why the body asked for is not shown. */
+    contentError?: string;
     /** The tracked message of this delivery, when tracking kept it. */
     trackedHref?: string;
   },
@@ -185,6 +193,36 @@ export function DeadLetterPage(
           <pre data-testid="dead-answer">{dead.answer.slice(0, 4096)}</pre>
         </section>
       )}
+      <h2>The message</h2>
+      <Flash kind="error" message={contentError} />
+      {content
+        ? (
+          <section data-testid="dead-letter-content">
+            <p class="muted">
+              {content.content_type ?? "no content type"}, {content.size} bytes
+            </p>
+            <details>
+              <summary>Headers ({content.headers.length})</summary>
+              <pre>{content.headers.map(([k, v]) => `${k}: ${v}`).join("\n")}</pre>
+            </details>
+            <BodyView view={content.view} size={content.size} truncated={content.truncated} />
+          </section>
+        )
+        : canView
+        ? (
+          <p>
+            <a
+              href={`${ctx.base}/dead-letters/${encodeURIComponent(backend)}/${
+                encodeURIComponent(str(message.id))
+              }?content=1`}
+              data-testid="show-dead-content"
+            >
+              Show the content
+            </a>{" "}
+            <span class="muted">(each view is written to the audit trail)</span>
+          </p>
+        )
+        : <p class="muted">Viewing content needs the operator role.</p>}
       {trackedHref && (
         <p>
           <a href={trackedHref}>The message with its stages</a>

@@ -9,6 +9,7 @@
  * edit-and-resend, whose outcome page says what the pipeline answered.
  */
 import type {
+  ContentView,
   ReplayOutcome,
   StageContent,
   TrackedMessage,
@@ -260,10 +261,11 @@ function identifiers(metadata: Record<string, string>): string {
   ) || "—";
 }
 
-/** One stage's body as the page shows it. */
-function StageBody({ stage }: { stage: StageContent }) {
-  const v = stage.view;
-  const size = `${stage.size} bytes${stage.truncated ? " (only the first part was kept)" : ""}`;
+/** A body as the pages show it: JSON and XML indented, DICOM as a tag table, binary as hex. */
+export function BodyView(
+  { view: v, size, truncated }: { view: ContentView; size: number; truncated: boolean },
+) {
+  const sized = `${size} bytes${truncated ? " (only the first part was kept)" : ""}`;
   if (v.kind === "empty") return <p class="muted">No body.</p>;
   if (v.kind === "json") return <pre data-kind="json">{prettyJson(v.text ?? "")}</pre>;
   if (v.kind === "xml") return <pre data-kind="xml">{prettyXml(v.text ?? "")}</pre>;
@@ -271,7 +273,7 @@ function StageBody({ stage }: { stage: StageContent }) {
   if (v.kind === "dicom") {
     return (
       <div>
-        <p class="muted">DICOM, {size}</p>
+        <p class="muted">DICOM, {sized}</p>
         <Table
           caption="DICOM elements"
           testId="dicom-tags"
@@ -284,10 +286,15 @@ function StageBody({ stage }: { stage: StageContent }) {
   }
   return (
     <div>
-      <p class="muted">Binary, {size}; the first bytes as hex:</p>
+      <p class="muted">Binary, {sized}; the first bytes as hex:</p>
       <pre data-kind="hex">{v.hex ?? ""}</pre>
     </div>
   );
+}
+
+/** One stage's body. */
+function StageBody({ stage }: { stage: StageContent }) {
+  return <BodyView view={stage.view} size={stage.size} truncated={stage.truncated} />;
 }
 
 const STAGE_TITLES: Record<string, string> = {
