@@ -94,3 +94,24 @@ Deno.test("after sign-in: only a path of the console", () => {
     assert.equal(safeNext(bad, base), base, bad);
   }
 });
+
+Deno.test("bodies on the message page: DICOM as a tag table, binary as size and hex", async () => {
+  const { BodyView } = await import("./messages.tsx");
+  const html = (view: Parameters<typeof BodyView>[0]["view"]) =>
+    String(BodyView({ view, size: 2048, truncated: true }));
+  const dicom = html({
+    kind: "dicom",
+    tags: [{ tag: "(0010,0010)", keyword: "PatientName", vr: "PN", value: "Doe^Jane" }],
+  });
+  assert.match(dicom, /<table data-testid="dicom-tags">/);
+  assert.match(
+    dicom,
+    /<code>\(0010,0010\)<\/code><\/td><td>PatientName<\/td><td>PN<\/td><td>Doe\^Jane/,
+  );
+  assert.match(dicom, /DICOM, 2048 bytes \(only the first part was kept\)/);
+  const binary = html({ kind: "binary", hex: "00 01 02" });
+  assert.match(binary, /Binary, 2048 bytes/);
+  assert.match(binary, /<pre data-kind="hex">00 01 02<\/pre>/);
+  // Text is escaped, never markup.
+  assert.match(html({ kind: "text", text: "<script>x</script>" }), /&lt;script&gt;/);
+});
