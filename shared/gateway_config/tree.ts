@@ -16,7 +16,7 @@ import {
   alertChannelSpec,
   alertRuleSpec,
   ALERTS,
-} from "./components/alerts.ts";
+} from "./components/mod.ts";
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
 import {
   AUDIT,

@@ -2,7 +2,7 @@
 import { asTable, checkTable, childPath, isTable, ProblemSink, type TableSpec } from "./fields.ts";
 import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./cross_checks.ts";
-import { checkAlerts } from "./components/alerts.ts";
+import { checkAlerts } from "./components/mod.ts";
 import { checkQueueStore } from "./components/queue_nats.ts";
 import {
   AUDIT,

@@ -6,7 +6,7 @@
  */
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
 import { stringify } from "smol-toml";
-import { alertsTables } from "./components/alerts.ts";
+import { alertsTables } from "./components/mod.ts";
 import type { TableSpec } from "./fields.ts";
 import {
   AUDIT,

@@ -40,6 +40,18 @@ import { headersMiddleware } from "./middleware_headers.ts";
 import { basicAuthMiddleware } from "./middleware_basic_auth.ts";
 
 export { DICOMWEB_SERVICES, FHIR_INTERACTIONS } from "./middleware_request_filter.ts";
+export {
+  ALERT_CHANNEL_FIELDS,
+  ALERT_CHANNEL_TYPES,
+  ALERT_RULE_FIELDS,
+  ALERT_RULE_KINDS,
+  ALERT_SEVERITIES,
+  alertChannelSpec,
+  alertRuleSpec,
+  ALERTS,
+  alertsTables,
+  checkAlerts,
+} from "./alerts.ts";
 
 /** Every built-in type: one registration line each. */
 export const BUILT_IN_TYPES: readonly ComponentType<BackendOwner>[] = [
