@@ -81,7 +81,12 @@ Deno.test({
     const gateways: TestGateway[] = [];
     try {
       for (let i = 0; i < 3; i++) {
-        gateways.push(await startTestGateway(limitToml(redis.url, "local"), { workers: 1 }));
+        // A generous timeout: on a loaded machine a slow answer must not count as an outage.
+        gateways.push(
+          await startTestGateway(limitToml(redis.url, "local", "redis_timeout_ms = 2000"), {
+            workers: 1,
+          }),
+        );
       }
       // 3 x 40 requests for one tenant: the shared bucket lets exactly BURST through.
       let sent = await send(gateways, "ward-7", 40);
@@ -195,7 +200,13 @@ Deno.test({
         redis_cert_path: client.certPath,
         redis_key_path: client.keyPath,
       };
-      const base = { requests_per_second: 0.001, burst: 3, store: "redis", ...tls };
+      const base = {
+        requests_per_second: 0.001,
+        burst: 3,
+        store: "redis",
+        redis_timeout_ms: 2_000,
+        ...tls,
+      };
       const deny = await build({ ...base, on_store_error: "deny" }, dir);
       const allow = await build({ ...base, on_store_error: "allow" }, dir);
       try {
@@ -215,6 +226,21 @@ Deno.test({
         });
         assertEquals([await status(allow, "c"), await status(deny, "c")], [200, 200]);
         assertEquals(await status(allow, "c"), 429);
+        // A server that does not answer: the command times out, the policy decides.
+        redis.pause();
+        try {
+          const started = performance.now();
+          assertEquals(await status(deny, "d"), 503);
+          const waited = performance.now() - started;
+          assert(waited >= 1_500 && waited < 10_000, `answered after ${waited} ms`);
+          // Known down: the next request is decided at once (one probe at a time asks Redis).
+        } finally {
+          redis.resume();
+        }
+        await waitFor(async () => await status(deny, "e") === 200, {
+          timeoutMs: 20_000,
+          description: "the deny limit reaches Redis again after the pause",
+        });
       } finally {
         await deny.close?.();
         await allow.close?.();

@@ -20,13 +20,14 @@ import {
 } from "../../shared/mod.ts";
 import type { AuditConfig } from "../../shared/gateway_config/mod.ts";
 import type { GatewayError } from "../errors.ts";
-import type { AuditMetrics, AuditSinkName } from "../observability/mod.ts";
+import type { AuditMetrics, AuditSinkName, ComponentHealth } from "../observability/mod.ts";
 import type { AuditSink, RequestRecord } from "../pipeline/mod.ts";
 import { AuditFile } from "./audit_file.ts";
 import { type AuditEntry, BUILT_IN_REDACTED_QUERY, entryOf } from "./entry.ts";
 import { auditEventOf, batchBundle } from "./fhir_event.ts";
 import { GroupCommit } from "./group_commit.ts";
 import { findUncleanStop, gapEntry, removeMarker, writeMarker } from "./run_marker.ts";
+import { SyslogSink } from "./syslog_sink.ts";
 import { auditUnavailable } from "./unavailable.ts";
 
 /** Sends a batch Bundle (JSON bytes) to the audit backend; the answer's status and text. */
@@ -41,6 +42,8 @@ export interface AuditTrailDeps {
   metrics: AuditMetrics;
   /** Time of the FHIR sink's back-off and send timeout, and of the loss alarms (tests). */
   clock?: Clock;
+  /** The gateway's degraded components: the syslog sink reports an unreachable collector. */
+  health?: ComponentHealth;
 }
 
 /** Records queued before a write is started without waiting for the interval or delay. */
@@ -64,6 +67,7 @@ export class AuditTrail implements AuditSink {
   #gap = 0;
   #gapReason = "";
   #fhir: FhirSink | undefined;
+  #syslog: SyslogSink | undefined;
   #unalarmed = 0;
   #alarmedAt = 0;
   /** When this process first opened an audit file (its run marker's start). */
@@ -81,7 +85,12 @@ export class AuditTrail implements AuditSink {
 
   /** True while at least one sink is configured. */
   get enabled(): boolean {
-    return this.#file !== undefined || this.#fhir !== undefined;
+    return this.#file !== undefined || this.#fhir !== undefined || this.#syslog !== undefined;
+  }
+
+  /** The syslog sink, when `[audit.syslog]` is configured (tests, the management API). */
+  get syslog(): SyslogSink | undefined {
+    return this.#syslog;
   }
 
   /** The open file, if any (for tests and the management API). */
@@ -108,6 +117,25 @@ export class AuditTrail implements AuditSink {
   ): Promise<void> {
     let file = this.#file;
     let gap: AuditEntry | undefined;
+    // The syslog sink's files first: a missing CA refuses the configuration with nothing changed.
+    const node = config?.source_name ?? hostname();
+    let syslog = this.#syslog;
+    if (config?.syslog) {
+      if (syslog) await syslog.retune(config.syslog, node);
+      else {
+        syslog = await SyslogSink.open(config.syslog, node, {
+          logger: this.#deps.logger,
+          health: this.#deps.health,
+          clock: this.#deps.clock,
+          baseDir: Deno.cwd(),
+          report: {
+            lost: (n, reason) => this.#unrecorded("syslog", reason, n),
+            written: (n) => this.#deps.metrics.written("syslog", n),
+            queued: (n) => this.#deps.metrics.queued("syslog", n),
+          },
+        });
+      }
+    }
     if (config?.file && config.file !== file?.path) {
       const stop = await findUncleanStop(config.file);
       file = await AuditFile.open({
@@ -160,7 +188,12 @@ export class AuditTrail implements AuditSink {
       await this.#fhir.close();
       this.#fhir = undefined;
     }
-    if (gap) this.#fhir?.add(gap);
+    if (!config?.syslog && this.#syslog) await this.#syslog.close();
+    this.#syslog = config?.syslog ? syslog : undefined;
+    if (gap) {
+      this.#fhir?.add(gap);
+      this.#syslog?.add(gap);
+    }
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     if (this.#file) {
@@ -217,6 +250,7 @@ export class AuditTrail implements AuditSink {
   /** {@link add} for records that go into the same batch (a worker's, as it sent them). */
   addAll(entries: readonly AuditEntry[]): Promise<void> | undefined {
     if (this.#fhir) { for (const entry of entries) this.#fhir.add(entry); }
+    if (this.#syslog) { for (const entry of entries) this.#syslog.add(entry); }
     const config = this.#config;
     if (!config?.file) return undefined;
     const wait = config.durability !== "batched";
@@ -307,6 +341,8 @@ export class AuditTrail implements AuditSink {
     await this.flush();
     await this.#fhir?.close();
     this.#fhir = undefined;
+    await this.#syslog?.close();
+    this.#syslog = undefined;
     const file = this.#file;
     this.#file = undefined;
     if (file) await this.#closeFile(file);

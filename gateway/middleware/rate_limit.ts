@@ -20,9 +20,9 @@ import type { RequestEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { RateLimitMetrics } from "../observability/mod.ts";
 import type { BuildContext, Middleware } from "../pipeline/mod.ts";
-import { describe, RedisBuckets, type RedisStoreOptions } from "./redis_buckets.ts";
+import type { RedisStoreOptions } from "./redis_buckets.ts";
 import { SharedBuckets } from "./shared_buckets.ts";
-import { STORE_STATE_BYTES, StoreState } from "./store_state.ts";
+import { describe, STORE_STATE_BYTES, StoreState } from "./store_state.ts";
 
 /** What a `redis` store does while Redis cannot be reached. */
 export type StoreErrorPolicy = "local" | "allow" | "deny";
@@ -257,6 +257,9 @@ export async function createRateLimitMiddleware(
     },
   );
   state.watch();
+  // Loaded only for a Redis store: the client library reads the environment as it loads, which
+  // `gateway audit verify` and `--validate-config` are not allowed to.
+  const { RedisBuckets } = await import("./redis_buckets.ts");
   const buckets = new RedisBuckets(
     config.name,
     redis,

@@ -12,6 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { Redis, type RedisOptions } from "ioredis";
+import { describe } from "./store_state.ts";
 
 /**
  * Refill to the server's time at ARGV[1] tokens per ms up to ARGV[2], take one when there is one,
@@ -170,11 +171,4 @@ export class RedisBuckets {
     this.#closed = true;
     this.#client.disconnect(false);
   }
-}
-
-/** A failure as the log shows it: its message, never the connection options. */
-export function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  const message = (e?.message ?? String(err)).slice(0, 200);
-  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }

@@ -97,3 +97,10 @@ export class StoreState {
     if (this.#reported === DOWN) this.#deps.health?.recovered(this.#deps.component, this, true);
   }
 }
+
+/** A failure as the log shows it: its message, never the connection options. */
+export function describe(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const message = (e?.message ?? String(err)).slice(0, 200);
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}

@@ -87,7 +87,7 @@ export interface CloudMetrics {
 }
 
 /** Where audit records go. */
-export type AuditSinkName = "file" | "fhir";
+export type AuditSinkName = "file" | "fhir" | "syslog";
 
 /** Metrics of the audit trail (gateway/audit). */
 export interface AuditMetrics {
@@ -585,7 +585,7 @@ function workerMetrics(registry: Registry): WorkerMetrics {
 function auditMetrics(registry: Registry): AuditMetrics {
   const written = registry.counter(
     "gateway_audit_records_total",
-    "Audit records written, by sink (file, fhir).",
+    "Audit records written, by sink (file, fhir, syslog).",
     ["sink"],
   );
   const dropped = registry.counter(

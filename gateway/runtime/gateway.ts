@@ -165,10 +165,14 @@ export class Gateway implements GatewayControl {
     this.#mainWatchdog = opts.mainWatchdog
       ? new MainWatchdog({ logger: opts.logger, metrics: opts.metrics })
       : undefined;
-    this.#audit = new AuditTrail({ logger: opts.logger, metrics: opts.metrics.audit });
     this.#degraded = new DegradedComponents({
       logger: opts.logger,
       metrics: opts.metrics.components,
+    });
+    this.#audit = new AuditTrail({
+      logger: opts.logger,
+      metrics: opts.metrics.audit,
+      health: this.#degraded,
     });
     this.#queues = new DeliveryQueues(opts.logger, this.#degraded);
     this.#trackingRecorder = new TrackingRecorder({

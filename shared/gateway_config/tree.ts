@@ -18,6 +18,7 @@ import {
   ALERTS,
 } from "./components/mod.ts";
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
+import { AUDIT_SYSLOG } from "./components/audit_syslog.ts";
 import {
   AUDIT,
   BACKEND,
@@ -110,6 +111,12 @@ export const CONFIG_TABLES: readonly ConfigTable[] = [
   { path: "logging", spec: LOGGING },
   { path: "runtime", spec: RUNTIME },
   { path: "audit", spec: AUDIT },
+  {
+    path: "audit.syslog",
+    spec: AUDIT_SYSLOG,
+    intro:
+      "The audit records as RFC 5424 syslog messages to a central collector, over TLS (RFC 5425) as IHE ATNA requires (docs/security.md).",
+  },
   {
     path: "tracking",
     spec: TRACKING,

@@ -385,6 +385,33 @@ export interface AuditConfig {
   fhir_batch_size: number;
   /** The observer named in AuditEvents; default: the host name. */
   source_name?: string;
+  /** `[audit.syslog]`: RFC 5424 messages to a collector (RFC 5425 over TLS). */
+  syslog?: AuditSyslogConfig;
+}
+
+/** `[audit.syslog]`: the syslog sink of the audit trail. */
+export interface AuditSyslogConfig {
+  /** The collector's host. */
+  host: string;
+  /** Its port (default by transport: 6514 tls, 514 tcp/udp). */
+  port?: number;
+  /** `tls` (RFC 5425), `tcp` (same framing, no TLS) or `udp` (RFC 5426). */
+  transport: "tls" | "tcp" | "udp";
+  /** PEM CA certificates of the collector (TLS). */
+  ca_path?: string;
+  /** PEM client certificate and key (mutual TLS). */
+  cert_path?: string;
+  key_path?: string;
+  /** RFC 5424 APP-NAME. */
+  app_name: string;
+  /** Facility name (`authpriv`, `audit`, `local0`...). */
+  facility: string;
+  /** RFC 5424 HOSTNAME; default: `source_name`, else the host name. */
+  hostname?: string;
+  /** Records held while the collector is unreachable. */
+  queue_size: number;
+  /** Longest wait for a connection. */
+  connect_timeout_ms: number;
 }
 
 /** `[cloud]`. */

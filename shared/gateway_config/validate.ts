@@ -4,6 +4,7 @@ import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./cross_checks.ts";
 import { checkAlerts } from "./components/mod.ts";
 import { checkQueueStore } from "./components/queue_nats.ts";
+import { AUDIT_SYSLOG, syslogProblems } from "./components/audit_syslog.ts";
 import {
   AUDIT,
   BACKEND,
@@ -32,6 +33,7 @@ import { didYouMean } from "./suggest.ts";
 import { componentNames, optionSchemaOf } from "./registry.ts";
 import type {
   AuditConfig,
+  AuditSyslogConfig,
   BackendConfig,
   CloudConfig,
   ConfigProblem,
@@ -172,14 +174,28 @@ function checkTracking(sink: ProblemSink, config: GatewayConfig): void {
   }
 }
 
-/** `[audit]`: at least one sink. */
+/** `[audit]` and its `syslog` table: at least one sink. */
 function audit(sink: ProblemSink, raw: unknown): AuditConfig {
-  const a = checkTable(sink, raw, AUDIT, "audit") as unknown as AuditConfig;
-  if (isTable(raw) && raw.file === undefined && raw.fhir_backend === undefined) {
+  const a = checkTable(sink, raw, AUDIT, "audit", ["syslog"]) as unknown as AuditConfig;
+  if (isTable(raw) && raw.syslog !== undefined) {
+    const s = checkTable(
+      sink,
+      raw.syslog,
+      AUDIT_SYSLOG,
+      "audit.syslog",
+    ) as unknown as AuditSyslogConfig;
+    for (const p of syslogProblems(s, "audit.syslog")) sink.report(p.path, p.message);
+    a.syslog = s;
+  }
+  if (
+    isTable(raw) && raw.file === undefined && raw.fhir_backend === undefined &&
+    raw.syslog === undefined
+  ) {
     sink.report(
       "audit",
-      "the audit trail needs somewhere to go: set `file` (a JSON Lines file) or " +
-        "`fhir_backend` (a backend that receives FHIR AuditEvents), or both",
+      "the audit trail needs somewhere to go: set `file` (a JSON Lines file), " +
+        "`fhir_backend` (a backend that receives FHIR AuditEvents) or `[audit.syslog]` (a " +
+        "syslog collector), or several",
     );
   }
   return a;

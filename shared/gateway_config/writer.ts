@@ -4,6 +4,7 @@
  * Strings are written verbatim, so a `${VAR}` in a value is substituted when the gateway loads
  * the file (the cloud may store placeholders for secrets this way).
  */
+import { AUDIT_SYSLOG } from "./components/audit_syslog.ts";
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
 import { stringify } from "smol-toml";
 import { alertsTables } from "./components/mod.ts";
@@ -95,7 +96,17 @@ export function writeConfigToml(config: GatewayConfig, options: WriteOptions = {
     }),
     section("logging", withoutDefaults(config.logging, LOGGING)),
     section("runtime", config.runtime ? withoutDefaults(config.runtime, RUNTIME) : undefined),
-    section("audit", config.audit ? withoutDefaults(config.audit, AUDIT) : undefined),
+    section(
+      "audit",
+      config.audit
+        ? {
+          ...withoutDefaults(config.audit, AUDIT),
+          ...(config.audit.syslog
+            ? { syslog: withoutDefaults(config.audit.syslog, AUDIT_SYSLOG) }
+            : {}),
+        }
+        : undefined,
+    ),
     section("tracking", config.tracking ? withoutDefaults(config.tracking, TRACKING) : undefined),
     // DICOM (issue 4): known AEs.
     section(

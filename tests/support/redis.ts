@@ -29,6 +29,9 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port (after `kill`). */
   start(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a server that takes connections and commands but does not answer. */
+  pause(): void;
+  resume(): void;
   /** Stops it and removes its directory. */
   stop(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -109,6 +112,8 @@ export async function startRedis(options: RedisOptions = {}): Promise<RedisServe
     kill,
     start,
     stop,
+    pause: () => process?.child.kill("SIGSTOP"),
+    resume: () => process?.child.kill("SIGCONT"),
     [Symbol.asyncDispose]: stop,
   };
 }
