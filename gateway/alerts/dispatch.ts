@@ -42,6 +42,7 @@ class ChannelQueue {
   #queue: Notice[] = [];
   #running = false;
   #closed = new AbortController();
+  #idle: (() => void)[] = [];
 
   constructor(
     readonly config: AlertChannelConfig,
@@ -91,7 +92,14 @@ class ChannelQueue {
     } finally {
       this.#running = false;
       this.status.queued = this.#queue.length;
+      for (const resolve of this.#idle.splice(0)) resolve();
     }
+  }
+
+  /** Resolves once nothing waits and nothing is being sent (at once when idle). */
+  whenIdle(): Promise<void> {
+    if (!this.#running && this.#queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
   }
 
   async #deliver(notice: Notice): Promise<void> {
@@ -150,6 +158,7 @@ class ChannelQueue {
     this.#closed.abort();
     this.#queue = [];
     this.status.queued = 0;
+    for (const resolve of this.#idle.splice(0)) resolve();
     try {
       this.sender.close();
     } catch {
@@ -211,6 +220,14 @@ export class Dispatcher {
     if (!c) return false;
     c.queue.enqueue(notice);
     return true;
+  }
+
+  /**
+   * Resolves once every channel has sent (or given up) what it holds: a channel retrying on a
+   * ManualClock waits for the clock to be moved.
+   */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#channels.values()].map((c) => c.queue.whenIdle()));
   }
 
   /** Every channel's figures. */

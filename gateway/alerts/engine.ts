@@ -137,6 +137,11 @@ export class AlertEngine {
     return this.#evaluating;
   }
 
+  /** Resolves once the channels have sent (or given up) every notice queued so far. */
+  idle(): Promise<void> {
+    return this.#dispatcher.idle();
+  }
+
   /** Active and recent alerts and the channels' figures. */
   view(): AlertsView {
     const active = [...this.#rules.values()].flatMap((s) => s.active ? [{ ...s.active }] : [])

@@ -75,8 +75,7 @@ function harness(alerts: string) {
       if (ms) clock.setTimeout(() => {}, 0);
       if (ms) await clock.advance(ms);
       await engine.evaluate();
-      await new Promise((r) => setTimeout(r, 0));
-      await new Promise((r) => setTimeout(r, 0));
+      await engine.idle();
     },
   };
 }

@@ -42,7 +42,7 @@
  * console.log(engine.view().active[0].rule); // degraded
  * degraded = [];
  * await engine.evaluate();
- * await new Promise((r) => setTimeout(r, 10)); // the channel's queue sends in the background
+ * await engine.idle(); // the channel's queue sends in the background
  * console.log(sent.map((n) => n.status)); // ["firing", "resolved"]
  * await engine.stop();
  * ```
