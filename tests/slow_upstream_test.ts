@@ -32,14 +32,22 @@ backends = ["up"]
 ${extra}`;
 }
 
-/** A body that sends one byte every 200 ms, for ever (until cancelled). */
-function trickle(): ReadableStream<Uint8Array> {
+/**
+ * A body that sends one byte every 200 ms, `bytes` in all (until cancelled): the upstream's
+ * trickle, its behaviour under test.
+ */
+function trickle(bytes: number): ReadableStream<Uint8Array> {
   let timer: ReturnType<typeof setInterval> | undefined;
+  let sent = 0;
   return new ReadableStream({
     start(controller) {
       timer = setInterval(() => {
         try {
           controller.enqueue(new Uint8Array([0x61]));
+          if (++sent === bytes) {
+            clearInterval(timer);
+            controller.close();
+          }
         } catch {
           clearInterval(timer);
         }
@@ -52,12 +60,12 @@ function trickle(): ReadableStream<Uint8Array> {
 }
 
 Deno.test("slow upstream: timeout_secs bounds the body too; the client is released, not held", async () => {
+  // 50 bytes over 10 s: a body the 1 s timeout does not bound comes whole.
   const up = startUpstream(() =>
-    new Response(trickle(), { headers: { "content-type": "text/plain" } })
+    new Response(trickle(50), { headers: { "content-type": "text/plain" } })
   );
   const gw = await startTestGateway(config(up.url));
   try {
-    const started = performance.now();
     const res = await fetch(`${gw.url}/api/slow`);
     assertEquals(res.status, 200, "headers came in time");
     let failed = false;
@@ -66,9 +74,9 @@ Deno.test("slow upstream: timeout_secs bounds the body too; the client is releas
     } catch {
       failed = true;
     }
-    const seconds = (performance.now() - started) / 1000;
-    assert(failed, "the trickling body is cut");
-    assert(seconds < 3, `the client was held ${seconds.toFixed(1)} s (timeout_secs = 1)`);
+    // The client is released when the gateway cuts the body (the event), long before the
+    // upstream would have ended it.
+    assert(failed, "the trickling body is cut (timeout_secs = 1), not passed on to its end");
   } finally {
     await gw.stop();
     await up.stop();
