@@ -202,7 +202,19 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   };
   app.get("/assets/console.css", (c) => asset(STYLESHEET, "text/css; charset=utf-8")(c));
   app.get("/assets/console.js", (c) => asset(CONSOLE_SCRIPT, "text/javascript; charset=utf-8")(c));
-  app.get("/assets/htmx.min.js", (c) => asset(htmxScript(), "text/javascript; charset=utf-8")(c));
+  app.get("/assets/htmx.min.js", (c) => {
+    let script: Uint8Array;
+    try {
+      script = htmxScript();
+    } catch (err) {
+      // Every page works without it: say so once per request, do not fail the page.
+      logger.warn("console: htmx is not installed with this gateway; pages work without it", {
+        error: (err as Error).message,
+      });
+      return c.text("htmx is not available", 404);
+    }
+    return asset(script, "text/javascript; charset=utf-8")(c);
+  });
   app.get("/assets/favicon.svg", (c) => asset(FAVICON_SVG, "image/svg+xml")(c));
 
   /** A page that needs a session: without one, the sign-in page (htmx: a full redirect). */
