@@ -179,7 +179,12 @@ backends = ["up"]
 }
 
 /** A body of `chunks` chunks of `size` bytes, one every `everyMs`. */
-function slowBody(chunks: number, size: number, everyMs: number): ReadableStream<Uint8Array> {
+function slowBody(
+  chunks: number,
+  size: number,
+  everyMs: number,
+  onCancel?: () => void,
+): ReadableStream<Uint8Array> {
   let sent = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -188,15 +193,18 @@ function slowBody(chunks: number, size: number, everyMs: number): ReadableStream
       sent++;
       controller.enqueue(new Uint8Array(size).fill(97));
     },
+    cancel: onCancel,
   });
 }
 
 Deno.test("connection guard: a download that keeps moving outlives idle_timeout_secs, one the client stops reading is closed", async () => {
   const big = 64 * 1024 * 1024;
+  const given = Promise.withResolvers<void>();
   const up = startUpstream((req) => {
     if (new URL(req.url).pathname === "/slow") return new Response(slowBody(10, 1000, 300));
-    // 64 MiB, made as fast as it is read: far more than the sockets buffer.
-    return new Response(slowBody(big / 65536, 65536, 0));
+    // 64 MiB, made as fast as it is read: far more than the sockets buffer. Cancelled when the
+    // gateway gives the download up.
+    return new Response(slowBody(big / 65536, 65536, 0, given.resolve));
   });
   const gw = await startTestGateway(apiPipeline(up.url), {
     network: "header_timeout_secs = 5\nidle_timeout_secs = 1\n",
@@ -211,7 +219,16 @@ Deno.test("connection guard: a download that keeps moving outlives idle_timeout_
     await conn.write(enc.encode("GET /api/big HTTP/1.1\r\nHost: x\r\n\r\n"));
     const first = new Uint8Array(1024);
     await conn.read(first);
-    await new Promise((r) => setTimeout(r, 3_000));
+    // The client reads nothing more until the gateway has closed the connection and given the
+    // upstream's answer up (a bound on a hang, well past the 1 s idle timeout).
+    let gaveUp = false;
+    const limit = setTimeout(() => {
+      gaveUp = true;
+      given.resolve();
+    }, 10_000);
+    await given.promise;
+    clearTimeout(limit);
+    assert(!gaveUp, "the stalled download was not given up");
     let received = 0;
     const buf = new Uint8Array(1 << 20);
     try {
