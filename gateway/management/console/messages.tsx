@@ -193,9 +193,9 @@ export function MessagesPage(
             <label for="m-to">Until (UTC)</label>
             <input id="m-to" name="to" type="datetime-local" value={search.to} />
           </div>
+          {fieldRow(1)}
+          {fieldRow(2)}
         </div>
-        {fieldRow(1)}
-        {fieldRow(2)}
         <p>
           <button type="submit">Search</button> <a href={`${ctx.base}/messages`}>Clear</a>
         </p>
