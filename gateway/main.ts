@@ -5,7 +5,8 @@
  *   gateway --port P --management-port M   the embedded default on other ports
  *   gateway --config FILE           run FILE (hot-reloaded when it changes)
  *   gateway --validate-config FILE  check FILE; exit 0, or 1 listing every problem
- *   gateway audit verify FILE...    check the hash chain of audit files; exit 0 intact, 1 broken
+ *   gateway audit verify PATH...    check the hash chains of audit trails (files or directories,
+ *                                   one or several nodes'); exit 0 intact, 1 broken
  */
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
@@ -16,7 +17,7 @@ import {
   formatProblems,
   loadConfigFile,
 } from "./config/mod.ts";
-import { verifyAuditFiles } from "./audit/mod.ts";
+import { clusterReportLines, verifyAuditTrails } from "./audit/mod.ts";
 import { createMetrics } from "./observability/mod.ts";
 import { buildRuntime, ConfigError, Gateway } from "./runtime/mod.ts";
 import { VERSION } from "./version.ts";
@@ -31,9 +32,11 @@ Usage:
                                    (default 9090, or GATEWAY_MANAGEMENT_PORT); with --config the
                                    file's [network.*] and [management] ports apply
   gateway --validate-config FILE   validate FILE and exit 0 (valid) or 1 (every problem listed)
-  gateway audit verify FILE...     check the SHA-256 chain of audit files (the active one and
-                                   its rotated siblings, in any order); exit 0 intact (recorded
-                                   gaps are listed), 1 broken
+  gateway audit verify PATH...     check the SHA-256 chains of audit trails: files (the active
+                                   one and its rotated siblings, in any order) or directories
+                                   (every *.jsonl trail in them); the trails of several gateways
+                                   (a cluster) are checked each on its own and reported per
+                                   trail; exit 0 all intact (recorded gaps are listed), 1 broken
   gateway --help | --version
 `;
 
@@ -105,11 +108,11 @@ async function run(configFile: string | null, defaultPorts: DefaultPorts): Promi
 /** `gateway audit verify FILE...`. */
 async function audit(args: string[]): Promise<number> {
   if (args[0] !== "verify" || args.length < 2) {
-    console.error(`usage: gateway audit verify FILE...\n\n${USAGE}`);
+    console.error(`usage: gateway audit verify PATH...\n\n${USAGE}`);
     return 2;
   }
-  const report = await verifyAuditFiles(args.slice(1));
-  for (const line of report.lines) console.log(line);
+  const report = await verifyAuditTrails(args.slice(1));
+  for (const line of clusterReportLines(report)) console.log(line);
   // Recorded gaps are not tampering (exit 0), but an operator must not miss them.
   const gaps = report.gaps
     ? `, with ${report.gaps} recorded gap(s): records are missing where listed above`

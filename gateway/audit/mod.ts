@@ -1,8 +1,10 @@
 /**
  * The audit trail (`[audit]`, docs/security.md): one record per request that reaches a pipeline,
  * in a SHA-256-chained JSON Lines file (by default durable before the request's answer goes out:
- * group commit) and, optionally, at a FHIR server as R4 `AuditEvent`s; `verifyAuditFiles` checks
- * a chain and lists the gaps it records (`gateway audit verify`).
+ * group commit) and, optionally, at a FHIR server as R4 `AuditEvent`s and at a syslog collector
+ * as RFC 5424 messages over TLS (RFC 5425, `[audit.syslog]`); `verifyAuditFiles` checks a chain
+ * and lists the gaps it records, `verifyAuditTrails` the trails of several gateways, each on its
+ * own (`gateway audit verify`).
  *
  * @example
  * ```ts
@@ -27,6 +29,13 @@
  */
 export { AuditFile, type AuditFileOptions } from "./audit_file.ts";
 export {
+  clusterReportLines,
+  type ClusterVerifyReport,
+  trailOf,
+  type TrailReport,
+  verifyAuditTrails,
+} from "./cluster_verify.ts";
+export {
   type ChainTip,
   GENESIS,
   lineHash,
@@ -45,5 +54,7 @@ export {
 } from "./entry.ts";
 export { auditEventOf, batchBundle, type FhirResource } from "./fhir_event.ts";
 export { markerPath } from "./run_marker.ts";
+export { SYSLOG_COMPONENT, SyslogSink, type SyslogSinkDeps } from "./syslog_sink.ts";
+export { octetCounted, SD_ID, syslogMessage } from "./syslog_message.ts";
 export { AuditTrail, type AuditTrailDeps, type FhirDelivery } from "./trail.ts";
 export { auditUnavailable } from "./unavailable.ts";

@@ -154,7 +154,7 @@ export async function startRsyslog(options: RsyslogOptions = {}): Promise<Rsyslo
       check: () => canConnect(port),
       description: `rsyslogd listening on 127.0.0.1:${port}`,
       timeoutMs: 20_000,
-      details: async () => `--- rsyslog.conf ---\n${conf}\n`,
+      details: () => Promise.resolve(`--- rsyslog.conf ---\n${conf}\n`),
     });
   };
   await start();
