@@ -97,6 +97,15 @@ export class TrackingRecorder {
    */
   async configure(config: GatewayConfig): Promise<void> {
     const t = config.tracking;
+    if (
+      t?.identity_file && t.path &&
+      `${t.identity_file}/`.startsWith(`${t.path.replace(/\/+$/, "")}/`)
+    ) {
+      throw new Error(
+        `[tracking] identity_file ${t.identity_file} is inside the store's directory ${t.path}: ` +
+          "keep the key apart from what it protects (and from the store's backups)",
+      );
+    }
     this.#config = t;
     if (t?.identity_file && t.identity_file !== this.#keyFile) {
       this.#key = await loadTrackingKey(t.identity_file);

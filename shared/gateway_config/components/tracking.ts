@@ -48,9 +48,11 @@ export const TRACKING: TableSpec = {
   identity_file: field(
     "string",
     text(),
-    "age identity file (`AGE-SECRET-KEY-1…`, made with `age-keygen`) whose recipient encrypts " +
-      "the content kept at rest and which decrypts it when an operator views it. It must lie " +
-      "outside the store's directory. Required when a pipeline keeps content.",
+    "age identity file (`AGE-SECRET-KEY-1…`, made with `age-keygen`): content kept at rest is " +
+      "encrypted (AES-256-GCM) under keys that the store holds only encrypted with age to this " +
+      "identity's recipient; the identity opens them when an operator views or replays a " +
+      "message. Keep it outside the store's directory (and its backups). Required when a " +
+      "pipeline keeps content.",
     {
       path: "config",
       requiredWhen: "a pipeline's `tracking.content` is not empty",
