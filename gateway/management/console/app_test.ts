@@ -64,3 +64,48 @@ Deno.test("console follows the prefix of the configuration serving", async () =>
   const old = await app.fetch(new Request(`${BASE}/admin/console/login`));
   assert.equal(old.status, 401, "the old prefix is not the console's any more");
 });
+
+Deno.test("console over TLS: __Host- cookies with Secure; sign-in by the form", async () => {
+  const { app } = setup();
+  const base = "https://127.0.0.1:9090/admin/console";
+  const form = await app.fetch(new Request(`${base}/login`));
+  const csrfCookie = form.headers.getSetCookie()[0];
+  assert.match(csrfCookie, /^__Host-gw_console_csrf=[A-Za-z0-9_-]{43}; .*Secure/);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+  const signedIn = await app.fetch(
+    new Request(`${base}/login`, {
+      method: "POST",
+      headers: {
+        cookie: csrfCookie.split(";")[0],
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "https://127.0.0.1:9090",
+      },
+      body: new URLSearchParams({ _csrf: csrf, token: TEST_TOKEN, next: "/admin/console" }),
+    }),
+  );
+  assert.equal(signedIn.status, 303);
+  const session = signedIn.headers.getSetCookie().find((c) => c.startsWith("__Host-gw_console="))!;
+  assert.match(session, /HttpOnly/);
+  assert.match(session, /Secure/);
+  assert.match(session, /SameSite=Strict/);
+  assert.match(session, /Path=\//);
+  const page = await app.fetch(
+    new Request(base, { headers: { cookie: session.split(";")[0] } }),
+  );
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<h1>Dashboard<\/h1>/);
+  // The same form from another origin is refused before the handler.
+  const crossSite = await app.fetch(
+    new Request(`${base}/login`, {
+      method: "POST",
+      headers: {
+        cookie: csrfCookie.split(";")[0],
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "https://evil.example",
+      },
+      body: new URLSearchParams({ _csrf: csrf, token: TEST_TOKEN }),
+    }),
+  );
+  assert.equal(crossSite.status, 403);
+  await crossSite.body?.cancel();
+});
