@@ -117,8 +117,12 @@ export function validateConfig(
   const tracked = Object.values(config.pipelines).some((p) => p.tracking?.enabled);
   if (doc.tracking !== undefined || tracked) {
     // A tracking pipeline without [tracking]: the store with its defaults (in the state directory).
-    config.tracking = checkTable(sink, doc.tracking ?? {}, TRACKING, "tracking") as unknown as
-      TrackingConfig;
+    config.tracking = checkTable(
+      sink,
+      doc.tracking ?? {},
+      TRACKING,
+      "tracking",
+    ) as unknown as TrackingConfig;
   }
   checkTracking(sink, config);
   checkReferences(sink, config);
