@@ -7,7 +7,7 @@ import { freePort, runCommand } from "../../tests/support/mod.ts";
 import type { AlertChannelConfig } from "../../shared/gateway_config/mod.ts";
 import { readExpiry } from "./certificates.ts";
 import type { Notice } from "./types.ts";
-import { webhookSender } from "./webhook.ts";
+import { webhookBody, webhookSender } from "./webhook.ts";
 
 const NOTICE: Notice = {
   status: "firing",
@@ -106,4 +106,29 @@ Deno.test("certificates: a bundle counts by its earliest expiry; missing and mal
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("webhook body: Slack fields by default, a Teams Adaptive Card with format = teams", () => {
+  const slack = webhookBody(NOTICE);
+  assertEquals(slack.text, "[FIRING] warning · edge · r: queue out holds 1 dead letter");
+  const fields = (slack.attachments as { fields: { title: string }[] }[])[0].fields;
+  assertEquals(fields.map((f) => f.title), [
+    "Gateway",
+    "Rule",
+    "Kind",
+    "Severity",
+    "Status",
+    "Since",
+    "Subjects",
+  ]);
+  const teams = webhookBody(NOTICE, "teams");
+  assertEquals([teams.type, teams.text], ["message", slack.text]);
+  const card =
+    (teams.attachments as { contentType: string; content: Record<string, unknown> }[])[0];
+  assertEquals(card.contentType, "application/vnd.microsoft.card.adaptive");
+  assertEquals(card.content.type, "AdaptiveCard");
+  const body = card.content.body as { type: string; facts?: unknown[] }[];
+  assertEquals(body.map((b) => b.type), ["TextBlock", "FactSet"]);
+  assertEquals(body[1].facts!.length, 7);
+  assertEquals((teams.alert as Record<string, unknown>).rule, "r");
 });

@@ -1,7 +1,8 @@
 /**
  * The `webhook` channel: each notice is POSTed as JSON in a shape Slack and Microsoft Teams
- * incoming webhooks accept (`text`, plus Slack `attachments` with one field per fact), with the
- * alert itself under `alert` for any other receiver. A 2xx answer is delivery; anything else, a
+ * incoming webhooks accept (`text`, plus Slack `attachments` with one field per fact, or with
+ * `format = "teams"` an Adaptive Card as Teams Workflows expect), with the alert itself under
+ * `alert` for any other receiver. A 2xx answer is delivery; anything else, a
  * timeout or a refused connection is a failure whose message names no secret (the URL of a Slack
  * or Teams webhook is one, and so are the configured header values).
  */
@@ -19,20 +20,56 @@ function colour(notice: Notice): string {
     : "#36c5f0";
 }
 
-/** The JSON body of a notice. */
-export function webhookBody(notice: Notice): Record<string, unknown> {
+/** The attachments of a notice: Slack's fields, or a Teams Adaptive Card. */
+function attachments(notice: Notice, format: "slack" | "teams"): unknown[] {
   const title = noticeTitle(notice);
+  if (format === "teams") {
+    return [{
+      contentType: "application/vnd.microsoft.card.adaptive",
+      content: {
+        $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+        type: "AdaptiveCard",
+        version: "1.4",
+        body: [
+          {
+            type: "TextBlock",
+            text: title,
+            weight: "Bolder",
+            wrap: true,
+            color: notice.status === "resolved"
+              ? "Good"
+              : notice.alert.severity === "critical"
+              ? "Attention"
+              : "Warning",
+          },
+          {
+            type: "FactSet",
+            facts: noticeFields(notice).map((f) => ({ title: f.title, value: f.value })),
+          },
+        ],
+      },
+    }];
+  }
+  return [{
+    color: colour(notice),
+    fallback: title,
+    fields: noticeFields(notice).map((f) => ({
+      title: f.title,
+      value: f.value,
+      short: f.title !== "Subjects",
+    })),
+  }];
+}
+
+/** The JSON body of a notice in `format` (default `slack`). */
+export function webhookBody(
+  notice: Notice,
+  format: "slack" | "teams" = "slack",
+): Record<string, unknown> {
   return {
-    text: title,
-    attachments: [{
-      color: colour(notice),
-      fallback: title,
-      fields: noticeFields(notice).map((f) => ({
-        title: f.title,
-        value: f.value,
-        short: f.title !== "Subjects",
-      })),
-    }],
+    ...(format === "teams" ? { type: "message" } : {}),
+    text: noticeTitle(notice),
+    attachments: attachments(notice, format),
     alert: {
       gateway: notice.gateway,
       status: notice.status,
@@ -69,7 +106,7 @@ export function webhookSender(channel: AlertChannelConfig): Sender {
         res = await fetch(url, {
           method: "POST",
           headers,
-          body: JSON.stringify(webhookBody(notice)),
+          body: JSON.stringify(webhookBody(notice, channel.format ?? "slack")),
           // A redirect could carry the notice (and its headers) to another host.
           redirect: "manual",
           signal,

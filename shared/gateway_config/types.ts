@@ -558,6 +558,8 @@ export interface AlertChannelConfig {
   retries: number;
   /** webhook: where the JSON is posted (after `${VAR}` substitution). */
   url?: string;
+  /** webhook: the body's shape. */
+  format?: "slack" | "teams";
   /** webhook: headers of every notice. */
   headers?: Record<string, string>;
   /** email: the SMTP server. */

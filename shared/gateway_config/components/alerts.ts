@@ -239,6 +239,14 @@ export const ALERT_CHANNEL_FIELDS: Record<(typeof ALERT_CHANNEL_TYPES)[number], 
         "write it as `${VAR}`).",
       { required: true, secret: true, example: "${SLACK_WEBHOOK_URL}" },
     ),
+    format: field(
+      "string",
+      z.enum(["slack", "teams"]),
+      "`slack`: `text` and Slack `attachments` (also what Teams' Office 365 connectors and most " +
+        "chat tools take); `teams`: `text` and an Adaptive Card attachment, as Teams Workflows " +
+        "webhooks expect. Both carry the alert as JSON under `alert`.",
+      { default: "slack", example: "teams" },
+    ),
     headers: field(
       "table of strings",
       z.record(z.string().regex(HEADER_NAME, "a header name"), z.string().max(8192)),
