@@ -5,9 +5,9 @@
  * `max_batch_messages`, or one that cannot be read, gets an `AR`.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { startTestGateway } from "./harness.ts";
 import { ackOf, hl7Message, MllpTestClient } from "./support/mllp.ts";
-import { freePort, waitFor } from "./support/mod.ts";
+import { startMllpGateway } from "./support/hl7_gateway.ts";
+import { waitFor } from "./support/mod.ts";
 
 const FHS = "FHS|^~\\&|FILEAPP|NORTH|GATEWAY|HOSP|20240102030405||||FILE-7";
 const BHS = "BHS|^~\\&|BATCHAPP|NORTH|GATEWAY|HOSP|20240102030405||||BATCH-9";
@@ -43,14 +43,7 @@ Deno.test({
       got.push(body);
       return new Response("ok", { status: body.includes("|B-2|") ? 503 : 200 });
     });
-    const port = freePort();
-    const gw = await startTestGateway(`
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-
+    const { gw, port } = await startMllpGateway(`
 [backends.ehr]
 service = "http"
 [backends.ehr.options]
@@ -117,21 +110,16 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const port = freePort();
-    const gw = await startTestGateway(`
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-max_batch_messages = 3
-
+    const { gw, port } = await startMllpGateway(
+      `
 [backends.echo]
 service = "echo"
 [pipelines.hl7]
 endpoints = ["mllp"]
 backends = ["echo"]
-`);
+`,
+      { options: "max_batch_messages = 3" },
+    );
     const client = await MllpTestClient.connect(port);
     try {
       // FHS, no BHS: the response has FHS, one BHS/BTS (parties from the FHS), FTS.

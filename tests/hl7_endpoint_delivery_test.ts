@@ -4,8 +4,8 @@
  * is back, in order (`fifo`).
  */
 import { assertEquals } from "./assert.ts";
-import { startTestGateway } from "./harness.ts";
 import { ackOf, hl7Message, MllpTestClient } from "./support/mllp.ts";
+import { startMllpGateway } from "./support/hl7_gateway.ts";
 import { freePort, waitFor } from "./support/mod.ts";
 
 Deno.test({
@@ -13,15 +13,8 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const port = freePort();
     const upstreamPort = freePort();
-    const gw = await startTestGateway(`
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-
+    const { gw, port } = await startMllpGateway(`
 [backends.lis]
 service = "http"
 timeout_secs = 2

@@ -6,10 +6,10 @@
  */
 import { readFirstHl7Header } from "../gateway/codecs/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { startTestGateway } from "./harness.ts";
 import { HL7_REFUSED_SAMPLES, hl7Samples, sampleFile, withCr } from "./support/hl7_samples.ts";
 import { ackOf, MllpTestClient } from "./support/mllp.ts";
-import { freePort, waitFor } from "./support/mod.ts";
+import { startMllpGateway } from "./support/hl7_gateway.ts";
+import { waitFor } from "./support/mod.ts";
 import { ackCodes } from "../gateway/endpoints/hl7/mod.ts";
 
 Deno.test({
@@ -22,14 +22,7 @@ Deno.test({
       bodies.push(await req.text());
       return new Response("ok");
     });
-    const port = freePort();
-    const gw = await startTestGateway(`
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-
+    const { gw, port } = await startMllpGateway(`
 [backends.rcv]
 service = "http"
 [backends.rcv.options]

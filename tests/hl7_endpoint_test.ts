@@ -8,6 +8,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
 import { ackOf, hl7Message, MllpTestClient } from "./support/mllp.ts";
+import { mllpEndpointToml } from "./support/hl7_gateway.ts";
 import { freePort, waitFor } from "./support/mod.ts";
 
 /** An HTTP upstream that records what it receives and answers `status`. */
@@ -18,17 +19,6 @@ function upstream(status = 200) {
     return new Response("ok", { status });
   });
   return { got, server, url: `http://127.0.0.1:${server.addr.port}` };
-}
-
-function endpointToml(port: number, extra = ""): string {
-  return `
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-${extra}
-`;
 }
 
 /** Waits for a JSON log line with `msg` (and `fields`). */
@@ -52,7 +42,7 @@ Deno.test({
     const adt = upstream();
     const oru = upstream();
     const port = freePort();
-    const gw = await startTestGateway(`${endpointToml(port)}
+    const gw = await startTestGateway(`${mllpEndpointToml(port)}
 [backends.adt]
 service = "http"
 match = { "hl7.message_type" = "ADT" }
@@ -129,7 +119,7 @@ Deno.test({
     const failing = upstream(503);
     const refusing = upstream(422);
     const port = freePort();
-    const gw = await startTestGateway(`${endpointToml(port)}
+    const gw = await startTestGateway(`${mllpEndpointToml(port)}
 [backends.failing]
 service = "http"
 match = { "hl7.trigger_event" = "A01" }
@@ -183,7 +173,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const port = freePort();
-    const gw = await startTestGateway(`${endpointToml(port)}
+    const gw = await startTestGateway(`${mllpEndpointToml(port)}
 [backends.echo]
 service = "echo"
 [pipelines.hl7]
@@ -226,12 +216,11 @@ Deno.test({
   fn: async () => {
     const port = freePort();
     const gw = await startTestGateway(`${
-      endpointToml(
-        port,
-        `max_message_bytes = 65536
+      mllpEndpointToml(port, {
+        options: `max_message_bytes = 65536
 idle_timeout_secs = 1
 allowed_sending_facilities = ["NORTH"]`,
-      )
+      })
     }
 [backends.echo]
 service = "echo"
@@ -328,7 +317,7 @@ Deno.test({
   fn: async () => {
     const failing = upstream(503);
     const port = freePort();
-    const echo = `${endpointToml(port)}
+    const echo = `${mllpEndpointToml(port)}
 [backends.main]
 service = "echo"
 [pipelines.hl7]
@@ -362,7 +351,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const port = freePort();
-    const gw = await startTestGateway(`${endpointToml(port)}
+    const gw = await startTestGateway(`${mllpEndpointToml(port)}
 [backends.main]
 service = "echo"
 [pipelines.hl7]

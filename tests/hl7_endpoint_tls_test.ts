@@ -5,9 +5,10 @@
  * are still served.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { startTestGateway, type TestGateway } from "./harness.ts";
+import type { TestGateway } from "./harness.ts";
 import { ackOf, hl7Message, MllpTestClient } from "./support/mllp.ts";
-import { freePort, makeTestCa, removeDir, tempDir, waitFor } from "./support/mod.ts";
+import { startMllpGateway } from "./support/hl7_gateway.ts";
+import { makeTestCa, removeDir, tempDir, waitFor } from "./support/mod.ts";
 
 const PIPELINE = `
 [backends.echo]
@@ -33,17 +34,10 @@ Deno.test({
     const ca = await makeTestCa(dir, "hospital");
     const server = await ca.server("mllp");
     const sender = await ca.client("lab", "LAB_SENDER");
-    const port = freePort();
-    const gw = await startTestGateway(`
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-tls_cert_path = "${server.certPath}"
-tls_key_path = "${server.keyPath}"
-tls_client_ca_path = "${ca.certPath}"
-${PIPELINE}`);
+    const { gw, port } = await startMllpGateway(PIPELINE, {
+      options: `tls_cert_path = "${server.certPath}"\ntls_key_path = "${server.keyPath}"\n` +
+        `tls_client_ca_path = "${ca.certPath}"`,
+    });
     try {
       const caCert = await Deno.readTextFile(ca.certPath);
       const conn = await Deno.connectTls({
@@ -81,15 +75,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const port = freePort();
-    const gw = await startTestGateway(`
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-max_connections = 2
-${PIPELINE}`);
+    const { gw, port } = await startMllpGateway(PIPELINE, { options: "max_connections = 2" });
     const open = [await MllpTestClient.connect(port), await MllpTestClient.connect(port)];
     try {
       // Both are being served (the listener counts them once they answered).

@@ -4,10 +4,9 @@
  * acknowledges the sender's control id; a receiver that is down is our AE.
  */
 import { assertEquals, assertMatch } from "./assert.ts";
-import { startTestGateway } from "./harness.ts";
 import { ackOf, hl7Message, MllpTestClient } from "./support/mllp.ts";
+import { startMllpGateway } from "./support/hl7_gateway.ts";
 import { startHl7Receiver } from "./support/hl7_receiver.ts";
-import { freePort } from "./support/mod.ts";
 
 Deno.test({
   name:
@@ -22,14 +21,7 @@ Deno.test({
       if (id === "RL-AR") return { ack: "AR", err: "unsupported event" };
       return { ack: "AA" };
     };
-    const port = freePort();
-    const gw = await startTestGateway(`
-[endpoints.mllp]
-service = "hl7"
-[endpoints.mllp.options]
-bind_addr = "127.0.0.1"
-port = ${port}
-
+    const { gw, port } = await startMllpGateway(`
 [backends.rcv]
 service = "hl7"
 timeout_secs = 10
