@@ -100,6 +100,10 @@ initial_backoff_ms = 50
 [pipelines.p]
 endpoints = ["in"]
 backends = ["lab"]
+[pipelines.p.tracking]
+[tracking]
+path = "${dir}/tracking-store"
+flush_interval_ms = 20
 [management.tokens.look]
 role = "viewer"
 token_file = "${dir}/viewer"
@@ -114,6 +118,12 @@ file = "${dir}/audit.jsonl"
     });
     assertEquals(res.status, 202);
     const { delivery_id } = await res.json();
+    // The tracked request names its delivery: found by it.
+    const [tracked] = await waitForTracked(async () =>
+      (await (await gw.mgmtFetch(`/admin/tracking/messages?delivery_id=${delivery_id}`)).json())
+        .messages
+    );
+    assertEquals(tracked.status, 202);
     await waitFor(async () => {
       const r = await gw.mgmtFetch("/admin/queues/lab/messages?state=dead");
       return (await r.json()).messages.length === 1;

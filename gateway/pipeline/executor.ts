@@ -260,7 +260,7 @@ async function callBackend(
     if (capture) {
       // The answer is read whole while the deadline is still armed.
       await capture.backendResponse(backend.name, res);
-      capture.backendCall(backend.name, res.status, "ok", (performance.now() - start) / 1000);
+      capture.backendCall(backend.name, res.status, "ok", (performance.now() - start) / 1000, res);
     }
     streaming = !res.body.isEmpty && res.body.knownLength !== 0 && res.body.streaming;
     deps.metrics.backendCall(pipeline.name, backend.name, "ok", (performance.now() - start) / 1000);

@@ -130,7 +130,14 @@ export interface MessageCapture {
   afterMiddleware(req: RequestEnvelope): Promise<void>;
   backendRequest(backend: string, req: RequestEnvelope): Promise<void>;
   backendResponse(backend: string, res: ResponseEnvelope): Promise<void>;
-  backendCall(name: string, status: number | null, outcome: string, seconds: number): void;
+  /** A backend call ended; `res` is its answer (absent when it gave none). */
+  backendCall(
+    name: string,
+    status: number | null,
+    outcome: string,
+    seconds: number,
+    res?: ResponseEnvelope,
+  ): void;
   /** Queues the record; never throws, never waits. */
   finish(req: RequestEnvelope, status: number, errorCode?: string): void;
 }

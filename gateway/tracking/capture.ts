@@ -53,6 +53,7 @@ export class Capture {
   readonly #stages: CapturedStage[] = [];
   #capturedBytes = 0;
   #hl7Text: string | undefined;
+  #deliveryId: string | undefined;
 
   constructor(
     enqueue: (record: PendingRecord) => void,
@@ -106,8 +107,19 @@ export class Capture {
     });
   }
 
-  /** A backend call ended (`status` null when it gave no answer). */
-  backendCall(name: string, status: number | null, outcome: string, seconds: number): void {
+  /**
+   * A backend call ended (`status` null when it gave no answer). A queued backend's answer names
+   * the delivery: its id becomes the message's `delivery_id`, the link to the queue.
+   */
+  backendCall(
+    name: string,
+    status: number | null,
+    outcome: string,
+    seconds: number,
+    res?: ResponseEnvelope,
+  ): void {
+    const delivery = res?.status === 202 ? res.headers.get("x-delivery-id") : null;
+    if (delivery) this.#deliveryId = delivery;
     this.#backends.push({
       name,
       status,
@@ -152,6 +164,7 @@ export class Capture {
       const metadata = {
         ...keptMetadata(req.metadata),
         ...derivedFields(req.metadata.service, req.path, this.#hl7Text),
+        ...(this.#deliveryId ? { delivery_id: this.#deliveryId } : {}),
       };
       const record: PendingRecord = {
         id: recordId(this.#time),
