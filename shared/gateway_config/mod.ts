@@ -133,7 +133,7 @@ export {
   optionsFromInputs,
 } from "./option_inputs.ts";
 export { CONFIG_TABLES, type ConfigTable, type TableAt, tablesAt } from "./tree.ts";
-export { SYSLOG_FACILITIES, SYSLOG_TRANSPORTS } from "./components/audit_syslog.ts";
+export { SYSLOG_FACILITIES, SYSLOG_TRANSPORTS } from "./components/mod.ts";
 export { normalizePathPrefix } from "./values.ts";
 export { configReferenceMarkdown } from "./docs_reference.ts";
 export { COMPRESSED_SYNTAXES, compressedSyntaxUid, storageClassUid } from "./dicom_catalog.ts";

@@ -18,7 +18,7 @@ import {
   ALERTS,
 } from "./components/mod.ts";
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
-import { AUDIT_SYSLOG } from "./components/audit_syslog.ts";
+import { AUDIT_SYSLOG } from "./components/mod.ts";
 import {
   AUDIT,
   BACKEND,

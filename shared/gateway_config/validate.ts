@@ -4,7 +4,7 @@ import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./cross_checks.ts";
 import { checkAlerts } from "./components/mod.ts";
 import { checkQueueStore } from "./components/queue_nats.ts";
-import { AUDIT_SYSLOG, syslogProblems } from "./components/audit_syslog.ts";
+import { AUDIT_SYSLOG, syslogProblems } from "./components/mod.ts";
 import {
   AUDIT,
   BACKEND,

@@ -4,7 +4,7 @@
  * Strings are written verbatim, so a `${VAR}` in a value is substituted when the gateway loads
  * the file (the cloud may store placeholders for secrets this way).
  */
-import { AUDIT_SYSLOG } from "./components/audit_syslog.ts";
+import { AUDIT_SYSLOG } from "./components/mod.ts";
 import { MANAGEMENT_TOKEN, PIPELINE_TRACKING, TRACKING } from "./components/mod.ts";
 import { stringify } from "smol-toml";
 import { alertsTables } from "./components/mod.ts";

@@ -41,6 +41,12 @@ import { basicAuthMiddleware } from "./middleware_basic_auth.ts";
 
 export { DICOMWEB_SERVICES, FHIR_INTERACTIONS } from "./middleware_request_filter.ts";
 export {
+  AUDIT_SYSLOG,
+  SYSLOG_FACILITIES,
+  SYSLOG_TRANSPORTS,
+  syslogProblems,
+} from "./audit_syslog.ts";
+export {
   ALERT_CHANNEL_FIELDS,
   ALERT_CHANNEL_TYPES,
   ALERT_RULE_FIELDS,
