@@ -15,14 +15,17 @@ export interface BenchArgs {
 
 /** Usage text. */
 export const USAGE =
-  `DIMSE benchmark: DCMTK storescu into DCMTK storescp and into the gateway's dicom_scp
-listener (storage_dir, echo pipeline, production environment), then C-FIND round trips.
+  `DIMSE receive benchmark: DCMTK storescu into DCMTK storescp, into the gateway's dicom_scp
+listener (storage_dir, echo pipeline, production environment) and into a minimal Deno storage
+SCP (bench/dimse/bare_scp.ts: the gateway's DIMSE adapter writing files, nothing else); then
+the same with 4 storescu processes at once into storescp --fork, the gateway and the minimal
+SCP; then C-FIND round trips.
 
 usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--gateway-env K=V] [--help]
 
-  instances    CT-like 512x512 16-bit instances per storescu run (default 1000)
+  instances    CT-like 512x512 16-bit instances per run (default 1000)
   finds        C-FIND round trips per path, 0 to skip (default 300)
-  --rounds N   store rounds, alternating which receiver goes first (default 3); the
+  --rounds N   rounds of each run, rotating which receiver goes first (default 3); the
                verdict uses the median ratio of the rounds
   --gateway-env K=V  environment variable of the gateway process over the production ones
                (repeatable), e.g. MALLOC_MMAP_THRESHOLD_=1048576 to try another allocator setting
@@ -30,10 +33,10 @@ usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--gatew
 
 Each receiver is a fresh process per round and first gets 50 other instances (warm-up, not
 timed; the gateway's JIT compiles its receive path). What they store is kept until the end (about
-1 GB per round): deleting files slows down creating new ones on ext4 for a few minutes, so leave
-a few minutes between runs too. Reported per round: seconds, instances/s, MB/s and
-the receiver's CPU time per instance (Linux /proc), which is less sensitive to other load on the
-machine than wall time. Target: gateway instances/s >= 0.5 x storescp's.`;
+1 GB per round and receiver): deleting files slows down creating new ones on ext4 for a few
+minutes, so leave a few minutes between runs too. Reported per round: seconds, instances/s, MB/s
+and the receiver's CPU time per instance (Linux /proc), which is less sensitive to other load on
+the machine than wall time. Target: gateway instances/s >= 1.0 x storescp's (one association).`;
 
 /** Parse `argv`; throws on anything it does not know. */
 export function parseArgs(argv: string[]): BenchArgs {

@@ -1,27 +1,45 @@
 /**
- * DIMSE benchmark (`deno run -A bench/dimse/main.ts --help`): generates CT-like instances
- * (512x512, 16-bit; 1,000 by default), sends them with DCMTK `storescu` (one association) into
- * DCMTK `storescp` and into the gateway's dicom_scp listener (storing to disk, echo pipeline,
- * production environment), in several rounds with fresh receivers and alternating order, and prints
- * instances/s, MB/s, receiver CPU per instance and the ratio gateway/storescp (target >= 0.5, judged
- * on the median round). Then measures C-FIND round trips (p50/p99) on a held association: directly
- * to DCMTK `dcmqrscp`, and through the gateway (dicom_scp -> pipeline -> dicom_scu -> dcmqrscp).
+ * DIMSE receive benchmark (`deno run -A bench/dimse/main.ts --help`): generates CT-like instances
+ * (512x512, 16-bit; 1,000 by default) and sends them with DCMTK `storescu` into three receivers, in
+ * several rounds with fresh receivers and rotating order:
+ * - DCMTK `storescp` (the reference);
+ * - the gateway's dicom_scp listener (storing to disk, echo pipeline, production environment);
+ * - a minimal Deno storage SCP (bench/dimse/bare_scp.ts: the gateway's DIMSE adapter writing each
+ *   instance straight to its file, nothing else), the runtime's floor.
+ * It prints instances/s, MB/s, receiver CPU per instance and each ratio to storescp (target for the
+ * gateway >= 1.0, judged on the median round). Then the same files split over 4 `storescu`
+ * processes at once (4 associations) into `storescp --fork`, the gateway and the minimal SCP. Last,
+ * C-FIND round trips (p50/p99) on a held association: directly to DCMTK `dcmqrscp`, and through the
+ * gateway (dicom_scp -> pipeline -> dicom_scu -> dcmqrscp).
  */
 import { generateInstances } from "../../fixtures/dicom/generate.ts";
 import { type DicomPeer, startDcmqrscp, startStorescp } from "../../fixtures/dicom/peers.ts";
 import {
+  canConnect,
   freePort,
   type GatewayProcess,
   removeDir,
+  spawnCaptured,
   startGateway,
   tempDir,
+  waitReady,
 } from "../../tests/support/mod.ts";
 import { fixed, markdownTable, verdict } from "../http_proxy/report.ts";
 import { parseArgs, USAGE } from "./args.ts";
-import { findRoundTrips, median, quantile, type StoreRun, storescu } from "./measure.ts";
+import {
+  findRoundTrips,
+  median,
+  quantile,
+  type StoreRun,
+  storescu,
+  storescuParallel,
+} from "./measure.ts";
 
 /** Target of the store comparison: gateway instances/s over storescp's. */
-export const STORE_TARGET = 0.5;
+export const STORE_TARGET = 1.0;
+
+/** storescu processes (associations) at once in the parallel run. */
+export const PARALLEL = 4;
 
 /** The benchmark gateway: a storing SCP (echo pipeline) or a C-FIND proxy to `qrPort`. */
 function gatewayToml(scpPort: number, storeDir: string, qrPort?: number): string {
@@ -67,17 +85,46 @@ port = ${qrPort}
 /** One receiver started for one storescu run, stopped afterwards. */
 type Receiver = () => Promise<{ aet: string; port: number; pid: number; stop(): Promise<void> }>;
 
-function storescpReceiver(work: string, round: number): Receiver {
+function storescpReceiver(work: string, round: string, fork = false): Receiver {
   return async () => {
     // Into a folder of the work directory (the last -od wins), removed with it at the end.
     const dir = `${work}/storescp${round}`;
     await Deno.mkdir(dir);
-    const peer: DicomPeer = await startStorescp({ aet: "STORESCP", args: ["-od", dir] });
+    const args = ["-od", dir, ...(fork ? ["--fork"] : [])];
+    const peer: DicomPeer = await startStorescp({ aet: "STORESCP", args });
     return { aet: peer.aet, port: peer.port, pid: peer.process.child.pid, stop: peer.stop };
   };
 }
 
-function gatewayReceiver(work: string, round: number, env: Record<string, string>): Receiver {
+/** The minimal Deno storage SCP (bare_scp.ts) as its own process, like the gateway. */
+function bareReceiver(work: string, round: string): Receiver {
+  return async () => {
+    const port = freePort();
+    const dir = `${work}/bare${round}`;
+    const process = spawnCaptured(Deno.execPath(), [
+      "run",
+      "--allow-all",
+      new URL("./bare_scp.ts", import.meta.url).pathname,
+      String(port),
+      dir,
+      "BARESCP",
+    ], { env: { NO_COLOR: "1" } });
+    await waitReady(process, {
+      name: "bare_scp",
+      check: () => canConnect(port),
+      description: `bare_scp listening on ${port}`,
+      timeoutMs: 30_000,
+    });
+    return {
+      aet: "BARESCP",
+      port,
+      pid: process.child.pid,
+      stop: async () => void await process.stop(),
+    };
+  };
+}
+
+function gatewayReceiver(work: string, round: string, env: Record<string, string>): Receiver {
   return async () => {
     const port = freePort();
     const gw: GatewayProcess = await startGateway({
@@ -91,16 +138,20 @@ function gatewayReceiver(work: string, round: number, env: Record<string, string
 /** Instances sent to each fresh receiver before the timed run (the gateway's JIT warms up). */
 const WARMUP = 50;
 
+/** One storescu run (or, with `split`, one per folder at once) into a fresh receiver. */
 async function timed(
   receiver: Receiver,
   work: string,
   count: number,
   bytes: number,
+  split?: string[],
 ): Promise<StoreRun> {
   const r = await receiver();
   try {
     await storescu(`${work}/warmup`, WARMUP, 0, r);
-    return await storescu(`${work}/in`, count, bytes, r);
+    return split
+      ? await storescuParallel(split, count, bytes, r)
+      : await storescu(`${work}/in`, count, bytes, r);
   } finally {
     await r.stop();
   }
@@ -118,10 +169,57 @@ function row(name: string, round: number, run: StoreRun, ratio: string): string[
   ];
 }
 
+/** The receivers of a round, in the order they run (rotated per round). */
+type Named = { name: string; receiver: Receiver };
+
+/**
+ * Rounds of one measurement: each receiver fresh per round, the order rotated so none always goes
+ * first; rows and the median ratio of each receiver to the first (the DCMTK reference).
+ */
+async function rounds(
+  title: string,
+  make: (round: number) => Named[],
+  run: (r: Receiver) => Promise<StoreRun>,
+  count: number,
+  bytes: number,
+  n: number,
+): Promise<{ ratio: Map<string, number[]>; rows: string[][] }> {
+  const rows: string[][] = [];
+  const ratio = new Map<string, number[]>();
+  for (let round = 1; round <= n; round++) {
+    const receivers = make(round);
+    const order = receivers.map((_, i) => receivers[(i + round - 1) % receivers.length]);
+    const runs = new Map<string, StoreRun>();
+    for (const { name, receiver } of order) runs.set(name, await run(receiver));
+    const base = runs.get(receivers[0].name)!;
+    for (const { name } of receivers) {
+      const r = runs.get(name)!;
+      const x = r.instancesPerSec / base.instancesPerSec;
+      if (name !== receivers[0].name) ratio.set(name, [...(ratio.get(name) ?? []), x]);
+      rows.push(row(name, round, r, fixed(x)));
+    }
+  }
+  console.log(`\n${title} (${count} instances, ${fixed(bytes / 1e6, 0)} MB, ${n} round(s)):\n`);
+  console.log(
+    markdownTable(
+      ["receiver", "round", "seconds", "instances/s", "MB/s", "CPU ms/instance", "ratio"],
+      rows,
+    ),
+  );
+  return { ratio, rows };
+}
+
+function medianLine(name: string, ratios: number[], target?: number): string {
+  const mid = median(ratios);
+  const rounds = ratios.map((r) => fixed(r)).join(", ");
+  const judged = target === undefined ? "" : `; target >= ${target}: ${verdict(mid, ">=", target)}`;
+  return `${name}: ratio median ${fixed(mid)} (rounds: ${rounds}${judged})`;
+}
+
 async function storeRounds(
   work: string,
   count: number,
-  rounds: number,
+  n: number,
   gatewayEnv: Record<string, string>,
 ): Promise<void> {
   console.log(`generating ${count} CT-like instances (512x512, 16-bit) ...`);
@@ -135,39 +233,64 @@ async function storeRounds(
   for (const f of files.slice(count)) await Deno.remove(f.path);
   await generateInstances(`${work}/warmup`, { instancesPerSeries: WARMUP, size: 512 });
   const bytes = sent.reduce((n, f) => n + f.size, 0);
-  const rows: string[][] = [];
-  const ratios: number[] = [];
-  for (let round = 1; round <= rounds; round++) {
-    const storescpFirst = round % 2 === 1;
-    let base: StoreRun;
-    let ours: StoreRun;
-    if (storescpFirst) {
-      base = await timed(storescpReceiver(work, round), work, count, bytes);
-      ours = await timed(gatewayReceiver(work, round, gatewayEnv), work, count, bytes);
-    } else {
-      ours = await timed(gatewayReceiver(work, round, gatewayEnv), work, count, bytes);
-      base = await timed(storescpReceiver(work, round), work, count, bytes);
-    }
-    const ratio = ours.instancesPerSec / base.instancesPerSec;
-    ratios.push(ratio);
-    rows.push(row("DCMTK storescp", round, base, "1.00"));
-    rows.push(row("gateway dicom_scp", round, ours, fixed(ratio)));
+  // The same files in PARALLEL folders (hard links), one per storescu of the parallel run.
+  const split = Array.from({ length: PARALLEL }, (_, i) => `${work}/split${i}`);
+  for (const d of split) await Deno.mkdir(d);
+  for (const [i, f] of sent.entries()) {
+    await Deno.link(f.path, `${split[i % PARALLEL]}/${i}.dcm`);
   }
   const extra = Object.entries(gatewayEnv).map(([k, v]) => `${k}=${v}`).join(" ");
-  console.log(
-    `\nC-STORE of ${count} instances (${fixed(bytes / 1e6, 0)} MB), one storescu association, ` +
-      `${rounds} round(s)${extra ? `, gateway environment + ${extra}` : ""}:\n`,
+  const single = await rounds(
+    "C-STORE, one storescu association" + (extra ? `, gateway environment + ${extra}` : ""),
+    (round) => [
+      { name: "DCMTK storescp", receiver: storescpReceiver(work, `${round}`) },
+      { name: "gateway dicom_scp", receiver: gatewayReceiver(work, `${round}`, gatewayEnv) },
+      { name: "Deno minimal SCP", receiver: bareReceiver(work, `${round}`) },
+    ],
+    (r) => timed(r, work, count, bytes),
+    count,
+    bytes,
+    n,
+  );
+  const parallel = await rounds(
+    `C-STORE, ${PARALLEL} storescu processes at once (${PARALLEL} associations)`,
+    (round) => [
+      { name: "DCMTK storescp --fork", receiver: storescpReceiver(work, `p${round}`, true) },
+      { name: "gateway dicom_scp", receiver: gatewayReceiver(work, `p${round}`, gatewayEnv) },
+      { name: "Deno minimal SCP", receiver: bareReceiver(work, `p${round}`) },
+    ],
+    (r) => timed(r, work, count, bytes, split),
+    count,
+    bytes,
+    n,
   );
   console.log(
-    markdownTable(
-      ["receiver", "round", "seconds", "instances/s", "MB/s", "CPU ms/instance", "ratio"],
-      rows,
+    "\nCPU of storescp --fork counts its association processes once it has reaped them.\n",
+  );
+  console.log(
+    medianLine(
+      "one association, gateway / storescp",
+      single.ratio.get("gateway dicom_scp")!,
+      STORE_TARGET,
     ),
   );
-  const mid = median(ratios);
   console.log(
-    `\nratio median ${fixed(mid)} (rounds: ${ratios.map((r) => fixed(r)).join(", ")}; ` +
-      `target >= ${STORE_TARGET}): ${verdict(mid, ">=", STORE_TARGET)}`,
+    medianLine(
+      "one association, minimal Deno SCP / storescp",
+      single.ratio.get("Deno minimal SCP")!,
+    ),
+  );
+  console.log(
+    medianLine(
+      `${PARALLEL} associations, gateway / storescp --fork`,
+      parallel.ratio.get("gateway dicom_scp")!,
+    ),
+  );
+  console.log(
+    medianLine(
+      `${PARALLEL} associations, minimal Deno SCP / storescp --fork`,
+      parallel.ratio.get("Deno minimal SCP")!,
+    ),
   );
 }
 

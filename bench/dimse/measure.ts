@@ -15,17 +15,22 @@ export interface StoreRun {
 
 let ticksPerSecond: number | undefined;
 
-/** CPU seconds (user + system, all threads) a process has used so far; undefined off Linux. */
+/**
+ * CPU seconds (user + system, all threads, and the children it has waited for: `storescp --fork`'s
+ * association processes) a process has used so far; undefined off Linux.
+ */
 export async function cpuSeconds(pid: number): Promise<number | undefined> {
   try {
     const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15,
+    // cutime 16, cstime 17.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     if (ticksPerSecond === undefined) {
       const r = await runCommand("getconf", ["CLK_TCK"], { timeoutMs: 5_000 });
       ticksPerSecond = Number(r.stdout.trim()) || 100;
     }
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+    const ticks = [11, 12, 13, 14].reduce((n, i) => n + Number(fields[i]), 0);
+    return ticks / ticksPerSecond;
   } catch {
     return undefined;
   }
@@ -51,6 +56,43 @@ export async function storescu(
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = await cpuSeconds(receiver.pid);
   if (r.code !== 0) throw new Error(`storescu to ${receiver.aet} failed: ${r.stderr.slice(-2000)}`);
+  const run: StoreRun = {
+    seconds,
+    instancesPerSec: count / seconds,
+    mbPerSec: bytes / 1e6 / seconds,
+  };
+  if (cpuBefore !== undefined && cpuAfter !== undefined) {
+    run.cpuMsPerInstance = (cpuAfter - cpuBefore) * 1000 / count;
+  }
+  return run;
+}
+
+/**
+ * Send the files of each of `dirs` with its own `storescu` process, all at once (one association
+ * each), to the receiver; the run lasts until the last one is done. Fails unless all were stored.
+ */
+export async function storescuParallel(
+  dirs: string[],
+  count: number,
+  bytes: number,
+  receiver: { aet: string; port: number; pid: number },
+): Promise<StoreRun> {
+  const cpuBefore = await cpuSeconds(receiver.pid);
+  const started = performance.now();
+  const results = await Promise.all(dirs.map((dir) =>
+    runCommand(
+      "storescu",
+      ["-aec", receiver.aet, "+sd", "127.0.0.1", String(receiver.port), dir],
+      { timeoutMs: 600_000, env: DCMTK_ENV },
+    )
+  ));
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = await cpuSeconds(receiver.pid);
+  for (const r of results) {
+    if (r.code !== 0) {
+      throw new Error(`storescu to ${receiver.aet} failed: ${r.stderr.slice(-2000)}`);
+    }
+  }
   const run: StoreRun = {
     seconds,
     instancesPerSec: count / seconds,
