@@ -213,18 +213,32 @@ export function preSessionCsrfOk(c: Context, sent: string | undefined): boolean 
 }
 
 /**
- * Why a POST is refused as cross-site, or null: an `Origin` other than this listener's own (also
- * `null`, what sandboxed and `file:` pages send), or `Sec-Fetch-Site` naming another site.
+ * Why a POST is refused as cross-site, or null: an `Origin` whose host is not the request's
+ * `Host` (also `null`, what sandboxed and `file:` pages send), or `Sec-Fetch-Site` naming
+ * another site. The scheme is not compared: behind a proxy that ends TLS the page is https and
+ * the listener sees http, for the same host (which the Host check has accepted).
  */
 export function crossSiteReason(c: Context): string | null {
-  const own = new URL(c.req.url).origin;
+  const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
   const origin = c.req.header("origin");
-  if (origin !== undefined && origin !== own) return `Origin ${origin} is not this console`;
+  if (origin !== undefined && originHost(origin) !== host) {
+    return `Origin ${origin} is not this console`;
+  }
   const site = c.req.header("sec-fetch-site");
   if (site !== undefined && site !== "same-origin" && site !== "none") {
     return `Sec-Fetch-Site ${site}`;
   }
   return null;
+}
+
+/** The host (and port, when not the scheme's default) of an `Origin` value; "" when unreadable. */
+function originHost(origin: string): string {
+  try {
+    const u = new URL(origin);
+    return /^https?:$/.test(u.protocol) ? u.host.toLowerCase() : "";
+  } catch {
+    return "";
+  }
 }
 
 /** Reads a urlencoded form (at most {@link MAX_FORM_BYTES}); null when it is larger. */

@@ -64,3 +64,23 @@ Deno.test("sign-in limiter: 429 after the failures of a window, free again after
   now = 60_001;
   assert.equal(limiter.retryAfterSecs(), 0);
 });
+
+Deno.test("cross-site POSTs: another host or a null Origin refused; the scheme is not compared", async () => {
+  const { Hono } = await import("hono");
+  const { crossSiteReason } = await import("./session.ts");
+  const app = new Hono();
+  app.post("/x", (c) => c.text(crossSiteReason(c) ?? "ok"));
+  const ask = async (headers: Record<string, string>) =>
+    await (await app.fetch(
+      new Request("http://gw.hospital.internal:9090/x", { method: "POST", headers }),
+    )).text();
+  const host = { host: "gw.hospital.internal:9090" };
+  assert.equal(await ask({ ...host, origin: "http://gw.hospital.internal:9090" }), "ok");
+  // A proxy ends TLS: the page's origin is https, the listener sees http, the host is the same.
+  assert.equal(await ask({ ...host, origin: "https://gw.hospital.internal:9090" }), "ok");
+  assert.equal(await ask(host), "ok");
+  assert.match(await ask({ ...host, origin: "https://evil.example" }), /not this console/);
+  assert.match(await ask({ ...host, origin: "null" }), /not this console/);
+  assert.match(await ask({ ...host, "sec-fetch-site": "cross-site" }), /Sec-Fetch-Site/);
+  assert.match(await ask({ ...host, "sec-fetch-site": "same-site" }), /Sec-Fetch-Site/);
+});
