@@ -14,6 +14,8 @@ export interface Condition {
   firing: boolean;
   summary: string;
   subjects: string[];
+  /** Something new happened that the rule notifies while it keeps firing (a new dead letter). */
+  news?: boolean;
 }
 
 /** Counters of one pipeline at one evaluation. */
@@ -31,6 +33,8 @@ const DAY_MS = 86_400_000;
 export class RuleMemory {
   /** error_rate: counters per pipeline, oldest first. */
   readonly samples = new Map<string, Sample[]>();
+  /** dead_letters: dead letters each queue had written so far. */
+  readonly deadLettered = new Map<string, number>();
   /** stuck_worker: replacements seen, and when the count last grew. */
   replacements: number | undefined;
   replacedAt: number | undefined;
@@ -62,11 +66,26 @@ function watchedQueues(rule: AlertRuleConfig, queues: QueueSnapshot[]): QueueSna
   return names ? queues.filter((q) => names.includes(q.backend)) : queues;
 }
 
-/** dead_letters: a queue holds at least `threshold` dead letters. */
-export function deadLetters(rule: AlertRuleConfig, queues: QueueSnapshot[]): Condition {
+/**
+ * dead_letters: a queue holds at least `threshold` dead letters; with `notify_new`, a dead letter
+ * written since the last evaluation is news.
+ */
+export function deadLetters(
+  rule: AlertRuleConfig,
+  queues: QueueSnapshot[],
+  memory: RuleMemory,
+): Condition {
   const threshold = rule.threshold ?? 1;
-  const hit = watchedQueues(rule, queues).filter((q) => q.dead >= threshold);
+  const watched = watchedQueues(rule, queues);
+  let news = false;
+  for (const q of watched) {
+    const before = memory.deadLettered.get(q.backend);
+    if (before !== undefined && q.dead_lettered_total > before) news = true;
+    memory.deadLettered.set(q.backend, q.dead_lettered_total);
+  }
+  const hit = watched.filter((q) => q.dead >= threshold);
   return {
+    news: rule.notify_new === true && news,
     firing: hit.length > 0,
     subjects: hit.map((q) => `queue/${q.backend}`),
     summary: hit.length

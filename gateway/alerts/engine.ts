@@ -69,6 +69,8 @@ interface RuleState {
   lastSent: Map<string, number>;
   /** The last firing notice per channel in the current episode (reminders). */
   episodeSent: Map<string, number>;
+  /** Channels not yet told of news while firing (a new dead letter with `notify_new`). */
+  news: Set<string>;
 }
 
 const SEVERITY_RANK = { critical: 0, warning: 1, info: 2 } as const;
@@ -116,6 +118,7 @@ export class AlertEngine {
           memory: new RuleMemory(),
           lastSent: new Map(),
           episodeSent: new Map(),
+          news: new Set(),
         });
       }
     }
@@ -236,7 +239,7 @@ export class AlertEngine {
     const rule = state.rule;
     switch (rule.kind) {
       case "dead_letters":
-        return deadLetters(rule, source.queueStats());
+        return deadLetters(rule, source.queueStats(), state.memory);
       case "queue_age":
         return queueAge(rule, source.queueStats());
       case "error_rate":
@@ -285,11 +288,13 @@ export class AlertEngine {
         state.active.summary = condition.summary;
         state.active.subjects = condition.subjects;
         state.active.severity = rule.severity;
+        if (condition.news) { for (const c of rule.channels) state.news.add(c); }
       }
       for (const channel of rule.channels) this.#maybeNotify(state, channel, now);
       return;
     }
     if (!state.active) return;
+    state.news.clear();
     const alert = state.active;
     alert.status = "resolved";
     alert.resolved_at = new Date(now).toISOString();
@@ -322,11 +327,13 @@ export class AlertEngine {
       alert.notified.push(channel);
     } else {
       const repeatMs = rule.repeat_minutes * 60_000;
-      if (repeatMs <= 0 || now - inEpisode < repeatMs || !allowed) return;
+      const due = state.news.has(channel) || (repeatMs > 0 && now - inEpisode >= repeatMs);
+      if (!due || !allowed) return;
       this.#send(channel, { status: "firing", reminder: true, alert }, now);
     }
     state.lastSent.set(channel, now);
     state.episodeSent.set(channel, now);
+    state.news.delete(channel);
   }
 
   #send(channel: string, notice: Omit<Notice, "gateway" | "at">, now: number): void {

@@ -264,3 +264,40 @@ Deno.test("engine: the status report's alerts are metadata only and bounded", as
   );
   await h.engine.stop();
 });
+
+Deno.test("engine: notify_new tells of new dead letters while firing, within the rate limit", async () => {
+  const text = `
+[alerts.rules.d]
+kind = "dead_letters"
+channels = ["hook"]
+notify_new = true
+min_interval_minutes = 10
+`;
+  const h = harness(text);
+  await h.engine.configure(configOf(text));
+  const queue = (dead: number, total: number): QueueSnapshot => ({
+    backend: "out",
+    depth: 0,
+    bytes: 0,
+    in_flight: 0,
+    dead,
+    oldest_age_secs: 0,
+    delivered_total: 0,
+    retried_total: 0,
+    dead_lettered_total: total,
+  });
+  h.state.queues = [queue(1, 1)];
+  await h.step();
+  assertEquals(h.sent.map((n) => [n.status, n.reminder]), [["firing", false]]);
+  h.state.queues = [queue(2, 2)];
+  await h.step(60_000);
+  assertEquals(h.sent.length, 1, "held by min_interval_minutes");
+  h.state.queues = [queue(3, 3)];
+  await h.step(60_000);
+  await h.step(10 * 60_000);
+  assertEquals(h.sent.map((n) => [n.status, n.reminder]), [["firing", false], ["firing", true]]);
+  assertEquals(h.sent[1].alert.summary, "queue out holds 3 dead letters");
+  await h.step(10 * 60_000);
+  assertEquals(h.sent.length, 2, "nothing new: no further notice");
+  await h.engine.stop();
+});

@@ -531,6 +531,8 @@ export interface AlertRuleConfig {
   backends?: string[];
   /** dead_letters: dead letters that fire. */
   threshold?: number;
+  /** dead_letters: notify each new dead letter while firing. */
+  notify_new?: boolean;
   /** queue_age: age of the oldest waiting message that fires. */
   max_age_minutes?: number;
   /** error_rate: the pipelines watched (absent: all). */

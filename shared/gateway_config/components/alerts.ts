@@ -136,6 +136,13 @@ export const ALERT_RULE_FIELDS: Record<(typeof ALERT_RULE_KINDS)[number], TableS
       "Fires while a queue holds at least this many dead letters (1: any dead letter).",
       { default: 1, example: 10 },
     ),
+    notify_new: field(
+      "boolean",
+      z.boolean(),
+      "While it fires, every new dead letter is notified too (within `min_interval_minutes`: " +
+        "the ones that arrive meanwhile make one notice).",
+      { default: false, example: true },
+    ),
   },
   queue_age: {
     backends: QUEUE_BACKENDS,
