@@ -249,3 +249,54 @@ ${trackingTable(dir, identity, "batch_size = 50")}
     }
   },
 });
+
+Deno.test({
+  name: "a graceful stop writes what every isolate still holds",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tracking-stop-" });
+    const identity = await writeTrackingIdentity(dir);
+    const dataPort = freePort();
+    const gw = await startGateway({
+      configText: `
+[network.main]
+bind = "127.0.0.1"
+port = ${dataPort}
+[management]
+bind = "127.0.0.1"
+port = ${freePort()}
+[runtime]
+workers = 2
+${ECHO_PIPELINE}
+[pipelines.echo.tracking]
+${trackingTable(dir, identity)}
+`.replace("flush_interval_ms = 20", "flush_interval_ms = 60000"),
+    });
+    try {
+      // Fresh connections, so the kernel spreads them over both isolates' sockets.
+      for (let i = 0; i < 40; i++) {
+        const res = await fetch(`http://127.0.0.1:${dataPort}/echo/x`, {
+          method: "POST",
+          body: "x",
+          headers: { connection: "close" },
+        });
+        assertEquals(res.status, 200);
+        await res.body?.cancel();
+      }
+      // Nothing is written yet: the records wait for a flush a minute away.
+      const before = new TrackingStore(`${dir}/tracking-store`);
+      assertEquals(before.counts().records, 0);
+      before.close();
+      await gw.stop();
+      const store = new TrackingStore(`${dir}/tracking-store`);
+      try {
+        assertEquals(store.counts().records, 40);
+      } finally {
+        store.close();
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});

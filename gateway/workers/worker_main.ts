@@ -7,6 +7,7 @@
  * Started by WorkerPool with `new Worker(..., { name: "gateway-worker-N" })`.
  */
 /// <reference lib="deno.worker" />
+import { closeIsolateRecorder } from "../tracking/mod.ts";
 import { Logger } from "../../shared/mod.ts";
 import { createMetrics } from "../observability/mod.ts";
 import { requestFeed } from "../pipeline/mod.ts";
@@ -220,6 +221,8 @@ async function drain(graceMs: number): Promise<void> {
   clearTimeout(timer);
   queues.failAll();
   await plane.current?.close();
+  // The tracked records still queued in this isolate are written before it goes.
+  await closeIsolateRecorder();
   audit.flush();
   post({ type: "drained", delta: metrics.takeDataPlaneDelta() });
 }
