@@ -514,6 +514,7 @@ export interface ConfigProblem {
 export interface AlertRuleConfig {
   /** The table's name. */
   name: string;
+  /** What the rule watches. */
   kind:
     | "dead_letters"
     | "queue_age"
@@ -521,11 +522,15 @@ export interface AlertRuleConfig {
     | "certificate_expiry"
     | "stuck_worker"
     | "component_degraded";
+  /** Shown in every notice. */
   severity: "critical" | "warning" | "info";
   /** Names of `[alerts.channels.<name>]`. */
   channels: string[];
+  /** At most one firing notice per channel in this many minutes. */
   min_interval_minutes: number;
+  /** Reminders while firing, every this many minutes (0: none). */
   repeat_minutes: number;
+  /** Send a resolved notice when the condition clears. */
   send_resolved: boolean;
   /** dead_letters, queue_age: the queued backends watched (absent: all). */
   backends?: string[];
@@ -555,8 +560,11 @@ export interface AlertRuleConfig {
 export interface AlertChannelConfig {
   /** The table's name. */
   name: string;
+  /** A webhook or SMTP e-mail. */
   type: "webhook" | "email";
+  /** Time one delivery attempt may take. */
   timeout_secs: number;
+  /** Further attempts after a failed one. */
   retries: number;
   /** webhook: where the JSON is posted (after `${VAR}` substitution). */
   url?: string;
@@ -566,12 +574,19 @@ export interface AlertChannelConfig {
   headers?: Record<string, string>;
   /** email: the SMTP server. */
   host?: string;
+  /** email: the SMTP port. */
   port?: number;
+  /** email: STARTTLS (required), TLS from the first byte, or none. */
   security?: "starttls" | "tls" | "none";
+  /** email: the SMTP user (after `${VAR}` substitution). */
   user?: string;
+  /** email: the SMTP password (after `${VAR}` substitution). */
   password?: string;
+  /** email: the sender address. */
   from?: string;
+  /** email: the recipients. */
   to?: string[];
+  /** email: put before every subject. */
   subject_prefix?: string;
   /** email: CA certificates of the SMTP server (absolute once loaded from a file). */
   ca_path?: string;
@@ -579,11 +594,18 @@ export interface AlertChannelConfig {
 
 /** `[alerts]`. */
 export interface AlertsConfig {
+  /** Evaluate the rules and send notices. */
   enabled: boolean;
+  /** Seconds between two evaluations. */
   evaluate_interval_secs: number;
+  /** How notices name this gateway. */
   gateway_name?: string;
+  /** Resolved alerts kept in memory. */
   history: number;
+  /** Notices waiting per channel. */
   queue_size: number;
+  /** The rules, by name. */
   rules: Record<string, AlertRuleConfig>;
+  /** The channels, by name. */
   channels: Record<string, AlertChannelConfig>;
 }
