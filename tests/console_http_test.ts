@@ -8,7 +8,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ConsoleClient, rawRequest, startConsoleGateway } from "./support/console.ts";
-import { waitFor } from "./support/mod.ts";
+import { freePort, waitFor } from "./support/mod.ts";
 
 const VIEWER_TOKEN = `viewer-${crypto.randomUUID()}-${crypto.randomUUID()}`;
 
@@ -18,6 +18,19 @@ Deno.test("console: sign-in, security headers, CSRF, roles, tail and dead letter
 [management.tokens.watcher]
 role = "viewer"
 token = "\${VIEWER_TOKEN}"
+
+# A pipeline whose upstream is gone: its failures are the dashboard's last error.
+[endpoints.direct_in]
+service = "http"
+[endpoints.direct_in.options]
+path_prefix = "/direct"
+[backends.gone]
+service = "http"
+[backends.gone.options]
+base_url = "http://127.0.0.1:${freePort()}"
+[pipelines.direct]
+endpoints = ["direct_in"]
+backends = ["gone"]
 `,
     env: { VIEWER_TOKEN },
   });
@@ -190,6 +203,18 @@ token = "\${VIEWER_TOKEN}"
     const after = await operator.page("/dead-letters?backend=lab&requeued=2");
     assertMatch(after.html, /2 dead letter\(s\) put back in the queue/);
     assertMatch(after.html, /No dead letter/);
+
+    // A failing pipeline: its last error on the dashboard (from whichever isolate served it).
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${gw.dataUrl}/direct/x`, { headers: { connection: "close" } });
+      assertEquals(res.status, 502);
+      await res.body?.cancel();
+    }
+    const board = await operator.page("");
+    assertMatch(board.html, /data-testid="last-error-direct"/);
+    assertMatch(board.html, /<code>backend_unavailable<\/code>/);
+    // Message tracking is off in this gateway: the browser says how to turn it on.
+    assertMatch((await operator.page("/messages")).html, /Message tracking is off/);
 
     // The health page names the listeners and workers.
     const health = await operator.page("/health");
