@@ -131,6 +131,8 @@ export {
   ResponseEnvelope,
 } from "./gateway/envelope.ts";
 export { GatewayError } from "./gateway/errors.ts";
+// What a custom component reports its state through (BuildContext.health).
+export type { ComponentHealth } from "./gateway/observability/mod.ts";
 // Memory admission: the budget of bodies held in memory, and a request's lease on it.
 export { BodyLease, MemoryBudget } from "./gateway/memory/mod.ts";
 export type { BodyFormat } from "./gateway/codecs/mod.ts";

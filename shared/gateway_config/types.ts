@@ -399,8 +399,9 @@ export interface AuditSyslogConfig {
   transport: "tls" | "tcp" | "udp";
   /** PEM CA certificates of the collector (TLS). */
   ca_path?: string;
-  /** PEM client certificate and key (mutual TLS). */
+  /** PEM client certificate (mutual TLS). */
   cert_path?: string;
+  /** PEM private key of `cert_path`. */
   key_path?: string;
   /** RFC 5424 APP-NAME. */
   app_name: string;
