@@ -6,7 +6,7 @@
  * and the original caller's identity (`auth.*` metadata) is carried over so that `match` tables
  * and header rules that use it behave as they did.
  */
-import type { GatewayConfig } from "../../shared/gateway_config/mod.ts";
+import type { ContentLimits, GatewayConfig } from "../../shared/gateway_config/mod.ts";
 import { Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import {
@@ -86,6 +86,7 @@ export function replayEnvelope(
   message: TrackedMessage,
   received: CapturedStage,
   request: ReplayRequest,
+  limits?: ContentLimits,
 ): RequestEnvelope {
   if (request.body === undefined && received.truncated) {
     throw new GatewayError(
@@ -119,7 +120,7 @@ export function replayEnvelope(
     rawQuery: received.query ?? "",
     headers,
     metadata,
-    body: new Body(body, contentType ?? null),
+    body: new Body(body, contentType ?? null, limits),
     endpoint: message.endpoint,
   });
 }

@@ -210,7 +210,12 @@ export class TrackingService implements TrackingControl {
       );
     }
     const pipeline = replayPipeline(runtime, found.message, request.backend);
-    const env = replayEnvelope(found.message, received, request);
+    const env = replayEnvelope(
+      found.message,
+      received,
+      request,
+      runtime.config.proxy.content_limits,
+    );
     const edited = request.body !== undefined;
     await this.#audit(edited ? "tracking.resent" : "tracking.replayed", actor, id, {
       pipeline: found.message.pipeline,
