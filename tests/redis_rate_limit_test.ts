@@ -134,6 +134,50 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "rate_limit redis: a gateway with two data-plane isolates: one bucket in Redis, " +
+    "one local fallback, the outage reported once by the main thread, counted across isolates",
+  ignore: !HAS_REDIS,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await using redis = await startRedis();
+    const gw = await startTestGateway(
+      limitToml(redis.url, "local", "redis_timeout_ms = 2000"),
+      { workers: 2 },
+    );
+    try {
+      // Separate connections (so the kernel spreads them over both isolates).
+      const sendAll = async (tenant: string, n: number) => {
+        const counts: Record<number, number> = {};
+        for (let i = 0; i < n; i++) {
+          const res = await fetch(`${gw.url}/api/x`, {
+            headers: { "x-tenant": tenant, connection: "close" },
+            signal: AbortSignal.timeout(10_000),
+          });
+          await res.body?.cancel();
+          counts[res.status] = (counts[res.status] ?? 0) + 1;
+        }
+        return counts;
+      };
+      assertEquals(await sendAll("ward-1", 40), { 200: BURST, 429: 40 - BURST });
+      await redis.kill();
+      // Both isolates take from the same local buckets.
+      assertEquals(await sendAll("ward-1", 40), { 200: BURST, 429: 40 - BURST });
+      assertEquals(gw.gateway.degraded().map((d) => d.component), ["rate_limit.limit"]);
+      await waitFor(async () => {
+        const metrics = await (await gw.mgmtFetch("/metrics")).text();
+        return /gateway_rate_limit_store_errors_total\{middleware="limit",policy="local"\} 40\b/
+          .test(metrics);
+      }, { timeoutMs: 10_000, description: "40 store errors counted over both isolates" });
+      assertEquals(gw.logs.filter((l) => l.includes('"component degraded"')).length, 1);
+      assertEquals(gw.logs.filter((l) => l.includes("rate limit store unreachable")).length, 0);
+    } finally {
+      await gw.stop();
+    }
+  },
+});
+
 function request(tenant: string): RequestEnvelope {
   return new RequestEnvelope({
     id: "t",
