@@ -7,6 +7,7 @@
 import { assertEquals, assertMatch } from "./assert.ts";
 import { validateConfigText, writeConfigToml } from "../shared/gateway_config/mod.ts";
 import { ECHO_PIPELINE, startTestGateway } from "./harness.ts";
+import { waitFor } from "./support/mod.ts";
 
 Deno.test("tracking config: defaults, problems, round trip", () => {
   const ok = validateConfigText(
@@ -84,6 +85,43 @@ token_file = "${dir}/o"
     assertEquals(await call(operator, "POST", "/api/reload"), 403);
     assertEquals(await call(gw.mgmtToken, "POST", "/api/reload"), 200);
     assertEquals(await call("not-a-token-0123456789abcdef0123456789", "GET", "/admin/info"), 401);
+  } finally {
+    await gw.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("tracking turned on by a reload, and off again", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tracking-reload-" });
+  const gw = await startTestGateway(ECHO_PIPELINE);
+  const sendOne = async () => {
+    const res = await fetch(`${gw.url}/echo/x`, { method: "POST", body: "x" });
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+  };
+  const reload = async () => {
+    const r = await gw.mgmtFetch("/api/reload", { method: "POST" });
+    assertEquals(r.status, 200, await r.clone().text());
+    await r.body?.cancel();
+  };
+  try {
+    const off = await gw.mgmtFetch("/admin/tracking/messages");
+    assertEquals(off.status, 404);
+    assertEquals((await off.json()).error.code, "tracking_disabled");
+    await gw.writeConfig(
+      `${ECHO_PIPELINE}\n[pipelines.echo.tracking]\n[tracking]\npath = "${dir}/store"\nflush_interval_ms = 20\n`,
+    );
+    await reload();
+    await sendOne();
+    await waitFor(async () => {
+      const r = await gw.mgmtFetch("/admin/tracking/messages?pipeline=echo");
+      return r.status === 200 && (await r.json()).messages.length === 1;
+    }, { timeoutMs: 10_000, description: "the request tracked after the reload" });
+    await gw.writeConfig(ECHO_PIPELINE);
+    await reload();
+    await sendOne();
+    const status = await gw.mgmtFetch("/admin/tracking");
+    assertEquals((await status.json()).enabled, false);
   } finally {
     await gw.stop();
     await Deno.remove(dir, { recursive: true });

@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
 import { trackingTable, waitForTracked, writeTrackingIdentity } from "./support/tracking.ts";
-import { waitFor } from "./support/mod.ts";
+import { dicomwebPipelineToml, waitFor } from "./support/mod.ts";
 
 const API_KEY = "lab-key-0123456789";
 const VIEWER = "viewer-token-0123456789abcdef0123456789";
@@ -183,6 +183,36 @@ ${trackingTable(dir, identity)}
     }
     assertEquals(acts[2].edited_sha256, await sha256Hex(edited));
     assert(!audit.includes(MARKER) && !audit.includes("EDITED"), "content in the audit trail");
+  } finally {
+    await gw.stop();
+    await upstream.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("tracking over DICOMweb: a QIDO search recorded with the study UID of its path", async () => {
+  const upstream = startUpstream(() =>
+    new Response("[]", { headers: { "content-type": "application/dicom+json" } })
+  );
+  const dir = await Deno.makeTempDir({ prefix: "tracking-dicomweb-" });
+  const identity = await writeTrackingIdentity(dir);
+  const gw = await startTestGateway(`${dicomwebPipelineToml("dw", upstream.url)}
+[pipelines.dw.tracking]
+content = ["backend_response"]
+${trackingTable(dir, identity)}
+`);
+  try {
+    const study = "1.2.826.0.1.3680043.8.498.1";
+    const res = await fetch(`${gw.url}/dw/studies/${study}/series`, {
+      headers: { accept: "application/dicom+json" },
+    });
+    assertEquals(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+    const [msg] = await waitForTracked(async () =>
+      (await (await gw.mgmtFetch(`/admin/tracking/messages?study_uid=${study}`)).json()).messages
+    );
+    assertEquals((msg as { method: string }).method, "GET");
+    assertEquals(upstream.received.length, 1);
   } finally {
     await gw.stop();
     await upstream.stop();
