@@ -135,6 +135,54 @@ Deno.test({
 });
 
 Deno.test({
+  name: "rate_limit redis: N/s holds across three gateways within 10 %",
+  ignore: !HAS_REDIS,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await using redis = await startRedis();
+    const RATE = 40;
+    const toml = limitToml(redis.url, "deny", "redis_timeout_ms = 2000")
+      .replace("requests_per_second = 0.001", `requests_per_second = ${RATE}`)
+      // A bucket of half a second: a pause of the (shared, busy) test machine shorter than that
+      // loses no tokens.
+      .replace(`burst = ${BURST}`, `burst = ${RATE / 2}`);
+    const gateways: TestGateway[] = [];
+    try {
+      for (let i = 0; i < 3; i++) gateways.push(await startTestGateway(toml, { workers: 1 }));
+      // Three clients, one per gateway, ask as fast as they can until 140 requests have passed
+      // in all: the cluster lets RATE per second through, however many gateways ask.
+      const WANTED = 140;
+      let passed = 0;
+      let refused = 0;
+      const started = performance.now();
+      await Promise.all(gateways.map(async (gw) => {
+        while (passed < WANTED) {
+          const res = await fetch(`${gw.url}/api/x`, {
+            headers: { "x-tenant": "ward-9" },
+            signal: AbortSignal.timeout(10_000),
+          });
+          await res.body?.cancel();
+          if (res.status === 200) passed++;
+          else if (res.status === 429) refused++;
+          else throw new Error(`unexpected status ${res.status}`);
+        }
+      }));
+      const seconds = (performance.now() - started) / 1000;
+      // The first RATE / 2 tokens were in the bucket; the rest came at RATE per second.
+      const rate = (passed - RATE / 2) / seconds;
+      assert(
+        Math.abs(rate - RATE) <= RATE * 0.1,
+        `${passed} passed (${refused} refused) in ${seconds.toFixed(2)} s: ${rate.toFixed(1)}/s`,
+      );
+      assert(refused > passed, `the clients asked faster than the limit (${refused} refused)`);
+    } finally {
+      for (const gw of gateways) await gw.stop();
+    }
+  },
+});
+
+Deno.test({
   name: "rate_limit redis: a gateway with two data-plane isolates: one bucket in Redis, " +
     "one local fallback, the outage reported once by the main thread, counted across isolates",
   ignore: !HAS_REDIS,
