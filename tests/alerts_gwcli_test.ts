@@ -3,7 +3,8 @@
  * a message the upstream refuses (400) becomes a dead letter and a pipeline whose upstream answers
  * 503 passes its error ratio; both rules fire, the webhook receiver gets both notices, and
  * `gwcli gateway:alerts` (and its alias `gwcli alerts --json`) lists them with the channel's
- * figures.
+ * figures; the dead letter retried with `gwcli gateway:queue-retry` once the upstream takes it,
+ * the resolved notice arrives and `gwcli gateway:alerts --all` lists the alert as resolved.
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { expectExit, type GwcliHome, withGwcliHome } from "./gwcli_support.ts";
@@ -16,7 +17,10 @@ async function run(home: GwcliHome, args: string[], code = 0) {
 }
 
 Deno.test("gwcli alerts: dead letters and an error rate fire in a gateway process; listed by gwcli", async () => {
-  const refusing = startUpstream(() => new Response("no", { status: 400 }));
+  let refuse = true;
+  const refusing = startUpstream(() =>
+    refuse ? new Response("no", { status: 400 }) : new Response("ok")
+  );
   const failing = startUpstream(() => new Response("down", { status: 503 }));
   const hook = startWebhookReceiver();
   const dataPort = freePort();
@@ -116,6 +120,23 @@ url = "${hook.url}"
         "lab_dead",
       ]);
       assert(json.active.every((a: { status: string }) => a.status === "firing"));
+
+      // The lab takes the order now: retried, the dead letter is delivered and its alert resolves.
+      refuse = false;
+      assertMatch(
+        (await run(home, ["gateway:queue-retry", "lab"])).stdout,
+        /Requeued 1 dead letter\(s\) of lab/,
+      );
+      await hook.waitForCount(3, 20_000);
+      assertMatch(
+        String(hook.received[2].body.text),
+        /^\[RESOLVED\] critical · edge-cli · lab_dead: cleared: queue lab holds 1 dead letter$/,
+      );
+      const firingOnly = (await run(home, ["alerts"])).stdout;
+      assert(!/│ lab_dead +│/.test(firingOnly), firingOnly);
+      const all = (await run(home, ["gateway:alerts", "--all"])).stdout;
+      assertMatch(all, /│ resolved +│ critical +│ lab_dead +│ dead_letters +│/);
+      assertMatch(all, /│ firing +│ warning +│ emr_errors +│/);
     });
   } finally {
     await refusing.stop();
