@@ -168,6 +168,49 @@ export async function readMessage(path: string): Promise<StoredMessage> {
   return { header, bodyOffset: 8 + headLength, bodyLength, size };
 }
 
+/** A message read whole: its header and body. */
+export interface SmallMessage {
+  header: MessageHeader;
+  body: Uint8Array;
+}
+
+/**
+ * Reads a whole message file of at most `maxBytes` in one read, checks it, and returns its
+ * header and body bytes; undefined when the file is larger (read it with readMessage and
+ * bodyStream then). Throws when the file is damaged.
+ */
+export async function readSmallMessage(
+  path: string,
+  maxBytes: number,
+): Promise<SmallMessage | undefined> {
+  const bytes = await readAtMost(path, maxBytes);
+  if (bytes === undefined) return undefined;
+  const size = bytes.length;
+  if (size < 8 + CHECKSUM_BYTES) throw new Error(`${path}: truncated`);
+  if (!MAGIC.every((b, i) => bytes[i] === b)) throw new Error(`${path}: not a queued message`);
+  const headLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(4);
+  if (headLength > MAX_HEADER_BYTES || 8 + headLength + CHECKSUM_BYTES > size) {
+    throw new Error(`${path}: bad header length`);
+  }
+  const end = size - CHECKSUM_BYTES;
+  const expected = new Uint8Array(createHash("sha256").update(bytes.subarray(0, end)).digest());
+  if (!expected.every((b, i) => bytes[end + i] === b)) {
+    throw new Error(`${path}: checksum mismatch (the file was damaged)`);
+  }
+  const header = JSON.parse(
+    new TextDecoder().decode(bytes.subarray(8, 8 + headLength)),
+  ) as MessageHeader;
+  return { header, body: bytes.subarray(8 + headLength, end) };
+}
+
+/** The bytes of a file of at most `maxBytes` (one read into memory of its size), else undefined. */
+async function readAtMost(path: string, maxBytes: number): Promise<Uint8Array | undefined> {
+  using file = await Deno.open(path, { read: true });
+  const size = (await file.stat()).size;
+  if (size > maxBytes) return undefined;
+  return await readExactly(file, size, path);
+}
+
 /** The body of a checked message as a stream read from its file. */
 export function bodyStream(path: string, message: StoredMessage): ReadableStream<Uint8Array> {
   let file: Deno.FsFile | undefined;

@@ -18,7 +18,14 @@ import { Body, type RequestEnvelope, RequestEnvelope as Envelope } from "../enve
 import { GatewayError, toGatewayError } from "../errors.ts";
 import { describeDiskError, diskErrorCode, replaceFile } from "../disk/mod.ts";
 import { boundedClientBody } from "../body_read.ts";
-import { bodyStream, type MessageHeader, readMessage, writeMessage } from "./message_file.ts";
+import {
+  bodyStream,
+  type MessageHeader,
+  readMessage,
+  readSmallMessage,
+  type SmallMessage,
+  writeMessage,
+} from "./message_file.ts";
 import { type Verdict, verdictOf } from "./verdict.ts";
 import type { QueueDeps, QueueStats, QueueStore } from "./queue_store.ts";
 import {
@@ -61,6 +68,8 @@ interface Pending {
 const MAX_PROBE_MS = 30_000;
 /** The name of the probe's file in the queue directory. */
 const PROBE = ".queue-probe";
+/** Messages up to this size are read whole for their delivery; larger ones are streamed. */
+const WHOLE_READ_BYTES = 16 << 20;
 
 /** One backend's queue. */
 export class DeliveryQueue implements QueueStore {
@@ -69,6 +78,8 @@ export class DeliveryQueue implements QueueStore {
   #config: QueueConfig;
   #deps: QueueDeps;
   readonly #pending: Pending[] = [];
+  /** The next message's file being read ahead (`fifo`: while the one before is delivered). */
+  #ahead: { id: string; read: Promise<SmallMessage | undefined> } | undefined;
   #bytes = 0;
   #dead = 0;
   #deadBytes = 0;
@@ -346,21 +357,47 @@ export class DeliveryQueue implements QueueStore {
     }
   }
 
+  /**
+   * `p`'s file read whole when small (read ahead while the message before it was delivered, in
+   * `fifo` order), and the next message's read started meanwhile.
+   */
+  async #readAhead(p: Pending, path: string): Promise<SmallMessage | undefined> {
+    const ahead = this.#ahead?.id === p.id ? this.#ahead.read : undefined;
+    this.#ahead = undefined;
+    if (this.#config.ordering === "fifo") {
+      const next = this.#pending[this.#pending.indexOf(p) + 1];
+      if (next && !next.deadLetter && next.size <= WHOLE_READ_BYTES) {
+        const read = readSmallMessage(join(this.dir, "ready", `${next.id}.msg`), WHOLE_READ_BYTES);
+        read.catch(() => {}); // a failed read ahead is read again (and judged) in its turn
+        this.#ahead = { id: next.id, read };
+      }
+    }
+    return (ahead && await ahead.catch(() => undefined)) ??
+      await readSmallMessage(path, WHOLE_READ_BYTES);
+  }
+
   async #attempt(p: Pending): Promise<void> {
     const path = join(this.dir, "ready", `${p.id}.msg`);
     let verdict: Verdict;
     let answer: { status?: number; body?: string } = {};
     try {
-      const stored = await readMessage(path);
-      const h = stored.header;
+      // A message up to WHOLE_READ_BYTES is read in one go (a DIMSE instance, most requests),
+      // a larger one is checked, then its body streamed from the file.
+      const small = await this.#readAhead(p, path);
+      const stored = small ? undefined : await readMessage(path);
+      const h = small?.header ?? stored!.header;
       const headers = new Headers(h.headers);
       headers.set("idempotency-key", h.id);
-      let body = stored.bodyLength > 0
-        ? new Body(bodyStream(path, stored), h.content_type, undefined, stored.bodyLength)
+      let body = small
+        ? (small.body.length > 0 ? new Body(small.body, h.content_type) : Body.empty())
+        : stored!.bodyLength > 0
+        ? new Body(bodyStream(path, stored!), h.content_type, undefined, stored!.bodyLength)
         : Body.empty();
       if (this.#config.fhir_conditional_create && isFhirCreate(h.method, h.path)) {
-        const bytes = stored.bodyLength <= MAX_CONDITIONAL_BODY
-          ? await new Body(bodyStream(path, stored), h.content_type).bytes()
+        const bytes = small
+          ? (small.body.length <= MAX_CONDITIONAL_BODY ? small.body : undefined)
+          : stored!.bodyLength <= MAX_CONDITIONAL_BODY
+          ? await new Body(bodyStream(path, stored!), h.content_type).bytes()
           : undefined;
         const condition = bytes && ifNoneExist(bytes);
         if (condition) headers.set("if-none-exist", condition);
@@ -397,12 +434,20 @@ export class DeliveryQueue implements QueueStore {
     // abort became): it is sent again after the restart. A refusal that came first is too.
     if (this.#closed && verdict.kind !== "delivered") return;
     if (verdict.kind === "delivered") {
-      await Deno.remove(path).catch(() => {});
-      await Deno.remove(join(this.dir, "ready", `${p.id}.state`)).catch(() => {});
       this.#remove(p);
       this.#delivered++;
-      // Space was freed: a paused queue looks at its disk again without waiting out the backoff.
-      if (this.#degraded) this.#scheduleProbe(true);
+      // The next message goes at once; its files are removed meanwhile (a crash before that
+      // sends it again after the restart, as one during the attempt would). A `.state` note
+      // exists only after a failed attempt.
+      const removed = Deno.remove(path).catch(() => {}).then(async () => {
+        if (p.attempts > 0 || p.stateOwed) {
+          await Deno.remove(join(this.dir, "ready", `${p.id}.state`)).catch(() => {});
+        }
+        // Space was freed: a paused queue looks at its disk again without waiting out the
+        // backoff.
+        if (this.#degraded && !this.#closed) this.#scheduleProbe(true);
+      }).finally(() => this.#attempts.delete(removed));
+      this.#attempts.add(removed);
       return;
     }
     p.attempts++;
