@@ -121,7 +121,7 @@ file = "${dir}/audit.jsonl"
     // The tracked request names its delivery: found by it.
     const [tracked] = await waitForTracked(async () =>
       (await (await gw.mgmtFetch(`/admin/tracking/messages?delivery_id=${delivery_id}`)).json())
-        .messages
+        .messages as { status: number }[]
     );
     assertEquals(tracked.status, 202);
     await waitFor(async () => {
