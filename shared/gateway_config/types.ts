@@ -285,13 +285,19 @@ export interface PipelineTrackingConfig {
 export interface TrackingConfig {
   /** Directory of the store (absolute once loaded from a file). */
   path: string;
+  /** Records older than this are deleted. */
   max_age_hours: number;
+  /** Largest size of the records; past it the oldest go. */
   max_bytes: number;
+  /** Seconds between two retention passes. */
   retention_interval_secs: number;
   /** age identity file (absolute once loaded from a file). */
   identity_file?: string;
+  /** Records waiting to be written, per isolate. */
   queue_size: number;
+  /** Most records in one transaction. */
   batch_size: number;
+  /** Milliseconds between two writes. */
   flush_interval_ms: number;
 }
 
@@ -299,6 +305,7 @@ export interface TrackingConfig {
 export interface ManagementTokenConfig {
   /** The table's name. */
   name: string;
+  /** What the token may do. */
   role: "viewer" | "operator" | "admin";
   /** The token (after `${VAR}` substitution). */
   token?: string;
