@@ -186,8 +186,9 @@ export const rateLimitMiddleware: ComponentType = {
     redis_timeout_ms: field(
       "integer",
       int(5, 10_000),
-      "Longest wait for Redis's answer (and for a connection); past it the request is decided " +
-        "by `on_store_error`.",
+      "Longest wait for Redis's answer; past it the request is decided by `on_store_error` " +
+        "(a connection attempt is given at least 1 s, in the background: requests do not wait " +
+        "for it).",
       { defaultDoc: "100", example: 50 },
     ),
     redis_key_prefix: field(
