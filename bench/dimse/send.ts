@@ -13,7 +13,8 @@
  *   straight to `storescp`: two hops in series against one, and the receive side of the gateway
  *   (bench/dimse/main.ts) in the path.
  * - C-ECHO and C-FIND round trips (p50, p99) on a held association: directly to DCMTK `dcmqrscp`,
- *   and through the gateway (dicom_scp -> pipeline -> dicom_scu pool -> dcmqrscp). Target: p50
+ *   through the gateway (dicom_scp -> pipeline -> dicom_scu pool -> dcmqrscp), and through the
+ *   least a Deno process in the middle does (relay.ts: bytes copied, nothing parsed). Target: p50
  *   through the gateway within 2x the direct one.
  */
 import { generateInstances } from "../../fixtures/dicom/generate.ts";
@@ -230,6 +231,7 @@ function row(
 
 /** Rounds of one comparison; prints the table and the verdict, returns the median ratio. */
 async function compare(
+  tag: string,
   title: string,
   names: [string, string],
   ours: (run: string) => Promise<number>,
@@ -245,11 +247,11 @@ async function compare(
     let b: number;
     let o: number;
     if (round % 2 === 1) {
-      b = await base(`base${round}`);
-      o = await ours(`ours${round}`);
+      b = await base(`${tag}-base${round}`);
+      o = await ours(`${tag}-ours${round}`);
     } else {
-      o = await ours(`ours${round}`);
-      b = await base(`base${round}`);
+      o = await ours(`${tag}-ours${round}`);
+      b = await base(`${tag}-base${round}`);
     }
     const ratio = b / o; // instances/s ours over base
     ratios.push(ratio);
@@ -268,51 +270,90 @@ async function compare(
   return mid;
 }
 
-async function roundTrips(work: string, n: number): Promise<void> {
+/** The relay of relay.ts as a process of its own in front of `upstreamPort`. */
+async function startRelayProcess(upstreamPort: number) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      new URL("./relay.ts", import.meta.url).pathname,
+      `${upstreamPort}`,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the relay ended before saying its port");
+    text += value;
+  }
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  return {
+    port: Number(text.trim()),
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** Rounds of round trips over each path; the median of each path's p50 and p99. */
+async function roundTrips(work: string, n: number, rounds: number): Promise<void> {
   const small = await generateInstances(`${work}/qr`, { studies: 5, instancesPerSeries: 2 });
   const qr = await startDcmqrscp(small.map((f) => f.path));
   const scpPort = freePort();
   const gw = await startGateway({ configText: gatewayToml(scpPort, qr.port, qr.aet) });
+  const relay = await startRelayProcess(qr.port);
   try {
     const rows: string[][] = [];
     const verdicts: string[] = [];
+    const paths: [string, number, string][] = [
+      ["direct to dcmqrscp", qr.port, qr.aet],
+      ["Deno TCP relay -> dcmqrscp (bytes only)", relay.port, qr.aet],
+      ["gateway -> dcmqrscp", scpPort, "GWBENCH"],
+    ];
     const measure = async (
       name: string,
       trips: (port: number, aet: string) => Promise<number[]>,
     ) => {
-      // Warm-up on both paths (the gateway's JIT, its pooled association to dcmqrscp).
-      await trips(qr.port, qr.aet);
-      await trips(scpPort, "GWBENCH");
-      const d = await trips(qr.port, qr.aet);
-      const g = await trips(scpPort, "GWBENCH");
-      const ratio = quantile(g, 0.5) / quantile(d, 0.5);
-      rows.push([
-        name,
-        "direct to dcmqrscp",
-        fixed(quantile(d, 0.5)),
-        fixed(quantile(d, 0.99)),
-        "1.00",
-      ]);
-      rows.push([
-        name,
-        "gateway -> dcmqrscp",
-        fixed(quantile(g, 0.5)),
-        fixed(quantile(g, 0.99)),
-        fixed(ratio),
-      ]);
+      // Warm-up on every path (the gateway's JIT, its pooled association to dcmqrscp).
+      for (const [, port, aet] of paths) await trips(port, aet);
+      const p50 = paths.map(() => [] as number[]);
+      const p99 = paths.map(() => [] as number[]);
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, [, port, aet]] of paths.entries()) {
+          const samples = await trips(port, aet);
+          p50[i].push(quantile(samples, 0.5));
+          p99[i].push(quantile(samples, 0.99));
+        }
+      }
+      const base = median(p50[0]);
+      for (const [i, [path]] of paths.entries()) {
+        const ratio = median(p50[i]) / base;
+        rows.push([name, path, fixed(median(p50[i]), 3), fixed(median(p99[i]), 3), fixed(ratio)]);
+      }
+      const ratio = median(p50[2]) / base;
+      const relayed = median(p50[1]) / base;
       verdicts.push(
         `${name} p50 ratio ${fixed(ratio)} (target <= ${ROUND_TRIP_TARGET}): ${
           verdict(ratio, "<", ROUND_TRIP_TARGET)
-        }`,
+        }; a bare Deno relay alone: ${fixed(relayed)}`,
       );
     };
     await measure("C-ECHO", (port, aet) => echoRoundTrips(port, aet, n));
     await measure("C-FIND", (port, aet) => findRoundTrips(port, aet, small[0].studyUid, n));
-    console.log(`\nRound trips (${n} on one association per path; C-FIND: 1 match), ms:\n`);
+    console.log(
+      `\nRound trips (${n} per round on one association per path, ${rounds} round(s), ` +
+        `medians of the rounds; C-FIND: 1 match), ms:\n`,
+    );
     console.log(markdownTable(["operation", "path", "p50", "p99", "p50 ratio"], rows));
     console.log("");
     for (const v of verdicts) console.log(v);
   } finally {
+    await relay.stop();
     await gw.stop();
     await qr.stop();
   }
@@ -339,6 +380,7 @@ async function main(): Promise<void> {
     const mb = files.slice(0, count).reduce((n, f) => n + f.size, 0) / 1e6;
     const base = (run: string) => direct(work, run, count);
     await compare(
+      "send",
       `C-STORE send of ${count} instances (${fixed(mb, 0)} MB) to storescp, one association, ` +
         `${args.rounds} round(s): the gateway's dicom_scu delivering its queue against storescu:`,
       ["gateway dicom_scu (queued)", "DCMTK storescu"],
@@ -351,6 +393,7 @@ async function main(): Promise<void> {
     );
     if (args.forward) {
       await compare(
+        "forward",
         `storescu -> gateway dicom_scp -> dicom_scu -> storescp (synchronous forwarding) against ` +
           `storescu -> storescp:`,
         ["storescu via gateway", "DCMTK storescu"],
@@ -361,7 +404,7 @@ async function main(): Promise<void> {
         mb,
       );
     }
-    if (args.trips > 0) await roundTrips(work, args.trips);
+    if (args.trips > 0) await roundTrips(work, args.trips, args.rounds);
   } finally {
     await removeDir(work);
   }
