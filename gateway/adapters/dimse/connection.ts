@@ -513,5 +513,7 @@ function encodedIn(dataset: LibDataset, ts: string): Uint8Array | undefined {
     if (dataset instanceof RawDataset) return writeDataset(readDataset(dataset.bytes, from), ts);
     dataset.setTransferSyntaxUid(ts);
   }
-  return new Uint8Array(dataset.getDenaturalizedDataset());
+  // A view, not a copy (a RawDataset's bytes are the instance's own).
+  const bytes = dataset.getDenaturalizedDataset();
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
