@@ -67,7 +67,8 @@ async function runTracked(
   capture: MessageCapture,
 ): Promise<ResponseEnvelope> {
   try {
-    await capture.received(req);
+    const reading = capture.received(req);
+    if (reading) await reading;
     const res = await runStages(pipeline, req, deps, capture);
     capture.finish(req, res.status);
     return res;

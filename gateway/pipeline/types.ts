@@ -126,7 +126,8 @@ export type BackendFactory = (
  * The content methods read bodies whole only for the stages the pipeline keeps.
  */
 export interface MessageCapture {
-  received(req: RequestEnvelope): Promise<void>;
+  /** The request as it arrived; a promise only when it reads something (content, HL7 text). */
+  received(req: RequestEnvelope): Promise<void> | undefined;
   afterMiddleware(req: RequestEnvelope): Promise<void>;
   backendRequest(backend: string, req: RequestEnvelope): Promise<void>;
   backendResponse(backend: string, res: ResponseEnvelope): Promise<void>;

@@ -70,8 +70,13 @@ export class Capture {
     return this.#config.content.includes(stage);
   }
 
-  /** The request as it arrived (before the middleware). */
-  async received(req: RequestEnvelope): Promise<void> {
+  /** The request as it arrived (before the middleware); undefined when there is nothing to read. */
+  received(req: RequestEnvelope): Promise<void> | undefined {
+    if (req.protocol !== "mllp" && !this.keeps("received")) return undefined;
+    return this.#received(req);
+  }
+
+  async #received(req: RequestEnvelope): Promise<void> {
     if (req.protocol === "mllp") {
       // HL7 messages are small and already in memory: their PID-3 and accession are searchable.
       this.#hl7Text = (await req.body.text()).slice(0, 65_536);
