@@ -68,10 +68,11 @@ export interface RunOptions {
   retry: boolean;
 }
 
-/** What an operation needs: its contexts' keys, and what a new association proposes. */
+/** What an operation needs: its contexts and their keys; reusable or not. */
 interface NeedOf {
+  contexts: ProposedContext[];
   keys: string[];
-  proposal: ProposedContext[];
+  reuse: boolean;
 }
 
 interface Entry {
@@ -79,6 +80,8 @@ interface Entry {
   /** contextKey of each context it was opened with. */
   proposed: ReadonlySet<string>;
   timer?: ReturnType<typeof setTimeout>;
+  /** Its closing is watched (once) to drop it when it goes while idle. */
+  watched?: boolean;
 }
 
 /** A broken association (the peer closed or aborted it), as opposed to a refusal or a timeout. */
@@ -105,8 +108,9 @@ export class AssociationPool {
   readonly #releasing = new Set<Promise<void>>();
   /** Associations being opened now. */
   #opening = 0;
-  /** Contexts of earlier reusable operations, most recent first. */
-  #seen: ProposedContext[] = [];
+  /** Contexts of earlier reusable operations, most recent first, and their keys. */
+  #seen: { context: ProposedContext; key: string }[] = [];
+  #seenKeys = new Set<string>();
   #closed = false;
   /** Openings in every isolate (PoolOptions.shared): [being opened, opened so far]. */
   readonly #shared: Int32Array;
@@ -140,8 +144,9 @@ export class AssociationPool {
     fn: (assoc: ScuAssociation) => Promise<T>,
     opts: RunOptions,
   ): Promise<T> {
-    const need = { keys: contexts.map(contextKey), proposal: contexts };
-    if (opts.reuse) need.proposal = this.#remember(contexts, need.keys);
+    const keys = contexts.map(contextKey);
+    if (opts.reuse) this.#remember(contexts, keys);
+    const need: NeedOf = { keys, contexts, reuse: opts.reuse };
     let entry = await this.#acquire(need, signal, opts.reuse);
     for (let attempt = 0;; attempt++) {
       const unwatch = entry.assoc.watch(signal);
@@ -165,12 +170,22 @@ export class AssociationPool {
     }
   }
 
-  /** Remembers `contexts`; the proposal of a new association for them (theirs first). */
-  #remember(contexts: ProposedContext[], keys: string[]): ProposedContext[] {
+  /** Remembers `contexts` for the proposals of new associations (most recent first). */
+  #remember(contexts: ProposedContext[], keys: string[]): void {
+    if (keys.every((k) => this.#seenKeys.has(k))) return;
     const own = new Set(keys);
-    const before = this.#seen.filter((c) => !own.has(contextKey(c)));
-    this.#seen = [...contexts, ...before].slice(0, Math.max(contexts.length, MAX_REMEMBERED));
-    return [...contexts, ...before].slice(0, Math.max(contexts.length, MAX_PROPOSED));
+    const before = this.#seen.filter((c) => !own.has(c.key));
+    this.#seen = [...contexts.map((c, i) => ({ context: c, key: keys[i] })), ...before]
+      .slice(0, Math.max(contexts.length, MAX_REMEMBERED));
+    this.#seenKeys = new Set(this.#seen.map((c) => c.key));
+  }
+
+  /** What a new association for `need` proposes: its contexts, then those seen (reusable). */
+  #proposal(need: NeedOf): ProposedContext[] {
+    if (!need.reuse) return need.contexts;
+    const own = new Set(need.keys);
+    const others = this.#seen.filter((c) => !own.has(c.key)).map((c) => c.context);
+    return [...need.contexts, ...others].slice(0, Math.max(need.contexts.length, MAX_PROPOSED));
   }
 
   /** An association for `need`: idle and covering it (`reuse`), or opened within the maximum. */
@@ -212,9 +227,10 @@ export class AssociationPool {
       Atomics.add(this.#shared, 0, 1);
       Atomics.add(this.#shared, 1, 1);
       this.#openings++;
-      const assoc = await this.#o.open(need.proposal, signal);
+      const proposal = this.#proposal(need);
+      const assoc = await this.#o.open(proposal, signal);
       this.#o.events?.opened();
-      return { assoc, proposed: new Set(need.proposal.map(contextKey)) };
+      return { assoc, proposed: new Set(proposal.map(contextKey)) };
     } catch (err) {
       this.#open--;
       this.#o.events?.changed(-1, 0);
@@ -295,6 +311,13 @@ export class AssociationPool {
     this.#idle.push(entry);
     this.#o.events?.changed(0, 1);
     // The peer may close or abort it meanwhile (its own idle timeout): dropped at once.
+    if (!entry.watched) this.#dropWhenClosed(entry);
+    this.#watchOthers();
+    this.#wake();
+  }
+
+  #dropWhenClosed(entry: Entry): void {
+    entry.watched = true;
     entry.assoc.closed.then(() => {
       const at = this.#idle.indexOf(entry);
       if (at < 0) return;
@@ -303,8 +326,6 @@ export class AssociationPool {
       this.#o.events?.changed(0, -1);
       this.#gone();
     });
-    this.#watchOthers();
-    this.#wake();
   }
 
   /** A-RELEASE; its place is free once the peer answered (or the socket closed). */
