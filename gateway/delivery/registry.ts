@@ -2,8 +2,10 @@
  * The gateway's delivery queues, one per backend with a `queue` table. They outlive
  * configurations (messages wait on disk whatever is reloaded): a build opens or reuses the queue
  * of each such backend, and the configuration that takes over becomes the one the queues deliver
- * through. A queue no longer configured stops delivering; its messages stay on disk for the day it
- * is configured again.
+ * through. A queue no longer configured stops delivering; its messages stay on disk (or in
+ * JetStream) for the day it is configured again. `store` chooses where a queue keeps its messages:
+ * files in its directory (queue.ts, the default) or a NATS JetStream stream that the gateways of a
+ * cluster share (nats/).
  */
 import { resolve } from "node:path";
 import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
@@ -12,7 +14,9 @@ import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import { type ComponentHealth, DegradedComponents } from "../observability/mod.ts";
 import type { Backend } from "../pipeline/mod.ts";
-import { DeliveryQueue, type QueueStats } from "./queue.ts";
+import { DeliveryQueue } from "./queue.ts";
+import type { QueueStats, QueueStore } from "./queue_store.ts";
+import { NatsQueue } from "./nats/mod.ts";
 
 /** The configuration the queues deliver through. */
 export interface DeliveryTarget {
@@ -26,7 +30,7 @@ export interface DeliveryTarget {
 export class DeliveryQueues {
   readonly #logger: Logger;
   readonly #health: ComponentHealth;
-  readonly #queues = new Map<string, DeliveryQueue>();
+  readonly #queues = new Map<string, QueueStore>();
   #target: DeliveryTarget | undefined;
 
   /** `health` hears of queues paused by their disk (default: a registry of their own). */
@@ -35,10 +39,12 @@ export class DeliveryQueues {
     this.#health = health ?? new DegradedComponents({ logger });
   }
 
-  /** The queue of backend `config` (opened, or the running one when its directory is the same). */
-  async open(config: BackendConfig, baseDir: string): Promise<DeliveryQueue> {
+  /**
+   * The queue of backend `config` (opened, or the running one when its directory, or its stream
+   * and connection, are the same).
+   */
+  async open(config: BackendConfig, baseDir: string): Promise<QueueStore> {
     const settings = config.queue!;
-    const dir = resolve(baseDir, settings.dir ?? `queues/${config.name}`);
     const deps = {
       logger: this.#logger,
       deliver: (req: RequestEnvelope, signal: AbortSignal) =>
@@ -47,7 +53,19 @@ export class DeliveryQueues {
       health: this.#health,
     };
     const running = this.#queues.get(config.name);
-    if (running && running.dir === dir) {
+    if (settings.store === "nats") {
+      const key = await NatsQueue.connectionKey(settings);
+      if (running instanceof NatsQueue && running.key === key) {
+        running.retune(settings, deps);
+        return running;
+      }
+      const queue = await NatsQueue.open(config.name, settings, deps);
+      if (running) await running.close();
+      this.#queues.set(config.name, queue);
+      return queue;
+    }
+    const dir = resolve(baseDir, settings.dir ?? `queues/${config.name}`);
+    if (running instanceof DeliveryQueue && running.dir === dir) {
       running.retune(settings, deps);
       return running;
     }
@@ -92,7 +110,7 @@ export class DeliveryQueues {
       this.#queues.delete(name);
       const left = q.stats().depth;
       if (left) {
-        this.#logger.warn("a queue is no longer configured; its messages wait on disk", {
+        this.#logger.warn("a queue is no longer configured; its messages wait", {
           backend: name,
           waiting: left,
           dir: q.dir,
@@ -103,7 +121,7 @@ export class DeliveryQueues {
   }
 
   /** A queue by backend name. */
-  get(name: string): DeliveryQueue | undefined {
+  get(name: string): QueueStore | undefined {
     return this.#queues.get(name);
   }
 

@@ -15,7 +15,7 @@ import {
 } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import type { AuditEntry } from "../audit/mod.ts";
-import type { DeliveryQueue } from "../delivery/mod.ts";
+import type { QueueStore } from "../delivery/mod.ts";
 import { Body, RequestEnvelope } from "../envelope.ts";
 import { toGatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
@@ -43,7 +43,7 @@ export interface WorkerPoolDeps {
    */
   audit: { addAll(entries: readonly AuditEntry[]): Promise<void> | undefined };
   /** The main thread's delivery queue of a backend, by name. */
-  queue: (backend: string) => DeliveryQueue | undefined;
+  queue: (backend: string) => QueueStore | undefined;
   /** Starts worker `index` (1-based; the main thread is 0). Default: a module Worker. */
   spawn?: (index: number) => WorkerHandle;
   /** Longest wait for a worker to build a generation (default 60 s). */

@@ -1,0 +1,398 @@
+/**
+ * The NATS JetStream queue store against Debian's `nats-server`: a 3-server JetStream cluster on
+ * loopback, streams with 3 replicas. Acknowledged only once stored, delivered by whichever queue
+ * (gateway) pulls it, redelivered on failure with the back-off, dead letters in their own stream
+ * (list, inspect, retry, purge), `fifo` one at a time across two gateways, a body over
+ * `nats_max_payload` through the object store, and a closed gateway's message taken by another.
+ */
+import { connect } from "nats";
+import { assert, assertEquals } from "./assert.ts";
+import { requirePeer } from "./support/peers.ts";
+import { type NatsCluster, startNats } from "./support/nats.ts";
+import { waitFor } from "./support/wait.ts";
+import { Logger } from "../shared/mod.ts";
+import type { QueueConfig } from "../shared/gateway_config/mod.ts";
+import { Body, RequestEnvelope, ResponseEnvelope } from "../gateway/envelope.ts";
+import { GatewayError } from "../gateway/errors.ts";
+import { NatsQueue, type QueueDeps } from "../gateway/delivery/mod.ts";
+
+const HAVE = requirePeer("NATS JetStream", "nats-server", "nats-server");
+
+let cluster: NatsCluster | undefined;
+let streams = 0;
+
+async function theCluster(): Promise<NatsCluster> {
+  cluster ??= await startNats({ size: 3, auth: { user: "gw", password: "s3cret-pw" } });
+  return cluster;
+}
+
+function config(c: NatsCluster, extra: Partial<QueueConfig> = {}): QueueConfig {
+  streams++;
+  return {
+    store: "nats",
+    ordering: "parallel",
+    concurrency: 4,
+    max_messages: 10_000,
+    max_bytes: 64 << 20,
+    max_attempts: 0,
+    max_age_secs: 86_400,
+    initial_backoff_ms: 50,
+    max_backoff_ms: 200,
+    fsync: true,
+    fhir_conditional_create: false,
+    nats_servers: c.servers,
+    nats_stream: `T${streams}_${crypto.randomUUID().slice(0, 8)}`,
+    nats_subject: `t${streams}.q`,
+    nats_replicas: 3,
+    nats_ack_wait_secs: 2,
+    nats_timeout_secs: 10,
+    nats_user: "gw",
+    nats_password: "s3cret-pw",
+    ...extra,
+  };
+}
+
+const silent = new Logger({ level: "error", format: "json", sink: () => {} });
+
+/** What a fake destination saw. */
+interface Seen {
+  id: string;
+  body: string;
+  key: string | null;
+  at: number;
+}
+
+function deps(
+  answer: (req: RequestEnvelope, seen: Seen[]) => number | Promise<number>,
+  seen: Seen[],
+  extra: Partial<QueueDeps> = {},
+): QueueDeps {
+  return {
+    logger: silent,
+    attemptTimeoutMs: 5_000,
+    health: { degraded: () => {}, recovered: () => {} },
+    deliver: async (req) => {
+      const body = new TextDecoder().decode(await req.body.bytes());
+      const status = await answer(req, seen);
+      seen.push({
+        id: req.metadata.delivery_id,
+        body,
+        key: req.headers.get("idempotency-key"),
+        at: performance.now(),
+      });
+      if (status === 0) throw new GatewayError(502, "backend_unreachable", "connection refused");
+      return new ResponseEnvelope(status, new Headers(), Body.empty());
+    },
+    ...extra,
+  };
+}
+
+function request(n: number | string, body?: Uint8Array): RequestEnvelope {
+  return new RequestEnvelope({
+    id: `r${n}`,
+    protocol: "http",
+    method: "POST",
+    path: "/Observation",
+    endpoint: "api",
+    headers: new Headers({
+      "content-type": "application/json",
+      authorization: "Bearer never-stored",
+    }),
+    body: body ? new Body(body, "application/octet-stream") : Body.fromData({ n }),
+  });
+}
+
+const options = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test({
+  name:
+    "nats queue: acknowledged once the replicated stream holds it; delivered; credentials left out",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const seen: Seen[] = [];
+    let open = false;
+    const cfg = config(c);
+    const q = await NatsQueue.open("api", cfg, deps(() => open ? 201 : 503, seen));
+    try {
+      const id = await q.accept(request(1));
+      // Stored before accept resolved: the stream holds it, on 3 servers.
+      const nc = await connect(c.clientOptions());
+      try {
+        const jsm = await nc.jetstreamManager();
+        const stored = await jsm.streams.getMessage(cfg.nats_stream!, {
+          last_by_subj: `${cfg.nats_subject}.msg.${id}`,
+        });
+        assert(stored.data.length > 0);
+        assert(!new TextDecoder().decode(stored.data).includes("never-stored"));
+        const info = await jsm.streams.info(cfg.nats_stream!);
+        assertEquals(info.config.num_replicas, 3);
+        assertEquals(info.cluster?.replicas?.length, 2);
+      } finally {
+        await nc.close();
+      }
+      open = true;
+      await waitFor(() => Promise.resolve(seen.some((s) => s.id === id && s.key === id)), {
+        timeoutMs: 15_000,
+        description: "the message delivered",
+      });
+      await waitFor(
+        () => Promise.resolve(q.stats().depth === 0 && q.stats().delivered_total === 1),
+        {
+          timeoutMs: 10_000,
+          description: "the stream empty",
+        },
+      );
+      assertEquals(JSON.parse(seen.at(-1)!.body), { n: 1 });
+      assertEquals(q.stats().store, "nats");
+    } finally {
+      await q.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nats queue: a failure is retried with the back-off; a 400 becomes a dead letter (list, inspect, retry, purge)",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const seen: Seen[] = [];
+    let refuse = true;
+    const tries = new Map<string, number>();
+    const q = await NatsQueue.open(
+      "api",
+      config(c, { max_attempts: 5 }),
+      deps((req) => {
+        const id = req.metadata.delivery_id;
+        const n = (tries.get(id) ?? 0) + 1;
+        tries.set(id, n);
+        const body = req.headers.get("x-kind");
+        if (body === "bad") return refuse ? 400 : 201;
+        return n < 3 ? 0 : 201;
+      }, seen),
+    );
+    try {
+      const flaky = await q.accept(request("flaky"));
+      const bad = request("bad");
+      bad.headers.set("x-kind", "bad");
+      const deadId = await q.accept(bad);
+      await waitFor(() => Promise.resolve(q.stats().dead === 1 && tries.get(flaky) === 3), {
+        timeoutMs: 20_000,
+        description: "the flaky one delivered on its 3rd attempt, the bad one dead",
+      });
+      assertEquals(q.stats().retried_total, 2);
+      assertEquals(q.stats().dead_lettered_total, 1);
+      const dead = await q.list("dead");
+      assertEquals(dead.length, 1);
+      assertEquals(dead[0].id, deadId);
+      assertEquals((dead[0].dead as { reason: string }).reason, "HTTP 400");
+      const one = await q.inspect(deadId);
+      assertEquals(one.state, "dead");
+      assertEquals(one.attempts, 1);
+      // Sent again once the destination takes it.
+      refuse = false;
+      assertEquals(await q.retryDead(deadId), 1);
+      await waitFor(
+        () => Promise.resolve(seen.some((s) => s.id === deadId && true) && tries.get(deadId) === 2),
+        {
+          timeoutMs: 15_000,
+          description: "the dead letter delivered after the retry",
+        },
+      );
+      await waitFor(() => Promise.resolve(q.stats().dead === 0), {
+        timeoutMs: 5_000,
+        description: "no dead letter left",
+      });
+      // A second one dead-lettered, then purged.
+      refuse = true;
+      const bad2 = request("bad2");
+      bad2.headers.set("x-kind", "bad");
+      await q.accept(bad2);
+      await waitFor(() => Promise.resolve(q.stats().dead === 1), {
+        timeoutMs: 15_000,
+        description: "a second dead letter",
+      });
+      assertEquals(await q.purgeDead(), 1);
+      assertEquals((await q.list("dead")).length, 0);
+      let missing = 0;
+      await q.inspect("0000000000000-000000-00000000").catch((e) => missing = e.status);
+      assertEquals(missing, 404);
+      let invalid = 0;
+      await q.inspect("../etc").catch((e) => invalid = e.status);
+      assertEquals(invalid, 400);
+    } finally {
+      await q.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nats queue: fifo holds a failing head and delivers one at a time, in order, across two gateways",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const seen: Seen[] = [];
+    let inFlight = 0;
+    let most = 0;
+    let firstTries = 0;
+    const cfg = config(c, { ordering: "fifo" });
+    const answer = async (req: RequestEnvelope) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      const n = JSON.parse(new TextDecoder().decode(await req.body.bytes())).n;
+      if (n === 0 && ++firstTries < 3) return 503;
+      return 201;
+    };
+    // Two gateways on the same stream: the consumer hands out one message at a time.
+    const a = await NatsQueue.open("api", cfg, deps(answer, seen));
+    const b = await NatsQueue.open("api", cfg, deps(answer, seen));
+    try {
+      for (let n = 0; n < 20; n++) await (n % 2 ? a : b).accept(request(n));
+      await waitFor(() => Promise.resolve(seen.filter((s) => s.body !== "").length >= 22), {
+        timeoutMs: 30_000,
+        description: "20 messages delivered (the head on its 3rd attempt)",
+      });
+      const order = seen.map((s) => JSON.parse(s.body).n);
+      assertEquals(order, [0, 0, 0, ...Array.from({ length: 19 }, (_, i) => i + 1)]);
+      assertEquals(most, 1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nats queue: a body over nats_max_payload goes through the object store, removed once delivered",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const seen: Seen[] = [];
+    const cfg = config(c, { nats_max_payload: 4096 });
+    const got: Uint8Array[] = [];
+    const base = deps(() => 201, seen);
+    const q = await NatsQueue.open("api", cfg, {
+      ...base,
+      deliver: async (r, signal) => {
+        got.push(await r.body.bytes());
+        return await base.deliver(r, signal);
+      },
+    });
+    try {
+      const big = crypto.getRandomValues(new Uint8Array(60_000));
+      // As a stream of unknown length, like a client's body.
+      const req = new RequestEnvelope({
+        id: "big",
+        protocol: "http",
+        method: "POST",
+        path: "/instances",
+        endpoint: "api",
+        headers: new Headers({ "content-type": "application/dicom" }),
+        body: new Body(new Response(big).body!, "application/dicom"),
+      });
+      const id = await q.accept(req);
+      await waitFor(() => Promise.resolve(got.length === 1), {
+        timeoutMs: 15_000,
+        description: "the big message delivered",
+      });
+      assertEquals(new Uint8Array(got[0]), big);
+      const nc = await connect(c.clientOptions());
+      try {
+        const os = await nc.jetstream().views.os(`${cfg.nats_stream}_BODIES`);
+        await waitFor(async () => {
+          const info = await os.info(id);
+          return info === null || info.deleted;
+        }, {
+          timeoutMs: 5_000,
+          description: "the body object removed",
+        });
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await q.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "nats queue: a message held by a gateway that closes is delivered by another",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const seenA: Seen[] = [];
+    const seenB: Seen[] = [];
+    const cfg = config(c, { ordering: "fifo" });
+    // A never finishes an attempt (its destination hangs) until it closes.
+    const a = await NatsQueue.open(
+      "api",
+      cfg,
+      {
+        ...deps(() => 201, seenA, { attemptTimeoutMs: 60_000 }),
+        deliver: (_req, signal) =>
+          new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+      },
+    );
+    const id = await a.accept(request("held"));
+    await waitFor(() => Promise.resolve(a.stats().in_flight === 1), {
+      timeoutMs: 10_000,
+      description: "A holding the message",
+    });
+    const b = await NatsQueue.open("api", cfg, deps(() => 201, seenB));
+    try {
+      await a.close();
+      await waitFor(() => Promise.resolve(seenB.some((s) => s.id === id)), {
+        timeoutMs: 15_000,
+        description: "B delivering the message A gave back",
+      });
+    } finally {
+      await b.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "nats queue: wrong credentials leave the queue degraded with 503, never crash",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const degraded: string[] = [];
+    const q = await NatsQueue.open(
+      "api",
+      config(c, { nats_password: "wrong", nats_timeout_secs: 2 }),
+      deps(() => 201, [], {
+        health: { degraded: (_c, why) => degraded.push(why), recovered: () => {} },
+      }),
+    );
+    try {
+      assert(degraded.length > 0);
+      assert(!degraded.join(" ").includes("wrong"), "the password is never in a reason");
+      let status = 0;
+      await q.accept(request(1)).catch((e) => status = e.status);
+      assertEquals(status, 503);
+      assert(q.stats().degraded !== null);
+    } finally {
+      await q.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "nats queue: stop the cluster",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    await cluster?.stop();
+  },
+});
