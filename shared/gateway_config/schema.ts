@@ -710,7 +710,11 @@ export const AUDIT: TableSpec = {
     "JSON Lines file of audit records, one per request, each carrying the SHA-256 of the one " +
       "before (`gateway audit verify` checks the chain); rotated by size. Relative to " +
       "`GATEWAY_STATE_DIR` when it is set, else to the main config file's directory; created 0600.",
-    { path: "state", requiredWhen: "`fhir_backend` is not set", example: "audit/audit.jsonl" },
+    {
+      path: "state",
+      requiredWhen: "neither `fhir_backend` nor `[audit.syslog]` is set",
+      example: "audit/audit.jsonl",
+    },
   ),
   max_file_bytes: field(
     "integer",
@@ -773,7 +777,7 @@ export const AUDIT: TableSpec = {
     text(),
     "A `fhir` or `http` backend that also receives every record as a FHIR R4 `AuditEvent`, in " +
       "batch Bundles posted to its base URL.",
-    { requiredWhen: "`file` is not set", example: "audit-server" },
+    { requiredWhen: "neither `file` nor `[audit.syslog]` is set", example: "audit-server" },
   ),
   fhir_batch_size: field(
     "integer",
