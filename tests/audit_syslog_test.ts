@@ -174,7 +174,8 @@ function sinkConfig(over: Partial<AuditSyslogConfig>): AuditSyslogConfig {
 }
 
 Deno.test({
-  name: "audit syslog: plain TCP and UDP to rsyslog; SD values escaped; a full queue drops " +
+  name: "audit syslog: plain TCP and UDP to rsyslog; SD values escaped; a gateway with syslog as " +
+    "its only sink; a full queue drops " +
     "and counts, never waits",
   ignore: !HAS_RSYSLOG,
   sanitizeOps: false,
@@ -221,6 +222,47 @@ Deno.test({
     } finally {
       await tcp.close();
       await udp.close();
+    }
+
+    // A gateway whose only sink is syslog (no file): every request still gives its message.
+    const gw = await startTestGateway(`
+[endpoints.api]
+service = "http"
+[endpoints.api.options]
+path_prefix = "/api"
+
+[backends.echo]
+service = "echo"
+
+[pipelines.api]
+endpoints = ["api"]
+backends = ["echo"]
+
+[audit]
+source_name = "edge-7"
+
+[audit.syslog]
+host = "127.0.0.1"
+port = ${rsyslog.port}
+transport = "tcp"
+`);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${gw.url}/api/only-syslog/${i}`);
+        await res.body?.cancel();
+        assertEquals(res.status, 200);
+      }
+      await waitFor(
+        async () => (await rsyslog.messages()).filter((m) => m.hostname === "edge-7").length === 3,
+        { timeoutMs: 20_000, description: "the syslog-only gateway's 3 messages" },
+      );
+      const mine = (await rsyslog.messages()).filter((m) => m.hostname === "edge-7");
+      assertEquals(
+        mine.map((m) => [m.app_name, m.pri, recordOf(m).path]),
+        [0, 1, 2].map((i) => ["healthcare-gateway", String(10 * 8 + 6), `/api/only-syslog/${i}`]),
+      );
+    } finally {
+      await gw.stop();
     }
 
     // A collector that is not there: records queue up to queue_size, the rest are counted.
