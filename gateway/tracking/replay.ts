@@ -87,6 +87,7 @@ export function replayEnvelope(
   received: CapturedStage,
   request: ReplayRequest,
   limits?: ContentLimits,
+  credentialParams: readonly string[] = [],
 ): RequestEnvelope {
   if (request.body === undefined && received.truncated) {
     throw new GatewayError(
@@ -117,12 +118,31 @@ export function replayEnvelope(
     protocol,
     method: received.method ?? message.method,
     path: received.path ?? message.path,
-    rawQuery: received.query ?? "",
+    rawQuery: withoutParams(received.query ?? "", credentialParams),
     headers,
     metadata,
     body: new Body(body, contentType ?? null, limits),
     endpoint: message.endpoint,
   });
+}
+
+/**
+ * The query parameters an `api_key` middleware of `config` reads its keys from: a replay skips the
+ * middleware that would have removed them, so they are removed before the request goes on.
+ */
+export function keyQueryParams(config: GatewayConfig): string[] {
+  return Object.values(config.middleware)
+    .filter((m) => m.type === "api_key" && typeof m.options.query_param === "string")
+    .map((m) => String(m.options.query_param));
+}
+
+/** `query` (`?a=1&b=2`, or empty) without the parameters named in `names`. */
+export function withoutParams(query: string, names: readonly string[]): string {
+  if (query === "" || names.length === 0) return query;
+  const params = new URLSearchParams(query);
+  for (const n of names) params.delete(n);
+  const rest = params.toString();
+  return rest === "" ? "" : `?${rest}`;
 }
 
 /** Runs the replay; the outcome says what the pipeline answered (errors included). */

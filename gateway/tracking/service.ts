@@ -11,7 +11,13 @@ import { sha256Hex } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import { type CapturedStage, openStages, unwrapContentKey } from "./content.ts";
 import type { TrackingRecorder } from "./recorder.ts";
-import { replayEnvelope, replayPipeline, type ReplayRuntime, runReplay } from "./replay.ts";
+import {
+  keyQueryParams,
+  replayEnvelope,
+  replayPipeline,
+  type ReplayRuntime,
+  runReplay,
+} from "./replay.ts";
 import type {
   OperatorAct,
   ReplayOutcome,
@@ -215,6 +221,7 @@ export class TrackingService implements TrackingControl {
       received,
       request,
       runtime.config.proxy.content_limits,
+      keyQueryParams(runtime.config),
     );
     const edited = request.body !== undefined;
     await this.#audit(edited ? "tracking.resent" : "tracking.replayed", actor, id, {
