@@ -5,13 +5,16 @@
  * fixtures/worklist/ at test time). Each answer is compared, data set by data set and byte for
  * byte, with what `findscu -W` gets asking wlmscpfs directly. Then a FHIR ServiceRequest mapped by
  * fixtures/transforms/fhir_service_request_to_worklist.json becomes a worklist item the modality
- * finds through the gateway.
+ * finds through the gateway, and the worklist's answers become FHIR R4 ImagingStudy resources
+ * (status registered) with fixtures/transforms/worklist_item_to_fhir_imaging_study.json, checked
+ * against HL7's R4 JSON schema.
  */
 import { parseSpec } from "../shared/jolt/mod.ts";
 import { type DicomJson, readDataset, toDicomJson, TS } from "../gateway/dicom/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway, type TestGateway } from "./harness.ts";
 import { freePort, REPO_ROOT, requirePeer } from "./support/mod.ts";
+import { fhirR4Validator } from "./support/fhir_r4.ts";
 import {
   findscuWorklist,
   startWlmscpfs,
@@ -132,7 +135,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a FHIR ServiceRequest mapped to a worklist item (JOLT) is found by findscu -W",
+  name: "FHIR ServiceRequest -> worklist item (JOLT) found by findscu -W -> FHIR ImagingStudy",
   ignore: !HAS_DCMTK,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -176,6 +179,35 @@ Deno.test({
       assertEquals(value(found, "00100010"), "DOE^JOHN");
       assertEquals(value(found, "00400003", "00400100"), "144500");
       assertEquals(value(found, "0020000D"), "1.2.826.0.1.3680043.10.1138.2.1");
+
+      // The other side: each answer as a FHIR ImagingStudy to be (status registered), based on
+      // the order by its requested procedure id.
+      const toStudy = parseSpec(
+        await read("fixtures/transforms/worklist_item_to_fhir_imaging_study.json"),
+      );
+      const validate = await fhirR4Validator();
+      const studies = asJson(via).map((m) => toStudy.apply(m) as Record<string, unknown>);
+      for (const study of studies) assertEquals(validate(study), [], JSON.stringify(study));
+      const ordered = studies.find((s) => JSON.stringify(s).includes("ACC-2026-0101"))!;
+      assertEquals(ordered, {
+        resourceType: "ImagingStudy",
+        status: "registered",
+        identifier: [
+          { system: "urn:dicom:uid", value: "urn:oid:1.2.826.0.1.3680043.10.1138.2.1" },
+          {
+            type: {
+              coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0203", code: "ACSN" }],
+            },
+            value: "ACC-2026-0101",
+          },
+        ],
+        subject: { identifier: { value: "PID-2001" }, display: "DOE^JOHN" },
+        basedOn: [{ type: "ServiceRequest", identifier: { value: "RP-2001" } }],
+        modality: [{ system: "http://dicom.nema.org/resources/ontology/DCM", code: "CT" }],
+        description: "CT CHEST WITHOUT CONTRAST",
+        referrer: { display: "HOUSE^GREGORY" },
+        procedureCode: [{ coding: [{ code: "24627-2", display: "CT Chest" }] }],
+      });
     } finally {
       await gw?.stop();
       await wl.stop();
