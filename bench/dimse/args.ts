@@ -10,6 +10,8 @@ export interface BenchArgs {
   rounds: number;
   /** Extra environment of the gateway process (over the production one). */
   gatewayEnv: Record<string, string>;
+  /** Where the gateway processes leave V8 CPU profiles (`--cpu-prof`), if anywhere. */
+  profile?: string;
   help: boolean;
 }
 
@@ -21,7 +23,8 @@ SCP (bench/dimse/bare_scp.ts: the gateway's DIMSE adapter writing files, nothing
 the same with 4 storescu processes at once into storescp --fork, the gateway and the minimal
 SCP; then C-FIND round trips.
 
-usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--gateway-env K=V] [--help]
+usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--gateway-env K=V]
+       [--profile DIR] [--help]
 
   instances    CT-like 512x512 16-bit instances per run (default 1000)
   finds        C-FIND round trips per path, 0 to skip (default 300)
@@ -29,6 +32,8 @@ usage: deno run -A bench/dimse/main.ts [instances] [finds] [--rounds N] [--gatew
                verdict uses the median ratio of the rounds
   --gateway-env K=V  environment variable of the gateway process over the production ones
                (repeatable), e.g. MALLOC_MMAP_THRESHOLD_=1048576 to try another allocator setting
+  --profile DIR  run the gateway processes with deno's --cpu-prof; their V8 CPU profiles
+               (.cpuprofile, for Chrome DevTools) are left in DIR
   --help       this text
 
 Each receiver is a fresh process per round and first gets 50 other instances (warm-up, not
@@ -48,6 +53,8 @@ export function parseArgs(argv: string[]): BenchArgs {
     else if (a === "--rounds") out.rounds = count(argv[++i], "--rounds", 1);
     else if (a.startsWith("--rounds=")) out.rounds = count(a.slice(9), "--rounds", 1);
     else if (a === "--gateway-env") setEnv(out.gatewayEnv, argv[++i]);
+    else if (a === "--profile") out.profile = dir(argv[++i]);
+    else if (a.startsWith("--profile=")) out.profile = dir(a.slice(10));
     else if (a.startsWith("--gateway-env=")) setEnv(out.gatewayEnv, a.slice(14));
     else if (/^\d+$/.test(a)) positional.push(Number(a));
     else throw new Error(`unknown argument ${a}\n\n${USAGE}`);
@@ -62,6 +69,11 @@ function count(text: string | undefined, name: string, min: number): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
   return n;
+}
+
+function dir(text: string | undefined): string {
+  if (!text) throw new Error("--profile takes a directory");
+  return text;
 }
 
 function setEnv(env: Record<string, string>, pair: string | undefined): void {

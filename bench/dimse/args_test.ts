@@ -22,6 +22,9 @@ Deno.test("bench/dimse arguments: defaults, positionals, --rounds, --help, error
   );
   await assertRejects(() => parseArgs(["--gateway-env", "=x"]), /NAME=VALUE/);
   assertEquals(parseArgs(["--rounds=1", "--help"]).help, true);
+  assertEquals(parseArgs(["--profile", "/tmp/p"]).profile, "/tmp/p");
+  assertEquals(parseArgs(["--profile=/tmp/q"]).profile, "/tmp/q");
+  await assertRejects(() => parseArgs(["--profile"]), /--profile takes a directory/);
   await assertRejects(() => parseArgs(["--fast"]), /unknown argument --fast/);
   await assertRejects(() => parseArgs(["0"]), /instances must be an integer >= 1/);
   await assertRejects(() => parseArgs(["--rounds", "x"]), /--rounds must be/);

@@ -124,12 +124,18 @@ function bareReceiver(work: string, round: string): Receiver {
   };
 }
 
-function gatewayReceiver(work: string, round: string, env: Record<string, string>): Receiver {
+function gatewayReceiver(
+  work: string,
+  round: string,
+  env: Record<string, string>,
+  profile?: string,
+): Receiver {
   return async () => {
     const port = freePort();
     const gw: GatewayProcess = await startGateway({
       configText: gatewayToml(port, `${work}/gw${round}`),
       env,
+      denoFlags: profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [],
     });
     return { aet: "GWBENCH", port, pid: gw.pid, stop: async () => void await gw.stop() };
   };
@@ -221,6 +227,7 @@ async function storeRounds(
   count: number,
   n: number,
   gatewayEnv: Record<string, string>,
+  profile?: string,
 ): Promise<void> {
   console.log(`generating ${count} CT-like instances (512x512, 16-bit) ...`);
   const files = await generateInstances(`${work}/in`, {
@@ -244,7 +251,10 @@ async function storeRounds(
     "C-STORE, one storescu association" + (extra ? `, gateway environment + ${extra}` : ""),
     (round) => [
       { name: "DCMTK storescp", receiver: storescpReceiver(work, `${round}`) },
-      { name: "gateway dicom_scp", receiver: gatewayReceiver(work, `${round}`, gatewayEnv) },
+      {
+        name: "gateway dicom_scp",
+        receiver: gatewayReceiver(work, `${round}`, gatewayEnv, profile),
+      },
       { name: "Deno minimal SCP", receiver: bareReceiver(work, `${round}`) },
     ],
     (r) => timed(r, work, count, bytes),
@@ -256,7 +266,10 @@ async function storeRounds(
     `C-STORE, ${PARALLEL} storescu processes at once (${PARALLEL} associations)`,
     (round) => [
       { name: "DCMTK storescp --fork", receiver: storescpReceiver(work, `p${round}`, true) },
-      { name: "gateway dicom_scp", receiver: gatewayReceiver(work, `p${round}`, gatewayEnv) },
+      {
+        name: "gateway dicom_scp",
+        receiver: gatewayReceiver(work, `p${round}`, gatewayEnv, profile),
+      },
       { name: "Deno minimal SCP", receiver: bareReceiver(work, `p${round}`) },
     ],
     (r) => timed(r, work, count, bytes, split),
@@ -321,7 +334,7 @@ async function main(): Promise<void> {
   }
   const work = await tempDir("bench-dimse-");
   try {
-    await storeRounds(work, args.instances, args.rounds, args.gatewayEnv);
+    await storeRounds(work, args.instances, args.rounds, args.gatewayEnv, args.profile);
     if (args.finds > 0) await findLatency(work, args.finds);
   } finally {
     await removeDir(work);

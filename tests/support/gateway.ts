@@ -24,6 +24,8 @@ export interface GatewayOptions {
   readyTimeoutMs?: number;
   /** V8 flags besides the default `--max-semi-space-size=2` (e.g. `--trace-gc-nvp`). */
   v8Flags?: string[];
+  /** Flags of `deno run` before the entry module (e.g. `--cpu-prof`, `--cpu-prof-dir=DIR`). */
+  denoFlags?: string[];
   /** Sees every chunk of the process's stdout (where V8's GC traces go). */
   onStdout?: (chunk: Uint8Array) => void;
 }
@@ -110,6 +112,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
       "--unstable-no-legacy-abort",
       // As `deno task start`: a small young generation keeps scavenge pauses (p99) short.
       `--v8-flags=${["--max-semi-space-size=2", ...(options.v8Flags ?? [])].join(",")}`,
+      ...(options.denoFlags ?? []),
       entry,
       "--config",
       configPath,
