@@ -94,6 +94,11 @@ export interface CloudGatewayOptions {
   statusIntervalSecs?: number;
   /** `[cloud] url` (default: the test cloud's URL). */
   cloudUrl?: string;
+  /**
+   * Data-plane isolates (default: the body's `[runtime] workers`, else one, the main thread: as
+   * `startTestGateway`, a test of behaviour across isolates asks for them).
+   */
+  workers?: number;
 }
 
 /** Starts a gateway whose `[cloud]` points at `cloud`. */
@@ -137,6 +142,7 @@ level = "debug"
     metrics: createMetrics(),
     // Short: a stop otherwise waits for the sweep to close the test's idle keep-alive connection.
     drainSeconds: 0.25,
+    workers: opts.workers ?? (/^\s*workers\s*=/m.test(opts.body ?? "") ? undefined : 1),
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : env[name],
     cloud: {
       env: (name) => env[name],

@@ -59,7 +59,11 @@ export async function startTestGateway(
     /** Extra keys of `[network.main]` (e.g. the connection guard's timeouts). */
     network?: string;
     dir?: string;
-    /** Data-plane isolates, over `[runtime] workers` (default: the config's, else the cores). */
+    /**
+     * Data-plane isolates, over `[runtime] workers` (default: the config's, else one: the main
+     * thread alone). A test of behaviour across isolates asks for them, here or in its config; the
+     * others spare the start of a worker isolate (about a second of CPU) per gateway.
+     */
     workers?: number;
     /**
      * Grace of `stop()` for requests in flight (default 0.25 s). A stop otherwise lasts up to the
@@ -98,7 +102,7 @@ export async function startTestGateway(
     logger,
     metrics: createMetrics(),
     drainSeconds: opts.drainSeconds ?? 0.25,
-    workers: opts.workers,
+    workers: opts.workers ?? (/^\s*workers\s*=/m.test(body) ? undefined : 1),
     clock: opts.clock,
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : Deno.env.get(name),
   });
