@@ -82,14 +82,24 @@ function integer(text: string | undefined, name: string, min: number): number {
   return n;
 }
 
-/** Gateway: dicom_scp `scpPort` -> pipeline -> dicom_scu to `pacsPort`, queued in `queueDir`. */
-function gatewayToml(scpPort: number, pacsPort: number, pacsAet: string, queueDir?: string) {
-  const queue = queueDir === undefined ? "" : `
+/**
+ * Gateway: dicom_scp `scpPort` -> pipeline -> dicom_scu to `pacsPort`, queued in `queue.dir`
+ * when given: `filling` (the PACS is down: the first attempt fails and the queue, fifo, waits an
+ * hour) or delivering (a failed attempt is retried at once: the queue may try before the
+ * configuration is attached at start).
+ */
+function gatewayToml(
+  scpPort: number,
+  pacsPort: number,
+  pacsAet: string,
+  queue?: { dir: string; filling: boolean },
+) {
+  const backoff = queue?.filling ? 3_600_000 : 1;
+  const queueTable = queue === undefined ? "" : `
 [backends.pacs.queue]
-dir = "${queueDir}"
-# Filling: the PACS is down; the first attempt fails and the queue (fifo) waits an hour.
-initial_backoff_ms = 3600000
-max_backoff_ms = 3600000
+dir = "${queue.dir}"
+initial_backoff_ms = ${backoff}
+max_backoff_ms = ${backoff}
 `;
   return `
 [network.main]
@@ -119,7 +129,7 @@ timeout_secs = 60
 aet = "${pacsAet}"
 host = "127.0.0.1"
 port = ${pacsPort}
-${queue}
+${queueTable}
 [pipelines.bench]
 endpoints = ["scp"]
 backends = ["pacs"]
@@ -171,7 +181,7 @@ async function queued(work: string, run: string, count: number): Promise<number>
   const queueDir = `${work}/${run}-queue`;
   const scpPort = freePort();
   const filling = await startGateway({
-    configText: gatewayToml(scpPort, freePort(), STORESCP_AET, queueDir),
+    configText: gatewayToml(scpPort, freePort(), STORESCP_AET, { dir: queueDir, filling: true }),
   });
   try {
     await storescu(`${work}/warmup`, "GWBENCH", scpPort);
@@ -183,7 +193,10 @@ async function queued(work: string, run: string, count: number): Promise<number>
   let gw: GatewayProcess | undefined;
   try {
     gw = await startGateway({
-      configText: gatewayToml(freePort(), r.peer.port, STORESCP_AET, queueDir),
+      configText: gatewayToml(freePort(), r.peer.port, STORESCP_AET, {
+        dir: queueDir,
+        filling: false,
+      }),
     });
     await r.arrivals.until(WARMUP + count, 600_000);
     return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
