@@ -123,8 +123,8 @@ export interface MachineTokenClaims {
 export function decodeTokenClaims(token: string): MachineTokenClaims | undefined {
   const parts = token.split(".");
   if (parts.length !== 3) return undefined;
-  // Base64url without padding (RFC 7515 2); decoded natively (node:buffer), not char by char.
-  if (!/^[A-Za-z0-9_-]*$/.test(parts[1])) return undefined;
+  // Base64url (RFC 7515 2: without padding, which is tolerated); decoded natively (node:buffer).
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(parts[1])) return undefined;
   try {
     const claims = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
     return typeof claims === "object" && claims !== null && !Array.isArray(claims)
