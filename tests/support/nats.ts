@@ -85,7 +85,7 @@ http: 127.0.0.1:${spec.http}
 ${authBlock(options.auth)}jetstream {
   store_dir: ${JSON.stringify(`${dir}/${spec.name}`)}
   max_memory_store: 64MB
-  max_file_store: 4GB
+  max_file_store: 100GB
 }
 ${
       size > 1
