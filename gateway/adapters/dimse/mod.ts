@@ -44,5 +44,6 @@ export {
   serviceOf,
 } from "./negotiate.ts";
 export { type FileSpool, SPOOL_SLICE } from "./instance_buffer.ts";
+export { type HeaderScan, scanHeader } from "./header_scan.ts";
 export { DimseListener, type DimseTlsServer, type ListenOptions } from "./server.ts";
 export { retrieveContexts, type RetrievePlan, storeContexts } from "./storage_classes.ts";

@@ -3,7 +3,7 @@
  * instance goes only on a context of its own transfer syntax, or, uncompressed Little Endian, on
  * one of the other (dcmjs-dimse transcodes between the two); compressed data is never transcoded.
  */
-import { lib, RawDataset, type ScuAssociation } from "../../adapters/dimse/mod.ts";
+import { lib, RawDataset, scanHeader, type ScuAssociation } from "../../adapters/dimse/mod.ts";
 import {
   type P10File,
   statusHex,
@@ -43,7 +43,7 @@ export async function runStore(
   out: StoreOutcome[] = [],
 ): Promise<StoreOutcome[]> {
   for (const f of files.slice(out.length)) {
-    const { study, series } = studyAndSeriesOf(f);
+    const { study, series } = studyAndSeries(f);
     const base = {
       sop_class_uid: f.meta.sopClassUid,
       sop_instance_uid: f.meta.sopInstanceUid,
@@ -80,6 +80,16 @@ export async function runStore(
     out.push(outcome);
   }
   return out;
+}
+
+const STUDY_UID = 0x0020000d;
+const SERIES_UID = 0x0020000e;
+
+/** The instance's study and series UIDs: a walk of its header (dcmjs when it cannot be walked). */
+function studyAndSeries(f: P10File): { study?: string; series?: string } {
+  const scan = scanHeader(f.dataset, f.meta.transferSyntax, [STUDY_UID, SERIES_UID], false);
+  if (!scan) return studyAndSeriesOf(f);
+  return { study: scan.values.get(STUDY_UID), series: scan.values.get(SERIES_UID) };
 }
 
 /** True when an outcome is a success or a warning. */
