@@ -7,7 +7,8 @@
  *   delivers them to DCMTK `storescp` over its association pool. Against: `storescu` sending the
  *   same files to a fresh `storescp`. Both are timed the same way, between the arrival of the
  *   first and of the last timed instance in storescp's directory (inotify), after 50 warm-up
- *   instances over the same association. Target: gateway instances/s >= 0.9 x storescu's.
+ *   instances over the same association. Target: gateway instances/s >= 0.9 x storescu's. Beside
+ *   them the least a Deno sender does (the DIMSE adapter alone, in this process): the floor.
  * - Forward (for information): `storescu` into the gateway's dicom_scp, each instance forwarded
  *   synchronously by `dicom_scu` to `storescp` before the C-STORE is answered, against `storescu`
  *   straight to `storescp`: two hops in series against one, and the receive side of the gateway
@@ -28,6 +29,13 @@ import {
   tempDir,
 } from "../../tests/support/mod.ts";
 import { fixed, markdownTable, verdict } from "../http_proxy/report.ts";
+import {
+  lib,
+  RawDataset,
+  ScuAssociation,
+  storeContexts,
+} from "../../gateway/adapters/dimse/mod.ts";
+import { parseP10 } from "../../gateway/dicom/mod.ts";
 import { findRoundTrips, median, quantile } from "./measure.ts";
 import { Arrivals, echoRoundTrips } from "./send_measure.ts";
 
@@ -253,23 +261,26 @@ async function compare(
   count: number,
   mb: number,
   target?: number,
+  floor?: [string, (run: string) => Promise<number>],
 ): Promise<number> {
   const rows: string[][] = [];
   const ratios: number[] = [];
+  const floors: number[] = [];
   for (let round = 1; round <= rounds; round++) {
-    let b: number;
-    let o: number;
-    if (round % 2 === 1) {
-      b = await base(`${tag}-base${round}`);
-      o = await ours(`${tag}-ours${round}`);
-    } else {
-      o = await ours(`${tag}-ours${round}`);
-      b = await base(`${tag}-base${round}`);
-    }
-    const ratio = b / o; // instances/s ours over base
+    const runs: [string, (run: string) => Promise<number>][] = [["base", base], ["ours", ours]];
+    if (floor) runs.push(["floor", floor[1]]);
+    // The order rotates per round.
+    const order = runs.map((_, i) => runs[(i + round - 1) % runs.length]);
+    const seconds: Record<string, number> = {};
+    for (const [name, fn] of order) seconds[name] = await fn(`${tag}-${name}${round}`);
+    const ratio = seconds.base / seconds.ours; // instances/s ours over base
     ratios.push(ratio);
-    rows.push(row(names[1], round, b, count, mb, "1.00"));
-    rows.push(row(names[0], round, o, count, mb, fixed(ratio)));
+    rows.push(row(names[1], round, seconds.base, count, mb, "1.00"));
+    rows.push(row(names[0], round, seconds.ours, count, mb, fixed(ratio)));
+    if (floor) {
+      floors.push(seconds.base / seconds.floor);
+      rows.push(row(floor[0], round, seconds.floor, count, mb, fixed(floors.at(-1)!)));
+    }
   }
   console.log(`\n${title}\n`);
   console.log(markdownTable(["sender", "round", "seconds", "instances/s", "MB/s", "ratio"], rows));
@@ -278,9 +289,53 @@ async function compare(
     ? "for information"
     : `target >= ${target}: ${verdict(mid, ">=", target)}`;
   console.log(
-    `\nratio median ${fixed(mid)} (rounds: ${ratios.map((r) => fixed(r)).join(", ")}; ${judged})`,
+    `\nratio median ${fixed(mid)} (rounds: ${ratios.map((r) => fixed(r)).join(", ")}; ${judged})` +
+      (floor ? `; ${floor[0]}: median ${fixed(median(floors))}` : ""),
   );
   return mid;
+}
+
+/**
+ * Seconds `count` timed instances took from the least a Deno sender does: one association of the
+ * gateway's DIMSE adapter, each file read, its Part 10 header parsed and its dataset sent as it is
+ * (no queue, pipeline, backend or metrics), in this process.
+ */
+async function bare(work: string, run: string, count: number): Promise<number> {
+  const r = await receiver(`${work}/${run}`);
+  try {
+    const paths = [];
+    for (const dir of ["warmup", "in"]) {
+      const names = [];
+      for await (const e of Deno.readDir(`${work}/${dir}`)) names.push(e.name);
+      paths.push(...names.sort().map((n) => `${work}/${dir}/${n}`));
+    }
+    const first = parseP10(await Deno.readFile(paths[0]));
+    const assoc = await ScuAssociation.open({
+      host: "127.0.0.1",
+      port: r.peer.port,
+      callingAet: "BARE",
+      calledAet: STORESCP_AET,
+      contexts: storeContexts([first]),
+    });
+    try {
+      for (const path of paths) {
+        const f = parseP10(await Deno.readFile(path));
+        const rq = new lib.requests.CStoreRequest(
+          new RawDataset(f.dataset, f.meta.transferSyntax),
+        );
+        rq.setAffectedSopClassUid(f.meta.sopClassUid);
+        rq.setAffectedSopInstanceUid(f.meta.sopInstanceUid);
+        const res = await assoc.request(rq);
+        if (res.getStatus() !== 0) throw new Error(`bare C-STORE: status ${res.getStatus()}`);
+      }
+    } finally {
+      await assoc.release();
+    }
+    await r.arrivals.until(WARMUP + count, 60_000);
+    return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
+  } finally {
+    await r.stop();
+  }
 }
 
 /** The relay of relay.ts as a process of its own in front of `upstreamPort`. */
@@ -403,6 +458,7 @@ async function main(): Promise<void> {
       count,
       mb,
       SEND_TARGET,
+      ["bare Deno sender (adapter only)", (run) => bare(work, run, count)],
     );
     if (args.forward) {
       await compare(
