@@ -16,7 +16,11 @@ export const GATEWAY_ENV: Record<string, string> = { MALLOC_MMAP_THRESHOLD_: "65
 export interface GatewayOptions {
   /** The TOML configuration, written to `gateway.toml` in a temporary directory. */
   configText: string;
-  /** Extra environment variables of the gateway process. */
+  /**
+   * Extra environment variables of the gateway process. `GATEWAY_WORKERS` is 1 unless given here:
+   * one isolate, the main thread (a config's `[runtime] workers` still wins), which spares the
+   * start of worker isolates in tests that are not about them.
+   */
   env?: Record<string, string>;
   /** Entry module, relative to the repository root (default `gateway/main.ts`). */
   entry?: string;
@@ -123,6 +127,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
         DENO_NO_UPDATE_CHECK: "1",
         NO_COLOR: "1",
         ...GATEWAY_ENV,
+        GATEWAY_WORKERS: "1",
         GATEWAY_MANAGEMENT_TOKEN: mgmtToken,
         ...options.env,
       },
