@@ -68,10 +68,10 @@ Deno.test("workers: a frozen worker fails /readyz, shows unhealthy, is replaced,
         [1, "unresponsive", false],
         [2, "serving", true],
       ]);
-      const started = performance.now();
+      // /metrics does not wait for the frozen worker: it is answered (showing it unresponsive)
+      // before the watchdog's kill threshold has replaced it, the order a wait would reverse.
       const metrics = await (await gw.mgmtFetch("/metrics")).text();
-      const took = performance.now() - started;
-      assert(took < 1_000, `/metrics took ${Math.round(took)} ms`);
+      assertEquals((await workers(gw))[1].replacements, 0, "/metrics came before the kill");
       assert(metrics.includes('gateway_worker_unresponsive{worker="1"} 1'), metrics);
       assert(
         gw.logs.some((l) =>
