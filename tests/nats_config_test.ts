@@ -105,3 +105,11 @@ nats_token = "literal-token"
   const doc = parseConfigText(text, "gateway.toml").raw!;
   assertEquals(literalSecretPaths(doc), ["backends.out.queue.nats_token"]);
 });
+
+Deno.test("nats queue config: the cluster deployment's gateway.toml (deploy/cluster) is valid", async () => {
+  const text = await Deno.readTextFile(new URL("../deploy/cluster/gateway.toml", import.meta.url));
+  const result = validateConfigText(text, "deploy/cluster/gateway.toml");
+  assertEquals(result.problems, []);
+  assertEquals(result.config!.backends.ehr.queue!.store, "nats");
+  assertEquals(result.config!.backends.ehr.queue!.nats_replicas, 3);
+});
