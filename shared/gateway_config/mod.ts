@@ -135,7 +135,7 @@ export {
 export { CONFIG_TABLES, type ConfigTable, type TableAt, tablesAt } from "./tree.ts";
 export { SYSLOG_FACILITIES, SYSLOG_TRANSPORTS } from "./components/mod.ts";
 export { normalizePathPrefix } from "./values.ts";
-export { QUEUE_NATS_DEFAULTS, QUEUE_STORES } from "./components/queue_nats.ts";
+export { QUEUE_NATS_DEFAULTS, QUEUE_STORES } from "./components/mod.ts";
 export { configReferenceMarkdown } from "./docs_reference.ts";
 export { COMPRESSED_SYNTAXES, compressedSyntaxUid, storageClassUid } from "./dicom_catalog.ts";
 export { MAX_PRESENTATION_CONTEXTS, uncompressedClasses } from "./dicom_retrieve.ts";

@@ -15,7 +15,7 @@ import {
 import { absolutePath, httpUrl, int, names, port, positive, text } from "./values.ts";
 import { GATEWAY_CODE_PATTERN } from "../tokens.ts";
 import { componentNames } from "./registry.ts";
-import { QUEUE_NATS_FIELDS, QUEUE_STORE_FIELD } from "./components/queue_nats.ts";
+import { QUEUE_NATS_FIELDS, QUEUE_STORE_FIELD } from "./components/mod.ts";
 
 /** A built-in backend service or one registered by an embedding program (custom_types.ts). */
 const backendService = () =>

@@ -3,7 +3,7 @@ import { asTable, checkTable, childPath, isTable, ProblemSink, type TableSpec } 
 import type { KeyPositions } from "./parse.ts";
 import { checkReferences } from "./cross_checks.ts";
 import { checkAlerts } from "./components/mod.ts";
-import { checkQueueStore } from "./components/queue_nats.ts";
+import { checkQueueStore } from "./components/mod.ts";
 import { AUDIT_SYSLOG, syslogProblems } from "./components/mod.ts";
 import {
   AUDIT,

@@ -41,6 +41,13 @@ import { basicAuthMiddleware } from "./middleware_basic_auth.ts";
 
 export { DICOMWEB_SERVICES, FHIR_INTERACTIONS } from "./middleware_request_filter.ts";
 export {
+  checkQueueStore,
+  QUEUE_NATS_DEFAULTS,
+  QUEUE_NATS_FIELDS,
+  QUEUE_STORE_FIELD,
+  QUEUE_STORES,
+} from "./queue_nats.ts";
+export {
   AUDIT_SYSLOG,
   SYSLOG_FACILITIES,
   SYSLOG_TRANSPORTS,
