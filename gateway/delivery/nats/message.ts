@@ -12,10 +12,15 @@ const MAX_HEADER_BYTES = 1024 * 1024;
 
 /** Why a message is a dead letter (kept with it in the dead-letter stream). */
 export interface DeadNote {
+  /** Why (the verdict's reason, or `gave up: …`). */
   reason: string;
+  /** Attempts made. */
   attempts: number;
+  /** When, ISO 8601. */
   dead_at: string;
+  /** The destination's last status. */
   status?: number;
+  /** The first 4 KiB of its last answer. */
   answer?: string;
 }
 

@@ -66,9 +66,13 @@ const MAX_SCAN = 100_000;
 
 /** The names a queue uses in JetStream. */
 export interface NatsNames {
+  /** The stream of the waiting messages. */
   stream: string;
+  /** The stream of the dead letters. */
   dead: string;
+  /** The object store bucket of bodies over `nats_max_payload`. */
   bodies: string;
+  /** The subject prefix (`.msg.<id>`, `.dead.<id>`). */
   subject: string;
 }
 
@@ -211,10 +215,13 @@ interface Handles {
 
 /** A backend's queue in NATS JetStream. */
 export class NatsQueue implements QueueStore {
+  /** The backend it delivers to. */
   readonly backend: string;
+  /** `nats:<stream>`. */
   readonly dir: string;
   /** The connection settings it was opened with (connectionKey). */
   readonly key: string;
+  /** Its names in JetStream. */
   readonly names: NatsNames;
   #config: QueueConfig;
   #deps: QueueDeps;
