@@ -8,7 +8,8 @@
  *   same files to a fresh `storescp`. Both are timed the same way, between the arrival of the
  *   first and of the last timed instance in storescp's directory (inotify), after 50 warm-up
  *   instances over the same association. Target: gateway instances/s >= 0.9 x storescu's. Beside
- *   them the least a Deno sender does (the DIMSE adapter alone, in this process): the floor.
+ *   them the least a Deno sender does (bare_sender.ts: the DIMSE adapter alone, a process with
+ *   the gateway's flags and environment): the floor.
  * - Forward (for information): `storescu` into the gateway's dicom_scp, each instance forwarded
  *   synchronously by `dicom_scu` to `storescp` before the C-STORE is answered, against `storescu`
  *   straight to `storescp`: two hops in series against one, and the receive side of the gateway
@@ -22,6 +23,7 @@ import { generateInstances } from "../../fixtures/dicom/generate.ts";
 import { DCMTK_ENV, startDcmqrscp, startStorescp } from "../../fixtures/dicom/peers.ts";
 import {
   freePort,
+  GATEWAY_ENV,
   type GatewayProcess,
   removeDir,
   runCommand,
@@ -29,13 +31,6 @@ import {
   tempDir,
 } from "../../tests/support/mod.ts";
 import { fixed, markdownTable, verdict } from "../http_proxy/report.ts";
-import {
-  lib,
-  RawDataset,
-  ScuAssociation,
-  storeContexts,
-} from "../../gateway/adapters/dimse/mod.ts";
-import { parseP10 } from "../../gateway/dicom/mod.ts";
 import { findRoundTrips, median, quantile } from "./measure.ts";
 import { Arrivals, echoRoundTrips } from "./send_measure.ts";
 
@@ -296,41 +291,29 @@ async function compare(
 }
 
 /**
- * Seconds `count` timed instances took from the least a Deno sender does: one association of the
- * gateway's DIMSE adapter, each file read, its Part 10 header parsed and its dataset sent as it is
- * (no queue, pipeline, backend or metrics), in this process.
+ * Seconds `count` timed instances took from the least a Deno sender does (bare_sender.ts: the
+ * DIMSE adapter alone), a process of its own with the gateway's flags and environment.
  */
 async function bare(work: string, run: string, count: number): Promise<number> {
   const r = await receiver(`${work}/${run}`);
   try {
-    const paths = [];
-    for (const dir of ["warmup", "in"]) {
-      const names = [];
-      for await (const e of Deno.readDir(`${work}/${dir}`)) names.push(e.name);
-      paths.push(...names.sort().map((n) => `${work}/${dir}/${n}`));
-    }
-    const first = parseP10(await Deno.readFile(paths[0]));
-    const assoc = await ScuAssociation.open({
-      host: "127.0.0.1",
-      port: r.peer.port,
-      callingAet: "BARE",
-      calledAet: STORESCP_AET,
-      contexts: storeContexts([first]),
-    });
-    try {
-      for (const path of paths) {
-        const f = parseP10(await Deno.readFile(path));
-        const rq = new lib.requests.CStoreRequest(
-          new RawDataset(f.dataset, f.meta.transferSyntax),
-        );
-        rq.setAffectedSopClassUid(f.meta.sopClassUid);
-        rq.setAffectedSopInstanceUid(f.meta.sopInstanceUid);
-        const res = await assoc.request(rq);
-        if (res.getStatus() !== 0) throw new Error(`bare C-STORE: status ${res.getStatus()}`);
-      }
-    } finally {
-      await assoc.release();
-    }
+    const result = await runCommand(
+      Deno.execPath(),
+      [
+        "run",
+        "--allow-read",
+        "--allow-net",
+        "--allow-env",
+        "--v8-flags=--max-semi-space-size=2",
+        new URL("./bare_sender.ts", import.meta.url).pathname,
+        String(r.peer.port),
+        STORESCP_AET,
+        `${work}/warmup`,
+        `${work}/in`,
+      ],
+      { timeoutMs: 600_000, env: GATEWAY_ENV },
+    );
+    if (result.code !== 0) throw new Error(`bare sender failed: ${result.stderr.slice(-2000)}`);
     await r.arrivals.until(WARMUP + count, 60_000);
     return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
   } finally {

@@ -3,6 +3,7 @@
 export { curl } from "./curl.ts";
 export { type DicomScuPipeline, dicomScuPipelineToml, dicomwebPipelineToml } from "./dicom_toml.ts";
 export {
+  GATEWAY_ENV,
   type GatewayOptions,
   type GatewayProcess,
   startGateway,
