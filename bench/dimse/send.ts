@@ -256,26 +256,30 @@ async function compare(
   count: number,
   mb: number,
   target?: number,
-  floor?: [string, (run: string) => Promise<number>],
+  floors: [string, (run: string) => Promise<number>][] = [],
 ): Promise<number> {
   const rows: string[][] = [];
   const ratios: number[] = [];
-  const floors: number[] = [];
+  const floorRatios = floors.map(() => [] as number[]);
   for (let round = 1; round <= rounds; round++) {
-    const runs: [string, (run: string) => Promise<number>][] = [["base", base], ["ours", ours]];
-    if (floor) runs.push(["floor", floor[1]]);
+    const runs: [string, (run: string) => Promise<number>][] = [
+      ["base", base],
+      ["ours", ours],
+      ...floors.map(([, fn], i): [string, (run: string) => Promise<number>] => [`floor${i}`, fn]),
+    ];
     // The order rotates per round.
     const order = runs.map((_, i) => runs[(i + round - 1) % runs.length]);
     const seconds: Record<string, number> = {};
-    for (const [name, fn] of order) seconds[name] = await fn(`${tag}-${name}${round}`);
+    for (const [name, fn] of order) seconds[name] = await fn(`${tag}-${name}-${round}`);
     const ratio = seconds.base / seconds.ours; // instances/s ours over base
     ratios.push(ratio);
     rows.push(row(names[1], round, seconds.base, count, mb, "1.00"));
     rows.push(row(names[0], round, seconds.ours, count, mb, fixed(ratio)));
-    if (floor) {
-      floors.push(seconds.base / seconds.floor);
-      rows.push(row(floor[0], round, seconds.floor, count, mb, fixed(floors.at(-1)!)));
-    }
+    floors.forEach(([name], i) => {
+      const r = seconds.base / seconds[`floor${i}`];
+      floorRatios[i].push(r);
+      rows.push(row(name, round, seconds[`floor${i}`], count, mb, fixed(r)));
+    });
   }
   console.log(`\n${title}\n`);
   console.log(markdownTable(["sender", "round", "seconds", "instances/s", "MB/s", "ratio"], rows));
@@ -285,7 +289,7 @@ async function compare(
     : `target >= ${target}: ${verdict(mid, ">=", target)}`;
   console.log(
     `\nratio median ${fixed(mid)} (rounds: ${ratios.map((r) => fixed(r)).join(", ")}; ${judged})` +
-      (floor ? `; ${floor[0]}: median ${fixed(median(floors))}` : ""),
+      floors.map(([name], i) => `; ${name}: median ${fixed(median(floorRatios[i]))}`).join(""),
   );
   return mid;
 }
@@ -294,7 +298,7 @@ async function compare(
  * Seconds `count` timed instances took from the least a Deno sender does (bare_sender.ts: the
  * DIMSE adapter alone), a process of its own with the gateway's flags and environment.
  */
-async function bare(work: string, run: string, count: number): Promise<number> {
+async function bare(work: string, run: string, count: number, reuse = false): Promise<number> {
   const r = await receiver(`${work}/${run}`);
   try {
     const result = await runCommand(
@@ -306,6 +310,7 @@ async function bare(work: string, run: string, count: number): Promise<number> {
         "--allow-env",
         "--v8-flags=--max-semi-space-size=2",
         new URL("./bare_sender.ts", import.meta.url).pathname,
+        ...(reuse ? ["--reuse"] : []),
         String(r.peer.port),
         STORESCP_AET,
         `${work}/warmup`,
@@ -441,7 +446,10 @@ async function main(): Promise<void> {
       count,
       mb,
       SEND_TARGET,
-      ["bare Deno sender (adapter only)", (run) => bare(work, run, count)],
+      [
+        ["bare Deno sender (adapter only)", (run) => bare(work, run, count)],
+        ["bare Deno sender, one reused buffer", (run) => bare(work, run, count, true)],
+      ],
     );
     if (args.forward) {
       await compare(
