@@ -5,7 +5,9 @@
  * (list, inspect, retry, purge), `fifo` one at a time across two gateways, a body over
  * `nats_max_payload` through the object store, and a closed gateway's message taken by another.
  */
-import { connect } from "nats";
+import { connect, nkeyAuthenticator, nkeys } from "nats";
+import { makeTestCa } from "./support/test_ca.ts";
+import { tempDir } from "./support/temp.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { requirePeer } from "./support/peers.ts";
 import { type NatsCluster, startNats } from "./support/nats.ts";
@@ -384,6 +386,77 @@ Deno.test({
       assert(q.stats().degraded !== null);
     } finally {
       await q.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nats queue: TLS with a client certificate, and an NKey seed file, against servers that require them",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const dir = await tempDir("gw-nats-tls-");
+    const ca = await makeTestCa(dir);
+    const server = await ca.server("nats", ["127.0.0.1", "localhost"]);
+    const client = await ca.client("gateway", "gateway");
+    const user = nkeys.createUser();
+    const seed = new TextDecoder().decode(user.getSeed());
+    await Deno.writeTextFile(`${dir}/gateway.nk`, `# the gateway's NKey\n${seed}\n`);
+    await using tls = await startNats({
+      auth: { nkey: user.getPublicKey() },
+      tls: {
+        certPath: server.certPath,
+        keyPath: server.keyPath,
+        caPath: ca.certPath,
+        verify: true,
+      },
+      client: {
+        authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)),
+        tls: {
+          caFile: ca.certPath,
+          certFile: client.certPath,
+          keyFile: client.keyPath,
+        },
+      },
+    });
+    const seen: Seen[] = [];
+    const base = {
+      ...config(tls, {
+        nats_replicas: 1,
+        nats_user: undefined,
+        nats_password: undefined,
+        nats_nkey_file: `${dir}/gateway.nk`,
+        nats_ca_path: ca.certPath,
+        nats_cert_path: client.certPath,
+        nats_key_path: client.keyPath,
+      }),
+    };
+    base.nats_servers = tls.servers.map((u) => u.replace("nats://", "tls://"));
+    const q = await NatsQueue.open("api", base, deps(() => 201, seen));
+    try {
+      assertEquals(q.stats().degraded, null);
+      const id = await q.accept(request("tls"));
+      await waitFor(() => Promise.resolve(seen.some((x) => x.id === id)), {
+        timeoutMs: 15_000,
+        description: "delivered over TLS",
+      });
+    } finally {
+      await q.close();
+    }
+    // Without the client certificate the server refuses: degraded, 503, not a crash.
+    const refused = await NatsQueue.open(
+      "api",
+      { ...base, nats_cert_path: undefined, nats_key_path: undefined, nats_timeout_secs: 2 },
+      deps(() => 201, []),
+    );
+    try {
+      let status = 0;
+      await refused.accept(request(2)).catch((e) => status = e.status);
+      assertEquals(status, 503);
+    } finally {
+      await refused.close();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
   },
 });

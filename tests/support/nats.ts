@@ -15,8 +15,12 @@ import { waitFor } from "./wait.ts";
 export interface NatsOptions {
   /** Servers (1: a single server; 3: a cluster). Default 1. */
   size?: number;
-  /** Client credentials the servers require (none by default). */
-  auth?: { user: string; password: string } | { token: string };
+  /** Client credentials the servers require (none by default); `nkey`: a user's public NKey. */
+  auth?: { user: string; password: string } | { token: string } | { nkey: string };
+  /** TLS of the client port (PEM paths); `ca` with `verify` asks clients for certificates. */
+  tls?: { certPath: string; keyPath: string; caPath?: string; verify?: boolean };
+  /** What the helper's own client adds to connect (TLS files, an NKey authenticator). */
+  client?: Partial<ConnectionOptions>;
   /** How long to wait for the cluster (default 30 000 ms). */
   readyTimeoutMs?: number;
 }
@@ -58,9 +62,19 @@ export function natsServerBinary(): string | undefined {
 function authBlock(auth: NatsOptions["auth"]): string {
   if (!auth) return "";
   if ("token" in auth) return `authorization { token: ${JSON.stringify(auth.token)} }\n`;
+  if ("nkey" in auth) return `authorization { users: [ { nkey: ${auth.nkey} } ] }\n`;
   return `authorization { user: ${JSON.stringify(auth.user)}, password: ${
     JSON.stringify(auth.password)
   } }\n`;
+}
+
+function tlsBlock(tls: NatsOptions["tls"]): string {
+  if (!tls) return "";
+  return `tls {\n  cert_file: ${JSON.stringify(tls.certPath)}\n  key_file: ${
+    JSON.stringify(tls.keyPath)
+  }\n${tls.caPath ? `  ca_file: ${JSON.stringify(tls.caPath)}\n` : ""}${
+    tls.verify ? "  verify: true\n" : ""
+  }}\n`;
 }
 
 /** Starts `size` JetStream servers on free loopback ports (a cluster when more than one). */
@@ -82,7 +96,7 @@ export async function startNats(options: NatsOptions = {}): Promise<NatsCluster>
     const conf = `server_name: ${spec.name}
 listen: 127.0.0.1:${spec.port}
 http: 127.0.0.1:${spec.http}
-${authBlock(options.auth)}jetstream {
+${authBlock(options.auth)}${tlsBlock(options.tls)}jetstream {
   store_dir: ${JSON.stringify(`${dir}/${spec.name}`)}
   max_memory_store: 64MB
   max_file_store: 100GB
@@ -125,6 +139,7 @@ ${
     ...(options.auth && "user" in options.auth
       ? { user: options.auth.user, pass: options.auth.password }
       : {}),
+    ...options.client,
   });
   const stop = async () => {
     await Promise.all([...processes.values()].map((p) => p.stop()));
