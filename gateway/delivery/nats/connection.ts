@@ -87,9 +87,43 @@ export async function connectionOptions(
   return opts;
 }
 
+let alertsGuarded = false;
+
+/**
+ * A TLS server that refuses this client's certificate sends its alert once the client's side of
+ * the handshake is done (TLS 1.3); the `nats` client's Node transport has no listener on the
+ * socket at that moment, and the socket's error would end the process. This guard stops exactly
+ * those errors (a TLS alert raised by the socket layer) from doing so; the connection attempt
+ * fails by its timeout and the queue stays degraded, saying why.
+ */
+function guardTlsAlerts(onAlert: (message: string) => void): void {
+  if (alertsGuarded) return;
+  alertsGuarded = true;
+  globalThis.addEventListener("error", (event) => {
+    const err = (event as ErrorEvent).error as Error | undefined;
+    const message = err?.message ?? "";
+    const tlsLayer = /tls_wrap|_tls_|TLSSocket/.test(err?.stack ?? "");
+    if (!tlsLayer || !/alert|certificate/i.test(message)) return;
+    event.preventDefault();
+    onAlert(message);
+  });
+}
+
+/** The last TLS alert a NATS server sent (why a TLS connection failed). */
+let lastAlert: string | undefined;
+
 /** Connects to the servers of `config` (fails when none answers within `nats_timeout_secs`). */
 export async function connectQueue(config: QueueConfig, name: string): Promise<NatsConnection> {
-  return await connect(await connectionOptions(config, name));
+  const options = await connectionOptions(config, name);
+  if (options.tls) guardTlsAlerts((message) => lastAlert = message);
+  try {
+    return await connect(options);
+  } catch (err) {
+    if (options.tls && lastAlert) {
+      throw new Error(`${(err as Error)?.message ?? err} (the server's TLS alert: ${lastAlert})`);
+    }
+    throw err;
+  }
 }
 
 /**
