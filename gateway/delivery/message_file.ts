@@ -186,8 +186,9 @@ export interface SmallMessage {
 export async function readSmallMessage(
   path: string,
   maxBytes: number,
+  into?: Uint8Array<ArrayBuffer>,
 ): Promise<SmallMessage | undefined> {
-  const bytes = await readAtMost(path, maxBytes);
+  const bytes = await readAtMost(path, maxBytes, into);
   if (bytes === undefined) return undefined;
   const size = bytes.length;
   if (size < 8 + CHECKSUM_BYTES) throw new Error(`${path}: truncated`);
@@ -197,8 +198,11 @@ export async function readSmallMessage(
     throw new Error(`${path}: bad header length`);
   }
   const end = size - CHECKSUM_BYTES;
-  // WebCrypto hashes off the main thread (a 525 KB instance: about 0.3 ms of CPU).
-  const expected = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes.subarray(0, end)));
+  // In fresh memory, WebCrypto hashes off the main thread (a 525 KB instance: about 0.3 ms of
+  // CPU); in reused memory node:crypto hashes in place (WebCrypto's copy would be fresh memory).
+  const expected = into
+    ? new Uint8Array(createHash("sha256").update(bytes.subarray(0, end)).digest())
+    : new Uint8Array(await crypto.subtle.digest("SHA-256", bytes.subarray(0, end)));
   if (!expected.every((b, i) => bytes[end + i] === b)) {
     throw new Error(`${path}: checksum mismatch (the file was damaged)`);
   }
@@ -208,15 +212,26 @@ export async function readSmallMessage(
   return { header, body: bytes.subarray(8 + headLength, end) };
 }
 
-/** The bytes of a file of at most `maxBytes` (one read into memory of its size), else undefined. */
+/**
+ * The bytes of a file of at most `maxBytes` (one read into memory of its size, or into `into`
+ * when it fits), else undefined.
+ */
 async function readAtMost(
   path: string,
   maxBytes: number,
+  into?: Uint8Array<ArrayBuffer>,
 ): Promise<Uint8Array<ArrayBuffer> | undefined> {
   using file = await Deno.open(path, { read: true });
   const size = (await file.stat()).size;
   if (size > maxBytes) return undefined;
-  return await readExactly(file, size, path);
+  if (!into || size > into.length) return await readExactly(file, size, path);
+  const out = into.subarray(0, size);
+  for (let at = 0; at < size;) {
+    const n = await file.read(out.subarray(at));
+    if (n === null) throw new Error(`${path}: truncated`);
+    at += n;
+  }
+  return out;
 }
 
 /** The body of a checked message as a stream read from its file. */

@@ -40,6 +40,11 @@ export interface QueueDeps {
   logger: Logger;
   /** Delivers a rebuilt request through the backend; resolves with its answer or throws. */
   deliver(req: RequestEnvelope, signal: AbortSignal): Promise<ResponseEnvelope>;
+  /**
+   * True when the backend delivered to lets go of a request's body bytes once `deliver` settled
+   * (Backend.releasesBody): the queue may read the next message into the same memory.
+   */
+  releasesBody?(): boolean;
   /** Time allowed for one delivery attempt, ms. */
   attemptTimeoutMs: number;
   /** Called after every change of the counters. */

@@ -49,6 +49,7 @@ export class DeliveryQueues {
       logger: this.#logger,
       deliver: (req: RequestEnvelope, signal: AbortSignal) =>
         this.deliver(config.name, req, signal),
+      releasesBody: () => this.#target?.backend(config.name)?.releasesBody === true,
       attemptTimeoutMs: config.timeout_secs * 1000,
       health: this.#health,
     };

@@ -110,6 +110,12 @@ export interface Backend {
    * when it cannot answer; an HTTP error status from upstream is a normal response.
    */
   invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope>;
+  /**
+   * True when nothing of the backend reads the request's body bytes once `invoke` has returned
+   * (or thrown): the caller may then reuse their memory (a delivery queue reads the next message
+   * into it). Unset: the bytes may still be read.
+   */
+  readonly releasesBody?: boolean;
   /** Stop health checks, close pools. */
   close(): void | Promise<void>;
 }

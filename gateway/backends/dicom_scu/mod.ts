@@ -84,6 +84,11 @@ interface ScuOptions {
 /** A PACS reached over DIMSE. */
 export class DicomScuBackend implements Backend {
   readonly name: string;
+  /**
+   * A C-STORE's instances are sent as views of the body; once the peer answered the last one (or
+   * the association is gone), nothing reads them.
+   */
+  readonly releasesBody = true;
   readonly config: BackendConfig;
   readonly #o: ScuOptions;
   readonly #tls?: DimseTls;
