@@ -462,6 +462,43 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "nats queue: a full stream refuses with 503 queue_full; a reload's new limits reach JetStream",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const cfg = config(c, { max_messages: 2 });
+    // The destination is down: the messages stay in the stream.
+    const d = deps(() => 0, []);
+    const q = await NatsQueue.open("api", cfg, d);
+    try {
+      await q.accept(request(1));
+      await q.accept(request(2));
+      let refused: GatewayError | undefined;
+      await q.accept(request(3)).catch((e) => refused = e);
+      assertEquals(refused?.status, 503);
+      assertEquals(refused?.code, "queue_full");
+      assertEquals(refused?.headers?.["retry-after"], "30");
+      q.retune({ ...cfg, max_messages: 3 }, d);
+      const nc = await connect(c.clientOptions());
+      try {
+        const jsm = await nc.jetstreamManager();
+        await waitFor(
+          async () => (await jsm.streams.info(cfg.nats_stream!)).config.max_msgs === 3,
+          { timeoutMs: 10_000, description: "the stream's new max_msgs" },
+        );
+      } finally {
+        await nc.close();
+      }
+      await q.accept(request(3));
+    } finally {
+      await q.close();
+    }
+  },
+});
+
+Deno.test({
   name: "nats queue: stop the cluster",
   ignore: !HAVE,
   ...options,

@@ -97,7 +97,9 @@ function settings(config: QueueConfig) {
 
 /** JetStream's error for a message it refused, as the sender's 503/507. */
 function publishRefusal(backend: string, err: unknown): GatewayError | undefined {
-  const text = (err as Error)?.message ?? String(err);
+  // JetStream's reason is in the API error (the message alone may be only its code).
+  const api = (err as { api_error?: { description?: string } })?.api_error?.description ?? "";
+  const text = `${(err as Error)?.message ?? String(err)} ${api}`;
   const full = (status: 503 | 507, why: string) => {
     const e = new GatewayError(
       status,
@@ -310,26 +312,7 @@ export class NatsQueue implements QueueStore {
     try {
       const jsm = await nc.jetstreamManager({ timeout: s.timeoutMs });
       const js = nc.jetstream({ timeout: s.timeoutMs });
-      const limits = {
-        max_msgs: this.#config.max_messages,
-        max_bytes: this.#config.max_bytes,
-        discard: DiscardPolicy.New,
-        num_replicas: s.replicas,
-        storage: StorageType.File,
-        max_msg_size: s.maxPayload + 1024 * 1024,
-      };
-      await ensureStream(jsm, {
-        name: this.names.stream,
-        subjects: [`${this.names.subject}.msg.*`],
-        retention: RetentionPolicy.Workqueue,
-        ...limits,
-      });
-      await ensureStream(jsm, {
-        name: this.names.dead,
-        subjects: [`${this.names.subject}.dead.*`],
-        retention: RetentionPolicy.Limits,
-        ...limits,
-      });
+      await this.#ensureStreams(jsm);
       await this.#ensureConsumer(jsm);
       const bodies = await js.views.os(this.names.bodies, {
         replicas: s.replicas,
@@ -354,6 +337,31 @@ export class NatsQueue implements QueueStore {
     });
     this.#startPulling();
     void this.#refresh();
+  }
+
+  /** The queue's and the dead letters' streams, with the configured limits (made or updated). */
+  async #ensureStreams(jsm: JetStreamManager): Promise<void> {
+    const s = settings(this.#config);
+    const limits = {
+      max_msgs: this.#config.max_messages,
+      max_bytes: this.#config.max_bytes,
+      discard: DiscardPolicy.New,
+      num_replicas: s.replicas,
+      storage: StorageType.File,
+      max_msg_size: s.maxPayload + 1024 * 1024,
+    };
+    await ensureStream(jsm, {
+      name: this.names.stream,
+      subjects: [`${this.names.subject}.msg.*`],
+      retention: RetentionPolicy.Workqueue,
+      ...limits,
+    });
+    await ensureStream(jsm, {
+      name: this.names.dead,
+      subjects: [`${this.names.subject}.dead.*`],
+      retention: RetentionPolicy.Limits,
+      ...limits,
+    });
   }
 
   /** The durable consumer, as the ordering asks (made, or its limits updated). */
@@ -438,6 +446,16 @@ export class NatsQueue implements QueueStore {
     this.#config = config;
     this.#deps = deps;
     const h = this.#handles;
+    if (
+      h && (before.max_messages !== config.max_messages || before.max_bytes !== config.max_bytes)
+    ) {
+      void this.#ensureStreams(h.jsm).catch((err) =>
+        this.#deps.logger.error("queue: the streams' limits could not be updated", {
+          backend: this.backend,
+          error: (err as Error)?.message ?? String(err),
+        })
+      );
+    }
     if (
       h && (before.ordering !== config.ordering || before.concurrency !== config.concurrency ||
         before.nats_ack_wait_secs !== config.nats_ack_wait_secs)
