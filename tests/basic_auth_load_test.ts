@@ -190,12 +190,15 @@ Deno.test({
           into.push(ms);
         }
       }
-      const ratio = quantile(unknown, 0.5) / quantile(known, 0.5);
+      // The fastest of each: what the check costs, least disturbed by other work on the machine
+      // (a busy machine only adds time; the medians of a loaded CI run drifted to 0.75 and 1.21).
+      const ratio = Math.min(...unknown) / Math.min(...known);
       console.log(
-        `median wrong password: known ${quantile(known, 0.5).toFixed(1)} ms, unknown ` +
-          `${quantile(unknown, 0.5).toFixed(1)} ms (ratio ${ratio.toFixed(2)})`,
+        `fastest wrong password: known ${Math.min(...known).toFixed(1)} ms, unknown ` +
+          `${Math.min(...unknown).toFixed(1)} ms (ratio ${ratio.toFixed(2)}); medians ` +
+          `${quantile(known, 0.5).toFixed(1)} and ${quantile(unknown, 0.5).toFixed(1)} ms`,
       );
-      assert(ratio > 0.8 && ratio < 1.25, `unknown/known median time ${ratio.toFixed(2)}`);
+      assert(ratio > 0.8 && ratio < 1.25, `unknown/known fastest time ${ratio.toFixed(2)}`);
     } finally {
       await gw.stop();
     }
