@@ -499,6 +499,38 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "nats queue: a body of exactly nats_max_payload (1 MiB, the servers' max_payload) still fits: its header goes with it",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const got: Uint8Array[] = [];
+    const base = deps(() => 201, []);
+    const q = await NatsQueue.open("api", config(c, { nats_max_payload: undefined }), {
+      ...base,
+      deliver: async (r, signal) => {
+        got.push(new Uint8Array(await r.body.bytes()));
+        return await base.deliver(r, signal);
+      },
+    });
+    try {
+      const body = crypto.getRandomValues(new Uint8Array(65_536)).slice();
+      const mib = new Uint8Array(1_048_576);
+      for (let at = 0; at < mib.length; at += body.length) mib.set(body, at);
+      await q.accept(request("mib", mib));
+      await waitFor(() => Promise.resolve(got.length === 1), {
+        timeoutMs: 15_000,
+        description: "the 1 MiB message delivered",
+      });
+      assertEquals(got[0], mib);
+    } finally {
+      await q.close();
+    }
+  },
+});
+
+Deno.test({
   name: "nats queue: stop the cluster",
   ignore: !HAVE,
   ...options,

@@ -495,11 +495,16 @@ export class NatsQueue implements QueueStore {
     if (declared !== null && declared > this.#config.max_bytes) {
       throw publishRefusal(this.backend, new Error("maximum bytes"))!;
     }
+    // Inline up to nats_max_payload, and within what the server takes in one message with the
+    // header (its max_payload, 1 MiB by default).
+    const serverMax = h.nc.info?.max_payload ?? Number.MAX_SAFE_INTEGER;
+    const headerBytes = new TextEncoder().encode(JSON.stringify(header)).length + 1024;
+    const inlineLimit = Math.max(0, Math.min(s.maxPayload, serverMax - headerBytes));
     const source = req.body.forwardable();
     let inline: Uint8Array = new Uint8Array(0);
     let big: ReadableStream<Uint8Array> | undefined;
     if (source instanceof Uint8Array) {
-      if (source.length > s.maxPayload) {
+      if (source.length > inlineLimit) {
         big = new ReadableStream<Uint8Array>({
           start(c) {
             c.enqueue(source);
@@ -509,7 +514,7 @@ export class NatsQueue implements QueueStore {
       } else inline = source;
     } else if (source) {
       const body = boundedClientBody(source, (req.body.limits.body_timeout_secs ?? 60) * 1000);
-      const read = await readUpTo(body, s.maxPayload);
+      const read = await readUpTo(body, inlineLimit);
       inline = read.bytes;
       big = read.rest;
     }
