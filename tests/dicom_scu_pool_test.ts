@@ -124,7 +124,7 @@ const RELEASED = /Association Release/;
 
 Deno.test({
   name:
-    "dicom_scu pool with storescp: many C-STOREs and a C-ECHO over one association, idle release, A-RELEASE at stop, the same bytes",
+    "dicom_scu pool with storescp: many C-STOREs and a C-ECHO over one association, idle release, A-RELEASE at reload and stop, the same bytes",
   ignore: !requirePeer("storescp", "storescp", "dcmtk") ||
     !requirePeer("storescu", "storescu", "dcmtk"),
   sanitizeResources: false,
@@ -173,23 +173,34 @@ Deno.test({
         await gw.stop();
       }
 
-      await t.step("the gateway's stop releases an idle association (A-RELEASE)", async () => {
-        const port = freePort();
-        const kept = await startTestGateway(
-          gatewayToml(pacs, port, "association_idle_secs = 3600"),
-          { workers: 1 },
-        );
-        try {
-          await storescu(port, [instances[0].path]);
-          await logged(pacs, ACCEPTED, 3);
-          assertEquals(await metric(kept, "gateway_dimse_associations_idle"), 1);
-          assertEquals(count(pacs, RELEASED), 2, "kept, not released");
-        } finally {
-          await kept.stop();
-        }
-        await logged(pacs, RELEASED, 3);
-        assertEquals(count(pacs, /Association Aborted/), 0, pacs.process.output());
-      });
+      await t.step(
+        "a reload and the gateway's stop release idle associations (A-RELEASE)",
+        async () => {
+          const port = freePort();
+          const kept = await startTestGateway(
+            gatewayToml(pacs, port, "association_idle_secs = 3600"),
+            { workers: 1 },
+          );
+          try {
+            await storescu(port, [instances[0].path]);
+            await logged(pacs, ACCEPTED, 3);
+            assertEquals(await metric(kept, "gateway_dimse_associations_idle"), 1);
+            assertEquals(count(pacs, RELEASED), 2, "kept, not released");
+            // The configuration that took over has a pool of its own; the retired one releases.
+            await kept.writeConfig(gatewayToml(pacs, port, "association_idle_secs = 3599"));
+            const reload = await kept.mgmtFetch("/api/reload", { method: "POST" });
+            assertEquals(reload.status, 200, await reload.text());
+            await logged(pacs, RELEASED, 3);
+            await storescu(port, [instances[1].path]);
+            await logged(pacs, ACCEPTED, 4);
+            assertEquals(count(pacs, RELEASED), 3, "the new association kept");
+          } finally {
+            await kept.stop();
+          }
+          await logged(pacs, RELEASED, 4);
+          assertEquals(count(pacs, /Association Aborted/), 0, pacs.process.output());
+        },
+      );
     } finally {
       await pacs.stop();
       await removeDir(dir);
