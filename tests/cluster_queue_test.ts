@@ -90,6 +90,7 @@ Deno.test({
       let refused = 0;
       let next = 0;
       let killed: Promise<void> | undefined;
+      let killedNats: string | undefined;
       const killOne = async () => {
         // A gateway, and the NATS server leading the queue's stream (the worst one to lose).
         gateways[1].process.kill("SIGKILL");
@@ -103,6 +104,7 @@ Deno.test({
         }
         const victim = nats.nodes.find((n) => n.name === leader) ?? nats.nodes[0];
         await victim.kill();
+        killedNats = victim.name;
       };
       const send = async () => {
         while (next < MESSAGES) {
@@ -141,6 +143,9 @@ Deno.test({
         clearInterval(progress)
       );
       await killed;
+      // Both were killed in the middle, as the test says.
+      assertEquals((await gateways[1].process.status).signal, "SIGKILL");
+      assert(killedNats && !nats.nodes.find((n) => n.name === killedNats)!.running());
       const sent = performance.now();
       assertEquals(acknowledged.size, MESSAGES, "every message was acknowledged in the end");
       // The upstream comes up: everything acknowledged arrives, whichever gateway delivers it.
@@ -177,7 +182,8 @@ Deno.test({
         `cluster: ${MESSAGES} acknowledged (${refused} refusals sent again) in ${
           Math.round(sent - started)
         } ms from the start; all delivered ${Math.round(done - sent)} ms after the upstream ` +
-          `came up; ${duplicates} delivered twice; delivered per surviving gateway: ${
+          `came up; ${duplicates} delivered twice; NATS server ${killedNats} (the stream's ` +
+          `leader) killed; delivered per surviving gateway: ${
             stats.map((s) => s.delivered_total).join(", ")
           }`,
       );
