@@ -116,6 +116,7 @@ export type {
   BackendCall,
   BackendFactory,
   BuildContext,
+  BuildMetrics,
   Middleware,
   MiddlewareFactory,
   TransformSource,
@@ -131,8 +132,13 @@ export {
   ResponseEnvelope,
 } from "./gateway/envelope.ts";
 export { GatewayError } from "./gateway/errors.ts";
-// What a custom component reports its state through (BuildContext.health).
-export type { ComponentHealth } from "./gateway/observability/mod.ts";
+// What a custom component reports its state through (BuildContext.health), and the metrics it
+// may count in (BuildContext.metrics).
+export type {
+  AssociationMetrics,
+  ComponentHealth,
+  RateLimitMetrics,
+} from "./gateway/observability/mod.ts";
 // Memory admission: the budget of bodies held in memory, and a request's lease on it.
 export { BodyLease, MemoryBudget } from "./gateway/memory/mod.ts";
 export type { BodyFormat } from "./gateway/codecs/mod.ts";

@@ -30,6 +30,7 @@ export type {
   BackendCall,
   BackendFactory,
   BuildContext,
+  BuildMetrics,
   Middleware,
   MiddlewareFactory,
   TransformSource,

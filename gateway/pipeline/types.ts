@@ -7,7 +7,11 @@ import type {
 } from "../../shared/gateway_config/mod.ts";
 import type { Logger } from "../../shared/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
-import type { ComponentHealth, Metrics } from "../observability/mod.ts";
+import type {
+  AssociationMetrics,
+  ComponentHealth,
+  RateLimitMetrics,
+} from "../observability/mod.ts";
 
 /**
  * A place transform specs are read from, by their `spec_path` (files under `transforms_path`, or
@@ -18,6 +22,14 @@ export interface TransformSource {
   resolve(specPath: string): string;
   /** The spec's JSON text. */
   read(specPath: string): Promise<string>;
+}
+
+/** The metrics a middleware or backend counts in itself. */
+export interface BuildMetrics {
+  /** DIMSE associations a backend keeps (a dicom_scu's pool). */
+  readonly associations: AssociationMetrics;
+  /** Rate-limit store failures (the rate_limit middleware). */
+  readonly rateLimits: RateLimitMetrics;
 }
 
 /** What a middleware or backend factory may use while it builds. */
@@ -38,8 +50,8 @@ export interface BuildContext {
    * configuration generation gets fresh memory. Absent outside the gateway (tests, tools).
    */
   sharedMemory?: (name: string, bytes: number) => SharedArrayBuffer;
-  /** The gateway's metrics, for what a backend counts itself (a dicom_scu's associations). */
-  metrics?: Metrics;
+  /** The gateway's metrics a component counts in itself (the gateway's `Metrics` has them). */
+  metrics?: BuildMetrics;
   /**
    * The gateway's degraded components (main thread only): a component that depends on an outside
    * service (a rate limit's Redis) reports there. Absent in workers and outside the gateway.
