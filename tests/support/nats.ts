@@ -77,8 +77,21 @@ function tlsBlock(tls: NatsOptions["tls"]): string {
   }}\n`;
 }
 
-/** Starts `size` JetStream servers on free loopback ports (a cluster when more than one). */
+/**
+ * Starts `size` JetStream servers on free loopback ports (a cluster when more than one); tried
+ * again on new ports when one was taken meanwhile (tests run in parallel).
+ */
 export async function startNats(options: NatsOptions = {}): Promise<NatsCluster> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await startNatsOnce(options);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/i.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startNatsOnce(options: NatsOptions): Promise<NatsCluster> {
   const binary = natsServerBinary() ?? "/usr/sbin/nats-server";
   const size = options.size ?? 1;
   const dir = await tempDir("gw-nats-");
