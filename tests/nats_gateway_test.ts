@@ -2,13 +2,19 @@
  * A gateway whose backend queue is `store = "nats"` (Debian's nats-server with JetStream, started
  * here): 202 with the delivery id, delivery to the upstream, and the operations the file store has
  * through the same management API routes and metrics: the queue's figures, dead letters listed,
- * viewed, sent again and purged; `/metrics` counts the deliveries.
+ * viewed, sent again and purged; `/metrics` counts the deliveries. Over MLLP, an HL7 sender gets
+ * its AA once JetStream holds the message, and a `fifo` queue forwards them in order once the
+ * receiver is up.
  */
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
 import { requirePeer } from "./support/peers.ts";
 import { startNats } from "./support/nats.ts";
 import { waitFor } from "./support/wait.ts";
+import { freePort } from "./support/ports.ts";
+import { adtA01, startHl7Receiver } from "./support/hl7_receiver.ts";
+import { Hl7Client } from "@medplum/hl7";
+import { Hl7Message } from "@medplum/core";
 
 Deno.test({
   name: "nats gateway: 202, delivery, and the management API and metrics of the file store",
@@ -116,6 +122,72 @@ backends = ["out"]
     } finally {
       await gw.stop();
       await upstream.shutdown();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nats gateway: HL7 over MLLP acknowledged AA once JetStream holds it; fifo forwards in order",
+  ignore: !requirePeer("NATS JetStream", "nats-server", "nats-server"),
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await using nats = await startNats({ size: 1 });
+    const receiverPort = freePort();
+    const mllpPort = freePort();
+    const gw = await startTestGateway(`
+[endpoints.mllp_in]
+service = "hl7"
+[endpoints.mllp_in.options]
+bind_addr = "127.0.0.1"
+port = ${mllpPort}
+[backends.adt]
+service = "hl7"
+[backends.adt.options]
+host = "127.0.0.1"
+port = ${receiverPort}
+connect_timeout_secs = 2
+ack_timeout_secs = 5
+[backends.adt.queue]
+store = "nats"
+nats_servers = ${JSON.stringify(nats.servers)}
+ordering = "fifo"
+initial_backoff_ms = 50
+max_backoff_ms = 200
+[pipelines.p]
+endpoints = ["mllp_in"]
+backends = ["adt"]
+`);
+    const ids = Array.from({ length: 10 }, (_, i) => `NATS${i}`);
+    try {
+      const client = new Hl7Client({ host: "127.0.0.1", port: mllpPort });
+      try {
+        for (const id of ids) {
+          const ack = await client.sendAndWait(Hl7Message.parse(adtA01(id)), {
+            timeoutMs: 15_000,
+          });
+          const msa = ack.getSegment("MSA");
+          assertEquals(msa?.getField(1)?.toString(), "AA", ack.toString());
+          assertEquals(msa?.getField(2)?.toString(), id);
+        }
+      } finally {
+        await client.close();
+      }
+      // The receiver is down: every acknowledged message waits in the stream.
+      await waitFor(async () => {
+        const res = await gw.mgmtFetch("/admin/queues");
+        return (await res.json()).queues[0].depth === ids.length;
+      }, { timeoutMs: 10_000, description: "10 messages waiting in JetStream" });
+      const rcv = await startHl7Receiver(receiverPort);
+      try {
+        await rcv.received(ids.length);
+        assertEquals(rcv.controlIds.slice(0, ids.length), ids);
+      } finally {
+        await rcv.stop();
+      }
+    } finally {
+      await gw.stop();
     }
   },
 });
