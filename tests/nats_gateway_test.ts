@@ -4,7 +4,8 @@
  * through the same management API routes and metrics: the queue's figures, dead letters listed,
  * viewed, sent again and purged; `/metrics` counts the deliveries. Over MLLP, an HL7 sender gets
  * its AA once JetStream holds the message, and a `fifo` queue forwards them in order once the
- * receiver is up.
+ * receiver is up. Over DIMSE, DCMTK storescu gets C-STORE Success from a `dicom_scp` endpoint once
+ * JetStream holds each instance, and DCMTK storescp receives them through the queued `dicom_scu`.
  */
 import { assert, assertEquals } from "./assert.ts";
 import { startTestGateway } from "./harness.ts";
@@ -15,6 +16,9 @@ import { freePort } from "./support/ports.ts";
 import { adtA01, startHl7Receiver } from "./support/hl7_receiver.ts";
 import { Hl7Client } from "@medplum/hl7";
 import { Hl7Message } from "@medplum/core";
+import { runCommand } from "./support/process.ts";
+import { generateInstances } from "../fixtures/dicom/generate.ts";
+import { DCMTK_ENV, startStorescp } from "../fixtures/dicom/peers.ts";
 
 Deno.test({
   name: "nats gateway: 202, delivery, and the management API and metrics of the file store",
@@ -188,6 +192,81 @@ backends = ["adt"]
       }
     } finally {
       await gw.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nats gateway: storescu gets C-STORE Success once JetStream holds the instances; storescp receives them",
+  ignore: !requirePeer("NATS JetStream", "nats-server", "nats-server") ||
+    !requirePeer("storescu", "storescu", "dcmtk"),
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await using nats = await startNats({ size: 1 });
+    const dir = await Deno.makeTempDir({ prefix: "gw-nats-dicom-" });
+    const instances = await generateInstances(`${dir}/in`, {
+      patientPrefix: "NATSQ",
+      instancesPerSeries: 4,
+    });
+    const archive = await startStorescp({ aet: "ARCHIVE" });
+    const scpPort = freePort();
+    const gw = await startTestGateway(`
+[endpoints.scp]
+service = "dicom_scp"
+[endpoints.scp.options]
+local_aet = "GATEWAY"
+bind_addr = "127.0.0.1"
+port = ${scpPort}
+enable_store = true
+[backends.archive]
+service = "dicom_scu"
+timeout_secs = 10
+[backends.archive.options]
+aet = "ARCHIVE"
+host = "127.0.0.1"
+port = ${archive.port}
+[backends.archive.queue]
+store = "nats"
+nats_servers = ${JSON.stringify(nats.servers)}
+nats_max_payload = 4096
+initial_backoff_ms = 100
+max_backoff_ms = 500
+[pipelines.dimse]
+endpoints = ["scp"]
+backends = ["archive"]
+`);
+    try {
+      const sent = await runCommand(
+        "storescu",
+        [
+          "-aet",
+          "MODALITY",
+          "-aec",
+          "GATEWAY",
+          "127.0.0.1",
+          String(scpPort),
+          ...instances.map((i) => i.path),
+        ],
+        { timeoutMs: 30_000, env: DCMTK_ENV },
+      );
+      assertEquals(sent.code, 0, sent.stderr);
+      await waitFor(
+        () => Promise.resolve([...Deno.readDirSync(archive.dir)].length === instances.length),
+        {
+          timeoutMs: 20_000,
+          description: "every instance at storescp",
+        },
+      );
+      await waitFor(async () => {
+        const q = (await (await gw.mgmtFetch("/admin/queues")).json()).queues[0];
+        return q.delivered_total === instances.length && q.depth === 0;
+      }, { timeoutMs: 10_000, description: "the queue delivered and empty" });
+    } finally {
+      await gw.stop();
+      await archive.stop();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
   },
 });
