@@ -111,7 +111,7 @@ Deno.test({
           const n = next++;
           if (n === Math.floor(MESSAGES / 3)) killed = killOne();
           // Sent until a gateway acknowledges it (a refusal or a broken connection is not one).
-          for (let attempt = 0; attempt < 100; attempt++) {
+          for (let attempt = 0; attempt < 300; attempt++) {
             try {
               const res = await fetch(`${haproxy.url}/in/orders/${n}`, {
                 method: "POST",
