@@ -23,6 +23,7 @@ Deno.test("loadDefaultConfig: echo under /echo on 0.0.0.0:8080, management on 12
     port: 9090,
     prefix: "admin",
     allowed_hosts: [],
+    console: true,
   });
 });
 

@@ -106,6 +106,7 @@ backends = ["up"]
       port: 9090,
       prefix: "admin",
       allowed_hosts: [],
+      console: true,
     },
     logging: { level: "info", format: "json", log_identifiers: false },
     runtime: {
@@ -269,6 +270,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     allowed_hosts: ["gateway-1.hospital.internal"],
     tls_cert_path: "certs/mgmt.pem",
     tls_key_path: "certs/mgmt-key.pem",
+    console: true,
   });
   assert.deepEqual(c.logging, { level: "debug", format: "text", log_identifiers: true });
 });
