@@ -32,6 +32,8 @@ export class DeliveryQueues {
   readonly #health: ComponentHealth;
   readonly #queues = new Map<string, QueueStore>();
   #target: DeliveryTarget | undefined;
+  /** Resolves when the first configuration is attached (queues open before it takes over). */
+  readonly #firstTarget = Promise.withResolvers<void>();
 
   /** `health` hears of queues paused by their disk (default: a registry of their own). */
   constructor(logger: Logger, health?: ComponentHealth) {
@@ -87,6 +89,10 @@ export class DeliveryQueues {
     req: RequestEnvelope,
     signal: AbortSignal,
   ): Promise<ResponseEnvelope> {
+    // A queue opened at start delivers its waiting messages at once, while the configuration that
+    // will serve them is still being built: the attempt waits for it (bounded by the attempt's
+    // own timeout) rather than failing and sitting out a back-off.
+    if (this.#target === undefined) await abortable(this.#firstTarget.promise, signal);
     const target = this.#target;
     const backend = target?.backend(name);
     if (!target || !backend) {
@@ -106,6 +112,7 @@ export class DeliveryQueues {
   /** The configuration now serving traffic; queues not in `names` stop delivering. */
   async attach(target: DeliveryTarget, names: ReadonlySet<string>): Promise<void> {
     this.#target = target;
+    this.#firstTarget.resolve();
     for (const [name, q] of this.#queues) {
       if (names.has(name)) continue;
       this.#queues.delete(name);
@@ -136,4 +143,17 @@ export class DeliveryQueues {
     for (const q of this.#queues.values()) await q.close();
     this.#queues.clear();
   }
+}
+
+/** `promise`, or a rejection with the signal's reason once it aborts. */
+function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
 }
