@@ -1,10 +1,9 @@
 /**
- * The queues' registry: a message waiting when a queue opens (a restart) is delivered once the
- * configuration that serves it is attached, by its first attempt, not after a failed attempt and a
- * back-off.
+ * The queues' registry: an attempt made when a queue opens (a restart with messages waiting),
+ * before the configuration that serves it is attached, waits for it instead of failing (and costing
+ * the message a back-off).
  */
-import { assertEquals } from "../../tests/assert.ts";
-import { waitFor } from "../../tests/support/wait.ts";
+import { assertEquals, assertRejects } from "../../tests/assert.ts";
 import { Logger } from "../../shared/mod.ts";
 import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
 import { Body, RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
@@ -31,8 +30,25 @@ const CONFIG = {
   },
 } as unknown as BackendConfig;
 
-Deno.test("delivery queues: a message accepted before the configuration is attached waits for it, then goes", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gw-queues-" });
+function request(): RequestEnvelope {
+  return new RequestEnvelope({
+    id: "r1",
+    protocol: "http",
+    method: "POST",
+    path: "/x",
+    endpoint: "api",
+    remoteAddr: "10.0.0.1",
+    headers: new Headers({ "content-type": "application/json" }),
+    body: Body.fromData({ waiting: true }),
+  });
+}
+
+/** Lets every queued callback run (a settled promise's handlers included). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
+Deno.test("delivery queues: an attempt made before the configuration is attached waits for it, then goes", async () => {
   const queues = new DeliveryQueues(new Logger({ level: "error", format: "json", sink: () => {} }));
   const received: string[] = [];
   const backend = {
@@ -44,38 +60,30 @@ Deno.test("delivery queues: a message accepted before the configuration is attac
     },
     close: () => {},
   } as unknown as Backend;
-  try {
-    const queue = await queues.open(CONFIG, dir);
-    await queue.accept(
-      new RequestEnvelope({
-        id: "r1",
-        protocol: "http",
-        method: "POST",
-        path: "/x",
-        endpoint: "api",
-        remoteAddr: "10.0.0.1",
-        headers: new Headers({ "content-type": "application/json" }),
-        body: Body.fromData({ waiting: true }),
-      }),
-    );
-    // The queue has started its attempt; nothing can serve it yet.
-    await waitFor(() => Promise.resolve(queue.stats().in_flight === 1), {
-      timeoutMs: 10_000,
-      description: "the first attempt started",
-    });
-    assertEquals(received, []);
-    await queues.attach(
-      { backend: (n) => n === "api" ? backend : undefined, acquire() {}, release() {} },
-      new Set(["api"]),
-    );
-    await waitFor(() => Promise.resolve(queue.stats().delivered_total === 1), {
-      timeoutMs: 10_000,
-      description: "delivered after the attach",
-    });
-    assertEquals(received, [`{"waiting":true}`]);
-    assertEquals(queue.stats().retried_total, 0, "no failed attempt, no back-off");
-  } finally {
-    await queues.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  let outcome = "pending";
+  const answer = queues.deliver("api", request(), new AbortController().signal);
+  answer.then(() => outcome = "answered", (err: Error) => outcome = `failed: ${err.message}`);
+  await settle();
+  // Not refused as `backend_not_configured` (which would cost the message a back-off).
+  assertEquals(outcome, "pending");
+  assertEquals(received, []);
+  await queues.attach(
+    { backend: (n) => n === "api" ? backend : undefined, acquire() {}, release() {} },
+    new Set(),
+  );
+  assertEquals((await answer).status, 200);
+  assertEquals(received, [`{"waiting":true}`]);
+  // Once a configuration is attached, a backend it does not have is refused at once.
+  await assertRejects(
+    () => queues.deliver("other", request(), new AbortController().signal),
+    /backend other is not configured/,
+  );
+});
+
+Deno.test("delivery queues: an attempt waiting for the first configuration ends with its signal", async () => {
+  const queues = new DeliveryQueues(new Logger({ level: "error", format: "json", sink: () => {} }));
+  const abort = new AbortController();
+  const answer = queues.deliver("api", request(), abort.signal);
+  abort.abort(new Error("attempt timed out"));
+  await assertRejects(() => answer, /attempt timed out/);
 });
