@@ -66,9 +66,10 @@ export async function startTestGateway(
      */
     workers?: number;
     /**
-     * Grace of `stop()` for requests in flight (default 0.25 s). A stop otherwise lasts up to the
+     * Grace of `stop()` for requests in flight (default 0.05 s). A stop otherwise lasts up to the
      * listener's sweep (about 2 s) while the test's own `fetch` keeps an idle keep-alive
-     * connection open; a test of the drain passes a longer one.
+     * connection open, and the grace is what nearly every stop waits; a test of the drain passes
+     * a longer one.
      */
     drainSeconds?: number;
     /** The clock of the gateway's alerts (a ManualClock drives their evaluation). */
@@ -101,7 +102,7 @@ export async function startTestGateway(
     configFile,
     logger,
     metrics: createMetrics(),
-    drainSeconds: opts.drainSeconds ?? 0.25,
+    drainSeconds: opts.drainSeconds ?? 0.05,
     workers: opts.workers ?? (/^\s*workers\s*=/m.test(body) ? undefined : 1),
     clock: opts.clock,
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : Deno.env.get(name),
