@@ -141,7 +141,7 @@ level = "debug"
     logger,
     metrics: createMetrics(),
     // Short: a stop otherwise waits for the sweep to close the test's idle keep-alive connection.
-    drainSeconds: 0.25,
+    drainSeconds: 0.05,
     workers: opts.workers ?? (/^\s*workers\s*=/m.test(opts.body ?? "") ? undefined : 1),
     env: (name) => name === "GATEWAY_MANAGEMENT_TOKEN" ? mgmtToken : env[name],
     cloud: {
