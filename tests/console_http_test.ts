@@ -187,13 +187,42 @@ backends = ["gone"]
     await crossSite.body?.cancel();
     assertEquals((await gw.labQueue()).dead, dead, "nothing was retried");
 
-    // Mended: the operator retries every dead letter of lab; they are delivered.
+    // Mended: the operator fixes one dead letter's body in its page's form and sends it again
+    // (a viewer may not), then retries every other dead letter of lab; they are delivered.
     gw.upstream.mend();
+    const shown = await operator.page(`/dead-letters/lab/${ids[0]}?content=1`);
+    assertMatch(shown.html, /data-testid="dead-letter-resend"/);
+    assertMatch(shown.html, /<textarea id="dl-resend-body" name="body"[^>]*>\{\}<\/textarea>/);
+    const viewerResend = await viewer.post(`/dead-letters/lab/${ids[0]}/resend`, {
+      _csrf: ConsoleClient.csrfOf(viewed.html),
+      body: "{}",
+    });
+    assertEquals(viewerResend.status, 403);
+    await viewerResend.body?.cancel();
+    const edited = await operator.post(`/dead-letters/lab/${ids[0]}/resend`, {
+      _csrf: ConsoleClient.csrfOf(shown.html),
+      body: '{"fixed":true}',
+      content_type: "application/json",
+      eol: "lf",
+    });
+    assertEquals(edited.status, 303);
+    const location = edited.headers.get("location")!;
+    const newId = new URL(location, gw.consoleUrl).searchParams.get("resent")!;
+    assertMatch(newId, /^\d{13}-\d{6}-[0-9a-f]{8}$/);
+    const resentPage = await operator.page(location.replace(/^\/admin\/console/, ""));
+    assertMatch(resentPage.html, new RegExp(`data-testid="new-delivery-id">${newId}<`));
+    await waitFor(
+      () =>
+        Promise.resolve(
+          gw.upstream.received.some((r) => new TextDecoder().decode(r.body) === '{"fixed":true}'),
+        ),
+      { timeoutMs: 20_000, description: "the edited dead letter at the upstream" },
+    );
     const retried = await operator.post("/dead-letters/lab/retry", { _csrf: csrf });
     assertEquals(retried.status, 303);
     assertEquals(
       retried.headers.get("location"),
-      `/admin/console/dead-letters?backend=lab&requeued=${dead}`,
+      `/admin/console/dead-letters?backend=lab&requeued=${dead - 1}`,
     );
     await waitFor(async () => (await gw.labQueue()).delivered_total === dead, {
       timeoutMs: 20_000,

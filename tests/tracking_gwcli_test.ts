@@ -2,7 +2,8 @@
  * gwcli's message commands against a real gateway process that tracks an HL7-over-HTTP-like text
  * pipeline and an HTTP upstream: messages:search (by alias, as a table and as JSON),
  * messages:show (metadata; --content pretty-prints each stage), messages:replay,
- * messages:resend --file, and messages:dead-letter on a queued backend's dead letter.
+ * messages:resend --file, and messages:dead-letter on a queued backend's dead letter (shown, then
+ * sent again with --resend-file).
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { expectExit, type GwcliHome, withGwcliHome } from "./gwcli_support.ts";
@@ -146,6 +147,44 @@ ${trackingTable(dir, identity)}
       const letter = (await run(home, ["messages:dead-letter", "later", delivery_id])).stdout;
       assertMatch(letter, new RegExp(`^${delivery_id} \\(dead\\) POST /orders`));
       assertMatch(letter, /"order": "ORD-9"/);
+
+      // Fixed and sent again from a file: a new delivery; the dead letter is gone.
+      status = 200;
+      await Deno.writeTextFile(`${dir}/fixed.json`, '{"order":"ORD-9","fixed":true}');
+      const before = upstream.received.length;
+      const resent = (await run(home, [
+        "messages:dead-letter",
+        "later",
+        delivery_id,
+        "--resend-file",
+        `${dir}/fixed.json`,
+        "--content-type",
+        "application/json",
+      ])).stdout;
+      const match = resent.match(
+        new RegExp(`^Dead letter ${delivery_id} of later sent again as delivery (\\S+) on 'edge'`),
+      );
+      assert(match && match[1] !== delivery_id, resent);
+      await waitFor(async () => {
+        const json = JSON.parse((await run(home, ["gateway:queues", "--json"])).stdout);
+        return json.queues[0].dead === 0 && json.queues[0].depth === 0 &&
+          upstream.received.length > before;
+      }, { timeoutMs: 10_000, description: "the edited dead letter delivered" });
+      assertEquals(
+        new TextDecoder().decode(upstream.received.at(-1)!.body),
+        '{"order":"ORD-9","fixed":true}',
+      );
+      assertMatch(
+        (await run(home, [
+          "messages:dead-letter",
+          "later",
+          delivery_id,
+          "--resend-file",
+          `${dir}/fixed.json`,
+        ], 1))
+          .stderr,
+        /not_found/,
+      );
     });
   } finally {
     await upstream.stop();

@@ -1,8 +1,10 @@
 /**
  * `messages:search`, `messages:show`, `messages:replay`, `messages:resend` and
- * `messages:dead-letter`: the messages an instance tracks, through its management API
- * (docs/operations.md, "Search and replay"; docs/management-api.md, "Message tracking").
- * Content (`show --content`, `dead-letter`) and replays need a token with the operator role.
+ * `messages:dead-letter` (a dead letter's content, or `--resend-file`: sent again edited): the
+ * messages an instance tracks and its dead letters, through its management API (docs/operations.md,
+ * "Search and replay"; docs/management-api.md, "Message tracking").
+ * Content (`show --content`, `dead-letter`), replays and resends need a token with the operator
+ * role.
  */
 import type { Command } from "commander";
 import { Buffer } from "node:buffer";
@@ -22,7 +24,7 @@ import {
 
 type Row = Record<string, unknown>;
 
-/** Largest file `messages:resend --file` reads (the API's limit). */
+/** Largest file `messages:resend --file` and `messages:dead-letter --resend-file` read. */
 const MAX_RESEND_FILE = 64 * 1024 * 1024;
 
 /** `2026-11-27T06:58:01.123Z` as `2026-11-27 06:58:01`. */
@@ -292,17 +294,7 @@ export function registerMessageCommands(program: Command, ctx: CliContext): void
       options: InstanceOptions & { file: string; contentType?: string; backend?: string },
       args: string[],
     ) => {
-      let bytes: Uint8Array;
-      try {
-        const info = await Deno.stat(options.file);
-        if (info.size > MAX_RESEND_FILE) {
-          throw new CliError(`${options.file}: over ${MAX_RESEND_FILE} bytes`);
-        }
-        bytes = await Deno.readFile(options.file);
-      } catch (err) {
-        if (err instanceof CliError) throw err;
-        throw new CliError(`cannot read ${options.file}: ${(err as Error).message}`);
-      }
+      const bytes = await readBodyFile(options.file);
       const client = await connect(options);
       const body = await call(
         client,
@@ -323,19 +315,48 @@ export function registerMessageCommands(program: Command, ctx: CliContext): void
       defineCommand(
         program,
         "messages:dead-letter",
-        "Show a queued backend's dead letter with its content (operators; audited)",
+        "Show a queued backend's dead letter with its content, or resend it edited (operators; audited)",
       )
         .argument("<BACKEND>", "the queued backend")
         .argument("<ID>", "the delivery id (from gateway:queue-messages --dead)"),
-    ).option("--json", "print the raw JSON answer"),
+    )
+      .option(
+        "--resend-file <PATH>",
+        "send it again with this file as its body (a new message; the dead letter goes)",
+      )
+      .option(
+        "--content-type <TYPE>",
+        "with --resend-file: its content type (default: the stored one)",
+      )
+      .option("--json", "print the raw JSON answer"),
     ctx,
-    async (options: InstanceOptions & { json?: boolean }, args: string[]) => {
+    async (
+      options: InstanceOptions & { json?: boolean; resendFile?: string; contentType?: string },
+      args: string[],
+    ) => {
+      const route = `queues/${encodeURIComponent(args[0])}/messages/${encodeURIComponent(args[1])}`;
+      if (options.contentType !== undefined && options.resendFile === undefined) {
+        throw new CliError("--content-type goes with --resend-file");
+      }
+      if (options.resendFile !== undefined) {
+        const bytes = await readBodyFile(options.resendFile);
+        const client = await connect(options);
+        const body = await call(client, "POST", `${route}/resend`, {
+          body_base64: Buffer.from(bytes).toString("base64"),
+          ...(options.contentType ? { content_type: options.contentType } : {}),
+        });
+        if (options.json) {
+          ctx.out.print(JSON.stringify(body, null, 2));
+          return;
+        }
+        ctx.out.print(
+          `Dead letter ${body.resent} of ${body.backend} sent again as delivery ${body.delivery_id} ` +
+            `on ${describeInstance(client.instance)}.`,
+        );
+        return;
+      }
       const client = await connect(options);
-      const body = await call(
-        client,
-        "GET",
-        `queues/${encodeURIComponent(args[0])}/messages/${encodeURIComponent(args[1])}/content`,
-      );
+      const body = await call(client, "GET", `${route}/content`);
       if (options.json) {
         ctx.out.print(JSON.stringify(body, null, 2));
         return;
@@ -347,4 +368,16 @@ export function registerMessageCommands(program: Command, ctx: CliContext): void
       ctx.out.print(renderStage({ stage: "queued", ...body }));
     },
   );
+}
+
+/** A file's bytes for an edited body (at most the API's limit). */
+async function readBodyFile(path: string): Promise<Uint8Array> {
+  try {
+    const info = await Deno.stat(path);
+    if (info.size > MAX_RESEND_FILE) throw new CliError(`${path}: over ${MAX_RESEND_FILE} bytes`);
+    return await Deno.readFile(path);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`cannot read ${path}: ${(err as Error).message}`);
+  }
 }

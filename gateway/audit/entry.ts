@@ -21,11 +21,13 @@ export interface AuditEntry {
     | "tracking.content_viewed"
     | "tracking.replayed"
     | "tracking.resent"
-    | "queue.dead_letter_viewed";
+    | "queue.dead_letter_viewed"
+    | "queue.dead_letter_resent";
   /**
    * For `tracking.*` and `queue.*` events: the management token that acted (its name and role),
    * the tracked message (or dead letter) concerned, the backend a replay was limited to, and for
-   * an edited resend the new body's SHA-256 and size (never the body).
+   * an edited resend the new body's SHA-256 and size (never the body); for a dead letter sent
+   * again, the new message's delivery id.
    */
   actor?: string;
   actor_role?: string;
@@ -33,6 +35,7 @@ export interface AuditEntry {
   backend?: string;
   edited_sha256?: string;
   edited_bytes?: number;
+  new_delivery_id?: string;
   /** When the request ended (ISO 8601, UTC). */
   time: string;
   request_id?: string;

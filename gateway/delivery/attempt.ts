@@ -8,6 +8,7 @@ import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import type { Verdict } from "./verdict.ts";
+import type { MessageHeader } from "./message_file.ts";
 
 /** Request headers never stored with a message: credentials (the backend's own apply at delivery). */
 const NOT_STORED = new Set([
@@ -134,4 +135,48 @@ export async function bodyText(res: ResponseEnvelope): Promise<string> {
   } catch {
     return "";
   }
+}
+
+/** Headers that describe a body's bytes: left out when an operator edits the body. */
+const BODY_HEADERS =
+  /^(content-type|content-encoding|content-md5|digest|content-digest|repr-digest)$/i;
+
+/**
+ * The header of a dead letter sent again as message `id` (accepted `now`): the same request, with
+ * the edited body's content type; headers that described the old bytes are left out when the body
+ * is edited.
+ */
+export function resentHeader<H extends MessageHeader>(
+  old: H,
+  id: string,
+  now: number,
+  edit: { body?: Uint8Array; content_type?: string },
+): MessageHeader {
+  const contentType = edit.content_type ?? old.content_type;
+  const edited = edit.body !== undefined || edit.content_type !== undefined;
+  const headers = edited ? old.headers.filter(([k]) => !BODY_HEADERS.test(k)) : old.headers;
+  if (edited && contentType) headers.push(["content-type", contentType]);
+  return {
+    id,
+    backend: old.backend,
+    pipeline: old.pipeline,
+    endpoint: old.endpoint,
+    protocol: old.protocol,
+    accepted_at: now,
+    method: old.method,
+    path: old.path,
+    query: old.query,
+    headers: edited ? headers : [...headers],
+    metadata: { ...old.metadata },
+    content_type: contentType,
+  };
+}
+
+/** The 409 of a dead letter whose stored form cannot be read back. */
+export function unreadableDeadLetter(id: string, err: unknown): GatewayError {
+  return new GatewayError(
+    409,
+    "dead_letter_unreadable",
+    `dead letter ${id} cannot be read back: ${(err as Error)?.message ?? err}`,
+  );
 }

@@ -27,7 +27,13 @@ import {
   writeMessage,
 } from "./message_file.ts";
 import { type Verdict, verdictOf } from "./verdict.ts";
-import type { QueueDeps, QueueStats, QueueStore } from "./queue_store.ts";
+import type {
+  DeadLetterContent,
+  DeadLetterEdit,
+  QueueDeps,
+  QueueStats,
+  QueueStore,
+} from "./queue_store.ts";
 import {
   backoffMs,
   bodyText,
@@ -36,8 +42,10 @@ import {
   isFhirCreate,
   MAX_CONDITIONAL_BODY,
   newId,
+  resentHeader,
   storedHeaders,
   thrownVerdict,
+  unreadableDeadLetter,
 } from "./attempt.ts";
 
 export type { QueueDeps, QueueStats } from "./queue_store.ts";
@@ -93,6 +101,8 @@ export class DeliveryQueue implements QueueStore {
   #deadLettered = 0;
   #timer: TimerHandle | undefined;
   #closed = false;
+  /** Dead letters being sent again (a second resend or a retry of one waits its turn: 409). */
+  readonly #resending = new Set<string>();
   /** False until the directory has been read (a disk error at start defers it to the probe). */
   #scanned = false;
   /** Set while the disk refuses the queue's writes (the queue is paused). */
@@ -745,8 +755,10 @@ export class DeliveryQueue implements QueueStore {
         if (e.name.endsWith(".msg")) ids.push(e.name.slice(0, -4));
       }
     }
+    if (id && this.#resending.has(id)) throw resendRunning(id);
     let moved = 0;
     for (const i of ids.sort()) {
+      if (this.#resending.has(i)) continue;
       const from = join(this.dir, "dead", `${i}.msg`);
       if (!(await exists(from))) {
         if (id) throw new GatewayError(404, "not_found", `no dead letter ${i} for ${this.backend}`);
@@ -800,6 +812,125 @@ export class DeliveryQueue implements QueueStore {
     return removed;
   }
 
+  /** Dead letter `id`'s stored request and its body up to `maxBytes` (checked first). */
+  async deadContent(id: string, maxBytes: number): Promise<DeadLetterContent> {
+    // The id becomes a file name: nothing but a delivery id may reach the file system.
+    checkId(id);
+    const path = join(this.dir, "dead", `${id}.msg`);
+    if (!(await exists(path))) {
+      throw new GatewayError(404, "not_found", `no dead letter ${id} for ${this.backend}`);
+    }
+    const stored = await readMessage(path).catch((err) => {
+      throw unreadableDeadLetter(id, err);
+    });
+    const length = Math.min(stored.bodyLength, Math.max(0, maxBytes));
+    const body = new Uint8Array(length);
+    {
+      using file = await Deno.open(path, { read: true });
+      await file.seek(stored.bodyOffset, Deno.SeekMode.Start);
+      for (let at = 0; at < length;) {
+        const n = await file.read(body.subarray(at));
+        if (n === null) throw unreadableDeadLetter(id, new Error("shorter than its header says"));
+        at += n;
+      }
+    }
+    return {
+      id,
+      header: stored.header,
+      body,
+      size: stored.bodyLength,
+      truncated: stored.bodyLength > length,
+    };
+  }
+
+  /**
+   * Sends dead letter `id` again as a new message (its request, `edit`'s body and content type):
+   * written to `ready/` (fsynced as `accept` is), then the dead letter removed. A crash between
+   * the two leaves both: the message is delivered, and the dead letter stays to be looked at.
+   */
+  async resendDead(id: string, edit: DeadLetterEdit): Promise<string> {
+    this.#checkScanned();
+    if (this.#closed) throw new GatewayError(503, "queue_closed", "the gateway is stopping");
+    checkId(id);
+    if (this.#resending.has(id)) throw resendRunning(id);
+    this.#resending.add(id);
+    try {
+      const from = join(this.dir, "dead", `${id}.msg`);
+      if (!(await exists(from))) {
+        throw new GatewayError(404, "not_found", `no dead letter ${id} for ${this.backend}`);
+      }
+      if (this.#degraded) {
+        throw DeliveryQueue.#full(
+          507,
+          `the delivery queue of backend ${this.backend} is paused: its disk refuses writes`,
+        );
+      }
+      const stored = await readMessage(from).catch((err) => {
+        throw unreadableDeadLetter(id, err);
+      });
+      const now = this.#clock.now();
+      const header = resentHeader(stored.header, newId(now), now, edit);
+      // The dead letter's bytes are freed once it is removed: they count as room for the new one.
+      const room = this.#config.max_bytes - this.#bytes - this.#deadBytes + stored.size;
+      let size: number;
+      try {
+        size = await writeMessage(
+          join(this.dir, "tmp"),
+          join(this.dir, "ready"),
+          header,
+          edit.body ?? (stored.bodyLength > 0 ? bodyStream(from, stored) : null),
+          { fsync: this.#config.fsync, limit: room },
+        );
+      } catch (err) {
+        const e = err as Error & { noSpace?: boolean };
+        if (e.noSpace || /over \d+ bytes/.test(e.message)) {
+          throw DeliveryQueue.#full(
+            507,
+            `the delivery queue of backend ${this.backend} has no room: ${e.message}`,
+          );
+        }
+        throw toGatewayError(err);
+      }
+      this.#pending.push({
+        id: header.id,
+        size,
+        accepted_at: now,
+        attempts: 0,
+        next_at: 0,
+        inFlight: false,
+      });
+      this.#bytes += size;
+      // The new message is on disk: only now does the dead letter go (its note after it).
+      try {
+        await Deno.remove(from);
+        this.#dead--;
+        this.#deadBytes -= stored.size;
+        await Deno.remove(join(this.dir, "dead", `${id}.json`)).catch(() => {});
+      } catch (err) {
+        // Purged meanwhile (gone), or the disk refuses: the new message stands either way.
+        if (!(err instanceof Deno.errors.NotFound)) {
+          this.#deps.logger.error("queue: a dead letter sent again could not be removed", {
+            backend: this.backend,
+            delivery_id: id,
+            new_delivery_id: header.id,
+            error: (err as Error)?.message ?? String(err),
+          });
+        }
+      }
+      this.#deps.logger.info("queue: dead letter sent again", {
+        backend: this.backend,
+        delivery_id: id,
+        new_delivery_id: header.id,
+        edited: edit.body !== undefined || edit.content_type !== undefined,
+      });
+      this.#changed();
+      this.#pump();
+      return header.id;
+    } finally {
+      this.#resending.delete(id);
+    }
+  }
+
   /** Refuses an operation on the dead letters before the directory could be read (507). */
   #checkScanned(): void {
     if (this.#scanned) return;
@@ -832,6 +963,11 @@ function insufficientStorage(backend: string, err: unknown): GatewayError {
     `the disk of the delivery queue of backend ${backend} refuses writes` +
       (code ? `: ${describeDiskError(code)}` : ""),
   );
+}
+
+/** The 409 of a dead letter that another request is sending again. */
+function resendRunning(id: string): GatewayError {
+  return new GatewayError(409, "resend_running", `dead letter ${id} is being sent again`);
 }
 
 /** The delivery ids in `dir`, by file extension (`.msg`, `.state`, `.json`). */

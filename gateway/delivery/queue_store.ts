@@ -8,6 +8,25 @@ import type { Clock, Logger } from "../../shared/mod.ts";
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
 import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import type { ComponentHealth } from "../observability/mod.ts";
+import type { MessageHeader } from "./message_file.ts";
+
+/** A dead letter's stored request with its body (read up to a bound). */
+export interface DeadLetterContent {
+  id: string;
+  /** What the request was: method, path, query, headers, metadata, content type, pipeline… */
+  header: MessageHeader;
+  /** The body's first bytes (all of it unless `truncated`). */
+  body: Uint8Array;
+  /** The body's whole size, bytes. */
+  size: number;
+  truncated: boolean;
+}
+
+/** An operator's edit of a dead letter sent again (absent: as it was). */
+export interface DeadLetterEdit {
+  body?: Uint8Array;
+  content_type?: string;
+}
 
 /** Counters and gauges of one queue (management API, metrics, status reports). */
 export interface QueueStats {
@@ -75,6 +94,17 @@ export interface QueueStore {
   retryDead(id?: string): Promise<number>;
   /** Deletes every dead letter; returns how many. */
   purgeDead(): Promise<number>;
+  /**
+   * Dead letter `id`'s stored request and its body up to `maxBytes`. 400 `invalid_id` for what
+   * is not a delivery id, 404 `not_found` for no such dead letter.
+   */
+  deadContent(id: string, maxBytes: number): Promise<DeadLetterContent>;
+  /**
+   * Sends dead letter `id` again as a new message: its request with `edit`'s body and content
+   * type, durable before this resolves; then the dead letter is removed (a crash in between
+   * leaves both: at least once, never lost). Returns the new delivery id; 404 `not_found`.
+   */
+  resendDead(id: string, edit: DeadLetterEdit): Promise<string>;
   /** Stops delivering: running attempts are aborted (they are sent again later). */
   close(): Promise<void>;
 }

@@ -1,14 +1,13 @@
 /**
  * Message tracking in the management API (docs/management-api.md, "Message tracking"): the
  * store's state, search, one message (metadata for viewers; content for operators, audited),
- * replay and edit-and-resend (operators, audited), and a dead letter's content (operators,
- * audited; retried with `POST /{prefix}/queues/{backend}/retry`).
+ * replay and edit-and-resend (operators, audited), and a dead letter's content and its
+ * edit-and-resend (operators, audited; retried as it is with `POST /{prefix}/queues/{backend}/retry`).
  */
 import type { Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { Buffer } from "node:buffer";
-import { join } from "node:path";
-import { readMessage } from "../delivery/mod.ts";
+import { createHash } from "node:crypto";
 import { type TrackingActor, type TrackingQuery, viewOf } from "../tracking/mod.ts";
 import type { GatewayControl } from "./control.ts";
 import type { ManagementEnv } from "./request_context.ts";
@@ -24,7 +23,7 @@ const SEARCH_PARAMS = new Set(["from", "to", "pipeline", "endpoint", "status", "
 
 /** True for the path of a resend (its body may exceed the API's usual limit). */
 export function isResendPath(path: string): boolean {
-  return /\/tracking\/messages\/[^/]+\/resend$/.test(path);
+  return /\/(tracking|queues\/[^/]+)\/messages\/[^/]+\/resend$/.test(path);
 }
 
 /** The actor of a management request. */
@@ -95,60 +94,27 @@ export function trackingRoutes(app: Hono<ManagementEnv>, control: GatewayControl
 
   app.post(
     `${PREFIXED}/tracking/messages/:id/resend`,
-    bodyLimit({
-      maxSize: Math.ceil(MAX_RESEND_BYTES * 4 / 3) + 4096,
-      onError: (c) =>
-        fail(c, 413, "payload_too_large", `an edited body is at most ${MAX_RESEND_BYTES} bytes`),
-    }),
+    resendLimit,
     async (c) => {
       if (!control.tracking) return notTracked(c);
       const body = await jsonBody(c);
       if (body instanceof Response) return body;
-      const { backend, content_type } = body;
+      const { backend } = body;
       if (backend !== undefined && typeof backend !== "string") {
         return fail(c, 400, "invalid_request", "backend is a string (a backend of the pipeline)");
       }
-      if (content_type !== undefined && typeof content_type !== "string") {
-        return fail(c, 400, "invalid_request", "content_type is a string");
-      }
-      let bytes: Uint8Array;
-      if (typeof body.body === "string" && body.body_base64 === undefined) {
-        bytes = new TextEncoder().encode(body.body);
-      } else if (typeof body.body_base64 === "string" && body.body === undefined) {
-        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body.body_base64.replace(/\s/g, ""))) {
-          return fail(c, 400, "invalid_request", "body_base64 is not base64");
-        }
-        bytes = new Uint8Array(Buffer.from(body.body_base64, "base64"));
-      } else {
-        return fail(
-          c,
-          400,
-          "invalid_request",
-          "a resend needs the edited body: `body` (text) or `body_base64` (bytes), one of them",
-        );
-      }
-      if (bytes.byteLength > MAX_RESEND_BYTES) {
-        return fail(
-          c,
-          413,
-          "payload_too_large",
-          `an edited body is at most ${MAX_RESEND_BYTES} bytes`,
-        );
-      }
+      const edit = editOf(c, body);
+      if (edit instanceof Response) return edit;
       const outcome = await control.tracking.replay(
         c.req.param("id"),
-        {
-          ...(backend ? { backend } : {}),
-          body: bytes,
-          ...(content_type ? { content_type } : {}),
-        },
+        { ...(backend ? { backend } : {}), ...edit },
         actorOf(c),
       );
       return c.json(outcome);
     },
   );
 
-  // A dead letter's content (a queued message's body as the backend would get it).
+  // A dead letter's content (its stored request and body, as the backend would get it).
   app.get(`${PREFIXED}/queues/:backend/messages/:id/content`, async (c) => {
     const refused = requireRole(c, "operator");
     if (refused) return refused;
@@ -156,39 +122,105 @@ export function trackingRoutes(app: Hono<ManagementEnv>, control: GatewayControl
     const id = c.req.param("id");
     const q = control.queues?.get(backend);
     if (!q) return fail(c, 404, "queue_not_found", `backend ${backend} has no delivery queue`);
-    // inspect() checks the id (it becomes a file name) and says where the message is.
-    const info = await q.inspect(id);
-    const path = join(q.dir, String(info.state), `${id}.msg`);
-    const stored = await readMessage(path);
-    const max = 4 * 1024 * 1024;
-    const length = Math.min(stored.bodyLength, max);
-    const bytes = new Uint8Array(length);
-    {
-      using file = await Deno.open(path, { read: true });
-      await file.seek(stored.bodyOffset, Deno.SeekMode.Start);
-      let at = 0;
-      while (at < length) {
-        const n = await file.read(bytes.subarray(at));
-        if (n === null) break;
-        at += n;
-      }
-    }
+    // deadContent checks the id (it becomes a file name or a subject).
+    const content = await q.deadContent(id, MAX_DEAD_LETTER_VIEW);
+    const info = await q.inspect(id, "dead");
+    const h = content.header;
     await control.tracking?.recordAct("queue.dead_letter_viewed", actorOf(c), id, {
       backend,
-      pipeline: stored.header.pipeline,
+      pipeline: h.pipeline,
     });
-    const h = stored.header;
     return c.json({
       ...info,
       query: h.query,
       headers: Object.fromEntries(h.headers),
       metadata: h.metadata,
-      size: stored.bodyLength,
-      truncated: stored.bodyLength > max,
-      body_base64: Buffer.from(bytes).toString("base64"),
-      view: viewOf(bytes, h.content_type),
+      size: content.size,
+      truncated: content.truncated,
+      body_base64: Buffer.from(content.body).toString("base64"),
+      view: viewOf(content.body, h.content_type),
     });
   });
+
+  // A dead letter sent again with an edited body (a new message; the dead letter goes).
+  app.post(
+    `${PREFIXED}/queues/:backend/messages/:id/resend`,
+    resendLimit,
+    async (c) => {
+      const refused = requireRole(c, "operator");
+      if (refused) return refused;
+      const backend = c.req.param("backend");
+      const id = c.req.param("id");
+      const q = control.queues?.get(backend);
+      if (!q) return fail(c, 404, "queue_not_found", `backend ${backend} has no delivery queue`);
+      const body = await jsonBody(c);
+      if (body instanceof Response) return body;
+      const edit = editOf(c, body);
+      if (edit instanceof Response) return edit;
+      const newId = await q.resendDead(id, edit);
+      // Who, which dead letter, its new delivery id and the edit's hash; never the content.
+      await control.tracking?.recordAct("queue.dead_letter_resent", actorOf(c), id, {
+        backend,
+        new_delivery_id: newId,
+        edited_sha256: createHash("sha256").update(edit.body).digest("hex"),
+        edited_bytes: edit.body.byteLength,
+      });
+      return c.json({ resent: id, delivery_id: newId, backend });
+    },
+  );
+}
+
+/** Largest body of a dead letter the content route gives (bytes; `truncated` past it). */
+const MAX_DEAD_LETTER_VIEW = 4 * 1024 * 1024;
+
+/** The size limit of a resend's JSON (the edited body in base64, and a little more). */
+const resendLimit = bodyLimit({
+  maxSize: Math.ceil(MAX_RESEND_BYTES * 4 / 3) + 4096,
+  onError: (c) =>
+    fail(c, 413, "payload_too_large", `an edited body is at most ${MAX_RESEND_BYTES} bytes`),
+});
+
+/**
+ * The edit of a resend's JSON: `body` (text) or `body_base64` (bytes), one of them, and an
+ * optional `content_type`; or the 400/413 to answer.
+ */
+function editOf(
+  c: Context<ManagementEnv>,
+  body: Record<string, unknown>,
+): { body: Uint8Array; content_type?: string } | Response {
+  const { content_type } = body;
+  if (
+    content_type !== undefined &&
+    (typeof content_type !== "string" || content_type.length > 200 ||
+      !/^[\x20-\x7e]*$/.test(content_type))
+  ) {
+    return fail(
+      c,
+      400,
+      "invalid_request",
+      "content_type is a string of printable ASCII (at most 200 characters)",
+    );
+  }
+  let bytes: Uint8Array;
+  if (typeof body.body === "string" && body.body_base64 === undefined) {
+    bytes = new TextEncoder().encode(body.body);
+  } else if (typeof body.body_base64 === "string" && body.body === undefined) {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body.body_base64.replace(/\s/g, ""))) {
+      return fail(c, 400, "invalid_request", "body_base64 is not base64");
+    }
+    bytes = new Uint8Array(Buffer.from(body.body_base64, "base64"));
+  } else {
+    return fail(
+      c,
+      400,
+      "invalid_request",
+      "a resend needs the edited body: `body` (text) or `body_base64` (bytes), one of them",
+    );
+  }
+  if (bytes.byteLength > MAX_RESEND_BYTES) {
+    return fail(c, 413, "payload_too_large", `an edited body is at most ${MAX_RESEND_BYTES} bytes`);
+  }
+  return { body: bytes, ...(content_type ? { content_type: content_type as string } : {}) };
 }
 
 /** The request's JSON object (an empty body is `{}`), or the 400 to answer. */

@@ -34,6 +34,7 @@ export type {
   ContentView,
   DicomTagRow,
   OperatorAct,
+  OperatorActDetail,
   ReplayOutcome,
   ReplayRequest,
   StageContent,

@@ -20,6 +20,7 @@ import {
 } from "./replay.ts";
 import type {
   OperatorAct,
+  OperatorActDetail,
   ReplayOutcome,
   ReplayRequest,
   StageContent,
@@ -247,7 +248,7 @@ export class TrackingService implements TrackingControl {
     event: OperatorAct,
     actor: TrackingActor,
     messageId: string,
-    extra: { backend?: string; pipeline?: string } = {},
+    extra: OperatorActDetail = {},
   ): Promise<void> {
     return this.#audit(event, actor, messageId, extra);
   }

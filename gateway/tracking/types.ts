@@ -217,7 +217,7 @@ export interface TrackingControl {
     event: OperatorAct,
     actor: TrackingActor,
     messageId: string,
-    extra?: { backend?: string; pipeline?: string },
+    extra?: OperatorActDetail,
   ): Promise<void>;
 }
 
@@ -226,4 +226,16 @@ export type OperatorAct =
   | "tracking.content_viewed"
   | "tracking.replayed"
   | "tracking.resent"
-  | "queue.dead_letter_viewed";
+  | "queue.dead_letter_viewed"
+  | "queue.dead_letter_resent";
+
+/** What an operator's act record says besides who and which message (never content). */
+export interface OperatorActDetail {
+  backend?: string;
+  pipeline?: string;
+  /** A dead letter sent again: the new message's delivery id. */
+  new_delivery_id?: string;
+  /** An edited body: its SHA-256 (hex) and size. */
+  edited_sha256?: string;
+  edited_bytes?: number;
+}

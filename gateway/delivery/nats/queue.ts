@@ -37,7 +37,13 @@ import { QUEUE_NATS_DEFAULTS, type QueueConfig } from "../../../shared/gateway_c
 import { Body, type RequestEnvelope, RequestEnvelope as Envelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import { boundedClientBody } from "../../body_read.ts";
-import type { QueueDeps, QueueStats, QueueStore } from "../queue_store.ts";
+import type {
+  DeadLetterContent,
+  DeadLetterEdit,
+  QueueDeps,
+  QueueStats,
+  QueueStore,
+} from "../queue_store.ts";
 import {
   backoffMs,
   bodyText,
@@ -46,8 +52,10 @@ import {
   isFhirCreate,
   MAX_CONDITIONAL_BODY,
   newId,
+  resentHeader,
   storedHeaders,
   thrownVerdict,
+  unreadableDeadLetter,
 } from "../attempt.ts";
 import { type Verdict, verdictOf } from "../verdict.ts";
 import { connectionKey, connectQueue } from "./connection.ts";
@@ -235,6 +243,8 @@ export class NatsQueue implements QueueStore {
   /** Deliveries running (awaited by close, which gives their messages back). */
   readonly #active = new Set<Promise<void>>();
   readonly #held = new Map<string, Held>();
+  /** Dead letters this gateway is sending again (a second resend of one waits its turn: 409). */
+  readonly #resending = new Set<string>();
   #delivered = 0;
   #retried = 0;
   #deadLettered = 0;
@@ -474,7 +484,6 @@ export class NatsQueue implements QueueStore {
     if (this.#closed) throw new GatewayError(503, "queue_closed", "the gateway is stopping");
     const h = this.#handles;
     if (!h) throw unavailable(this.backend, this.#degraded?.reason ?? "not connected yet");
-    const s = settings(this.#config);
     const now = this.#clock.now();
     const id = newId(now);
     const header: NatsMessageHeader = {
@@ -495,11 +504,7 @@ export class NatsQueue implements QueueStore {
     if (declared !== null && declared > this.#config.max_bytes) {
       throw publishRefusal(this.backend, new Error("maximum bytes"))!;
     }
-    // Inline up to nats_max_payload, and within what the server takes in one message with the
-    // header (its max_payload, 1 MiB by default).
-    const serverMax = h.nc.info?.max_payload ?? Number.MAX_SAFE_INTEGER;
-    const headerBytes = new TextEncoder().encode(JSON.stringify(header)).length + 1024;
-    const inlineLimit = Math.max(0, Math.min(s.maxPayload, serverMax - headerBytes));
+    const inlineLimit = this.#inlineLimit(h, header);
     const source = req.body.forwardable();
     let inline: Uint8Array = new Uint8Array(0);
     let big: ReadableStream<Uint8Array> | undefined;
@@ -518,6 +523,32 @@ export class NatsQueue implements QueueStore {
       inline = read.bytes;
       big = read.rest;
     }
+    await this.#store(h, header, inline, big);
+    this.#changed();
+    return id;
+  }
+
+  /**
+   * How many body bytes go inline with `header`: up to nats_max_payload, and within what the
+   * server takes in one message with the header (its max_payload, 1 MiB by default).
+   */
+  #inlineLimit(h: Handles, header: NatsMessageHeader): number {
+    const serverMax = h.nc.info?.max_payload ?? Number.MAX_SAFE_INTEGER;
+    const headerBytes = new TextEncoder().encode(JSON.stringify(header)).length + 1024;
+    return Math.max(0, Math.min(settings(this.#config).maxPayload, serverMax - headerBytes));
+  }
+
+  /**
+   * Puts a body too big to be inline (`big`) in the bucket under the message's id, then publishes
+   * the message; resolves once JetStream acknowledged it. Nothing is left behind on failure.
+   */
+  async #store(
+    h: Handles,
+    header: NatsMessageHeader,
+    inline: Uint8Array,
+    big: ReadableStream<Uint8Array> | undefined,
+  ): Promise<void> {
+    const id = header.id;
     if (big) {
       const c = counted(big, this.#config.max_bytes, this.backend);
       try {
@@ -533,11 +564,9 @@ export class NatsQueue implements QueueStore {
     try {
       await this.#publish(h, `${this.names.subject}.msg.${id}`, encodeMessage(header, inline), id);
     } catch (err) {
-      if (header.body_object) await h.bodies.delete(id).catch(() => {});
+      if (header.body_object?.name === id) await h.bodies.delete(id).catch(() => {});
       throw err;
     }
-    this.#changed();
-    return id;
   }
 
   /**
@@ -1034,6 +1063,9 @@ export class NatsQueue implements QueueStore {
         letters.push({ seq, payload });
       });
     }
+    if (id && this.#resending.has(id)) {
+      throw new GatewayError(409, "resend_running", `dead letter ${id} is being sent again`);
+    }
     let moved = 0;
     for (const letter of letters) {
       let decoded;
@@ -1043,6 +1075,7 @@ export class NatsQueue implements QueueStore {
         continue; // not a message of ours: it stays for a person to look at
       }
       const { dead: _dead, ...header } = decoded.header;
+      if (this.#resending.has(header.id)) continue;
       await this.#publish(
         h,
         `${this.names.subject}.msg.${header.id}`,
@@ -1072,6 +1105,126 @@ export class NatsQueue implements QueueStore {
     for (const name of objects) await h.bodies.delete(name).catch(() => {});
     void this.#refresh();
     return purged.purged;
+  }
+
+  /** Dead letter `id`'s stored request and its body up to `maxBytes` (from the bucket if there). */
+  async deadContent(id: string, maxBytes: number): Promise<DeadLetterContent> {
+    checkId(id);
+    const h = this.#connected();
+    const sm = await this.#find(h, id, "dead");
+    if (!sm) throw new GatewayError(404, "not_found", `no dead letter ${id} for ${this.backend}`);
+    let decoded;
+    try {
+      decoded = decodeMessage(sm.data);
+    } catch (err) {
+      throw unreadableDeadLetter(id, err);
+    }
+    const { dead: _dead, body_object: object, ...header } = decoded.header;
+    const limit = Math.max(0, maxBytes);
+    if (!object) {
+      return {
+        id,
+        header,
+        body: decoded.body.slice(0, limit),
+        size: decoded.body.length,
+        truncated: decoded.body.length > limit,
+      };
+    }
+    const got = await h.bodies.get(object.name).catch((err) => {
+      throw unavailable(this.backend, (err as Error)?.message ?? String(err));
+    });
+    if (!got) throw unreadableDeadLetter(id, new Error(`its body ${object.name} is missing`));
+    const { bytes, rest } = await readUpTo(got.data, limit);
+    // Over the bound: the first `limit` bytes of what was read, the rest not read.
+    let body = bytes;
+    if (rest) {
+      const reader = rest.getReader();
+      body = new Uint8Array(limit);
+      let at = 0;
+      while (at < limit) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const take = value.subarray(0, limit - at);
+        body.set(take, at);
+        at += take.length;
+      }
+      await reader.cancel().catch(() => {});
+      body = body.subarray(0, at);
+    }
+    return { id, header, body, size: object.size, truncated: object.size > body.length };
+  }
+
+  /**
+   * Sends dead letter `id` again as a new message (its request, `edit`'s body and content type):
+   * published and acknowledged by JetStream, then the dead letter deleted (a crash in between
+   * leaves both: at least once, never lost). An unedited body kept in the bucket stays there,
+   * now the new message's.
+   */
+  async resendDead(id: string, edit: DeadLetterEdit): Promise<string> {
+    if (this.#closed) throw new GatewayError(503, "queue_closed", "the gateway is stopping");
+    checkId(id);
+    const h = this.#connected();
+    if (this.#resending.has(id)) {
+      throw new GatewayError(409, "resend_running", `dead letter ${id} is being sent again`);
+    }
+    this.#resending.add(id);
+    try {
+      const sm = await this.#find(h, id, "dead");
+      if (!sm) throw new GatewayError(404, "not_found", `no dead letter ${id} for ${this.backend}`);
+      let decoded;
+      try {
+        decoded = decodeMessage(sm.data);
+      } catch (err) {
+        throw unreadableDeadLetter(id, err);
+      }
+      const old = decoded.header;
+      const now = this.#clock.now();
+      const header: NatsMessageHeader = resentHeader(old, newId(now), now, edit);
+      if (edit.body === undefined) {
+        // The body as it was: inline, or the same object of the bucket.
+        if (old.body_object) header.body_object = old.body_object;
+        await this.#store(h, header, decoded.body, undefined);
+      } else {
+        const bytes = edit.body;
+        if (bytes.length > this.#config.max_bytes) {
+          throw publishRefusal(this.backend, new Error("maximum bytes"))!;
+        }
+        const big = bytes.length > this.#inlineLimit(h, header)
+          ? new ReadableStream<Uint8Array>({
+            start(c) {
+              c.enqueue(bytes);
+              c.close();
+            },
+          })
+          : undefined;
+        await this.#store(h, header, big ? new Uint8Array(0) : bytes, big);
+      }
+      // The new message is held by JetStream: only now does the dead letter go.
+      try {
+        await h.jsm.streams.deleteMessage(this.names.dead, sm.seq, false);
+        // An edited body replaced the one kept in the bucket: that one is no one's now.
+        if (edit.body !== undefined && old.body_object) {
+          await h.bodies.delete(old.body_object.name).catch(() => {});
+        }
+      } catch (err) {
+        this.#deps.logger.error("queue: a dead letter sent again could not be deleted", {
+          backend: this.backend,
+          delivery_id: id,
+          new_delivery_id: header.id,
+          error: (err as Error)?.message ?? String(err),
+        });
+      }
+      this.#deps.logger.info("queue: dead letter sent again", {
+        backend: this.backend,
+        delivery_id: id,
+        new_delivery_id: header.id,
+        edited: edit.body !== undefined || edit.content_type !== undefined,
+      });
+      void this.#refresh();
+      return header.id;
+    } finally {
+      this.#resending.delete(id);
+    }
   }
 
   /** Stops pulling; running attempts are aborted and their messages given back at once. */

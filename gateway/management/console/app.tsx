@@ -25,7 +25,13 @@ import { CONSOLE_SCRIPT, FAVICON_SVG, htmxScript } from "./assets.ts";
 import { configuredCertificates } from "./certificates.ts";
 import { type DeadLetterBody, deadLetterBody } from "./dead_letter_content.ts";
 import { type DashboardData, DashboardPage } from "./dashboard.tsx";
-import { type DeadLetter, DeadLetterPage, DeadLettersPage, PAGE_SIZE } from "./dead_letters.tsx";
+import {
+  type DeadLetter,
+  DeadLetterPage,
+  DeadLettersPage,
+  PAGE_SIZE,
+  withLineEndings,
+} from "./dead_letters.tsx";
 import { HealthPage } from "./health.tsx";
 import { EditPage, MessagePage, messageSearch, MessagesPage, timeOf } from "./messages.tsx";
 import type { PageContext } from "./layout.tsx";
@@ -419,6 +425,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
         seen += q.dead;
       }
       const requeued = c.req.query("requeued");
+      const resentFrom = c.req.query("resent_from") ?? "";
+      const resentId = c.req.query("resent") ?? "";
+      const deliveryId = /^\d{13}-\d{6}-[0-9a-f]{8}$/;
       return c.html(
         <DeadLettersPage
           ctx={ctx}
@@ -429,6 +438,9 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
           total={total}
           notice={requeued !== undefined && /^\d{1,9}$/.test(requeued)
             ? `${requeued} dead letter(s) put back in the queue for delivery.`
+            : undefined}
+          resent={deliveryId.test(resentFrom) && deliveryId.test(resentId)
+            ? { from: resentFrom, id: resentId }
             : undefined}
           canRetry={session.access.operate}
         />,
@@ -534,6 +546,49 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     });
   app.post("/dead-letters/:backend/retry", retry(false));
   app.post("/dead-letters/:backend/:id/retry", retry(true));
+  // A dead letter's text body edited and sent again as a new message (audited, never content).
+  app.post(
+    "/dead-letters/:backend/:id/resend",
+    action("operate", async (c, ctx, session, form) => {
+      const backend = c.req.param("backend") ?? "";
+      const id = c.req.param("id") ?? "";
+      const queue = control.queues?.get(backend);
+      if (!queue) {
+        return c.html(
+          <RefusedPage ctx={ctx} title="Not found" message={`${backend} has no queue.`} />,
+          404,
+        );
+      }
+      const text = withLineEndings(form.get("body") ?? "", form.get("eol"));
+      const body = new TextEncoder().encode(text);
+      const contentType = (form.get("content_type") ?? "").trim().slice(0, 200);
+      let newId: string;
+      try {
+        newId = await queue.resendDead(id, {
+          body,
+          ...(contentType && /^[\x20-\x7e]*$/.test(contentType)
+            ? { content_type: contentType }
+            : {}),
+        });
+        await control.tracking?.recordAct("queue.dead_letter_resent", actorOf(c, session), id, {
+          backend,
+          new_delivery_id: newId,
+          edited_sha256: sha256Hex(text),
+          edited_bytes: body.byteLength,
+        });
+      } catch (err) {
+        return failed(c, ctx, "Not resent", err);
+      }
+      return c.redirect(
+        `${ctx.base}/dead-letters?${new URLSearchParams({
+          backend,
+          resent_from: id,
+          resent: newId,
+        })}`,
+        303,
+      );
+    }),
+  );
 
   // Live tail.
   const pipelineNames = () => control.pipelines().map((p) => p.name);

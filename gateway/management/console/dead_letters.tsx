@@ -3,8 +3,8 @@
 // deno-lint-ignore-file jsx-key
 /**
  * Dead letters of the delivery queues: listed (by backend, paged), viewed one by one (what the
- * request was, its attempts, why it is dead and the backend's last answer; never the body) and
- * retried, one or all of a backend, by an operator.
+ * request was, its attempts, why it is dead and the backend's last answer; the body for operators,
+ * audited), retried, one or all of a backend, and a text body edited and sent again, by an operator.
  */
 import type { DeadLetterBody } from "./dead_letter_content.ts";
 import { Csrf, Flash, Layout, type PageContext, Table, When } from "./layout.tsx";
@@ -25,7 +25,7 @@ function deadReason(m: DeadLetter): string {
 
 /** The list page. */
 export function DeadLettersPage(
-  { ctx, backends, backend, letters, page, total, notice, canRetry }: {
+  { ctx, backends, backend, letters, page, total, notice, resent, canRetry }: {
     ctx: PageContext;
     /** Queued backends and their dead-letter counts. */
     backends: { name: string; dead: number }[];
@@ -35,6 +35,8 @@ export function DeadLettersPage(
     page: number;
     total: number;
     notice?: string;
+    /** A dead letter just sent again edited, and its new delivery id. */
+    resent?: { from: string; id: string };
     canRetry: boolean;
   },
 ) {
@@ -45,6 +47,12 @@ export function DeadLettersPage(
     <Layout title="Dead letters" ctx={ctx} active="/dead-letters">
       <h1>Dead letters</h1>
       <Flash kind="ok" message={notice} />
+      {resent && (
+        <p class="flash flash-ok" role="status" data-testid="dead-letter-resent">
+          Dead letter <code>{resent.from}</code> was sent again as delivery{" "}
+          <code data-testid="new-delivery-id">{resent.id}</code>.
+        </p>
+      )}
       <form method="get" action={`${ctx.base}/dead-letters`} class="row card">
         <div>
           <label for="dl-backend">Backend</label>
@@ -228,6 +236,22 @@ export function DeadLetterPage(
           <a href={trackedHref}>The message with its stages</a>
         </p>
       )}
+      {canRetry && content?.editable !== undefined && (
+        <ResendForm
+          ctx={ctx}
+          backend={backend}
+          id={str(message.id)}
+          body={content.editable}
+          contentType={content.content_type ?? ""}
+        />
+      )}
+      {canRetry && content && content.editable === undefined && (
+        <p class="muted" data-testid="not-editable">
+          {content.truncated
+            ? "Only the first part of this body is shown: it is resent edited through the API."
+            : "A binary or DICOM body is resent edited through the API (body_base64) or gwcli."}
+        </p>
+      )}
       {canRetry && (
         <form
           method="post"
@@ -245,5 +269,64 @@ export function DeadLetterPage(
         </form>
       )}
     </Layout>
+  );
+}
+
+/** The line endings of `text`: what an edit in a form (always CRLF) is given back. */
+export function lineEndingsOf(text: string): "cr" | "lf" | "crlf" {
+  if (text.includes("\r\n")) return "crlf";
+  if (text.includes("\r")) return "cr";
+  return "lf";
+}
+
+/** `text` from a form's textarea (CRLF, or LF) with the line endings `eol` of the original. */
+export function withLineEndings(text: string, eol: string | null): string {
+  const lf = text.replace(/\r\n?/g, "\n");
+  if (eol === "cr") return lf.replace(/\n/g, "\r");
+  if (eol === "crlf") return lf.replace(/\n/g, "\r\n");
+  return lf;
+}
+
+/** An operator's form to fix a dead letter's text body and send it again as a new message. */
+function ResendForm(
+  { ctx, backend, id, body, contentType }: {
+    ctx: PageContext;
+    backend: string;
+    id: string;
+    body: string;
+    contentType: string;
+  },
+) {
+  return (
+    <section>
+      <h2>Edit and resend</h2>
+      <p class="muted">
+        The edited message goes to the queue of {backend}{" "}
+        as a new message, and this dead letter is removed. Who resent it, and a hash of the edit,
+        are written to the audit trail.
+      </p>
+      <form
+        method="post"
+        action={`${ctx.base}/dead-letters/${encodeURIComponent(backend)}/${
+          encodeURIComponent(id)
+        }/resend`}
+        class="card"
+        data-testid="dead-letter-resend"
+      >
+        <Csrf token={ctx.session!.csrf} />
+        <input type="hidden" name="eol" value={lineEndingsOf(body)} />
+        <label for="dl-resend-body">Body</label>
+        <textarea id="dl-resend-body" name="body" rows={18} spellcheck={false}>{body}</textarea>
+        <div class="row">
+          <div>
+            <label for="dl-resend-type">Content type</label>
+            <input id="dl-resend-type" name="content_type" type="text" value={contentType} />
+          </div>
+          <div>
+            <button type="submit" data-testid="dead-letter-resend-submit">Resend edited</button>
+          </div>
+        </div>
+      </form>
+    </section>
   );
 }
