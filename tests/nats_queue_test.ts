@@ -3,7 +3,8 @@
  * loopback, streams with 3 replicas. Acknowledged only once stored, delivered by whichever queue
  * (gateway) pulls it, redelivered on failure with the back-off, dead letters in their own stream
  * (list, inspect, retry, purge), `fifo` one at a time across two gateways, a body over
- * `nats_max_payload` through the object store, and a closed gateway's message taken by another.
+ * `nats_max_payload` through the object store, a dead letter read back and sent again (as it was
+ * or edited), and a closed gateway's message taken by another.
  */
 import { connect, nkeyAuthenticator, nkeys } from "nats";
 import { makeTestCa } from "./support/test_ca.ts";
@@ -320,6 +321,99 @@ Deno.test({
       } finally {
         await nc.close();
       }
+    } finally {
+      await q.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nats queue: a dead letter's body read back (inline or an object) and sent again, as it was or edited",
+  ignore: !HAVE,
+  ...options,
+  fn: async () => {
+    const c = await theCluster();
+    const seen: Seen[] = [];
+    const cfg = config(c, { nats_max_payload: 4096 });
+    let refuse = true;
+    const got: { id: string; bytes: Uint8Array; type: string | null }[] = [];
+    const base = deps(() => refuse ? 400 : 201, seen);
+    const q = await NatsQueue.open("api", cfg, {
+      ...base,
+      deliver: async (r, signal) => {
+        got.push({
+          id: r.metadata.delivery_id,
+          bytes: await r.body.bytes(),
+          type: r.headers.get("content-type"),
+        });
+        return await base.deliver(r, signal);
+      },
+    });
+    const code = async (p: Promise<unknown>) => {
+      try {
+        await p;
+        return "resolved";
+      } catch (err) {
+        return `${(err as GatewayError).status} ${(err as GatewayError).code}`;
+      }
+    };
+    const deadIds = async () => (await q.list("dead")).map((m) => m.id);
+    try {
+      // A body over nats_max_payload: kept as an object; dead at once (400).
+      const big = crypto.getRandomValues(new Uint8Array(60_000));
+      const id = await q.accept(request("big", big));
+      await waitFor(async () => (await deadIds()).includes(id), {
+        timeoutMs: 15_000,
+        description: "the big message dead",
+      });
+      const head = await q.deadContent(id, 1000);
+      assertEquals([head.size, head.truncated, head.body.length], [60_000, true, 1000]);
+      assertEquals(head.body, big.subarray(0, 1000));
+      assertEquals(head.header.path, "/Observation");
+      assertEquals((await q.deadContent(id, 1 << 20)).body, big);
+      assertEquals(await code(q.deadContent("nope", 10)), "400 invalid_id");
+      assertEquals(
+        await code(q.deadContent("1700000000000-000001-0a0b0c0d", 10)),
+        "404 not_found",
+      );
+      assertEquals(
+        await code(q.resendDead("1700000000000-000001-0a0b0c0d", {})),
+        "404 not_found",
+      );
+
+      // As it was: the same object, a new message; delivered once the destination takes it.
+      refuse = false;
+      const again = await q.resendDead(id, {});
+      assert(again !== id);
+      assertEquals(await deadIds(), []);
+      await waitFor(() => Promise.resolve(got.some((g) => g.id === again)), {
+        timeoutMs: 15_000,
+        description: "the big message sent again",
+      });
+      assertEquals(new Uint8Array(got.find((g) => g.id === again)!.bytes), big);
+
+      // Edited: a small dead letter given a body over nats_max_payload, and a content type.
+      refuse = true;
+      const small = await q.accept(request("small"));
+      await waitFor(async () => (await deadIds()).includes(small), {
+        timeoutMs: 15_000,
+        description: "the small message dead",
+      });
+      const inline = await q.deadContent(small, 1 << 20);
+      assertEquals(JSON.parse(new TextDecoder().decode(inline.body)), { n: "small" });
+      refuse = false;
+      const edited = crypto.getRandomValues(new Uint8Array(20_000));
+      const fresh = await q.resendDead(small, { body: edited, content_type: "application/dicom" });
+      await waitFor(() => Promise.resolve(got.some((g) => g.id === fresh)), {
+        timeoutMs: 15_000,
+        description: "the edited message delivered",
+      });
+      const sent = got.find((g) => g.id === fresh)!;
+      assertEquals(new Uint8Array(sent.bytes), edited);
+      assertEquals(sent.type, "application/dicom");
+      assertEquals(await deadIds(), []);
+      assertEquals(await code(q.resendDead(small, {})), "404 not_found");
     } finally {
       await q.close();
     }

@@ -960,7 +960,7 @@ export class NatsQueue implements QueueStore {
     let found = 0;
     let looked = 0;
     for (
-      let seq = info.state.first_seq;
+      let seq = Math.max(1, info.state.first_seq);
       seq <= info.state.last_seq && found < limit && looked < MAX_SCAN;
       seq++
     ) {

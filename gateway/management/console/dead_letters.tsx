@@ -227,7 +227,9 @@ export function DeadLetterPage(
             >
               Show the content
             </a>{" "}
-            <span class="muted">(each view is written to the audit trail)</span>
+            <span class="muted">
+              (each view is written to the audit trail; a text body can then be edited and resent)
+            </span>
           </p>
         )
         : <p class="muted">Viewing content needs the operator role.</p>}
