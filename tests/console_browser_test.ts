@@ -4,8 +4,9 @@
  * stream the request, see the dead letter on the dashboard and its page, retry it with the
  * keyboard once the upstream answers again, and see it delivered. Every page passes axe-core
  * (WCAG 2.1 A/AA, no serious or critical violation) with no CSP violation in the console; the
- * sign-in, retry and tail capture work with script disabled too. Each page's screenshot is
- * written (to docs/screenshots/console-*.png with UPDATE_DOCS=1, else to a temporary directory).
+ * sign-in, retry, edit-and-resend of a dead letter and tail capture work with script disabled too.
+ * Each page's screenshot is written (to docs/screenshots/console-*.png with UPDATE_DOCS=1, else to
+ * a temporary directory).
  */
 import type { Page } from "playwright-core";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
@@ -188,6 +189,31 @@ tls_key_path = "${server.keyPath}"
         });
         assertEquals(gw.upstream.delivered(), 1);
         assertEquals((await gw.labQueue()).dead, deadNow - 1);
+
+        // Without script, one is fixed in its page's form and sent again as a new delivery.
+        await plain.goto(`${base}/dead-letters?backend=lab`);
+        const href = await plain.locator("[data-testid=dead-letter-link]").first().getAttribute(
+          "href",
+        );
+        await plain.goto(new URL(`${href}?content=1`, base).href);
+        await plain.fill("#dl-resend-body", '{"order":"ORD-FIXED"}');
+        await Promise.all([
+          plain.waitForURL(/\/dead-letters\?backend=lab&resent_from=.*&resent=\d/),
+          plain.click("[data-testid=dead-letter-resend-submit]"),
+        ]);
+        assertMatch(
+          (await plain.textContent("[data-testid=new-delivery-id]"))!,
+          /^\d{13}-\d{6}-[0-9a-f]{8}$/,
+        );
+        await waitFor(
+          () =>
+            Promise.resolve(
+              gw.upstream.received.some((r) =>
+                new TextDecoder().decode(r.body) === '{"order":"ORD-FIXED"}'
+              ),
+            ),
+          { timeoutMs: 20_000, description: "the edited dead letter delivered" },
+        );
 
         // Without script, the rest are retried by the list's form.
         await plain.goto(`${base}/dead-letters?backend=lab`);
