@@ -167,17 +167,21 @@ Deno.test({
       const missing = [...acknowledged].filter((n) => !delivered.has(n));
       assertEquals(missing, []);
       const duplicates = [...delivered.values()].filter((c) => c > 1).length;
-      // The surviving gateways both delivered (any gateway of the cluster delivers) and the
-      // shared queue is empty.
-      const stats = await Promise.all([gateways[0], gateways[2]].map(async (g) => {
-        const res = await g.mgmtFetch("/admin/queues");
-        return (await res.json()).queues[0] as Record<string, number>;
-      }));
+      // The shared queue empties, and the surviving gateways delivered every message between
+      // them (the upstream was down until now, so the killed one delivered none): which of the
+      // two delivered how many is the work queue's business, not a property to assert.
       await waitFor(async () => {
         const res = await gateways[0].mgmtFetch("/admin/queues");
         return (await res.json()).queues[0].depth === 0;
       }, { timeoutMs: 10_000, description: "the shared queue empty" });
-      assert(stats.every((s) => s.delivered_total > 0), JSON.stringify(stats));
+      const stats = await Promise.all([gateways[0], gateways[2]].map(async (g) => {
+        const res = await g.mgmtFetch("/admin/queues");
+        return (await res.json()).queues[0] as Record<string, number>;
+      }));
+      assert(
+        stats.reduce((sum, s) => sum + s.delivered_total, 0) >= MESSAGES,
+        JSON.stringify(stats),
+      );
       console.log(
         `cluster: ${MESSAGES} acknowledged (${refused} refusals sent again) in ${
           Math.round(sent - started)
