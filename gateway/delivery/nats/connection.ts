@@ -87,25 +87,33 @@ export async function connectionOptions(
   return opts;
 }
 
-let alertsGuarded = false;
+let socketErrorsGuarded = false;
+
+/** Socket errors of a connection the `nats` client has already let go of. */
+const LATE_SOCKET_ERRORS = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED"]);
 
 /**
- * A TLS server that refuses this client's certificate sends its alert once the client's side of
- * the handshake is done (TLS 1.3); the `nats` client's Node transport has no listener on the
- * socket at that moment, and the socket's error would end the process. This guard stops exactly
- * those errors (a TLS alert raised by the socket layer) from doing so; the connection attempt
- * fails by its timeout and the queue stays degraded, saying why.
+ * The `nats` client's Node transport removes its socket's listeners before it destroys the
+ * socket (a refused login, a closed connection); a reset that the runtime reports after that, and
+ * a TLS alert that a server refusing this client's certificate sends once the client's side of the
+ * handshake is done (TLS 1.3), reach a socket with no `error` listener, and would end the process.
+ * This guard stops exactly those errors (raised by the socket layer: a TLS alert, or a reset, broken
+ * pipe or abort on a stream's read) from doing so; the connection attempt fails by itself or by its
+ * timeout and the queue stays degraded, saying why. Any other uncaught error still ends the process.
  */
-function guardTlsAlerts(onAlert: (message: string) => void): void {
-  if (alertsGuarded) return;
-  alertsGuarded = true;
+function guardSocketErrors(onAlert: (message: string) => void): void {
+  if (socketErrorsGuarded) return;
+  socketErrorsGuarded = true;
   globalThis.addEventListener("error", (event) => {
-    const err = (event as ErrorEvent).error as Error | undefined;
+    const err = (event as ErrorEvent).error as (Error & { code?: string }) | undefined;
     const message = err?.message ?? "";
-    const tlsLayer = /tls_wrap|_tls_|TLSSocket/.test(err?.stack ?? "");
-    if (!tlsLayer || !/alert|certificate/i.test(message)) return;
+    const stack = err?.stack ?? "";
+    const tlsAlert = /tls_wrap|_tls_|TLSSocket/.test(stack) && /alert|certificate/i.test(message);
+    const lateReset = LATE_SOCKET_ERRORS.has(err?.code ?? "") &&
+      /onStreamRead|stream_base_commons|afterWriteDispatched/.test(stack);
+    if (!tlsAlert && !lateReset) return;
     event.preventDefault();
-    onAlert(message);
+    if (tlsAlert) onAlert(message);
   });
 }
 
@@ -115,7 +123,7 @@ let lastAlert: string | undefined;
 /** Connects to the servers of `config` (fails when none answers within `nats_timeout_secs`). */
 export async function connectQueue(config: QueueConfig, name: string): Promise<NatsConnection> {
   const options = await connectionOptions(config, name);
-  if (options.tls) guardTlsAlerts((message) => lastAlert = message);
+  guardSocketErrors((message) => lastAlert = message);
   try {
     return await connect(options);
   } catch (err) {
