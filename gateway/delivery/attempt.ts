@@ -5,7 +5,7 @@
  * dead letter.
  */
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
-import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import { type Body, RequestEnvelope, type ResponseEnvelope } from "../envelope.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import type { Verdict } from "./verdict.ts";
 import type { MessageHeader } from "./message_file.ts";
@@ -179,4 +179,29 @@ export function unreadableDeadLetter(id: string, err: unknown): GatewayError {
     "dead_letter_unreadable",
     `dead letter ${id} cannot be read back: ${(err as Error)?.message ?? err}`,
   );
+}
+
+/**
+ * The request a stored message stands for, as its backend gets it on each attempt: the stored
+ * method, path, query, headers (`headers`, with what the attempt adds) and metadata, the delivery
+ * id in the metadata, and the pipeline it came through.
+ */
+export function storedRequest(
+  header: MessageHeader,
+  headers: Headers,
+  body: Body,
+): RequestEnvelope {
+  const req = new RequestEnvelope({
+    id: header.id,
+    protocol: header.protocol as RequestEnvelope["protocol"],
+    method: header.method,
+    path: header.path,
+    rawQuery: header.query,
+    headers,
+    metadata: { ...header.metadata, delivery_id: header.id },
+    body,
+    endpoint: header.endpoint,
+  });
+  req.pipeline = header.pipeline;
+  return req;
 }

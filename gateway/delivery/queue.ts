@@ -14,7 +14,7 @@
 import { join } from "node:path";
 import { type Clock, systemClock, timeoutSignal, type TimerHandle } from "../../shared/mod.ts";
 import type { QueueConfig } from "../../shared/gateway_config/mod.ts";
-import { Body, type RequestEnvelope, RequestEnvelope as Envelope } from "../envelope.ts";
+import { Body, type RequestEnvelope } from "../envelope.ts";
 import { GatewayError, toGatewayError } from "../errors.ts";
 import { describeDiskError, diskErrorCode, replaceFile } from "../disk/mod.ts";
 import { boundedClientBody } from "../body_read.ts";
@@ -44,6 +44,7 @@ import {
   newId,
   resentHeader,
   storedHeaders,
+  storedRequest,
   thrownVerdict,
   unreadableDeadLetter,
 } from "./attempt.ts";
@@ -442,18 +443,7 @@ export class DeliveryQueue implements QueueStore {
         if (condition) headers.set("if-none-exist", condition);
         if (bytes) body = new Body(bytes, h.content_type);
       }
-      const req = new Envelope({
-        id: h.id,
-        protocol: h.protocol as RequestEnvelope["protocol"],
-        method: h.method,
-        path: h.path,
-        rawQuery: h.query,
-        headers,
-        metadata: { ...h.metadata, delivery_id: h.id },
-        body,
-        endpoint: h.endpoint,
-      });
-      req.pipeline = h.pipeline;
+      const req = storedRequest(h, headers, body);
       const signal = AbortSignal.any([
         this.#controller.signal,
         timeoutSignal(this.#clock, this.#deps.attemptTimeoutMs),

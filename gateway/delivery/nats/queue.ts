@@ -34,7 +34,7 @@ import {
 } from "nats";
 import { type Clock, systemClock, timeoutSignal } from "../../../shared/mod.ts";
 import { QUEUE_NATS_DEFAULTS, type QueueConfig } from "../../../shared/gateway_config/mod.ts";
-import { Body, type RequestEnvelope, RequestEnvelope as Envelope } from "../../envelope.ts";
+import { Body, type RequestEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
 import { boundedClientBody } from "../../body_read.ts";
 import type {
@@ -54,6 +54,7 @@ import {
   newId,
   resentHeader,
   storedHeaders,
+  storedRequest,
   thrownVerdict,
   unreadableDeadLetter,
 } from "../attempt.ts";
@@ -796,18 +797,7 @@ export class NatsQueue implements QueueStore {
         if (condition) headers.set("if-none-exist", condition);
         if (bytes) body = new Body(bytes, header.content_type);
       }
-      const req = new Envelope({
-        id: header.id,
-        protocol: header.protocol as RequestEnvelope["protocol"],
-        method: header.method,
-        path: header.path,
-        rawQuery: header.query,
-        headers,
-        metadata: { ...header.metadata, delivery_id: header.id },
-        body,
-        endpoint: header.endpoint,
-      });
-      req.pipeline = header.pipeline;
+      const req = storedRequest(header, headers, body);
       const signal = AbortSignal.any([
         this.#controller.signal,
         timeoutSignal(this.#clock, this.#deps.attemptTimeoutMs),
