@@ -185,6 +185,17 @@ ${trackingTable(dir, identity)}
       assertEquals(e.message_id, msg.id);
     }
     assertEquals(acts[2].edited_sha256, await sha256Hex(edited));
+    // The viewer's two refused asks (content, replay) are there too, with who asked.
+    const refusals = audit.trim().split("\n").map((l) => JSON.parse(l)).filter((e) =>
+      e.event === "management.refused"
+    );
+    assertEquals(
+      refusals.map((e) => [e.actor, e.actor_role, e.method, e.path, e.status]),
+      [
+        ["look", "viewer", "GET", `/admin/tracking/messages/${msg.id}`, 403],
+        ["look", "viewer", "POST", `/admin/tracking/messages/${msg.id}/replay`, 403],
+      ],
+    );
     assert(!audit.includes(MARKER) && !audit.includes("EDITED"), "content in the audit trail");
   } finally {
     await gw.stop();

@@ -22,7 +22,8 @@ export interface AuditEntry {
     | "tracking.replayed"
     | "tracking.resent"
     | "queue.dead_letter_viewed"
-    | "queue.dead_letter_resent";
+    | "queue.dead_letter_resent"
+    | "management.refused";
   /**
    * For `tracking.*` and `queue.*` events: the management token that acted (its name and role),
    * the tracked message (or dead letter) concerned, the backend a replay was limited to, and for

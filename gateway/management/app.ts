@@ -73,7 +73,30 @@ export function createManagementApp(
     if (control.config().management.console === false) return await next();
     return await consoleHandler(c);
   });
-  app.use(managementGuard(guard));
+  // A call a token's role does not allow is answered 403 and recorded in the audit trail with who
+  // asked (a viewer asking for a message's content, say), like the operators' acts.
+  app.use(managementGuard({
+    ...guard,
+    onRoleRefused: guard.onRoleRefused ?? ((caller, need, request) => {
+      const path = pathOf(request.url);
+      logger.warn("management call refused by role", {
+        actor: caller.name,
+        role: caller.role,
+        needs: need,
+        method: request.method,
+        path,
+      });
+      control.tracking?.recordAct(
+        "management.refused",
+        {
+          name: caller.name,
+          role: caller.role,
+        },
+        "",
+        { method: request.method, path, status: 403 },
+      ).catch(() => {});
+    }),
+  }));
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) =>

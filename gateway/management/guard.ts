@@ -27,6 +27,11 @@ export interface GuardSettings {
   tokens?(): readonly RoleToken[];
   /** Host names accepted besides IP literals and `localhost` (lower case). */
   allowedHosts(): readonly string[];
+  /**
+   * Told of every call a token's role does not allow (the 403 `forbidden`), with the request:
+   * the gateway records it in the audit trail with who asked.
+   */
+  onRoleRefused?(caller: ManagementCaller, need: ManagementRole, request: Request): void;
 }
 
 /** A token of `[management.tokens.<name>]`. */
@@ -119,6 +124,8 @@ export function managementGuard(settings: GuardSettings): MiddlewareHandler<Mana
       );
     }
     c.set("caller", caller);
+    const onRefused = settings.onRoleRefused;
+    if (onRefused) c.set("roleRefused", (who, need) => onRefused(who, need, c.req.raw));
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const refused = requireRole(c, "operator");
       if (refused) return refused;

@@ -20,6 +20,8 @@ export type ManagementEnv = {
     requestId: string;
     /** The authenticated token's name and role (roles.ts); unset on `/healthz`, `/readyz`. */
     caller?: ManagementCaller;
+    /** Told of every call a role refuses (roles.ts requireRole), to audit who asked. */
+    roleRefused?: (caller: ManagementCaller, need: ManagementRole) => void;
   };
 };
 

@@ -42,6 +42,7 @@ export function callerOf(c: Context<any>): ManagementCaller | undefined {
 export function requireRole(c: Context<any>, need: ManagementRole): Response | undefined {
   const caller = callerOf(c);
   if (caller && roleAllows(caller.role, need)) return undefined;
+  if (caller) c.get("roleRefused")?.(caller, need);
   return fail(
     c,
     403,

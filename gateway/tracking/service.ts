@@ -264,7 +264,7 @@ export class TrackingService implements TrackingControl {
       time: new Date(this.#clock.now()).toISOString(),
       actor: actor.name,
       actor_role: actor.role,
-      message_id: messageId,
+      ...(messageId ? { message_id: messageId } : {}),
       ...(actor.remote_addr ? { client_address: actor.remote_addr } : {}),
       ...extra,
     };

@@ -227,7 +227,8 @@ export type OperatorAct =
   | "tracking.replayed"
   | "tracking.resent"
   | "queue.dead_letter_viewed"
-  | "queue.dead_letter_resent";
+  | "queue.dead_letter_resent"
+  | "management.refused";
 
 /** What an operator's act record says besides who and which message (never content). */
 export interface OperatorActDetail {
@@ -238,4 +239,8 @@ export interface OperatorActDetail {
   /** An edited body: its SHA-256 (hex) and size. */
   edited_sha256?: string;
   edited_bytes?: number;
+  /** A refused call (`management.refused`): its method, path, and the 403. */
+  method?: string;
+  path?: string;
+  status?: number;
 }

@@ -268,6 +268,21 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
       );
     }
     if (needs === "operate" && !session.access.operate) {
+      // Refused with who asked, in the audit trail as the API's refusals are.
+      const path = new URL(c.req.url).pathname;
+      logger.warn("management call refused by role", {
+        actor: session.access.name,
+        role: session.access.role,
+        needs: "operator",
+        method: c.req.method,
+        path,
+      });
+      control.tracking?.recordAct(
+        "management.refused",
+        { name: session.access.name, role: session.access.role },
+        "",
+        { method: c.req.method, path, status: 403 },
+      ).catch(() => {});
       return c.html(
         <RefusedPage
           ctx={ctx}
