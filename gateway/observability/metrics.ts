@@ -36,6 +36,8 @@ export interface Metrics {
   readonly associations: AssociationMetrics;
   /** The shared stores of `rate_limit` middleware (Redis). */
   readonly rateLimits: RateLimitMetrics;
+  /** The password checks of `basic_auth` middleware. */
+  readonly passwords: PasswordMetrics;
   /** Prometheus text exposition format 0.0.4. */
   render(): string;
   /**
@@ -51,6 +53,15 @@ export interface Metrics {
 export interface RateLimitMetrics {
   /** A request was decided by `policy` (on_store_error) because the store could not be asked. */
   storeError(middleware: string, policy: string): void;
+}
+
+/** What `basic_auth` middleware count. */
+export interface PasswordMetrics {
+  /**
+   * A password was hashed (not answered from memory) against a hash with `parameters` (scheme and
+   * cost, as `bcrypt cost=11`), for a user of the file (`known`) or against the decoy.
+   */
+  checked(middleware: string, known: boolean, parameters: string): void;
 }
 
 /** Data-plane figures of a worker, by metric family: each series' label values and numbers. */
@@ -284,6 +295,13 @@ class GatewayMetrics implements Metrics {
       "out), by middleware and the on_store_error policy applied (local, allow, deny).",
     ["middleware", "policy"],
   );
+  readonly #passwordChecks = this.#registry.counter(
+    "gateway_password_checks_total",
+    "Passwords a basic_auth middleware hashed (answers it remembered are not counted), by " +
+      "middleware, whether the user is in the file (known) or was checked against the decoy " +
+      "(unknown), and the hash's scheme and cost.",
+    ["middleware", "user", "parameters"],
+  );
   /** The families a data-plane worker records, by name. */
   readonly #dataPlane: Family<unknown>[] = [
     this.#requests,
@@ -298,6 +316,7 @@ class GatewayMetrics implements Metrics {
     this.#assocReused,
     this.#assocRetried,
     this.#rateLimitStoreErrors,
+    this.#passwordChecks,
   ] as Family<unknown>[];
   /** What the last `takeDataPlaneDelta` reported, by family name and series labels. */
   readonly #reported = new Map<string, number[]>();
@@ -321,6 +340,10 @@ class GatewayMetrics implements Metrics {
   };
   readonly rateLimits: RateLimitMetrics = {
     storeError: (middleware, policy) => this.#rateLimitStoreErrors.labels(middleware, policy).inc(),
+  };
+  readonly passwords: PasswordMetrics = {
+    checked: (middleware, known, parameters) =>
+      this.#passwordChecks.labels(middleware, known ? "known" : "unknown", parameters).inc(),
   };
   /** The per-isolate memory gauges: a worker reports their values, not differences. */
   readonly #isolate: Gauge[];

@@ -31,6 +31,7 @@ export {
   type Metrics,
   type MetricsOptions,
   type MetricsSummary,
+  type PasswordMetrics,
   type QueueMetrics,
   type QueueSnapshot,
   type RateLimitMetrics,

@@ -10,6 +10,7 @@ import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import type {
   AssociationMetrics,
   ComponentHealth,
+  PasswordMetrics,
   RateLimitMetrics,
 } from "../observability/mod.ts";
 
@@ -30,6 +31,8 @@ export interface BuildMetrics {
   readonly associations: AssociationMetrics;
   /** Rate-limit store failures (the rate_limit middleware). */
   readonly rateLimits: RateLimitMetrics;
+  /** Passwords hashed (the basic_auth middleware). */
+  readonly passwords: PasswordMetrics;
 }
 
 /** What a middleware or backend factory may use while it builds. */

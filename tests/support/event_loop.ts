@@ -59,3 +59,27 @@ export async function bestStall<T>(
   }
   return { ...last, stallMs: best };
 }
+
+/**
+ * The turns of the event loop a timer chain saw while `work` ran, and its outcome: an order, not
+ * a duration. Work that runs on this thread in one piece lets at most one turn through, whatever
+ * the machine's load; work done elsewhere (a worker) lets the loop turn freely meanwhile.
+ */
+export async function loopTurnsDuring<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let running = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tick = () => {
+    turns++;
+    if (running) timer = setTimeout(tick, 0);
+  };
+  timer = setTimeout(tick, 0);
+  try {
+    return { value: await work(), turns };
+  } finally {
+    running = false;
+    clearTimeout(timer);
+  }
+}

@@ -43,4 +43,4 @@ export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";
 export { withEnv } from "./env.ts";
 export { fastestRun, fastestRunAsync, growthRatio, growthRatioAsync } from "./scaling.ts";
-export { bestStall, measureStall, type StallMeasure } from "./event_loop.ts";
+export { bestStall, loopTurnsDuring, measureStall, type StallMeasure } from "./event_loop.ts";

@@ -8,6 +8,7 @@
  */
 import type { MiddlewareConfig } from "../../../shared/gateway_config/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
+import type { PasswordMetrics } from "../../observability/mod.ts";
 import type { BuildContext, Middleware } from "../../pipeline/mod.ts";
 import { CheckBudget } from "./check_budget.ts";
 import { basicCredential } from "./credentials.ts";
@@ -36,6 +37,8 @@ export interface BasicAuthDeps {
   pool: PasswordPoolLease;
   /** The per-address check budget. */
   budget: CheckBudget;
+  /** Where the passwords hashed are counted (the gateway's metrics). */
+  metrics?: PasswordMetrics;
 }
 
 /** The Basic authentication middleware. */
@@ -59,7 +62,12 @@ export class BasicAuthMiddleware implements Middleware {
     this.#forward = options.forward_credentials;
     this.#challenge = challenge("Basic", { realm: options.realm, charset: "UTF-8" });
     this.#deps = deps;
-    this.#checks = new PasswordChecks(deps.pool, decoyFor(users.values()));
+    const metrics = deps.metrics;
+    this.#checks = new PasswordChecks(
+      deps.pool,
+      decoyFor(users.values()),
+      metrics && ((known, parameters) => metrics.checked(name, known, parameters)),
+    );
   }
 
   async onRequest(req: RequestEnvelope): Promise<void> {
@@ -136,5 +144,9 @@ export async function createBasicAuthMiddleware(
     maxAddresses: options.max_addresses,
   }, memory);
   const pool = ctx.validateOnly ? NO_POOL : leasePasswordPool();
-  return new BasicAuthMiddleware(config.name, users, options, { pool, budget });
+  return new BasicAuthMiddleware(config.name, users, options, {
+    pool,
+    budget,
+    metrics: ctx.metrics?.passwords,
+  });
 }

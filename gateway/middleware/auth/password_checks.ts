@@ -6,7 +6,7 @@
  * users cost, so the time of an answer does not tell which users exist.
  */
 import { sha256Hex } from "./credentials.ts";
-import { checkMillis, decoyLike } from "./password_hash.ts";
+import { checkMillis, decoyLike, hashParameters } from "./password_hash.ts";
 import type { PasswordVerifier } from "./password_pool.ts";
 
 /** How long a result is remembered: a match 5 minutes, a mismatch 30 seconds. */
@@ -26,16 +26,27 @@ export function decoyFor(hashes: Iterable<string>): string {
   return decoyLike(sorted[Math.floor((sorted.length - 1) / 2)]);
 }
 
+/**
+ * Told of every password hashed (not answered from memory): against a user's hash (`known`) or
+ * the decoy, with the hash's scheme and cost (see hashParameters).
+ */
+export type OnHashed = (known: boolean, parameters: string) => void;
+
 /** Remembered password verifications, with a decoy for unknown users. */
 export class PasswordChecks {
   readonly #verifier: PasswordVerifier;
   readonly #decoy: string;
+  readonly #onHashed: OnHashed | undefined;
   readonly #remembered = new Map<string, { ok: boolean; until: number }>();
 
-  /** Checks through `verifier`; unknown users are checked against `decoy` (see decoyFor). */
-  constructor(verifier: PasswordVerifier, decoy: string) {
+  /**
+   * Checks through `verifier`; unknown users are checked against `decoy` (see decoyFor);
+   * `onHashed` counts the checks (the gateway's `gateway_password_checks_total`).
+   */
+  constructor(verifier: PasswordVerifier, decoy: string, onHashed?: OnHashed) {
     this.#verifier = verifier;
     this.#decoy = decoy;
+    this.#onHashed = onHashed;
   }
 
   /**
@@ -61,6 +72,7 @@ export class PasswordChecks {
     } else {
       ok = await this.#verifier.verify(password, hash);
     }
+    this.#onHashed?.(hash !== undefined, hashParameters(hash ?? this.#decoy));
     this.#remember(key, ok);
     return ok;
   }

@@ -82,6 +82,18 @@ export function checkMillis(hash: string): number {
 }
 
 /**
+ * The scheme and cost of `hash` as a metric label (`bcrypt cost=11`, `argon2id m=65536 t=3 p=4`):
+ * what one check of it costs, without its salt or digest.
+ */
+export function hashParameters(hash: string): string {
+  const b = BCRYPT.exec(hash);
+  if (b) return `bcrypt cost=${Number(b[1])}`;
+  const a = ARGON2.exec(hash);
+  if (a) return `${a[1]} m=${a[3]} t=${a[4]} p=${a[5]}`;
+  return "unknown";
+}
+
+/**
  * A hash with the scheme and cost parameters of `hash` but a random salt and digest: checking
  * any password against it costs what checking `hash` does, and nothing matches it (no password
  * is known for it, not even to the gateway).
