@@ -324,10 +324,12 @@ export class DimseConnection {
     const context = this.#context(contextId);
     const field = Number(command.CommandField);
     const commandSet = new lib.Dataset(command, TS.implicitLE);
-    const dataset = bytes && new lib.Dataset(
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      context.getAcceptedTransferSyntaxUid(),
-    );
+    const ts = context.getAcceptedTransferSyntaxUid() ?? TS.implicitLE;
+    // Uncompressed Little Endian identifiers and matches stay bytes until read (datasetJson).
+    const dataset = bytes &&
+      (CONVERTIBLE.includes(ts)
+        ? new RawDataset(bytes, ts)
+        : new lib.Dataset(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ts));
     if (field & 0x8000) return this.#response(field, commandSet, dataset);
     const reply: Reply = (responses) => {
       for (const rsp of Array.isArray(responses) ? responses : [responses]) {

@@ -15,6 +15,7 @@ import {
   writeDataset,
 } from "../../dicom/mod.ts";
 import { scanHeader } from "./header_scan.ts";
+import { decodeIdentifier, encodeIdentifier } from "./identifier_codec.ts";
 import { lib, type LibDataset, META } from "./dcmjs_dimse.ts";
 
 /** Naturalized elements (dcmjs-dimse's working form) of a dcmjs dictionary. */
@@ -117,19 +118,32 @@ export class RawDataset extends lib.Dataset {
   }
 }
 
-/** A dataset built from DICOM JSON (identifiers, C-FIND matches). */
+/**
+ * A dataset built from DICOM JSON (identifiers, C-FIND matches): encoded directly
+ * (identifier_codec.ts) when it can be, by dcmjs otherwise; naturalized only when asked for.
+ */
 export class JsonDataset extends lib.Dataset {
   /** The DICOM JSON this dataset encodes. */
   readonly json: DicomJson;
+  #natural: Record<string, unknown> | undefined;
 
   constructor(json: DicomJson, transferSyntax: string) {
-    super(naturalize(fromDicomJson(json)), transferSyntax);
+    super({}, transferSyntax);
     this.json = json;
+  }
+
+  override getElements(): Record<string, unknown> {
+    return this.#natural ??= naturalize(fromDicomJson(this.json));
+  }
+
+  override getElement(tag: string): string | undefined {
+    return this.getElements()[tag] as string | undefined;
   }
 
   /** Encode the DICOM JSON in the dataset's transfer syntax. */
   override getDenaturalizedDataset(): Buffer {
-    const bytes = writeDataset(fromDicomJson(this.json), this.getTransferSyntaxUid());
+    const ts = this.getTransferSyntaxUid();
+    const bytes = encodeIdentifier(this.json, ts) ?? writeDataset(fromDicomJson(this.json), ts);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 }
@@ -139,7 +153,8 @@ export function datasetJson(dataset: LibDataset | undefined): DicomJson {
   if (!dataset) return {};
   if (dataset instanceof JsonDataset) return dataset.json;
   if (dataset instanceof RawDataset) {
-    return toDicomJson(readDataset(dataset.bytes, dataset.getTransferSyntaxUid()));
+    const ts = dataset.getTransferSyntaxUid();
+    return decodeIdentifier(dataset.bytes, ts) ?? toDicomJson(readDataset(dataset.bytes, ts));
   }
   const dict = META.denaturalizeDataset(dataset.getElements()) as DcmjsDict;
   return toDicomJson(dict);
