@@ -48,7 +48,7 @@ import {
   responseInstances,
 } from "./retrieve.ts";
 import { ReceivedInstanceBody } from "./instance_body.ts";
-import { releasesBodies, reportsChecksums } from "./recycle.ts";
+import { releasesBodies } from "./recycle.ts";
 import { comment, failureStatus } from "./status_map.ts";
 import { InstanceStore, type SpooledInstance } from "./storage.ts";
 import { sweepOnce } from "../../backends/storage/mod.ts";
@@ -103,8 +103,6 @@ export class DicomScpEndpoint {
   readonly #sources: AddressRanges | undefined;
   /** Whether a received instance's memory may be reused once its pipeline finished. */
   readonly #recyclable: boolean;
-  /** Whether received instances are hashed while they arrive (a backend reports checksums). */
-  readonly #checksums: boolean;
   #deps: ExecutorDeps | undefined;
   #tracker: Tracker | undefined;
 
@@ -136,7 +134,6 @@ export class DicomScpEndpoint {
       services,
     };
     this.#recyclable = releasesBodies(pipeline);
-    this.#checksums = reportsChecksums(pipeline);
     this.#sources = o.allowed_source_addresses
       ? new AddressRanges(o.allowed_source_addresses)
       : undefined;
@@ -222,7 +219,7 @@ export class DicomScpEndpoint {
       find: (req, reply) => guard(this.#find(conn, req, reply, peer, running)),
       get: (req, reply) => guard(this.#get(conn, req, reply, peer, running)),
       move: (req, reply) => guard(this.#move(req, reply, peer, running)),
-      storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop, this.#checksums) : undefined,
+      storeSpool: this.#store ? (_cls, sop) => this.#store!.spool(sop) : undefined,
       store: (req, reply, spool, recycle) => {
         // Storage contexts also serve C-GET sub-operations: a caller allowed to C-GET but not
         // to store is refused here, per request.
@@ -564,14 +561,19 @@ export class DicomScpEndpoint {
         "C-STORE",
         peer,
         meta,
-        new ReceivedInstanceBody(file, dataset, spool?.sha256()),
+        new ReceivedInstanceBody(file, dataset),
         req.getMessageId(),
         running,
       ),
       write?.then(() => undefined, (err: Error) => err),
     ]);
-    // The pipeline and the write are done: the bytes may take the next instance (recycle.ts).
-    recycle?.();
+    if (recycle) {
+      // A C-STORE-RSP carries only a status, so the answer goes unread; one built on demand (as
+      // `echo`'s) must never be built once the bytes it would read hold the next instance.
+      await dropBody(out.res);
+      // The pipeline and the write are done: the bytes may take the next instance (recycle.ts).
+      recycle();
+    }
     const res = lib.responses.CStoreResponse.fromRequest(req);
     const status = written ? STATUS.outOfResources : out.status;
     // The C-STORE response is the acknowledgement: it waits for the operation's audit record.
@@ -639,6 +641,12 @@ function retrieveResponder(
     if (error) res.setErrorComment(comment(error));
     reply(res);
   };
+}
+
+/** Cancels an answer's body stream, if it has one, unread. */
+async function dropBody(res: ResponseEnvelope | undefined): Promise<void> {
+  const body = res?.body.forwardable();
+  if (body instanceof ReadableStream) await body.cancel().catch(() => {});
 }
 
 function isDicomJson(data: unknown): boolean {

@@ -2,8 +2,8 @@
  * The body of a received C-STORE instance: the Part 10 file, forwarded as it is
  * (`application/dicom`); its `data()` (the header as DICOM JSON) is parsed from the header bytes
  * only when a middleware or backend first asks for it, and its checksum (`info(true)`, what the
- * `echo` backend reports) is the one taken while the file arrived, else computed once with
- * node:crypto (about twice as fast as WebCrypto's digest, which copies the bytes first).
+ * `echo` backend reports when its answer is read) is computed then, once, with node:crypto (about
+ * twice as fast as WebCrypto's digest, which copies the bytes first).
  */
 import { createHash } from "node:crypto";
 import type { RawDataset } from "../../adapters/dimse/mod.ts";
@@ -17,12 +17,10 @@ export class ReceivedInstanceBody extends DicomBody {
   #json: unknown;
   #sha256: string | undefined;
 
-  /** `sha256`: the hex SHA-256 of `file` when it was taken while the file arrived. */
-  constructor(file: Uint8Array, dataset: RawDataset, sha256?: string) {
+  constructor(file: Uint8Array, dataset: RawDataset) {
     super(file);
     this.#file = file;
     this.#dataset = dataset;
-    this.#sha256 = sha256;
   }
 
   /** DICOM JSON of the header, unless a middleware replaced the data. */

@@ -2,7 +2,8 @@
  * Which pipelines let go of a received instance's bytes when they finish, so the listener may
  * receive the association's next instance into the same memory (no fresh allocation, no page
  * faults, far fewer garbage collections). Only pipelines made of parts known not to keep a request
- * body after their call: `echo` (answers with the header's DICOM JSON and a hash) and `dicom_scu`
+ * body after their call: `echo` (its answer, the header's DICOM JSON and a hash, is built only when
+ * read, and the endpoint drops a C-STORE's answer unread before reusing the bytes) and `dicom_scu`
  * (the PACS has received the whole dataset when it answers) backends, `transform` and
  * `metadata_transform` middleware; and no tee that could still be running after the primary
  * answers (one backend, or every backend `required`, which the executor waits for). Anything else
@@ -10,9 +11,6 @@
  */
 import { MetadataTransformMiddleware, TransformMiddleware } from "../../middleware/mod.ts";
 import type { BuiltPipeline } from "../../pipeline/mod.ts";
-
-/** Backends that report a request body's SHA-256 (`Body.info(true)`). */
-const CHECKSUM_BACKENDS: ReadonlySet<string> = new Set(["echo"]);
 
 const RELEASING_BACKENDS: ReadonlySet<string> = new Set(["echo", "dicom_scu"]);
 
@@ -24,12 +22,4 @@ export function releasesBodies(pipeline: BuiltPipeline): boolean {
   return pipeline.middleware.every((m) =>
     m instanceof TransformMiddleware || m instanceof MetadataTransformMiddleware
   );
-}
-
-/**
- * True when a backend of `pipeline` reports the body's SHA-256 (`echo`): received instances are
- * then hashed while they arrive (storage.ts), not once they are in.
- */
-export function reportsChecksums(pipeline: BuiltPipeline): boolean {
-  return pipeline.backends.some((b) => CHECKSUM_BACKENDS.has(b.config.service));
 }

@@ -5,7 +5,7 @@ import type { BackendConfig } from "../../../shared/gateway_config/types.ts";
 import { MetadataTransformMiddleware, type SpecFile } from "../../middleware/mod.ts";
 import type { BuiltPipeline } from "../../pipeline/mod.ts";
 import type { Backend, Middleware } from "../../pipeline/types.ts";
-import { releasesBodies, reportsChecksums } from "./recycle.ts";
+import { releasesBodies } from "./recycle.ts";
 
 function backend(service: string, required = false): Backend {
   return {
@@ -40,12 +40,4 @@ Deno.test("releasesBodies: echo and dicom_scu, no untracked tee, known middlewar
     assertEquals(releasesBodies(pipeline([backend(service)])), false, service);
   }
   assertEquals(releasesBodies(pipeline([backend("echo")], [custom])), false);
-});
-
-Deno.test("reportsChecksums: a pipeline with an echo backend hashes instances while they arrive", () => {
-  assertEquals(reportsChecksums(pipeline([backend("echo")])), true);
-  assertEquals(reportsChecksums(pipeline([backend("dicom_scu"), backend("echo")])), true);
-  for (const service of ["dicom_scu", "http", "fhir", "dicomweb", "storage"]) {
-    assertEquals(reportsChecksums(pipeline([backend(service)])), false, service);
-  }
 });

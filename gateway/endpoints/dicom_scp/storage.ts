@@ -5,47 +5,28 @@
  * dataset is in) and is renamed into its study folder, so a reader never sees a partial file.
  * No fsync: like DCMTK's storescp, a stored instance is in the page cache when it is acknowledged.
  */
-import { createHash, type Hash } from "node:crypto";
 import { type FileSpool, SPOOL_SLICE } from "../../adapters/dimse/mod.ts";
 import { LocalStore, type ReceivedFile } from "../../backends/storage/mod.ts";
 
 /** A UID as a file name: digits in dot-separated components (so never `.` or `..`), 64 at most. */
 const SAFE_UID = /^(?=.{1,64}$)[0-9]+(?:\.[0-9]+)*$/;
 
-/**
- * A received instance's temporary file while it arrives; with `checksum`, the SHA-256 of its bytes
- * is taken as they are written (node:crypto, in the slices the listener hands over), so a pipeline
- * that reports checksums (`echo`) does not hash the whole file again once it is in.
- */
+/** A received instance's temporary file while it arrives. */
 export class SpooledInstance implements FileSpool {
   readonly file: ReceivedFile;
-  #hash: Hash | undefined;
-  #digest: string | undefined;
 
-  constructor(file: ReceivedFile, checksum: boolean) {
+  constructor(file: ReceivedFile) {
     this.file = file;
-    this.#hash = checksum ? createHash("sha256") : undefined;
   }
 
   /** The next bytes of the file. */
   write(bytes: Uint8Array): void {
-    this.#hash?.update(bytes);
     this.file.write(bytes);
   }
 
   /** The transfer broke off: the temporary file is removed. */
   abort(): void {
-    this.#hash = undefined;
     this.file.abort();
-  }
-
-  /** Hex SHA-256 of every byte written (taken once, at the end), when asked for at creation. */
-  sha256(): string | undefined {
-    if (this.#hash) {
-      this.#digest = this.#hash.digest("hex");
-      this.#hash = undefined;
-    }
-    return this.#digest;
   }
 }
 
@@ -70,13 +51,12 @@ export class InstanceStore {
   }
 
   /**
-   * A temporary file that a received instance is written to while it arrives (`checksum`: its
-   * SHA-256 taken meanwhile); undefined when the SOP instance UID is not a UID (`write` then
-   * refuses the instance).
+   * A temporary file that a received instance is written to while it arrives; undefined when the
+   * SOP instance UID is not a UID (`write` then refuses the instance).
    */
-  spool(sopInstanceUid: string, checksum = false): SpooledInstance | undefined {
+  spool(sopInstanceUid: string): SpooledInstance | undefined {
     if (!SAFE_UID.test(sopInstanceUid)) return undefined;
-    return new SpooledInstance(this.#store.receive(sopInstanceUid), checksum);
+    return new SpooledInstance(this.#store.receive(sopInstanceUid));
   }
 
   /** Complete a spooled instance and move it to its place; returns its path. */

@@ -60,28 +60,3 @@ Deno.test("InstanceStore: a storage_dir that cannot be written fails the commit,
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-Deno.test("InstanceStore: a checksummed spool hashes what it writes, as info(true) reports it", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "instance-store-" });
-  try {
-    const store = new InstanceStore(dir);
-    const bytes = new Uint8Array(150_000).map((_, i) => i * 31);
-    const spool = store.spool("1.2.3.9", true)!;
-    for (let at = 0; at < bytes.length; at += 60_000) spool.write(bytes.subarray(at, at + 60_000));
-    const expected = Array.from(
-      new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)),
-      (b) => b.toString(16).padStart(2, "0"),
-    ).join("");
-    assertEquals(spool.sha256(), expected);
-    assertEquals(spool.sha256(), expected);
-    await store.commit(spool, "1.2.3", "1.2.3.9");
-    assertEquals(await Deno.readFile(`${dir}/1.2.3/1.2.3.9.dcm`), bytes);
-    // Without the option nothing is hashed.
-    const plain = store.spool("1.2.3.10")!;
-    plain.write(bytes);
-    assertEquals(plain.sha256(), undefined);
-    plain.abort();
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
