@@ -125,6 +125,17 @@ const RESPONSES: Record<number, () => LibResponse> = {
   0x8030: () => new lib.responses.CEchoResponse(0, ""),
 };
 
+/**
+ * Most C-FIND pending responses held back before they are written: matches go out with the final
+ * response in one write (each loopback write costs about as much as a DIMSE round trip).
+ */
+const HOLD_PENDING = 64;
+
+/** True for the Pending statuses (FF00H, FF01H). */
+function isPending(status: number): boolean {
+  return status === STATUS.pending || status === STATUS.pendingWarning;
+}
+
 /** Command fields of the requests an association serves. */
 const C_STORE_RQ = 0x0001;
 const C_GET_RQ = 0x0010;
@@ -153,6 +164,8 @@ export class DimseConnection {
   /** Memory prepared for the next C-STORE (the size of the last one). */
   #spare: Uint8Array | undefined;
   #open = true;
+  /** C-FIND pending responses held back to go out in one write with what follows them. */
+  #held = 0;
 
   constructor(socket: DimseSocket, timeouts: ConnectionTimeouts = {}) {
     this.socket = socket;
@@ -333,7 +346,13 @@ export class DimseConnection {
     if (field & 0x8000) return this.#response(field, commandSet, dataset);
     const reply: Reply = (responses) => {
       for (const rsp of Array.isArray(responses) ? responses : [responses]) {
+        const held = field === C_FIND_RQ && isPending(rsp.getStatus());
+        if (held && this.#held++ === 0) this.socket.cork();
         this.#send(context, rsp);
+        if (this.#held > 0 && (!held || this.#held >= HOLD_PENDING)) {
+          this.#held = 0;
+          this.socket.uncork();
+        }
       }
     };
     const h = this.handler;

@@ -38,7 +38,7 @@ import {
   statusName,
   UNCOMPRESSED,
 } from "../../dicom/mod.ts";
-import { type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
+import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { causedError, GatewayError } from "../../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
@@ -60,6 +60,8 @@ export {
   resolveCall,
   type RetrieveOutput,
 } from "./operation.ts";
+
+const DICOM_JSON = "application/dicom+json";
 
 /** Options of a dicom_scu backend (validated by the config schema). */
 interface ScuOptions {
@@ -234,7 +236,12 @@ export class DicomScuBackend implements Backend {
     const matches = req.protocol === "dimse"
       ? result.matches
       : result.matches.map(({ "00080052": _level, ...rest }) => rest);
-    const res = ResponseEnvelope.json(200, matches, "application/dicom+json");
+    // Kept as data: a DIMSE endpoint takes the matches as they are, HTTP serializes them.
+    const res = ResponseEnvelope.fromFields(
+      200,
+      ["content-type", DICOM_JSON],
+      Body.fromData(matches, DICOM_JSON),
+    );
     res.headers.set("x-dicom-matches", String(matches.length));
     return withStatus(res, result.status);
   }

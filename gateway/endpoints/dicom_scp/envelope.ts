@@ -19,8 +19,6 @@ export interface Peer {
   remoteAddr?: string;
 }
 
-const ENCODER = new TextEncoder();
-
 /** The common part of an operation's envelope. */
 export function dimseEnvelope(
   endpoint: string,
@@ -54,9 +52,9 @@ export function dimseEnvelope(
   });
 }
 
-/** An identifier (C-FIND/GET/MOVE) as a JSON body. */
+/** An identifier (C-FIND/GET/MOVE) as a JSON body, kept as data (serialized only if read). */
 export function identifierBody(identifier: DicomJson): Body {
-  return new Body(ENCODER.encode(JSON.stringify(identifier)), "application/dicom+json");
+  return Body.fromData(identifier, "application/dicom+json");
 }
 
 /** Metadata describing an identifier's level. */
