@@ -189,7 +189,10 @@ export class LocalStore implements ObjectStore {
       file.finish(durable);
       const { dir } = splitPath(full);
       const changedDirs = await this.#placeDir(dir, path);
-      await this.#locks.run(full, () => Deno.rename(file.path, full));
+      // A synchronous rename, like the received file's writes: one metadata update, where an
+      // asynchronous one waits for a pool thread and then for the event loop (on a loaded
+      // machine each wake-up may wait for a core, on the C-STORE's response path).
+      await this.#locks.run(full, () => Promise.resolve(Deno.renameSync(file.path, full)));
       if (durable) await Promise.all([dir, ...changedDirs].map(syncDir));
       return full;
     } catch (err) {
