@@ -18,7 +18,8 @@ export interface BenchArgs {
 /** Usage text. */
 export const USAGE =
   `DIMSE receive benchmark: DCMTK storescu into DCMTK storescp, into the gateway's dicom_scp
-listener (storage_dir, echo pipeline, production environment) and into a minimal Deno storage
+listener (storage_dir: files written as storescp writes them, no fsync; an echo pipeline whose
+answer to a C-STORE goes unread; production environment) and into a minimal Deno storage
 SCP (bench/dimse/bare_scp.ts: the gateway's DIMSE adapter writing files, nothing else); then
 the same with 4 storescu processes at once into storescp --fork, the gateway and the minimal
 SCP; then C-FIND round trips.
@@ -41,7 +42,8 @@ timed; the gateway's JIT compiles its receive path). What they store is kept unt
 1 GB per round and receiver): deleting files slows down creating new ones on ext4 for a few
 minutes, so leave a few minutes between runs too. Reported per round: seconds, instances/s, MB/s
 and the receiver's CPU time per instance (Linux /proc), which is less sensitive to other load on
-the machine than wall time. Target: gateway instances/s >= 1.0 x storescp's (one association).`;
+the machine than wall time; each table gives the machine's load average before and after it.
+Target: gateway instances/s >= 1.0 x storescp's (one association).`;
 
 /** Parse `argv`; throws on anything it does not know. */
 export function parseArgs(argv: string[]): BenchArgs {

@@ -3,11 +3,14 @@
  * (512x512, 16-bit; 1,000 by default) and sends them with DCMTK `storescu` into three receivers, in
  * several rounds with fresh receivers and rotating order:
  * - DCMTK `storescp` (the reference);
- * - the gateway's dicom_scp listener (storing to disk, echo pipeline, production environment);
+ * - the gateway's dicom_scp listener (production environment) with `storage_dir`: files written
+ *   while they arrive and renamed into place, no fsync, as storescp writes them; its pipeline is
+ *   one `echo` backend, whose answer to a C-STORE goes unread and so is never built (no hash, no
+ *   DICOM JSON of the header): what remains is the gateway's own routing of each instance;
  * - a minimal Deno storage SCP (bench/dimse/bare_scp.ts: the gateway's DIMSE adapter writing each
  *   instance straight to its file, nothing else), the runtime's floor.
  * It prints instances/s, MB/s, receiver CPU per instance and each ratio to storescp (target for the
- * gateway >= 1.0, judged on the median round). Then the same files split over 4 `storescu`
+ * gateway >= 1.0, judged on the median round), and the machine's load average around each table. Then the same files split over 4 `storescu`
  * processes at once (4 associations) into `storescp --fork`, the gateway and the minimal SCP. Last,
  * C-FIND round trips (p50/p99) on a held association: directly to DCMTK `dcmqrscp`, and through the
  * gateway (dicom_scp -> pipeline -> dicom_scu -> dcmqrscp).
@@ -41,7 +44,10 @@ export const STORE_TARGET = 1.0;
 /** storescu processes (associations) at once in the parallel run. */
 export const PARALLEL = 4;
 
-/** The benchmark gateway: a storing SCP (echo pipeline) or a C-FIND proxy to `qrPort`. */
+/**
+ * The benchmark gateway: a storing SCP (`storage_dir`, echo pipeline) or a C-FIND proxy to
+ * `qrPort`.
+ */
 function gatewayToml(scpPort: number, storeDir: string, qrPort?: number): string {
   const head = `
 [network.main]
@@ -192,6 +198,7 @@ async function rounds(
 ): Promise<{ ratio: Map<string, number[]>; rows: string[][] }> {
   const rows: string[][] = [];
   const ratio = new Map<string, number[]>();
+  const loadBefore = await loadAverage();
   for (let round = 1; round <= n; round++) {
     const receivers = make(round);
     const order = receivers.map((_, i) => receivers[(i + round - 1) % receivers.length]);
@@ -205,7 +212,10 @@ async function rounds(
       rows.push(row(name, round, r, fixed(x)));
     }
   }
-  console.log(`\n${title} (${count} instances, ${fixed(bytes / 1e6, 0)} MB, ${n} round(s)):\n`);
+  const load = `load average ${loadBefore} before, ${await loadAverage()} after`;
+  console.log(
+    `\n${title} (${count} instances, ${fixed(bytes / 1e6, 0)} MB, ${n} round(s); ${load}):\n`,
+  );
   console.log(
     markdownTable(
       ["receiver", "round", "seconds", "instances/s", "MB/s", "CPU ms/instance", "ratio"],
@@ -213,6 +223,12 @@ async function rounds(
     ),
   );
   return { ratio, rows };
+}
+
+/** The 1-minute load average (other work on the machine), "n/a" off Linux. */
+async function loadAverage(): Promise<string> {
+  const text = await Deno.readTextFile("/proc/loadavg").catch(() => "n/a");
+  return text.split(" ")[0];
 }
 
 function medianLine(name: string, ratios: number[], target?: number): string {
