@@ -252,24 +252,25 @@ export class ScuAssociation {
       const onFail = (err: DimseError) => reject(err);
       this.#onFailure.add(onFail);
       let answered = false;
-      request.on("response", (res: LibResponse) => {
-        const status = res.getStatus();
-        if (status === STATUS.pending || status === STATUS.pendingWarning) {
-          onPending?.(res);
-          return;
-        }
-        answered = true;
-        this.#onFailure.delete(onFail);
-        resolve(res);
+      this.#conn.sendRequest(request, {
+        response: (res) => {
+          const status = res.getStatus();
+          if (status === STATUS.pending || status === STATUS.pendingWarning) {
+            onPending?.(res);
+            return;
+          }
+          answered = true;
+          this.#onFailure.delete(onFail);
+          resolve(res);
+        },
+        // A request that could not be sent (a dataset it cannot be converted to the accepted
+        // syntax) ends without any response: fail it rather than wait for the timeout.
+        done: () => {
+          if (answered) return;
+          this.#onFailure.delete(onFail);
+          reject(new DimseError("protocol", "the request could not be sent on the association"));
+        },
       });
-      // A request that could not be sent (a dataset it cannot be converted to the accepted
-      // syntax) ends without any response: fail it rather than wait for the timeout.
-      request.on("done", () => {
-        if (answered) return;
-        this.#onFailure.delete(onFail);
-        reject(new DimseError("protocol", "the request could not be sent on the association"));
-      });
-      this.#conn.sendRequests(request);
     });
   }
 

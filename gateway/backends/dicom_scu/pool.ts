@@ -79,7 +79,13 @@ interface Entry {
   assoc: ScuAssociation;
   /** contextKey of each context it was opened with. */
   proposed: ReadonlySet<string>;
+  /**
+   * Its idle timer: armed once, when it first goes idle; on firing it releases the association if
+   * idle long enough, or is armed again for the rest (no timer set and cleared per operation).
+   */
   timer?: ReturnType<typeof setTimeout>;
+  /** When it last went idle (performance.now()). */
+  idleSince?: number;
   /** Its closing is watched (once) to drop it when it goes while idle. */
   watched?: boolean;
 }
@@ -201,7 +207,6 @@ export class AssociationPool {
           const entry = this.#idle[i];
           if (!need.keys.every((k) => entry.proposed.has(k))) continue;
           this.#idle.splice(i, 1);
-          clearTimeout(entry.timer);
           this.#o.events?.changed(0, -1);
           this.#o.events?.reused();
           return entry;
@@ -299,21 +304,31 @@ export class AssociationPool {
       return this.#release(entry);
     }
     entry.assoc.detach();
-    entry.timer = setTimeout(() => {
-      const at = this.#idle.indexOf(entry);
-      if (at < 0) return;
-      this.#idle.splice(at, 1);
-      this.#o.events?.changed(0, -1);
-      this.#release(entry);
-    }, this.#o.idleSecs * 1000);
-    // An idle association does not keep the process alive.
-    Deno.unrefTimer(entry.timer as unknown as number);
+    entry.idleSince = performance.now();
+    if (entry.timer === undefined) this.#armIdle(entry, this.#o.idleSecs * 1000);
     this.#idle.push(entry);
     this.#o.events?.changed(0, 1);
     // The peer may close or abort it meanwhile (its own idle timeout): dropped at once.
     if (!entry.watched) this.#dropWhenClosed(entry);
     this.#watchOthers();
     this.#wake();
+  }
+
+  /** Releases `entry` once it has been idle for `association_idle_secs` (see Entry.timer). */
+  #armIdle(entry: Entry, ms: number): void {
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      const at = this.#idle.indexOf(entry);
+      // In use: armed again when it goes idle next.
+      if (at < 0) return;
+      const left = entry.idleSince! + this.#o.idleSecs * 1000 - performance.now();
+      if (left > 1) return this.#armIdle(entry, left);
+      this.#idle.splice(at, 1);
+      this.#o.events?.changed(0, -1);
+      this.#release(entry);
+    }, ms);
+    // An idle association does not keep the process alive.
+    Deno.unrefTimer(entry.timer as unknown as number);
   }
 
   #dropWhenClosed(entry: Entry): void {
