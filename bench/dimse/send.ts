@@ -47,18 +47,22 @@ DCMTK storescp against storescu sending them directly; storescu forwarded throug
 (information); C-ECHO and C-FIND round trips through the gateway against dcmqrscp directly.
 
 usage: deno run -A bench/dimse/send.ts [instances] [round trips] [--rounds N] [--no-forward]
+       [--profile DIR]
 
   instances     CT-like 512x512 16-bit instances per run (default 1000)
   round trips   C-ECHO and C-FIND round trips per path, 0 to skip (default 300)
   --rounds N    rounds, alternating which sender goes first (default 3); verdicts use the
                 median of the rounds
-  --no-forward  skip the synchronous forwarding scenario`;
+  --no-forward  skip the synchronous forwarding scenario
+  --profile DIR the delivering gateway runs with deno's --cpu-prof and leaves its V8 CPU
+                profile in DIR`;
 
 interface Args {
   instances: number;
   trips: number;
   rounds: number;
   forward: boolean;
+  profile?: string;
 }
 
 function parseArgs(argv: string[]): Args | undefined {
@@ -68,6 +72,7 @@ function parseArgs(argv: string[]): Args | undefined {
     const a = argv[i];
     if (a === "--help" || a === "-h") return undefined;
     if (a === "--no-forward") out.forward = false;
+    else if (a === "--profile") out.profile = argv[++i];
     else if (a === "--rounds") out.rounds = integer(argv[++i], "--rounds", 1);
     else if (a.startsWith("--rounds=")) out.rounds = integer(a.slice(9), "--rounds", 1);
     else if (/^\d+$/.test(a)) positional.push(Number(a));
@@ -180,7 +185,12 @@ async function direct(work: string, run: string, count: number): Promise<number>
  * Seconds `count` timed instances took, delivered from the gateway's queue: filled while the
  * PACS is down (a closed port), then a fresh gateway delivers to a fresh storescp.
  */
-async function queued(work: string, run: string, count: number): Promise<number> {
+async function queued(
+  work: string,
+  run: string,
+  count: number,
+  profile?: string,
+): Promise<number> {
   const queueDir = `${work}/${run}-queue`;
   const scpPort = freePort();
   const filling = await startGateway({
@@ -200,6 +210,7 @@ async function queued(work: string, run: string, count: number): Promise<number>
         dir: queueDir,
         filling: false,
       }),
+      denoFlags: profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [],
     });
     await r.arrivals.until(WARMUP + count, 600_000);
     return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
@@ -440,7 +451,7 @@ async function main(): Promise<void> {
       `C-STORE send of ${count} instances (${fixed(mb, 0)} MB) to storescp, one association, ` +
         `${args.rounds} round(s): the gateway's dicom_scu delivering its queue against storescu:`,
       ["gateway dicom_scu (queued)", "DCMTK storescu"],
-      (run) => queued(work, run, count),
+      (run) => queued(work, run, count, args.profile),
       base,
       args.rounds,
       count,
