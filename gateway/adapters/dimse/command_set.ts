@@ -48,7 +48,11 @@ const LATIN1 = new TextDecoder("latin1");
 
 /** A text value without its padding (trailing NUL or spaces, leading spaces). */
 function text(bytes: Uint8Array): string {
-  return LATIN1.decode(bytes).replace(/[\0 ]+$/, "").replace(/^ +/, "");
+  // Command values are short (UIDs, AE titles): no TextDecoder call (an op) for them.
+  let raw = "";
+  if (bytes.byteLength > 64) raw = LATIN1.decode(bytes);
+  else for (let i = 0; i < bytes.byteLength; i++) raw += String.fromCharCode(bytes[i]);
+  return raw.replace(/[\0 ]+$/, "").replace(/^ +/, "");
 }
 
 /**

@@ -293,7 +293,7 @@ function readItems(input: In, end: number, delimited: boolean): DicomJson | unde
         input.at += 8;
       }
     } else {
-      vr = vrOf(tag);
+      vr = implicitVr(n, tag);
       length = view.getUint32(input.at + 4, true);
       input.at += 8;
     }
@@ -318,8 +318,26 @@ function sorted(elements: [string, DicomJsonElement][]): DicomJson {
   return out;
 }
 
+/** Tags as DICOM JSON keys and their implicit VRs, cached: the same few recur in every message. */
+const TAG_KEYS = new Map<number, string>();
+const IMPLICIT_VRS = new Map<number, string>();
+
 function hex(n: number): string {
-  return n.toString(16).toUpperCase().padStart(8, "0");
+  let key = TAG_KEYS.get(n);
+  if (key === undefined) {
+    key = n.toString(16).toUpperCase().padStart(8, "0");
+    if (TAG_KEYS.size < 4096) TAG_KEYS.set(n, key);
+  }
+  return key;
+}
+
+function implicitVr(n: number, tag: string): string {
+  let vr = IMPLICIT_VRS.get(n);
+  if (vr === undefined) {
+    vr = vrOf(tag);
+    if (IMPLICIT_VRS.size < 4096) IMPLICIT_VRS.set(n, vr);
+  }
+  return vr;
 }
 
 function readSequence(input: In, length: number, end: number): DicomJsonElement | undefined {
@@ -361,6 +379,14 @@ function sequence(items: DicomJson[]): DicomJsonElement {
 
 const ASCII = new TextDecoder("latin1");
 
+/** ASCII bytes as a string: short values without a TextDecoder call (an op each). */
+function ascii(bytes: Uint8Array): string {
+  if (bytes.byteLength > 64) return ASCII.decode(bytes);
+  let out = "";
+  for (let i = 0; i < bytes.byteLength; i++) out += String.fromCharCode(bytes[i]);
+  return out;
+}
+
 function readValue(
   value: Uint8Array,
   vr: string,
@@ -391,7 +417,7 @@ function readValue(
   const text = vr === "PN" || vr === "IS" || vr === "DS" || TEXT_VRS.has(vr);
   if (!text) return undefined;
   for (const c of value) if (c > 0x7e) return undefined;
-  const raw = ASCII.decode(value);
+  const raw = ascii(value);
   let values: (string | number | { Alphabetic: string } | null)[];
   if (SINGLE_TEXT.has(vr)) {
     values = [raw.replace(/[\s\0]+$/, "")];
