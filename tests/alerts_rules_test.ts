@@ -129,6 +129,7 @@ Deno.test("alerts stuck_worker: a frozen worker fires; replaced, it keeps firing
         alertsToml(hook.url, `kind = "stuck_worker"\nseverity = "critical"\nwindow_minutes = 15`),
       { workers: 2, clock },
     );
+    let unblock = () => {};
     try {
       const workers = async () => (await (await gw.mgmtFetch("/admin/workers")).json()).workers;
       await waitFor(
@@ -138,7 +139,8 @@ Deno.test("alerts stuck_worker: a frozen worker fires; replaced, it keeps firing
           ),
         { timeoutMs: 20_000, description: "every worker answered the watchdog" },
       );
-      gw.gateway.blockWorkerForTest(1, 5_000);
+      // Held until the alert fired and the worker was replaced (released at the end).
+      unblock = gw.gateway.blockWorkerForTest(1, 120_000);
       await evaluateUntil(clock, hook, 1);
       const firing = alertOf(hook.received[0]);
       assertEquals([firing.status, firing.rule, firing.kind], ["firing", "watch", "stuck_worker"]);
@@ -162,6 +164,7 @@ Deno.test("alerts stuck_worker: a frozen worker fires; replaced, it keeps firing
       view = await (await gw.mgmtFetch("/admin/alerts")).json();
       assertEquals(view.active, []);
     } finally {
+      unblock();
       await gw.stop();
       await hook.stop();
     }

@@ -13,8 +13,11 @@ import { fetchFresh, waitFor, withEnv } from "./support/mod.ts";
 const WORKERS = 3;
 const MISS_MS = 400;
 const KILL_MS = 3_000;
-/** How long worker 1 stays frozen: well past the kill threshold and the checks after it. */
-const BLOCK_MS = 14_000;
+/**
+ * The longest worker 1 may stay frozen: the test releases it when its checks are done, so this is
+ * only a bound for a test that never gets there.
+ */
+const BLOCK_MS = 120_000;
 
 /** `/admin/workers` of a test gateway. */
 async function workers(gw: TestGateway): Promise<
@@ -52,64 +55,63 @@ Deno.test("workers: a frozen worker fails /readyz, shows unhealthy, is replaced,
       const readyz = await gw.mgmtFetch("/readyz");
       assertEquals(readyz.status, 200, await readyz.text());
 
-      const blockedAt = performance.now();
-      gw.gateway.blockWorkerForTest(1, BLOCK_MS);
-      let body: { status?: string; unresponsive_workers?: { index: number }[] } = {};
-      await waitFor(async () => {
-        const res = await gw.mgmtFetch("/readyz");
-        body = await res.json();
-        return res.status === 503;
-      }, { timeoutMs: KILL_MS, description: "/readyz answers 503" });
-      assertEquals(body.status, "not_ready");
-      assertEquals(body.unresponsive_workers?.map((w) => w.index), [1]);
-      const list = await workers(gw);
-      assertEquals(list.map((w) => [w.index, w.state, w.healthy]), [
-        [0, "serving", true],
-        [1, "unresponsive", false],
-        [2, "serving", true],
-      ]);
-      // /metrics does not wait for the frozen worker: it is answered (showing it unresponsive)
-      // before the watchdog's kill threshold has replaced it, the order a wait would reverse.
-      const metrics = await (await gw.mgmtFetch("/metrics")).text();
-      assertEquals((await workers(gw))[1].replacements, 0, "/metrics came before the kill");
-      assert(metrics.includes('gateway_worker_unresponsive{worker="1"} 1'), metrics);
-      assert(
-        gw.logs.some((l) =>
-          l.includes("data-plane worker unresponsive") && l.includes('"worker":1')
-        ),
-        gw.logs.join("\n"),
-      );
-      // Before the kill the frozen socket still gets its share of new connections: they hang.
-      const probes = await Promise.all(
-        Array.from({ length: 20 }, () => answered(`${gw.url}/echo/probe`, 500)),
-      );
-      assert(probes.includes(false), "no connection landed on the frozen worker's socket");
+      const unblock = gw.gateway.blockWorkerForTest(1, BLOCK_MS);
+      try {
+        let body: { status?: string; unresponsive_workers?: { index: number }[] } = {};
+        await waitFor(async () => {
+          const res = await gw.mgmtFetch("/readyz");
+          body = await res.json();
+          return res.status === 503;
+        }, { timeoutMs: KILL_MS, description: "/readyz answers 503" });
+        assertEquals(body.status, "not_ready");
+        assertEquals(body.unresponsive_workers?.map((w) => w.index), [1]);
+        const list = await workers(gw);
+        assertEquals(list.map((w) => [w.index, w.state, w.healthy]), [
+          [0, "serving", true],
+          [1, "unresponsive", false],
+          [2, "serving", true],
+        ]);
+        // /metrics does not wait for the frozen worker: it is answered (showing it unresponsive)
+        // before the watchdog's kill threshold has replaced it, the order a wait would reverse.
+        const metrics = await (await gw.mgmtFetch("/metrics")).text();
+        assertEquals((await workers(gw))[1].replacements, 0, "/metrics came before the kill");
+        assert(metrics.includes('gateway_worker_unresponsive{worker="1"} 1'), metrics);
+        assert(
+          gw.logs.some((l) =>
+            l.includes("data-plane worker unresponsive") && l.includes('"worker":1')
+          ),
+          gw.logs.join("\n"),
+        );
+        // Before the kill the frozen socket still gets its share of new connections: they hang.
+        const probes = await Promise.all(
+          Array.from({ length: 20 }, () => answered(`${gw.url}/echo/probe`, 500)),
+        );
+        assert(probes.includes(false), "no connection landed on the frozen worker's socket");
 
-      await waitFor(async () => {
-        const w = (await workers(gw))[1];
-        return w.state === "serving" && w.replacements === 1;
-      }, { timeoutMs: BLOCK_MS - KILL_MS, description: "worker 1 replaced and serving" });
-      assert(
-        gw.logs.some((l) =>
-          l.includes("unresponsive data-plane worker terminated; a new one starts") &&
-          l.includes('"sockets_shut_down":1')
-        ),
-        gw.logs.join("\n"),
-      );
-      assertEquals((await gw.mgmtFetch("/readyz")).status, 200);
-      assert(
-        (await (await gw.mgmtFetch("/metrics")).text()).includes(
-          'gateway_worker_replacements_total{reason="unresponsive"} 1',
-        ),
-      );
-      // The old thread is still frozen, and no new connection reaches it.
-      for (let i = 0; i < 100; i++) {
-        assert(await answered(`${gw.url}/echo/${i}`, 2_000), `connection ${i} was not answered`);
+        await waitFor(async () => {
+          const w = (await workers(gw))[1];
+          return w.state === "serving" && w.replacements === 1;
+        }, { timeoutMs: 60_000, description: "worker 1 replaced and serving" });
+        assert(
+          gw.logs.some((l) =>
+            l.includes("unresponsive data-plane worker terminated; a new one starts") &&
+            l.includes('"sockets_shut_down":1')
+          ),
+          gw.logs.join("\n"),
+        );
+        assertEquals((await gw.mgmtFetch("/readyz")).status, 200);
+        assert(
+          (await (await gw.mgmtFetch("/metrics")).text()).includes(
+            'gateway_worker_replacements_total{reason="unresponsive"} 1',
+          ),
+        );
+        // The old thread is still frozen, and no new connection reaches it.
+        for (let i = 0; i < 100; i++) {
+          assert(await answered(`${gw.url}/echo/${i}`, 2_000), `connection ${i} was not answered`);
+        }
+      } finally {
+        unblock();
       }
-      assert(
-        performance.now() - blockedAt < BLOCK_MS,
-        "the frozen thread ran again before the checks ended: raise BLOCK_MS",
-      );
     } finally {
       await gw.stop();
     }

@@ -359,12 +359,13 @@ export class Gateway implements GatewayControl {
   }
 
   /**
-   * Test hook: blocks data-plane worker `index`'s event loop for `ms`. Throws unless the process
-   * was started with `GATEWAY_TEST_HOOKS=1` (no route or configuration reaches it).
+   * Test hook: blocks data-plane worker `index`'s event loop for at most `ms`; the function
+   * returned ends the block sooner. Throws unless the process was started with
+   * `GATEWAY_TEST_HOOKS=1` (no route or configuration reaches it).
    */
-  blockWorkerForTest(index: number, ms: number): void {
+  blockWorkerForTest(index: number, ms: number): () => void {
     if (!this.#pool) throw new Error("this gateway runs no data-plane worker threads");
-    this.#pool.testBlock(index, ms);
+    return this.#pool.testBlock(index, ms);
   }
 
   /** The watchdogs take the thresholds of `config`'s `[runtime]`. */

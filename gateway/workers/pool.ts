@@ -241,14 +241,20 @@ export class WorkerPool {
   }
 
   /**
-   * Test hook: blocks worker `index`'s event loop for `ms`. Throws unless `GATEWAY_TEST_HOOKS=1`
-   * is in this process's environment (the worker checks its own as well).
+   * Test hook: blocks worker `index`'s event loop for at most `ms`; the function returned ends
+   * the block sooner. Throws unless `GATEWAY_TEST_HOOKS=1` is in this process's environment (the
+   * worker checks its own as well).
    */
-  testBlock(index: number, ms: number): void {
+  testBlock(index: number, ms: number): () => void {
     if (!testHooksEnabled()) throw new Error("test hooks are off (GATEWAY_TEST_HOOKS=1)");
     const slot = this.#slots[index - 1];
     if (!slot) throw new Error(`no data-plane worker ${index}`);
-    slot.handle.postMessage({ type: "test-block", ms });
+    const release = new Int32Array(new SharedArrayBuffer(4));
+    slot.handle.postMessage({ type: "test-block", ms, release });
+    return () => {
+      Atomics.store(release, 0, 1);
+      Atomics.notify(release, 0);
+    };
   }
 
   /**

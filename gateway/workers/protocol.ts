@@ -48,10 +48,11 @@ export type ToWorker =
   /** Someone watches the live tail (send finished requests as `feed`), or nobody does now. */
   | { type: "feed-watch"; on: boolean }
   /**
-   * Test hook: block the event loop for `ms`. Honoured only when the worker's process
-   * environment has `GATEWAY_TEST_HOOKS=1` (never set in production; no route sends it).
+   * Test hook: block the event loop for `ms` or until `release[0]` is set. Honoured only when the
+   * worker's process environment has `GATEWAY_TEST_HOOKS=1` (never set in production; no route
+   * sends it).
    */
-  | { type: "test-block"; ms: number };
+  | { type: "test-block"; ms: number; release: Int32Array };
 
 /** The outcome of handing a request to a delivery queue of the main thread. */
 export type QueueResult =

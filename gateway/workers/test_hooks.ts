@@ -19,10 +19,17 @@ export function testHooksEnabled(): boolean {
   }
 }
 
-/** Keeps this thread's event loop busy for `ms` (nothing else of the isolate runs meanwhile). */
-export function blockEventLoop(ms: number): void {
+/**
+ * Holds this thread's event loop (nothing else of the isolate runs meanwhile) until `release[0]`
+ * becomes non-zero or `ms` have passed. The thread sleeps in slices rather than spinning, so a
+ * frozen worker costs the machine no CPU, and a terminate() still ends it between slices.
+ */
+export function blockEventLoop(ms: number, release?: Int32Array): void {
+  const flag = release ?? new Int32Array(new SharedArrayBuffer(4));
   const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // busy on purpose
+  while (Atomics.load(flag, 0) === 0) {
+    const left = end - performance.now();
+    if (left <= 0) return;
+    Atomics.wait(flag, 0, 0, Math.min(left, 50));
   }
 }

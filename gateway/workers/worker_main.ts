@@ -85,7 +85,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     return;
   }
   if (message.type === "test-block") {
-    if (testHooks) blockEventLoop(message.ms);
+    if (testHooks) blockEventLoop(message.ms, message.release);
     else logger.warn("data-plane worker: test hook refused (GATEWAY_TEST_HOOKS is not 1)");
     return;
   }
