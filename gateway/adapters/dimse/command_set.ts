@@ -105,57 +105,68 @@ function decodeValue(
   }
 }
 
-/** ASCII bytes of a text value padded to even length (UI with NUL, others with a space). */
-function padded(value: string, vr: CommandVr): Uint8Array | undefined {
-  if (!/^[\x20-\x7e]*$/.test(value)) return undefined;
-  const length = value.length + (value.length % 2);
-  const out = new Uint8Array(length);
-  for (let i = 0; i < value.length; i++) out[i] = value.charCodeAt(i);
-  if (length > value.length) out[value.length] = vr === "UI" ? 0 : 0x20;
-  return out;
-}
-
-function encodeValue(vr: CommandVr, value: unknown): Uint8Array | undefined {
+/**
+ * Bytes a value takes (text padded to even length), or -1 when this module does not encode it
+ * (UL and AT values, text outside printable ASCII, numbers out of range).
+ */
+function valueLength(vr: CommandVr, value: unknown): number {
   switch (vr) {
     case "US": {
       const n = Number(value);
-      if (!Number.isInteger(n) || n < 0 || n > 0xffff) return undefined;
-      return new Uint8Array([n & 0xff, n >> 8]);
+      return Number.isInteger(n) && n >= 0 && n <= 0xffff ? 2 : -1;
     }
     case "UL":
     case "AT":
-      return undefined;
-    default:
-      return typeof value === "string" ? padded(value, vr) : undefined;
+      return -1;
+    default: {
+      if (typeof value !== "string") return -1;
+      for (let i = 0; i < value.length; i++) {
+        const c = value.charCodeAt(i);
+        if (c < 0x20 || c > 0x7e) return -1;
+      }
+      return value.length + (value.length % 2);
+    }
   }
 }
 
 /**
  * A command set's bytes (group length first, elements in tag order), or undefined when an element
  * is not one this module encodes (dcmjs then writes it). Elements without a value are left out.
+ * Written in one pass over the known elements (no intermediate arrays: three command sets go out
+ * per C-FIND through the gateway).
  */
 export function encodeCommand(elements: Record<string, unknown>): Uint8Array | undefined {
-  const parts: { element: number; value: Uint8Array }[] = [];
-  for (const [name, value] of Object.entries(elements)) {
+  let groupLength = 0;
+  for (const name in elements) {
+    const value = elements[name];
     if (value === undefined || value === null) continue;
     const known = BY_NAME.get(name);
     if (!known || known.element === 0x0000) return undefined;
-    const bytes = encodeValue(known.vr, value);
-    if (!bytes) return undefined;
-    parts.push({ element: known.element, value: bytes });
+    const n = valueLength(known.vr, value);
+    if (n < 0) return undefined;
+    groupLength += 8 + n;
   }
-  parts.sort((a, b) => a.element - b.element);
-  const groupLength = parts.reduce((n, p) => n + 8 + p.value.byteLength, 0);
   const out = new Uint8Array(12 + groupLength);
   const view = new DataView(out.buffer);
   view.setUint32(4, 4, true);
   view.setUint32(8, groupLength, true);
   let at = 12;
-  for (const p of parts) {
-    view.setUint16(at + 2, p.element, true);
-    view.setUint32(at + 4, p.value.byteLength, true);
-    out.set(p.value, at + 8);
-    at += 8 + p.value.byteLength;
+  for (const [element, name, vr] of ELEMENTS) {
+    const value = elements[name];
+    if (element === 0x0000 || value === undefined || value === null) continue;
+    view.setUint16(at + 2, element, true);
+    if (vr === "US") {
+      view.setUint32(at + 4, 2, true);
+      view.setUint16(at + 8, Number(value), true);
+      at += 10;
+      continue;
+    }
+    const text = value as string;
+    const length = text.length + (text.length % 2);
+    view.setUint32(at + 4, length, true);
+    for (let i = 0; i < text.length; i++) out[at + 8 + i] = text.charCodeAt(i);
+    if (length > text.length) out[at + 8 + text.length] = vr === "UI" ? 0 : 0x20;
+    at += 8 + length;
   }
   return out;
 }

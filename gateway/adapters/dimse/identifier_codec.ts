@@ -37,6 +37,7 @@ const ITEM_END = 0xfffee00d;
 const SEQUENCE_END = 0xfffee0dd;
 const UNDEFINED = 0xffffffff;
 const CHARSET = "00080005";
+const TAG_KEY = /^[0-9A-F]{8}$/;
 
 function explicitOf(ts: string): boolean | undefined {
   if (ts === TS.implicitLE) return false;
@@ -100,8 +101,12 @@ function plainCharset(el: DicomJsonElement | undefined): boolean {
 
 function writeItems(out: Out, json: DicomJson, explicit: boolean): boolean {
   const tags = Object.keys(json);
-  for (const t of tags) if (!/^[0-9A-F]{8}$/.test(t)) return false;
-  tags.sort();
+  let ordered = true;
+  for (let i = 0; i < tags.length; i++) {
+    if (!TAG_KEY.test(tags[i])) return false;
+    if (i > 0 && tags[i - 1] >= tags[i]) ordered = false;
+  }
+  if (!ordered) tags.sort();
   for (const tag of tags) {
     const el = json[tag];
     if (typeof el !== "object" || el === null) return false;
@@ -312,7 +317,12 @@ function readItems(input: In, end: number, delimited: boolean): DicomJson | unde
 }
 
 function sorted(elements: [string, DicomJsonElement][]): DicomJson {
-  elements.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // Encoded datasets are in tag order: sorted only when one is not.
+  let ordered = true;
+  for (let i = 1; i < elements.length && ordered; i++) {
+    ordered = elements[i - 1][0] < elements[i][0];
+  }
+  if (!ordered) elements.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out: DicomJson = {};
   for (const [tag, el] of elements) out[tag] = el;
   return out;
@@ -416,14 +426,20 @@ function readValue(
   }
   const text = vr === "PN" || vr === "IS" || vr === "DS" || TEXT_VRS.has(vr);
   if (!text) return undefined;
-  for (const c of value) if (c > 0x7e) return undefined;
-  const raw = ascii(value);
-  let values: (string | number | { Alphabetic: string } | null)[];
-  if (SINGLE_TEXT.has(vr)) {
-    values = [raw.replace(/[\s\0]+$/, "")];
-  } else {
-    values = raw.replace(/[\s\0]+$/, "").split("\\").map((s) => s.trim());
+  let end = value.byteLength;
+  let split = false;
+  for (let i = 0; i < end; i++) {
+    const c = value[i];
+    if (c > 0x7e) return undefined;
+    if (c === 0x5c) split = true;
   }
+  // Trailing padding (spaces, NULs, whitespace) is not part of the value.
+  while (end > 0 && (value[end - 1] <= 0x20)) end--;
+  const raw = ascii(value.subarray(0, end));
+  let values: (string | number | { Alphabetic: string } | null)[];
+  if (SINGLE_TEXT.has(vr)) values = [raw];
+  else if (!split) values = [raw.trimStart()];
+  else values = raw.split("\\").map((s) => s.trim());
   if (vr === "PN") {
     if (raw.includes("=")) return undefined;
     values = values.map((s) => (s === "" ? null : { Alphabetic: s as string }));
