@@ -237,13 +237,18 @@ export class DicomScuBackend implements Backend {
       ? result.matches
       : result.matches.map(({ "00080052": _level, ...rest }) => rest);
     // Kept as data: a DIMSE endpoint takes the matches as they are, HTTP serializes them.
-    const res = ResponseEnvelope.fromFields(
+    return ResponseEnvelope.fromFields(
       200,
-      ["content-type", DICOM_JSON],
+      [
+        "content-type",
+        DICOM_JSON,
+        "x-dicom-matches",
+        String(matches.length),
+        "x-dicom-status",
+        statusHex(result.status),
+      ],
       Body.fromData(matches, DICOM_JSON),
     );
-    res.headers.set("x-dicom-matches", String(matches.length));
-    return withStatus(res, result.status);
   }
 
   async #retrieve(

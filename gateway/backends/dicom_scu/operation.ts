@@ -149,6 +149,9 @@ interface PathUids {
   instance?: string;
 }
 
+/** What every path of PATHS, WHOLE_RENDERINGS and bulk data starts with. */
+const DICOMWEB_ROOTS = ["/studies", "/series", "/instances", "/bulkdata/"];
+
 /** A DICOMweb-shaped path: what it asks for. */
 interface PathMatch {
   kind: "find" | "retrieve";
@@ -159,6 +162,8 @@ interface PathMatch {
 
 /** Match a path (400 for a malformed frame list, 404 for a bulk data path never emitted). */
 function matchPath(path: string): PathMatch | undefined {
+  // Every DICOMweb path starts so; a DIMSE envelope's (`/C-FIND`) is not tried on each pattern.
+  if (!DICOMWEB_ROOTS.some((root) => path.startsWith(root))) return undefined;
   if (path.startsWith("/bulkdata/")) {
     const ref = parseBulkDataPath(path);
     if (!ref) throw new GatewayError(404, "not_found", `no bulk data at ${path}`);
@@ -245,10 +250,14 @@ export async function resolveCall(
   }
   if (op === "C-FIND") {
     try {
-      const params = req.protocol === "dimse" ? new URLSearchParams() : req.query;
       const query: DicomQuery = req.protocol === "dimse" && !route
         ? { level, identifier: base, offset: 0, fuzzy: false, includeAll: true }
-        : buildQuery(level, params, uids, base);
+        : buildQuery(
+          level,
+          req.protocol === "dimse" ? new URLSearchParams() : req.query,
+          uids,
+          base,
+        );
       // A Modality Worklist C-FIND (its identifiers have no level) asks the PACS's worklist; the
       // query/retrieve models stay chosen by level.
       if (req.metadata.dicom_sop_class === SOP.modalityWorklistFind) {
