@@ -206,14 +206,17 @@ export class DicomScuBackend implements Backend {
     );
     const status = res.getStatus();
     if (statusKind(status) === "failure") throw statusError("C-ECHO", this.#peer, status);
-    return withStatus(
-      ResponseEnvelope.json(200, {
-        status: statusHex(status),
-        status_name: statusName(status),
-        aet: this.#o.aet,
-        round_trip_ms: Math.round((performance.now() - started) * 100) / 100,
-      }),
-      status,
+    const answer = {
+      status: statusHex(status),
+      status_name: statusName(status),
+      aet: this.#o.aet,
+      round_trip_ms: Math.round((performance.now() - started) * 100) / 100,
+    };
+    // Kept as data (a DIMSE endpoint reads only the status), serialized when HTTP sends it.
+    return ResponseEnvelope.fromFields(
+      200,
+      ["content-type", "application/json", "x-dicom-status", answer.status],
+      Body.fromData(answer, "application/json"),
     );
   }
 
