@@ -4,7 +4,8 @@
  * look for), while this process sends requests. Prints the functions that allocate the most
  * bytes per request.
  *
- * `deno run -A bench/http_proxy/heap_profile.ts [--target gateway|minimal] [--requests N]`
+ * `deno run -A bench/http_proxy/heap_profile.ts [--target gateway|minimal] [--requests N]
+ * [--top N] [--depth N]` (`--depth N`: each function with its N nearest callers).
  */
 import { parseArgs } from "node:util";
 import { canConnect, freePort, spawnCaptured, waitReady } from "../../tests/support/mod.ts";
@@ -58,14 +59,29 @@ class Inspector {
   }
 }
 
-/** Self sizes summed by function and place. */
-function flatten(node: ProfileNode, out: Map<string, number>): void {
-  const f = node.callFrame;
-  const where = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/work\/main\//, "")}:${
-    f.lineNumber + 1
-  }`;
+/** `function file:line` of a frame, the path relative to the repository. */
+function place(f: CallFrame): string {
+  const file = f.url.replace(/^.*\/work\/main\//, "").replace(
+    /^file:\/\/.*?\/(gateway|shared|bench)\//,
+    "$1/",
+  );
+  return `${f.functionName || "(anonymous)"} ${file}:${f.lineNumber + 1}`;
+}
+
+/**
+ * Self sizes summed by function and place, with its `depth` nearest callers (` < ` between), so
+ * the runtime's functions are told apart by who called them.
+ */
+function flatten(
+  node: ProfileNode,
+  out: Map<string, number>,
+  depth: number,
+  callers: string[] = [],
+): void {
+  const here = place(node.callFrame);
+  const where = [here, ...(depth > 0 ? callers.slice(-depth).reverse() : [])].join(" < ");
   out.set(where, (out.get(where) ?? 0) + node.selfSize);
-  for (const child of node.children) flatten(child, out);
+  for (const child of node.children) flatten(child, out, depth, [...callers, here]);
 }
 
 if (import.meta.main) {
@@ -75,6 +91,7 @@ if (import.meta.main) {
       target: { type: "string", default: "gateway" },
       requests: { type: "string", default: "20000" },
       top: { type: "string", default: "40" },
+      depth: { type: "string", default: "0" },
     },
   });
   const upstream = await startUpstream(fixedJsonBody(1024));
@@ -129,7 +146,7 @@ if (import.meta.main) {
   };
   inspector.close();
   const sizes = new Map<string, number>();
-  flatten(profile.head, sizes);
+  flatten(profile.head, sizes, Number(values.depth));
   const total = [...sizes.values()].reduce((a, b) => a + b, 0);
   console.log(`${values.target}: ~${(total / requests).toFixed(0)} bytes sampled per request`);
   for (

@@ -11,6 +11,7 @@ Deno.test("parseFlags: defaults, overrides, help and invalid values", () => {
     bodyBytes: 1024,
     rounds: 3,
     allocationRequests: 50_000,
+    allocationOnly: false,
     json: undefined,
   });
   const flags = parseFlags(["--duration", "3", "--connections", "16", "--warmup", "0"]);
@@ -19,6 +20,8 @@ Deno.test("parseFlags: defaults, overrides, help and invalid values", () => {
   assert.equal(flags.connections, 16);
   assert.equal(flags.warmupSec, 0);
   assert.equal(parseFlags(["-h"]), "help");
+  const only = parseFlags(["--allocation-only", "--allocation", "20000"]);
+  assert.ok(only !== "help" && only.allocationOnly && only.allocationRequests === 20_000);
   assert.throws(() => parseFlags(["--connections", "0"]), /positive integer/);
   assert.throws(() => parseFlags(["--nope"]), /nope/);
 });

@@ -1,12 +1,17 @@
 /**
  * A bare `Deno.serve` reverse proxy for bench/http1_client and bench/http_proxy (the minimal Deno
  * proxy they compare against), forwarding with `fetch` or with Http1Client:
- * `deno run -A bench/http_proxy/minimal_proxy.ts --client fetch|http1 --upstream http://127.0.0.1:8080 --port 8081`,
+ * `deno run -A bench/http_proxy/minimal_proxy.ts --client fetch|http1|raw --upstream http://127.0.0.1:8080 --port 8081`,
  * and `--workers N` (with `--unstable-net`): the same proxy in this thread and N-1 worker threads
  * on the same port (SO_REUSEPORT), the runtime's own reference for the gateway's `[runtime] workers`.
+ * `raw` is the runtime's floor, not a proxy: see raw_forwarder.ts.
  */
 
 import { Http1Client } from "../../gateway/backends/http1/mod.ts";
+import { RawForwarder } from "./raw_forwarder.ts";
+
+/** How the proxy forwards. */
+export type ClientKind = "fetch" | "http1" | "raw";
 
 /** Request headers that belong to one hop only (plus host, which the client sets). */
 const HOP_BY_HOP = new Set([
@@ -29,7 +34,7 @@ function flag(args: string[], name: string): string {
 
 /** Starts the proxy; resolves when it listens. */
 export function startProxy(
-  kind: "fetch" | "http1",
+  kind: ClientKind,
   upstream: string,
   port: number,
   /** SO_REUSEPORT (needs `--unstable-net`): several threads serve the port. */
@@ -37,15 +42,17 @@ export function startProxy(
 ): Deno.HttpServer<Deno.NetAddr> {
   const base = upstream.replace(/\/$/, "");
   const client = new Http1Client();
+  const raw = kind === "raw" ? new RawForwarder(new URL(upstream)) : undefined;
   return Deno.serve({ hostname: "127.0.0.1", port, reusePort, onListen() {} }, (req) => {
+    if (raw) return raw.forward();
     // The path and query start at the first "/" after "http://": one URL parse per request.
     const target = new URL(base + req.url.slice(req.url.indexOf("/", 8)));
-    // forEach + append: several times cheaper than copying all and deleting.
-    const headers = new Headers();
-    req.headers.forEach((value, name) => {
-      if (!HOP_BY_HOP.has(name)) headers.append(name, value);
-    });
     if (kind === "fetch") {
+      // forEach + append: several times cheaper than copying all and deleting.
+      const headers = new Headers();
+      req.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.has(name)) headers.append(name, value);
+      });
       return fetch(target, {
         method: req.method,
         headers,
@@ -54,9 +61,17 @@ export function startProxy(
         signal: req.signal,
       });
     }
+    // The client takes any `forEach` source: a filtering view, no copy into a new Headers.
+    const incoming = req.headers;
     return client.request(target, {
       method: req.method,
-      headers,
+      headers: {
+        forEach(callback) {
+          incoming.forEach((value, name) => {
+            if (!HOP_BY_HOP.has(name)) callback(value, name);
+          });
+        },
+      },
       body: req.body,
       signal: req.signal,
     });
@@ -66,14 +81,16 @@ export function startProxy(
 /** In a worker thread: the proxy of the settings the main thread posts. */
 function serveInWorker(): void {
   (self as unknown as { onmessage: (event: MessageEvent) => void }).onmessage = (
-    event: MessageEvent<{ kind: "fetch" | "http1"; upstream: string; port: number }>,
+    event: MessageEvent<{ kind: ClientKind; upstream: string; port: number }>,
   ) => void startProxy(event.data.kind, event.data.upstream, event.data.port, true);
 }
 
 if (self.name === "minimal-proxy-worker") serveInWorker();
 else if (import.meta.main) {
   const kind = flag(Deno.args, "client");
-  if (kind !== "fetch" && kind !== "http1") throw new Error(`--client fetch|http1, got ${kind}`);
+  if (kind !== "fetch" && kind !== "http1" && kind !== "raw") {
+    throw new Error(`--client fetch|http1|raw, got ${kind}`);
+  }
   const upstream = flag(Deno.args, "upstream");
   const port = Number(flag(Deno.args, "port"));
   const workers = Deno.args.includes("--workers") ? Number(flag(Deno.args, "workers")) : 1;

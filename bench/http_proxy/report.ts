@@ -34,9 +34,9 @@ export function fixed(value: number, digits = 2): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "n/a";
 }
 
-/** `PASS` when `value` meets the target (`>=` or `<` `target`), else `MISS`. */
-export function verdict(value: number, op: ">=" | "<", target: number): string {
-  const ok = op === ">=" ? value >= target : value < target;
+/** `PASS` when `value` meets the target (`>=`, `<` or `<=` `target`), else `MISS`. */
+export function verdict(value: number, op: ">=" | "<" | "<=", target: number): string {
+  const ok = op === ">=" ? value >= target : op === "<" ? value < target : value <= target;
   return ok ? "PASS" : "MISS";
 }
 

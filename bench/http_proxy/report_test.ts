@@ -18,4 +18,5 @@ Deno.test("markdownTable, fixed, verdict", () => {
   assert.equal(fixed(NaN), "n/a");
   assert.equal(verdict(0.6, ">=", 0.6), "PASS");
   assert.equal(verdict(1.2, "<", 1), "MISS");
+  assert.equal(verdict(1, "<=", 1), "PASS");
 });

@@ -156,6 +156,8 @@ export async function startMinimalProxy(
   upstreamUrl: string,
   trace?: Trace,
   workers = 1,
+  /** `raw`: the runtime's floor instead of our client (raw_forwarder.ts). */
+  client: "http1" | "raw" = "http1",
 ): Promise<Stoppable & { url: string }> {
   const port = freePort();
   const process = spawnCaptured(Deno.execPath(), [
@@ -166,7 +168,7 @@ export async function startMinimalProxy(
     `--v8-flags=${["--max-semi-space-size=2", ...(trace?.v8Flags ?? [])].join(",")}`,
     "bench/http_proxy/minimal_proxy.ts",
     "--client",
-    "http1",
+    client,
     "--upstream",
     upstreamUrl,
     "--port",

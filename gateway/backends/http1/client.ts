@@ -93,8 +93,9 @@ export class Http1Client {
   }
 
   /** Sends a request; resolves with a fetch-style Response once its head is parsed. */
-  async request(url: URL, init: Http1RequestInit): Promise<Response> {
-    return toFetchResponse(await this.send(url, init));
+  request(url: URL, init: Http1RequestInit): Promise<Response> {
+    // then() rather than an async wrapper: one promise, no frame.
+    return this.send(url, init).then(toFetchResponse);
   }
 
   /**
@@ -105,11 +106,16 @@ export class Http1Client {
     const { signal, body } = init;
     signal?.throwIfAborted();
     if (this.#closed) throw new Http1Error("the HTTP/1.1 client is closed", "client_closed");
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
+    // The href is the URL's own string; protocol and origin would each be a new one.
+    const href = url.href;
+    const https = href.startsWith("https:");
+    if (!https && !href.startsWith("http:")) {
       throw new Http1Error(`unsupported URL scheme ${url.protocol}`, "invalid_request");
     }
-    const head = buildRequestHead(init.method, url, init.headers, body);
-    const origin = url.protocol + "//" + url.host;
+    const host = url.host;
+    const head = buildRequestHead(init.method, url, init.headers, body, host);
+    // The pool's key: the host alone for http, so the usual case builds no string.
+    const origin = https ? "https://" + host : host;
     let conn: Connection | undefined = this.#pool.take(origin);
     for (let attempt = 1;; attempt++) {
       const reused = conn !== undefined;

@@ -11,6 +11,7 @@ const MAX_KEPT_WRITE_BYTES = 128 * 1024;
 /** A TCP or TLS connection to one origin, used for one request at a time. */
 export class Connection implements ReadBuffer {
   readonly conn: Deno.Conn;
+  /** The pool's key of its origin: `host:port` for http, `https://host:port` for https. */
   readonly origin: string;
   buf: Uint8Array<ArrayBuffer> = new Uint8Array(READ_BUFFER_BYTES);
   start = 0;
@@ -31,14 +32,26 @@ export class Connection implements ReadBuffer {
     this.origin = origin;
   }
 
-  /** Reads more bytes into the buffer; false at end of stream. Grows the buffer up to `max` when full. */
-  async fill(max = READ_BUFFER_BYTES): Promise<boolean> {
+  #onEnd: ((conn: Connection) => void) | null = null;
+
+  /**
+   * Starts reading more bytes into the buffer, growing it up to `max` when full; hand the result
+   * to {@link filled}. (Two steps rather than one async method: no promise of ours per read.)
+   */
+  read(max = READ_BUFFER_BYTES): Promise<number | null> {
     if (this.start === this.end) this.start = this.end = 0;
     else if (this.end === this.buf.length) this.#makeRoom(max);
-    let read = this.#pending;
-    this.#pending = null;
-    read ??= this.conn.read(this.buf.subarray(this.end));
-    const n = await read;
+    const pending = this.#pending;
+    if (pending !== null) {
+      this.#pending = null;
+      return pending;
+    }
+    // An empty buffer is read into whole: no view to make.
+    return this.conn.read(this.end === 0 ? this.buf : this.buf.subarray(this.end));
+  }
+
+  /** Takes the result of {@link read}: false at end of stream. */
+  filled(n: number | null): boolean {
     if (n === null) return false;
     this.end += n;
     return true;
@@ -83,13 +96,16 @@ export class Connection implements ReadBuffer {
   watch(onEnd: (conn: Connection) => void): void {
     this.idle = true;
     this.start = this.end = 0;
+    this.#onEnd = onEnd;
     const read = this.conn.read(this.buf);
     this.#pending = read;
-    const ended = () => {
-      if (this.idle) onEnd(this);
-    };
-    this.watching = read.then(ended, ended);
+    this.watching = read.then(this.#ended, this.#ended);
   }
+
+  // One function per connection, not one per release.
+  readonly #ended = (): void => {
+    if (this.idle) this.#onEnd?.(this);
+  };
 
   /** Closes the socket (idempotent); pending reads and writes reject. */
   destroy(): void {

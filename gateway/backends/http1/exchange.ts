@@ -3,7 +3,8 @@
 import { type BodyDecoder, ChunkedDecoder, CloseDecoder, LengthDecoder } from "./body.ts";
 import { type Connection, READ_BUFFER_BYTES } from "./connection.ts";
 import { Http1Error } from "./errors.ts";
-import { findHeadEnd, parseResponseHead, type RequestHead, type ResponseHead } from "./head.ts";
+import type { RequestHead } from "./head.ts";
+import { findHeadEnd, parseResponseHead, type ResponseHead } from "./response_head.ts";
 import { type RequestBody, SourceError, writeRequest } from "./upload.ts";
 
 /** What an exchange needs from its client. */
@@ -64,13 +65,15 @@ class Exchange {
     this.signal = signal;
     this.options = options;
     this.keepAlive = keepAlive;
-    signal?.addEventListener("abort", this.onAbort);
+    // The exchange is its own listener (handleEvent): no closure per request.
+    signal?.addEventListener("abort", this);
   }
 
-  readonly onAbort = (): void => {
+  /** The signal aborted. */
+  handleEvent(): void {
     this.controller?.error(this.signal!.reason);
     this.finish(false);
-  };
+  }
 
   async run(method: string, head: RequestHead, body: RequestBody): Promise<Http1Response> {
     // Aborted while connecting, after the connect had already succeeded: the event is gone.
@@ -79,14 +82,7 @@ class Exchange {
       throw this.signal.reason;
     }
     // The body goes out while the response is awaited: a server may answer before reading it.
-    writeRequest(this.conn, head, body).then(
-      () => this.uploaded = true,
-      (error) => {
-        if (error instanceof SourceError) this.sourceError = error.error;
-        else this.writeError = error;
-        this.conn.destroy();
-      },
-    );
+    this.upload(head, body);
     let response: ResponseHead;
     try {
       response = await this.readHead();
@@ -95,6 +91,23 @@ class Exchange {
       throw this.failure(error);
     }
     return this.respond(method, response);
+  }
+
+  /** Writes the request; a failure is kept for {@link failure} and closes the socket. */
+  async upload(head: RequestHead, body: RequestBody): Promise<void> {
+    try {
+      if (body === null) {
+        // The usual GET: the head alone, straight to the socket (no frames of ours between).
+        const bytes = head.bytes;
+        const written = await this.conn.conn.write(bytes);
+        if (written < bytes.byteLength) await this.conn.write(bytes.subarray(written));
+      } else await writeRequest(this.conn, head, body);
+      this.uploaded = true;
+    } catch (error) {
+      if (error instanceof SourceError) this.sourceError = error.error;
+      else this.writeError = error;
+      this.conn.destroy();
+    }
   }
 
   /** Reads response heads until a final one (1xx informational responses are skipped). */
@@ -123,7 +136,7 @@ class Exchange {
         scanned = conn.end - conn.start;
         if (scanned > max) throw headTooLarge(max);
       }
-      if (!(await conn.fill(max + READ_BUFFER_BYTES))) {
+      if (!conn.filled(await conn.read(max + READ_BUFFER_BYTES))) {
         if (!this.received) {
           throw new Http1Error(
             "the connection closed before any response byte",
@@ -204,7 +217,7 @@ class Exchange {
           return;
         }
         if (chunk) return controller.enqueue(chunk);
-        if (!(await conn.fill(max))) decoder.eof();
+        if (!conn.filled(await conn.read(max))) decoder.eof();
       }
     } catch (error) {
       const reason = this.failure(error, "reading the response body failed");
@@ -236,7 +249,7 @@ class Exchange {
     if (this.finished) return;
     this.finished = true;
     this.controller = null;
-    this.signal?.removeEventListener("abort", this.onAbort);
+    this.signal?.removeEventListener("abort", this);
     const conn = this.conn;
     if (reusable && this.keepAlive && this.uploaded && conn.start === conn.end && !conn.closed) {
       this.options.release(conn);
@@ -246,44 +259,9 @@ class Exchange {
   }
 }
 
-/** Connection-level fields (RFC 9110 §7.6.1): consumed here, never part of the Response. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
-
-/**
- * The response with the head's status and end-to-end fields. Hop-by-hop fields, and those the
- * `Connection` field names, are left out: this client framed the body and manages the
- * connection itself.
- */
+/** The response with the head's status and end-to-end fields (the head left hop-by-hop ones out). */
 function rawResponse(body: Http1Response["body"], head: ResponseHead): Http1Response {
-  const fields = head.fields;
-  let named: Set<string> | undefined;
-  let hopByHop = false;
-  for (let i = 0; i < fields.length; i += 2) {
-    const name = fields[i].toLowerCase();
-    if (HOP_BY_HOP.has(name)) hopByHop = true;
-    if (name === "connection") {
-      named ??= new Set();
-      for (const n of fields[i + 1].split(",")) named.add(n.trim().toLowerCase());
-    }
-  }
-  let kept = fields;
-  if (hopByHop) {
-    kept = [];
-    for (let i = 0; i < fields.length; i += 2) {
-      const name = fields[i].toLowerCase();
-      if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
-      kept.push(fields[i], fields[i + 1]);
-    }
-  }
-  return { status: head.status, statusText: head.statusText, fields: kept, body };
+  return { status: head.status, statusText: head.statusText, fields: head.fields, body };
 }
 
 /** A fetch-style `Response` of a raw response (appending beats a HeadersInit conversion). */

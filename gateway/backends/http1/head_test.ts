@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects } from "../../../tests/assert.ts";
 import { Http1Error } from "./errors.ts";
-import { buildRequestHead, encodeHead, findHeadEnd, parseResponseHead } from "./head.ts";
+import { buildRequestHead, joinHead } from "./head.ts";
+import { findHeadEnd, parseResponseHead } from "./response_head.ts";
 
 const encoder = new TextEncoder();
 const url = new URL("http://upstream.test:8080/a/b?x=1&y=%20");
@@ -87,9 +88,24 @@ Deno.test("request head: CR/LF injection and bad methods are refused", async () 
   );
 });
 
-Deno.test("encodeHead: one buffer with the body; latin-1 field values stay single bytes", () => {
-  const out = encodeHead("A: \u00e9\r\n\r\n", new Uint8Array([1, 2]), new Uint8Array(64));
-  assertEquals([...out], [65, 58, 32, 0xe9, 13, 10, 13, 10, 1, 2]);
+Deno.test("request head: latin-1 field values stay single bytes; joinHead adds the body", () => {
+  const fake = { forEach: (fn: (value: string, name: string) => void) => fn("\u00e9", "a") };
+  const head = buildRequestHead("GET", new URL("http://h/"), fake, null);
+  assertEquals([...head.bytes.subarray(25, 31)], [97, 58, 32, 0xe9, 13, 10]);
+  assertEquals(head.text, "GET / HTTP/1.1\r\nhost: h\r\na: \u00e9\r\n\r\n");
+  const out = joinHead(new Uint8Array([65, 13, 10]), new Uint8Array([1, 2]), new Uint8Array(64));
+  assertEquals([...out], [65, 13, 10, 1, 2]);
+});
+
+Deno.test("request head: a large head grows the scratch buffer, the next one starts clean", () => {
+  const big = "v".repeat(20_000);
+  const fake = { forEach: (fn: (value: string, name: string) => void) => fn(big, "x-big") };
+  assert(buildRequestHead("GET", url, fake, null).text.includes(`x-big: ${big}\r\n`));
+  const small = buildRequestHead("GET", url, new Headers({ a: "1" }), null);
+  assertEquals(
+    small.text,
+    "GET /a/b?x=1&y=%20 HTTP/1.1\r\nhost: upstream.test:8080\r\na: 1\r\n\r\n",
+  );
 });
 
 Deno.test("findHeadEnd: CRLF, bare LF, incomplete and straddling heads", () => {
@@ -110,15 +126,15 @@ Deno.test("response head: status, reason, duplicate and case-insensitive fields"
   assertEquals(head.contentLength, 12);
   assertEquals(head.close, false);
   assertEquals(head.fields, [
-    "Set-Cookie",
+    "set-cookie",
     "a=1",
     "set-cookie",
     "b=2",
-    "CONTENT-LENGTH",
+    "content-length",
     "12",
-    "X-Empty",
+    "x-empty",
     "",
-    "X-Space",
+    "x-space",
     "v",
   ]);
   const headers = new Headers();
@@ -141,6 +157,15 @@ Deno.test("response head: connection close, HTTP/1.0 and transfer-encoding with 
   );
   assertEquals(both.transferCoding, "chunked");
   assert(both.close);
+});
+
+Deno.test("response head: hop-by-hop fields and those Connection names are left out", () => {
+  const head = parse(
+    "HTTP/1.1 200 OK\r\nServer: x\r\nConnection: keep-alive, X-Hop\r\nKeep-Alive: 5\r\n" +
+      "X-Hop: 1\r\nTransfer-Encoding: chunked\r\nContent-Type: a/b\r\n\r\n",
+  );
+  assertEquals(head.fields, ["server", "x", "content-type", "a/b"]);
+  assertEquals([head.close, head.transferCoding], [false, "chunked"]);
 });
 
 Deno.test("response head: malformed heads are protocol errors", async () => {
@@ -177,5 +202,5 @@ Deno.test("response head: latin-1 bytes survive", () => {
     10,
   ]);
   const head = parseResponseHead(bytes, 0, findHeadEnd(bytes, 0, bytes.length));
-  assertEquals(head.fields, ["X", "caf\u00e9"]);
+  assertEquals(head.fields, ["x", "caf\u00e9"]);
 });

@@ -2,7 +2,7 @@
 
 import type { Connection } from "./connection.ts";
 import { Http1Error } from "./errors.ts";
-import { encodeHead, type RequestHead } from "./head.ts";
+import { joinHead, type RequestHead } from "./head.ts";
 
 /** A request body as the client accepts it. */
 export type RequestBody = ReadableStream<Uint8Array> | Uint8Array | null;
@@ -26,23 +26,27 @@ export async function writeRequest(
   head: RequestHead,
   body: RequestBody,
 ): Promise<void> {
-  const text = head.text;
-  if (body === null) return conn.write(encodeHead(text, null, conn.writeBuffer(text.length)));
+  const bytes = head.bytes;
+  if (body === null) return conn.write(bytes);
   if (body instanceof Uint8Array) {
     if (body.byteLength <= SMALL_BODY_BYTES) {
-      return conn.write(encodeHead(text, body, conn.writeBuffer(text.length + body.byteLength)));
+      return conn.write(
+        joinHead(bytes, body, conn.writeBuffer(bytes.byteLength + body.byteLength)),
+      );
     }
-    await conn.write(encodeHead(text, null, conn.writeBuffer(text.length)));
+    await conn.write(bytes);
     return conn.write(body);
   }
   if (head.framing === "length" && head.length <= SMALL_BODY_BYTES) {
     // A small declared body (most API calls): read it whole, send head and body in one write.
     // Sizing reads to the body also keeps a 64 KiB buffer (an mmap/munmap pair under the
     // gateway's malloc settings) off every small request.
-    const bytes = await readExactly(body, head.length);
-    return conn.write(encodeHead(text, bytes, conn.writeBuffer(text.length + bytes.byteLength)));
+    const content = await readExactly(body, head.length);
+    return conn.write(
+      joinHead(bytes, content, conn.writeBuffer(bytes.byteLength + content.byteLength)),
+    );
   }
-  await conn.write(encodeHead(text, null, conn.writeBuffer(text.length)));
+  await conn.write(bytes);
   await writeStream(conn, head, body);
 }
 
