@@ -54,6 +54,8 @@ export interface BenchFlags {
   allocationRequests: number;
   /** Only the allocation measurement (no wrk runs, no peers), `rounds` times. */
   allocationOnly: boolean;
+  /** With `allocationOnly`: only these programs (keys of the allocation table), else all. */
+  programs?: string[];
   /** Write all results as JSON to this file. */
   json?: string;
 }
@@ -68,6 +70,8 @@ const USAGE = `deno task bench [flags]
   --rounds N          rounds of every measurement, medians reported (default 3)
   --allocation N      requests of the allocation-per-request measurement (default 50000; 0 skips)
   --allocation-only   only the allocation measurement, --rounds times (medians); no wrk, no peers
+  --programs A,B      with --allocation-only: only these (gateway, minimal_proxy, deno_fetch,
+                      raw_floor, bare)
   --json FILE         also write the results as JSON`;
 
 /** Parses the flags of the benchmark (see USAGE); throws on unknown or invalid ones. */
@@ -84,6 +88,7 @@ export function parseFlags(args: string[]): BenchFlags | "help" {
       rounds: { type: "string", default: "3" },
       allocation: { type: "string", default: "50000" },
       "allocation-only": { type: "boolean", default: false },
+      programs: { type: "string" },
       json: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -106,6 +111,7 @@ export function parseFlags(args: string[]): BenchFlags | "help" {
     rounds: positive("rounds"),
     allocationRequests: values.allocation === "0" ? 0 : positive("allocation"),
     allocationOnly: values["allocation-only"] === true,
+    programs: values.programs?.split(","),
     json: values.json,
   };
 }
@@ -215,11 +221,12 @@ async function allocationPerRequest(
   upstreamUrl: string,
   requests: number,
   rounds: number,
+  programs?: string[],
 ): Promise<Record<string, number>> {
   const runs: Record<string, number[]> = {};
   for (let round = 1; round <= rounds; round++) {
     console.error(`allocation round ${round} of ${rounds} ...`);
-    const one = await allocationRound(upstreamUrl, requests);
+    const one = await allocationRound(upstreamUrl, requests, programs);
     for (const [key, bytes] of Object.entries(one)) (runs[key] ??= []).push(bytes);
   }
   return Object.fromEntries(Object.entries(runs).map(([key, values]) => [key, median(values)]));
@@ -250,24 +257,28 @@ function printAllocation(allocation: Record<string, number>, flags: BenchFlags):
 async function allocationRound(
   upstreamUrl: string,
   requests: number,
+  only?: string[],
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const trace = (meter: GcTraceMeter) => ({ v8Flags: ["--trace-gc-nvp"], onStdout: meter.feed });
-  const gatewayMeter = new GcTraceMeter();
-  const { gateway, dataPort } = await startBenchGateway(upstreamUrl, trace(gatewayMeter));
-  try {
-    out.gateway_http = (await measureAllocation(
-      gatewayMeter,
-      `${gateway.dataUrl(dataPort)}/api/`,
-      requests,
-    )).perRequest;
-    out.gateway_echo = (await measureAllocation(
-      gatewayMeter,
-      `${gateway.dataUrl(dataPort)}/echo/`,
-      requests,
-    )).perRequest;
-  } finally {
-    await gateway.stop();
+  const wanted = (key: string) => only === undefined || only.includes(key);
+  if (wanted("gateway")) {
+    const gatewayMeter = new GcTraceMeter();
+    const { gateway, dataPort } = await startBenchGateway(upstreamUrl, trace(gatewayMeter));
+    try {
+      out.gateway_http = (await measureAllocation(
+        gatewayMeter,
+        `${gateway.dataUrl(dataPort)}/api/`,
+        requests,
+      )).perRequest;
+      out.gateway_echo = (await measureAllocation(
+        gatewayMeter,
+        `${gateway.dataUrl(dataPort)}/echo/`,
+        requests,
+      )).perRequest;
+    } finally {
+      await gateway.stop();
+    }
   }
   const programs: [string, (meter: GcTraceMeter) => Promise<Stoppable & { url: string }>][] = [
     ["minimal_proxy", (m) => startMinimalProxy(upstreamUrl, trace(m))],
@@ -276,6 +287,7 @@ async function allocationRound(
     ["bare", (m) => startBare(trace(m))],
   ];
   for (const [key, start] of programs) {
+    if (!wanted(key)) continue;
     const meter = new GcTraceMeter();
     const program = await start(meter);
     try {
@@ -297,6 +309,7 @@ async function runAllocationOnly(flags: BenchFlags): Promise<Record<string, unkn
       upstream.url,
       flags.allocationRequests,
       flags.rounds,
+      flags.programs,
     );
     printAllocation(allocation, flags);
     return { flags, allocationBytesPerRequest: allocation, targets: TARGETS };

@@ -12,6 +12,7 @@ Deno.test("parseFlags: defaults, overrides, help and invalid values", () => {
     rounds: 3,
     allocationRequests: 50_000,
     allocationOnly: false,
+    programs: undefined,
     json: undefined,
   });
   const flags = parseFlags(["--duration", "3", "--connections", "16", "--warmup", "0"]);

@@ -35,11 +35,11 @@ export interface FailoverOptions<T> {
 /** Run the attempts; returns the first answer or throws the GatewayError of the last failure. */
 export async function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
   const { req, pool } = o;
-  const tried = new Set<Target>();
+  // The targets already tried, made on the first retry (most requests never need it).
+  let tried: Set<Target> | undefined;
   const attempts = 1 + o.retries;
   for (let attempt = 1;; attempt++) {
     const target = pool.pick(tried);
-    tried.add(target);
     target.inFlight++;
     let body: BodySource = null;
     try {
@@ -76,6 +76,8 @@ export async function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
           attempt,
           error: (err as Error).message,
         });
+        tried ??= new Set();
+        tried.add(target);
         if (tried.size >= pool.targets.length) tried.clear();
         continue;
       }

@@ -200,10 +200,11 @@ export class HttpEndpointService implements HttpEndpoint {
 
   /** Convert the response envelope to an HTTP response. */
   protected toResponse(res: ResponseEnvelope, ex: HttpExchange, method: string): Response {
-    // Backends already removed upstream hop-by-hop fields; the envelope's fields are ours. A
-    // list of pairs costs Deno less than a Headers object (no sorted iteration).
+    // Backends already removed upstream hop-by-hop fields; the envelope's fields are ours. They
+    // are collected as one flat list and appended to the Response's own headers: a HeadersInit
+    // (pairs or a Headers object) costs Deno a converted copy of every pair.
     const contentType = res.body.contentType;
-    const fields: [string, string][] = [];
+    const fields: string[] = [];
     let declared: string | null = null;
     res.forEachHeader((value, name) => {
       switch (name.length === 14 || name.length === 12 ? name.toLowerCase() : "") {
@@ -215,16 +216,16 @@ export class HttpEndpointService implements HttpEndpoint {
         case "content-type":
           if (contentType) return;
       }
-      fields.push([name, value]);
+      fields.push(name, value);
     });
-    fields.push(["x-request-id", ex.requestId]);
-    if (contentType) fields.push(["content-type", contentType]);
+    fields.push("x-request-id", ex.requestId);
+    if (contentType) fields.push("content-type", contentType);
     let body: ReturnType<typeof res.body.forwardable> = null;
     if (NO_BODY_STATUS.has(res.status) || method === "HEAD") {
       const rest = res.body.forwardable();
       if (rest instanceof ReadableStream) rest.cancel().catch(() => {});
       // A HEAD answer describes the body a GET would get.
-      if (method === "HEAD" && declared !== null) fields.push(["content-length", declared]);
+      if (method === "HEAD" && declared !== null) fields.push("content-length", declared);
     } else {
       body = res.body.forwardable();
       // An untouched upstream stream keeps its declared length (Deno then sends it as is,
@@ -233,7 +234,7 @@ export class HttpEndpointService implements HttpEndpoint {
         body instanceof ReadableStream && declared !== null &&
         res.body.knownLength === Number(declared)
       ) {
-        fields.push(["content-length", declared]);
+        fields.push("content-length", declared);
       }
       if (body instanceof ReadableStream) {
         // A backend's streamed answer that breaks off is recorded as what it is; a streamed
@@ -246,7 +247,10 @@ export class HttpEndpointService implements HttpEndpoint {
         else if (failed) body = watchedAnswer(body, ex.record.lateFailure(), res.backend!);
       }
     }
-    return new Response(body as BodyInit | null, { status: res.status, headers: fields });
+    const response = new Response(body as BodyInit | null, { status: res.status });
+    const headers = response.headers;
+    for (let i = 0; i < fields.length; i += 2) headers.append(fields[i], fields[i + 1]);
+    return response;
   }
 
   /** The error format of this endpoint: JSON `{"error":{code,message,request_id}}`. */

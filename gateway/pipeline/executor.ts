@@ -13,6 +13,7 @@ import { addDeadline, type DeadlineEntry, removeDeadline } from "./deadlines.ts"
 import type { AuditSink } from "./front_door.ts";
 import type {
   Backend,
+  BackendCall,
   MessageCapture,
   MessageTracker,
   Middleware,
@@ -79,13 +80,27 @@ async function runTracked(
   }
 }
 
-async function runStages(
+function runStages(
   pipeline: BuiltPipeline,
   req: RequestEnvelope,
   deps: ExecutorDeps,
   capture: MessageCapture | undefined,
 ): Promise<ResponseEnvelope> {
   req.pipeline = pipeline.name;
+  // No middleware and no capture: straight to the backends, no frame of ours around them.
+  if (pipeline.middleware.length === 0 && capture === undefined) {
+    return callBackends(pipeline, req, deps, undefined);
+  }
+  return runMiddleware(pipeline, req, deps, capture);
+}
+
+/** The middleware on the request, the backends, the middleware on the response. */
+async function runMiddleware(
+  pipeline: BuiltPipeline,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+  capture: MessageCapture | undefined,
+): Promise<ResponseEnvelope> {
   let response: ResponseEnvelope | undefined;
   // How many middleware saw the request; only those see the response.
   let seen = 0;
@@ -154,17 +169,29 @@ function middlewareError(mw: Middleware, err: unknown): GatewayError {
   );
 }
 
-async function callBackends(
+function callBackends(
   pipeline: BuiltPipeline,
   req: RequestEnvelope,
   deps: ExecutorDeps,
   capture?: MessageCapture,
 ): Promise<ResponseEnvelope> {
   const backends = pipeline.backends;
-  // The common case, one backend without a match table, allocates nothing here.
+  // The common case, one backend without a match table, allocates nothing here (not even a
+  // frame: no async function between the pipeline and the backend's call).
   if (backends.length === 1 && !backends[0].config.match) {
-    return await callBackend(pipeline, backends[0], req, deps, capture);
+    return callBackend(pipeline, backends[0], req, deps, capture);
   }
+  return callSelected(pipeline, req, deps, capture);
+}
+
+/** The backends whose match table fits the request: the primary and its tee destinations. */
+async function callSelected(
+  pipeline: BuiltPipeline,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+  capture?: MessageCapture,
+): Promise<ResponseEnvelope> {
+  const backends = pipeline.backends;
   const selected = backends.filter((b) => matches(b, req.metadata));
   if (selected.length === 0) {
     throw new GatewayError(
@@ -226,15 +253,11 @@ async function callBackend(
 ): Promise<ResponseEnvelope> {
   if (capture) await capture.backendRequest(backend.name, req);
   const start = performance.now();
-  const call = new CallSignal(req, backend.config.timeout_secs * 1000);
+  // The call object is what the backend gets: its signal is built on first use.
+  const call = new CallSignal(req, backend.config.timeout_secs * 1000, deps.logger);
   let streaming = false;
   try {
-    const res = await backend.invoke(req, {
-      get signal() {
-        return call.signal;
-      },
-      logger: deps.logger,
-    });
+    const res = await backend.invoke(req, call);
     // An answer a middleware reads whole counts on the request's memory budget lease.
     // Counted, never refused: the backend has acted, and a 503 now would invite a retry of it.
     res.body.chargeTo(req.memory, false);
@@ -296,17 +319,19 @@ const CLIENT_LINK_MS = 100;
  * disconnect once the call has lasted CLIENT_LINK_MS (AbortSignal.any and AbortSignal.timeout
  * would leave weak references and a timer per request alive long after it).
  */
-class CallSignal implements DeadlineEntry {
+class CallSignal implements DeadlineEntry, BackendCall {
   readonly #req: RequestEnvelope;
   readonly #timeoutMs: number;
+  readonly logger: Logger;
   controller!: AbortController;
   deadline = 0;
   armAt = Infinity;
   #onClientAbort: (() => void) | undefined;
 
-  constructor(req: RequestEnvelope, timeoutMs: number) {
+  constructor(req: RequestEnvelope, timeoutMs: number, logger: Logger) {
     this.#req = req;
     this.#timeoutMs = timeoutMs;
+    this.logger = logger;
   }
 
   get signal(): AbortSignal {

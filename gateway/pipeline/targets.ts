@@ -72,7 +72,12 @@ export class TargetPool {
    */
   pick(exclude?: Set<Target>): Target {
     const now = performance.now();
-    const candidates = this.targets.filter((t) => t.healthy(now) && !exclude?.has(t));
+    const targets = this.targets;
+    // One target (most backends): no candidate list to build.
+    if (targets.length === 1 && targets[0].healthy(now) && !exclude?.has(targets[0])) {
+      return targets[0];
+    }
+    const candidates = targets.filter((t) => t.healthy(now) && !exclude?.has(t));
     if (candidates.length === 0) {
       throw new GatewayError(
         502,

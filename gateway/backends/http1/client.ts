@@ -1,12 +1,11 @@
 /** The pooled HTTP/1.1 client: connection reuse, the stale-connection retry, close. */
 
 import { connect } from "./connect.ts";
-import type { Connection } from "./connection.ts";
 import { Http1Error } from "./errors.ts";
-import { exchange, type ExchangeOptions, type Http1Response, toFetchResponse } from "./exchange.ts";
-import { buildRequestHead } from "./head.ts";
+import { Exchange, type ExchangeOptions, type Http1Response, toFetchResponse } from "./exchange.ts";
+import { buildRequestHead, type RequestHead } from "./head.ts";
 import { Pool } from "./pool.ts";
-import type { RequestBody } from "./upload.ts";
+import type { Http1RequestInit } from "./request.ts";
 
 /** Options of {@link Http1Client}. */
 export interface Http1ClientOptions {
@@ -24,24 +23,6 @@ export interface Http1ClientOptions {
   serverName?: string;
   /** Limit for TCP connect plus TLS handshake, in milliseconds (default 10 000). */
   connectTimeoutMs?: number;
-}
-
-/** Request fields as `forEach(value, name)` yields them (lower-case names), like Headers. */
-export interface HeaderSource {
-  forEach(callback: (value: string, name: string) => void): void;
-}
-
-/** One request of {@link Http1Client.request}. */
-export interface Http1RequestInit {
-  method: string;
-  /**
-   * Sent as given (plus `host` from the URL when absent); framing headers are the client's. Any
-   * object with Headers' `forEach` will do, so a proxy can send filtered fields without copying.
-   */
-  headers: HeaderSource;
-  body: RequestBody;
-  /** Aborting closes the socket and rejects (or errors the body) with the signal's reason. */
-  signal?: AbortSignal;
 }
 
 /** Counters of a client, for tests and metrics. */
@@ -84,6 +65,13 @@ export class Http1Client {
     this.#exchange = {
       maxHeaderBytes: positive("maxHeaderBytes", options.maxHeaderBytes, 64 * 1024, 64),
       release: (conn) => this.#pool.put(conn),
+      // A reused socket the server closed meanwhile, nothing came back and the body can be sent
+      // again (nginx closes after keepalive_requests or keepalive_timeout): once, on a new one.
+      retry: (url, origin, init, head, error) => {
+        if (this.#closed) throw error;
+        this.stats.retries++;
+        return this.#sendFresh(url, origin, init, head);
+      },
     };
   }
 
@@ -102,46 +90,48 @@ export class Http1Client {
    * Sends a request; resolves once the response head is parsed, the body streams after (or is
    * already complete). The raw form a proxy forwards without building a Response.
    */
-  async send(url: URL, init: Http1RequestInit): Promise<Http1Response> {
-    const { signal, body } = init;
-    signal?.throwIfAborted();
-    if (this.#closed) throw new Http1Error("the HTTP/1.1 client is closed", "client_closed");
-    // The href is the URL's own string; protocol and origin would each be a new one.
-    const href = url.href;
-    const https = href.startsWith("https:");
-    if (!https && !href.startsWith("http:")) {
-      throw new Http1Error(`unsupported URL scheme ${url.protocol}`, "invalid_request");
-    }
-    const host = url.host;
-    const head = buildRequestHead(init.method, url, init.headers, body, host);
-    // The pool's key: the host alone for http, so the usual case builds no string.
-    const origin = https ? "https://" + host : host;
-    let conn: Connection | undefined = this.#pool.take(origin);
-    for (let attempt = 1;; attempt++) {
-      const reused = conn !== undefined;
-      if (conn === undefined) {
-        conn = await connect(url, origin, {
-          caCerts: this.#caCerts,
-          clientCert: this.#clientCert,
-          serverName: this.#serverName,
-          timeoutMs: this.#connectTimeoutMs,
-        }, signal);
-        this.stats.connects++;
+  send(url: URL, init: Http1RequestInit): Promise<Http1Response> {
+    let head: RequestHead;
+    let origin: string;
+    try {
+      init.signal?.throwIfAborted();
+      if (this.#closed) throw new Http1Error("the HTTP/1.1 client is closed", "client_closed");
+      // The href is the URL's own string; protocol and origin would each be a new one.
+      const href = url.href;
+      const https = href.startsWith("https:");
+      if (!https && !href.startsWith("http:")) {
+        throw new Http1Error(`unsupported URL scheme ${url.protocol}`, "invalid_request");
       }
-      try {
-        return await exchange(conn, init.method, head, body, signal, this.#exchange);
-      } catch (error) {
-        // A pooled socket the server closed meanwhile: safe to send again when nothing came back
-        // and the body can be replayed (nginx closes after keepalive_requests or keepalive_timeout).
-        const stale = error instanceof Http1Error && error.code === "connection_closed";
-        if (
-          !stale || !reused || attempt > 1 || body instanceof ReadableStream || signal?.aborted ||
-          this.#closed
-        ) throw error;
-        this.stats.retries++;
-        conn = undefined;
-      }
+      const host = url.host;
+      head = buildRequestHead(init.method, url, init.headers, init.body, host);
+      // The pool's key: the host alone for http, so the usual case builds no string.
+      origin = https ? "https://" + host : host;
+    } catch (error) {
+      return Promise.reject(error);
     }
+    const conn = this.#pool.take(origin);
+    // A pooled socket: no frame of ours around the exchange (it retries through the options).
+    if (conn !== undefined) {
+      return new Exchange(conn, url, origin, init, head, true, this.#exchange).run();
+    }
+    return this.#sendFresh(url, origin, init, head);
+  }
+
+  /** Sends on a new connection. */
+  async #sendFresh(
+    url: URL,
+    origin: string,
+    init: Http1RequestInit,
+    head: RequestHead,
+  ): Promise<Http1Response> {
+    const conn = await connect(url, origin, {
+      caCerts: this.#caCerts,
+      clientCert: this.#clientCert,
+      serverName: this.#serverName,
+      timeoutMs: this.#connectTimeoutMs,
+    }, init.signal);
+    this.stats.connects++;
+    return await new Exchange(conn, url, origin, init, head, false, this.#exchange).run();
   }
 
   /** Closes idle sockets and refuses new requests; in-flight ones finish and close their sockets. */

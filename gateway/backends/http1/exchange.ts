@@ -4,6 +4,7 @@ import { type BodyDecoder, ChunkedDecoder, CloseDecoder, LengthDecoder } from ".
 import { type Connection, READ_BUFFER_BYTES } from "./connection.ts";
 import { Http1Error } from "./errors.ts";
 import type { RequestHead } from "./head.ts";
+import type { Http1RequestInit } from "./request.ts";
 import { findHeadEnd, parseResponseHead, type ResponseHead } from "./response_head.ts";
 import { type RequestBody, SourceError, writeRequest } from "./upload.ts";
 
@@ -12,6 +13,17 @@ export interface ExchangeOptions {
   maxHeaderBytes: number;
   /** Takes back a connection whose response was read completely (the client pools or closes it). */
   release(conn: Connection): void;
+  /**
+   * Sends the request again on a new connection: a reused one closed before any response byte
+   * and the body can be replayed. Throws `error` when the client will not.
+   */
+  retry(
+    url: URL,
+    origin: string,
+    init: Http1RequestInit,
+    head: RequestHead,
+    error: unknown,
+  ): Promise<Http1Response>;
 }
 
 /**
@@ -27,20 +39,16 @@ export interface Http1Response {
   body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
 }
 
-/** Sends `head` and `body` on `conn` and resolves with the response once its head is parsed. */
-export function exchange(
-  conn: Connection,
-  method: string,
-  head: RequestHead,
-  body: RequestBody,
-  signal: AbortSignal | undefined,
-  options: ExchangeOptions,
-): Promise<Http1Response> {
-  return new Exchange(conn, signal, options, !head.close).run(method, head, body);
-}
-
-class Exchange {
+/** One request and its response on one connection. */
+export class Exchange {
   readonly conn: Connection;
+  readonly url: URL;
+  /** The pool's key of the connection's origin. */
+  readonly origin: string;
+  readonly init: Http1RequestInit;
+  readonly head: RequestHead;
+  /** The connection came from the pool (a failure before any answer may be retried). */
+  readonly reused: boolean;
   readonly signal: AbortSignal | undefined;
   readonly options: ExchangeOptions;
   /** Neither side asked to close. */
@@ -57,16 +65,24 @@ class Exchange {
 
   constructor(
     conn: Connection,
-    signal: AbortSignal | undefined,
+    url: URL,
+    origin: string,
+    init: Http1RequestInit,
+    head: RequestHead,
+    reused: boolean,
     options: ExchangeOptions,
-    keepAlive: boolean,
   ) {
     this.conn = conn;
-    this.signal = signal;
+    this.url = url;
+    this.origin = origin;
+    this.init = init;
+    this.head = head;
+    this.reused = reused;
+    this.signal = init.signal;
     this.options = options;
-    this.keepAlive = keepAlive;
+    this.keepAlive = !head.close;
     // The exchange is its own listener (handleEvent): no closure per request.
-    signal?.addEventListener("abort", this);
+    this.signal?.addEventListener("abort", this);
   }
 
   /** The signal aborted. */
@@ -75,22 +91,74 @@ class Exchange {
     this.finish(false);
   }
 
-  async run(method: string, head: RequestHead, body: RequestBody): Promise<Http1Response> {
+  /**
+   * Sends the request and resolves with the response once its final head is parsed (1xx
+   * informational heads are skipped). One async frame for all of it: the head's reads are
+   * awaited here, not in a method of their own.
+   */
+  async run(): Promise<Http1Response> {
     // Aborted while connecting, after the connect had already succeeded: the event is gone.
     if (this.signal?.aborted) {
       this.finish(false);
       throw this.signal.reason;
     }
     // The body goes out while the response is awaited: a server may answer before reading it.
-    this.upload(head, body);
-    let response: ResponseHead;
+    this.upload(this.head, this.init.body);
+    const conn = this.conn;
+    const max = this.options.maxHeaderBytes;
+    let head: ResponseHead;
     try {
-      response = await this.readHead();
+      let scanned = 0;
+      for (;;) {
+        if (conn.end > conn.start) {
+          // Resume the search a few bytes back: the blank line may straddle two reads.
+          const end = findHeadEnd(conn.buf, conn.start + Math.max(0, scanned - 3), conn.end);
+          if (end !== -1) {
+            if (end - conn.start > max) throw headTooLarge(max);
+            const parsed = parseResponseHead(conn.buf, conn.start, end);
+            conn.start = end;
+            if (parsed.status >= 200) {
+              head = parsed;
+              break;
+            }
+            if (parsed.status === 101) {
+              throw new Http1Error(
+                "unexpected 101 Switching Protocols (upgrades are not supported)",
+                "protocol",
+              );
+            }
+            scanned = 0;
+            continue;
+          }
+          scanned = conn.end - conn.start;
+          if (scanned > max) throw headTooLarge(max);
+        }
+        if (!conn.filled(await conn.read(max + READ_BUFFER_BYTES))) {
+          if (!this.received) {
+            throw new Http1Error(
+              "the connection closed before any response byte",
+              "connection_closed",
+            );
+          }
+          throw new Http1Error(
+            "the connection closed in the middle of the response head",
+            "protocol",
+          );
+        }
+        this.received = true;
+      }
     } catch (error) {
       this.finish(false);
-      throw this.failure(error);
+      const failure = this.failure(error);
+      if (
+        this.reused && failure instanceof Http1Error && failure.code === "connection_closed" &&
+        !(this.init.body instanceof ReadableStream) && !this.signal?.aborted
+      ) {
+        return await this.options.retry(this.url, this.origin, this.init, this.head, failure);
+      }
+      throw failure;
     }
-    return this.respond(method, response);
+    return this.respond(this.init.method, head);
   }
 
   /** Writes the request; a failure is kept for {@link failure} and closes the socket. */
@@ -107,48 +175,6 @@ class Exchange {
       if (error instanceof SourceError) this.sourceError = error.error;
       else this.writeError = error;
       this.conn.destroy();
-    }
-  }
-
-  /** Reads response heads until a final one (1xx informational responses are skipped). */
-  async readHead(): Promise<ResponseHead> {
-    const conn = this.conn;
-    const max = this.options.maxHeaderBytes;
-    let scanned = 0;
-    for (;;) {
-      if (conn.end > conn.start) {
-        // Resume the search a few bytes back: the blank line may straddle two reads.
-        const end = findHeadEnd(conn.buf, conn.start + Math.max(0, scanned - 3), conn.end);
-        if (end !== -1) {
-          if (end - conn.start > max) throw headTooLarge(max);
-          const head = parseResponseHead(conn.buf, conn.start, end);
-          conn.start = end;
-          if (head.status >= 200) return head;
-          if (head.status === 101) {
-            throw new Http1Error(
-              "unexpected 101 Switching Protocols (upgrades are not supported)",
-              "protocol",
-            );
-          }
-          scanned = 0;
-          continue;
-        }
-        scanned = conn.end - conn.start;
-        if (scanned > max) throw headTooLarge(max);
-      }
-      if (!conn.filled(await conn.read(max + READ_BUFFER_BYTES))) {
-        if (!this.received) {
-          throw new Http1Error(
-            "the connection closed before any response byte",
-            "connection_closed",
-          );
-        }
-        throw new Http1Error(
-          "the connection closed in the middle of the response head",
-          "protocol",
-        );
-      }
-      this.received = true;
     }
   }
 

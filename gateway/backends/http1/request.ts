@@ -1,0 +1,21 @@
+/** What a request to the client is: its method, fields, body and abort signal. */
+
+import type { RequestBody } from "./upload.ts";
+
+/** Request fields as `forEach(value, name)` yields them (lower-case names), like Headers. */
+export interface HeaderSource {
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
+/** One request of {@link Http1Client.request}. */
+export interface Http1RequestInit {
+  method: string;
+  /**
+   * Sent as given (plus `host` from the URL when absent); framing headers are the client's. Any
+   * object with Headers' `forEach` will do, so a proxy can send filtered fields without copying.
+   */
+  headers: HeaderSource;
+  body: RequestBody;
+  /** Aborting closes the socket and rejects (or errors the body) with the signal's reason. */
+  signal?: AbortSignal;
+}
