@@ -9,7 +9,8 @@
  *   first and of the last timed instance in storescp's directory (inotify), after 50 warm-up
  *   instances over the same association. Target: gateway instances/s >= 0.9 x storescu's. Beside
  *   them the least a Deno sender does (bare_sender.ts: the DIMSE adapter alone, a process with
- *   the gateway's flags and environment): the floor.
+ *   the gateway's flags and environment): the floor. Each sender's CPU time per timed instance is
+ *   read from /proc while it sends: what a send costs, whatever the machine's load.
  * - Forward (for information): `storescu` into the gateway's dicom_scp, each instance forwarded
  *   synchronously by `dicom_scu` to `storescp` before the C-STORE is answered, against `storescu`
  *   straight to `storescp`: two hops in series against one, and the receive side of the gateway
@@ -31,7 +32,7 @@ import {
   tempDir,
 } from "../../tests/support/mod.ts";
 import { fixed, markdownTable, verdict } from "../http_proxy/report.ts";
-import { findRoundTrips, median, quantile } from "./measure.ts";
+import { cpuSeconds, findRoundTrips, median, quantile } from "./measure.ts";
 import { Arrivals, echoRoundTrips } from "./send_measure.ts";
 
 /** Target of the send comparison: gateway instances/s over storescu's. */
@@ -168,12 +169,48 @@ async function receiver(dir: string) {
   };
 }
 
+/** The sender's CPU time per timed instance (ms) of each run, when readable (by run name). */
+const SENDER_CPU = new Map<string, number>();
+
+/**
+ * Notes in SENDER_CPU the CPU time (user + system) process `pid` spent between the arrival of the
+ * first and of the last timed instance, per instance: what sending costs, whatever the load.
+ */
+async function senderCpu(
+  run: string,
+  pid: number,
+  arrivals: Arrivals,
+  count: number,
+  timeoutMs: number,
+): Promise<void> {
+  await arrivals.until(WARMUP + 1, timeoutMs);
+  const before = await cpuSeconds(pid);
+  await arrivals.until(WARMUP + count, timeoutMs);
+  const after = await cpuSeconds(pid);
+  if (before !== undefined && after !== undefined) {
+    SENDER_CPU.set(run, (after - before) * 1000 / (count - 1));
+  }
+}
+
 /** Seconds `count` timed instances took, storescu straight to storescp. */
 async function direct(work: string, run: string, count: number): Promise<number> {
   const r = await receiver(`${work}/${run}`);
   try {
     await storescu(`${work}/warmup`, STORESCP_AET, r.peer.port);
-    await storescu(`${work}/in`, STORESCP_AET, r.peer.port);
+    // The timed storescu is a child of ours: its CPU time is read while it sends.
+    const child = new Deno.Command("storescu", {
+      args: ["-aec", STORESCP_AET, "+sd", "127.0.0.1", String(r.peer.port), `${work}/in`],
+      env: DCMTK_ENV,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const [status] = await Promise.all([
+      child.output(),
+      senderCpu(run, child.pid, r.arrivals, count, 60_000),
+    ]);
+    if (status.code !== 0) {
+      throw new Error(`storescu failed: ${new TextDecoder().decode(status.stderr).slice(-2000)}`);
+    }
     await r.arrivals.until(WARMUP + count, 60_000);
     return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
   } finally {
@@ -212,6 +249,7 @@ async function queued(
       }),
       denoFlags: profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [],
     });
+    await senderCpu(run, gw.pid, r.arrivals, count, 600_000);
     await r.arrivals.until(WARMUP + count, 600_000);
     return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
   } finally {
@@ -245,6 +283,7 @@ function row(
   count: number,
   mb: number,
   ratio: string,
+  cpuMs: number | undefined,
 ) {
   return [
     path,
@@ -253,6 +292,7 @@ function row(
     fixed(count / seconds, 0),
     fixed(mb / seconds, 1),
     ratio,
+    cpuMs === undefined ? "" : fixed(cpuMs),
   ];
 }
 
@@ -272,6 +312,7 @@ async function compare(
   const rows: string[][] = [];
   const ratios: number[] = [];
   const floorRatios = floors.map(() => [] as number[]);
+  const cpus: Record<string, number[]> = {};
   for (let round = 1; round <= rounds; round++) {
     const runs: [string, (run: string) => Promise<number>][] = [
       ["base", base],
@@ -282,18 +323,34 @@ async function compare(
     const order = runs.map((_, i) => runs[(i + round - 1) % runs.length]);
     const seconds: Record<string, number> = {};
     for (const [name, fn] of order) seconds[name] = await fn(`${tag}-${name}-${round}`);
+    const cpu = (name: string) => SENDER_CPU.get(`${tag}-${name}-${round}`);
     const ratio = seconds.base / seconds.ours; // instances/s ours over base
     ratios.push(ratio);
-    rows.push(row(names[1], round, seconds.base, count, mb, "1.00"));
-    rows.push(row(names[0], round, seconds.ours, count, mb, fixed(ratio)));
+    rows.push(row(names[1], round, seconds.base, count, mb, "1.00", cpu("base")));
+    rows.push(row(names[0], round, seconds.ours, count, mb, fixed(ratio), cpu("ours")));
+    for (const name of ["base", "ours"]) {
+      const ms = cpu(name);
+      if (ms !== undefined) (cpus[name] ??= []).push(ms);
+    }
     floors.forEach(([name], i) => {
       const r = seconds.base / seconds[`floor${i}`];
       floorRatios[i].push(r);
-      rows.push(row(name, round, seconds[`floor${i}`], count, mb, fixed(r)));
+      rows.push(row(name, round, seconds[`floor${i}`], count, mb, fixed(r), cpu(`floor${i}`)));
     });
   }
   console.log(`\n${title}\n`);
-  console.log(markdownTable(["sender", "round", "seconds", "instances/s", "MB/s", "ratio"], rows));
+  console.log(
+    markdownTable(
+      ["sender", "round", "seconds", "instances/s", "MB/s", "ratio", "sender CPU ms/instance"],
+      rows,
+    ),
+  );
+  if (cpus.base && cpus.ours) {
+    console.log(
+      `\nsender CPU per instance, medians: ${names[1]} ${fixed(median(cpus.base))} ms, ` +
+        `${names[0]} ${fixed(median(cpus.ours))} ms`,
+    );
+  }
   const mid = median(ratios);
   const judged = target === undefined
     ? "for information"
@@ -312,9 +369,8 @@ async function compare(
 async function bare(work: string, run: string, count: number, reuse = false): Promise<number> {
   const r = await receiver(`${work}/${run}`);
   try {
-    const result = await runCommand(
-      Deno.execPath(),
-      [
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
         "run",
         "--allow-read",
         "--allow-net",
@@ -327,9 +383,19 @@ async function bare(work: string, run: string, count: number, reuse = false): Pr
         `${work}/warmup`,
         `${work}/in`,
       ],
-      { timeoutMs: 600_000, env: GATEWAY_ENV },
-    );
-    if (result.code !== 0) throw new Error(`bare sender failed: ${result.stderr.slice(-2000)}`);
+      env: GATEWAY_ENV,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const [result] = await Promise.all([
+      child.output(),
+      senderCpu(run, child.pid, r.arrivals, count, 600_000),
+    ]);
+    if (result.code !== 0) {
+      throw new Error(
+        `bare sender failed: ${new TextDecoder().decode(result.stderr).slice(-2000)}`,
+      );
+    }
     await r.arrivals.until(WARMUP + count, 60_000);
     return r.arrivals.span(WARMUP + 1, WARMUP + count) * count / (count - 1);
   } finally {
