@@ -49,13 +49,15 @@ export class Body {
   #dirty = false;
   #taken = false;
   #contentType: string | null;
-  #limits: ContentLimits;
+  #givenLimits: ContentLimits;
   #declaredLength: number | null;
   #sha256: string | undefined;
   #limitStream: boolean;
   #streamError: unknown = undefined;
   /** The error of a body over `max_body_size` (413 for requests, 502 for upstream answers). */
-  #overLimit: (limit: number) => GatewayError = tooLarge;
+  #overLimitError: (limit: number) => GatewayError = tooLarge;
+  /** limitAsUpstream's limit, until a read needs the limits made of it (most answers never do). */
+  #upstreamLimit: number | undefined;
   /** The backend whose answer this is (limitAsUpstream), for a timeout while reading it. */
   #upstream: string | undefined;
   /** A body spooled to a file (makeReplayable): each forwardable() reads it anew. */
@@ -82,7 +84,7 @@ export class Body {
     this.#stream = source instanceof ReadableStream ? source : null;
     this.#bytes = source instanceof Uint8Array ? source : null;
     this.#contentType = contentType;
-    this.#limits = limits;
+    this.#givenLimits = limits;
     this.#declaredLength = source instanceof Uint8Array ? source.byteLength : declaredLength;
   }
 
@@ -94,13 +96,30 @@ export class Body {
   limitAsUpstream(backend: string, limit: number): void {
     this.#limitStream = true;
     this.#upstream = backend;
-    this.#limits = { ...this.#limits, max_body_size: limit };
-    this.#overLimit = (max) =>
-      new GatewayError(
-        502,
-        "upstream_response_too_large",
-        `backend ${backend} answered more than its limit of ${max} bytes`,
-      );
+    this.#upstreamLimit = limit;
+  }
+
+  /** The limits in force: limitAsUpstream's, made on first use. */
+  get #limits(): ContentLimits {
+    const limit = this.#upstreamLimit;
+    if (limit !== undefined) {
+      this.#upstreamLimit = undefined;
+      const backend = this.#upstream;
+      this.#givenLimits = { ...this.#givenLimits, max_body_size: limit };
+      this.#overLimitError = (max) =>
+        new GatewayError(
+          502,
+          "upstream_response_too_large",
+          `backend ${backend} answered more than its limit of ${max} bytes`,
+        );
+    }
+    return this.#givenLimits;
+  }
+
+  /** The error of a body over the limit in force. */
+  get #overLimit(): (limit: number) => GatewayError {
+    this.#limits; // makes limitAsUpstream's error maker, when it is pending
+    return this.#overLimitError;
   }
 
   /**

@@ -3,7 +3,8 @@
  * streaming the body both ways when nobody read it. Also the base of `fhir` and `dicomweb`.
  */
 import type { BackendConfig } from "../../shared/gateway_config/mod.ts";
-import { Body, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
+import type { Logger } from "../../shared/mod.ts";
+import { Body, type BodySource, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/mod.ts";
 import { joinUrl, type Target, TargetPool } from "../pipeline/mod.ts";
@@ -14,7 +15,7 @@ import {
   type UpstreamAccess,
   type UpstreamCredentials,
 } from "./credentials/mod.ts";
-import { sendWithFailover } from "./failover.ts";
+import { type FailoverOptions, sendWithFailover } from "./failover.ts";
 import { Http1Client, Http1Error } from "./http1/mod.ts";
 import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
 
@@ -99,34 +100,29 @@ export class HttpBackend implements Backend {
     );
   }
 
-  async #invoke(
+  #invoke(
     req: RequestEnvelope,
     call: BackendCall,
     auth: readonly HeaderField[] | undefined,
   ): Promise<ResponseEnvelope> {
-    const res = await sendWithFailover({
-      backend: this.name,
-      pool: this.pool,
-      retries: this.config.retries,
-      timeoutSecs: this.config.timeout_secs,
-      req,
-      signal: call.signal,
-      logger: call.logger,
-      send: (target, body) => this.#send(target, req, body, call.signal, auth),
-      // Our client reports every upstream failure as an Http1Error; anything else (or a body
-      // that broke its own Content-Length) came from reading the client's body, and must not
-      // count against the target's health.
-      clientFault: (err) =>
-        this.#http1 && !(err instanceof Http1Error && err.code !== "body_length")
-          ? new GatewayError(
-            400,
-            "request_body_failed",
-            `the request body could not be read: ${(err as Error)?.message ?? String(err)}`,
-          )
-          : undefined,
+    const sent = sendWithFailover(new Forwarding(this, req, call, auth, this.#http1 !== undefined));
+    const check = this.#check;
+    if (check === undefined) return sent;
+    return sent.then((res) => {
+      check(res, this.name);
+      return res;
     });
-    this.#check?.(res, this.name);
-    return res;
+  }
+
+  /** One attempt of {@link Forwarding}: `req` to `target`. */
+  forwardTo(
+    target: Target,
+    req: RequestEnvelope,
+    body: ReturnType<Body["forwardable"]>,
+    signal: AbortSignal,
+    auth: readonly HeaderField[] | undefined,
+  ): Promise<ResponseEnvelope> {
+    return this.#send(target, req, body, signal, auth);
   }
 
   async #send(
@@ -155,17 +151,15 @@ export class HttpBackend implements Backend {
         body: hasBody ? body : null,
         signal,
       });
-      // Our client already left hop-by-hop fields out: the fields go on as they are.
+      // Our client already left hop-by-hop fields out and lower-cased the names: the fields go
+      // on as they are.
       let contentType: string | null = null;
       let length: string | null = null;
       const fields = raw.fields;
       for (let i = 0; i < fields.length; i += 2) {
         const name = fields[i];
-        if (name.length === 12 && name.toLowerCase() === "content-type") {
-          contentType = fields[i + 1];
-        } else if (name.length === 14 && name.toLowerCase() === "content-length") {
-          length = fields[i + 1];
-        }
+        if (name === "content-type") contentType = fields[i + 1];
+        else if (name === "content-length") length = fields[i + 1];
       }
       const resBody = new Body(
         raw.body,
@@ -216,4 +210,65 @@ export async function createHttpBackend(
   ctx: BuildContext,
 ): Promise<Backend> {
   return new HttpBackend(config, ctx, undefined, await loadUpstreamAccess(config, ctx.baseDir));
+}
+
+/**
+ * One forwarded request as the failover loop sees it: a class rather than an options literal,
+ * so a request costs one object and no closures.
+ */
+class Forwarding implements FailoverOptions<ResponseEnvelope> {
+  readonly backend: string;
+  readonly pool: TargetPool;
+  readonly retries: number;
+  readonly timeoutSecs: number;
+  readonly req: RequestEnvelope;
+  readonly #owner: HttpBackend;
+  readonly #call: BackendCall;
+  readonly #auth: readonly HeaderField[] | undefined;
+  readonly #ourClient: boolean;
+
+  constructor(
+    owner: HttpBackend,
+    req: RequestEnvelope,
+    call: BackendCall,
+    auth: readonly HeaderField[] | undefined,
+    ourClient: boolean,
+  ) {
+    this.#owner = owner;
+    this.backend = owner.name;
+    this.pool = owner.pool;
+    this.retries = owner.config.retries;
+    this.timeoutSecs = owner.config.timeout_secs;
+    this.req = req;
+    this.#call = call;
+    this.#auth = auth;
+    this.#ourClient = ourClient;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
+
+  get logger(): Logger {
+    return this.#call.logger;
+  }
+
+  send(target: Target, body: BodySource): Promise<ResponseEnvelope> {
+    return this.#owner.forwardTo(target, this.req, body, this.#call.signal, this.#auth);
+  }
+
+  /**
+   * Our client reports every upstream failure as an Http1Error; anything else (or a body that
+   * broke its own Content-Length) came from reading the client's body, and must not count
+   * against the target's health.
+   */
+  clientFault(err: unknown): GatewayError | undefined {
+    return this.#ourClient && !(err instanceof Http1Error && err.code !== "body_length")
+      ? new GatewayError(
+        400,
+        "request_body_failed",
+        `the request body could not be read: ${(err as Error)?.message ?? String(err)}`,
+      )
+      : undefined;
+  }
 }

@@ -96,6 +96,9 @@ function millis(seconds: number): number {
   return Math.round(seconds * 100000) / 100;
 }
 
+/** The fields of an access log line, or a function that makes them when the line is written. */
+export type LogFields = Record<string, unknown> | (() => Record<string, unknown>);
+
 /** One request (or DIMSE operation) through a pipeline, from its arrival to its log line. */
 export class RequestRecord {
   readonly #deps: FrontDoorDeps;
@@ -152,11 +155,13 @@ export class RequestRecord {
    * id and duration. When the answer must wait for its audit record, returns the promise of that
    * (metrics and log follow it); it rejects with the error to answer instead (503
    * `audit_unavailable`) when the record was not kept, which is then what metrics and log say.
+   * `fields` may be a function that makes them: called only when the line is written or the
+   * console's live tail watches (a gateway logging at `warn` makes no fields per request).
    */
   finished(
     status: number,
     message: string,
-    fields: Record<string, unknown>,
+    fields: LogFields,
   ): Promise<void> | undefined {
     if (this.#finished) return undefined;
     this.#finished = true;
@@ -174,7 +179,7 @@ export class RequestRecord {
         const g = toGatewayError(err);
         this.failed(g, {}, { message: "answer withheld: its audit record was not kept" });
         this.#ended(g.status, seconds, message, {
-          ...fields,
+          ...(typeof fields === "function" ? fields() : fields),
           status: g.status,
           error_code: g.code,
         });
@@ -184,10 +189,14 @@ export class RequestRecord {
   }
 
   /** Metrics and the access log line of the answer the client gets. */
-  #ended(status: number, seconds: number, message: string, fields: Record<string, unknown>): void {
+  #ended(status: number, seconds: number, message: string, given: LogFields): void {
     this.#deps.metrics.requestFinished(this.pipeline, status, seconds);
+    const watched = requestFeed.watched;
+    const logged = this.#deps.logger.enabled("info");
+    if (!watched && !logged) return;
+    const fields = typeof given === "function" ? given() : given;
     // The console's live tail: one property read while nobody watches.
-    if (requestFeed.watched) {
+    if (watched) {
       requestFeed.finished(
         this.requestId,
         this.pipeline,
@@ -197,7 +206,7 @@ export class RequestRecord {
         fields,
       );
     }
-    if (!this.#deps.logger.enabled("info")) return;
+    if (!logged) return;
     this.#deps.logger.info(message, {
       request_id: this.requestId,
       ...fields,

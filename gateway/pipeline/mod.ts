@@ -18,6 +18,7 @@ export {
   type AuditSink,
   type FailureOptions,
   type FrontDoorDeps,
+  type LogFields,
   requestIdOf,
   type RequestOrigin,
   RequestRecord,

@@ -140,7 +140,8 @@ export class DataPlane {
         memory,
       };
       const response = await endpoint.handle(ex, rt.deps);
-      const committed = record.finished(response.status, "request", {
+      // The log line's fields are made only when it is written (see RequestRecord.finished).
+      const committed = record.finished(response.status, "request", () => ({
         method: request.method,
         // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
         path: rt.config.logging.log_identifiers ? url.pathname : endpoint.loggedPath(url.pathname),
@@ -148,7 +149,7 @@ export class DataPlane {
         backend: ex.backend,
         status: response.status,
         error_code: record.errorCode,
-      });
+      }));
       // The answer goes out once its audit record is durable (`durability = "sync"`).
       return committed
         ? await this.#whenRecorded(committed, response, endpoint, requestId)
