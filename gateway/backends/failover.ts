@@ -32,62 +32,116 @@ export interface FailoverOptions<T> {
   unprocessed?(err: unknown): boolean;
 }
 
-/** Run the attempts; returns the first answer or throws the GatewayError of the last failure. */
-export async function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
+/**
+ * Run the attempts; returns the first answer or throws the GatewayError of the last failure.
+ * The first attempt's answer is passed on without an async frame of ours (most requests need
+ * one attempt); a failure continues in {@link afterFailure}.
+ */
+export function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
+  let target: Target;
+  try {
+    target = o.pool.pick(undefined);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  target.inFlight++;
+  let body: BodySource = null;
+  let sent: Promise<T>;
+  try {
+    body = o.req.body.forwardable();
+    sent = o.send(target, body);
+  } catch (err) {
+    return afterFailure(o, err, target, body);
+  }
+  return sent.then(
+    (res) => {
+      o.pool.success(target);
+      target.inFlight--;
+      return res;
+    },
+    (err) => afterFailure(o, err, target, body),
+  );
+}
+
+/**
+ * The attempts after the first one failed with `err` on `target` (whose in-flight count is still
+ * raised): 504, 499, a retry on another target, or 502.
+ */
+async function afterFailure<T>(
+  o: FailoverOptions<T>,
+  err: unknown,
+  target: Target,
+  body: BodySource,
+): Promise<T> {
   const { req, pool } = o;
-  // The targets already tried, made on the first retry (most requests never need it).
+  // The targets already tried, made on the first retry.
   let tried: Set<Target> | undefined;
-  const attempts = 1 + o.retries;
   for (let attempt = 1;; attempt++) {
-    const target = pool.pick(tried);
+    try {
+      judge(o, err, target, body, attempt);
+    } finally {
+      target.inFlight--;
+    }
+    tried ??= new Set();
+    tried.add(target);
+    if (tried.size >= pool.targets.length) tried.clear();
+    target = pool.pick(tried);
     target.inFlight++;
-    let body: BodySource = null;
+    body = null;
     try {
       body = req.body.forwardable();
       const res = await o.send(target, body);
       pool.success(target);
-      return res;
-    } catch (err) {
-      const limitError = req.body.streamError;
-      if (limitError) throw limitError;
-      if (err instanceof GatewayError) throw err;
-      if (o.signal.aborted) {
-        const reason = o.signal.reason;
-        if (reason instanceof DOMException && reason.name === "TimeoutError") {
-          pool.failure(target, o.logger);
-          throw new GatewayError(
-            504,
-            "backend_timeout",
-            `backend ${o.backend} (${target.name}) did not answer within ${o.timeoutSecs} s`,
-          );
-        }
-        throw new GatewayError(499, "client_closed", "client closed the request");
-      }
-      // The client's body broke off (it left mid-upload): 499, and not the target's fault.
-      const fault = clientBodyBroke(err) ?? o.clientFault?.(err);
-      if (fault) throw fault;
-      pool.failure(target, o.logger);
-      const replayable = !(body instanceof ReadableStream) || req.body.replayable;
-      const again = IDEMPOTENT.has(req.method) || (o.unprocessed?.(err) ?? false);
-      if (attempt < attempts && replayable && again) {
-        o.logger.warn("retrying after connection error", {
-          backend: o.backend,
-          target: target.name,
-          attempt,
-          error: (err as Error).message,
-        });
-        tried ??= new Set();
-        tried.add(target);
-        if (tried.size >= pool.targets.length) tried.clear();
-        continue;
-      }
-      throw new GatewayError(
-        502,
-        "backend_unavailable",
-        `backend ${o.backend} (${target.name}) is unavailable: ${(err as Error).message}`,
-      );
-    } finally {
       target.inFlight--;
+      return res;
+    } catch (error) {
+      err = error;
     }
   }
+}
+
+/** Throws the error a failed attempt ends with, or returns when it may be sent again. */
+function judge<T>(
+  o: FailoverOptions<T>,
+  err: unknown,
+  target: Target,
+  body: BodySource,
+  attempt: number,
+): void {
+  const { req, pool } = o;
+  const limitError = req.body.streamError;
+  if (limitError) throw limitError;
+  if (err instanceof GatewayError) throw err;
+  if (o.signal.aborted) {
+    const reason = o.signal.reason;
+    if (reason instanceof DOMException && reason.name === "TimeoutError") {
+      pool.failure(target, o.logger);
+      throw new GatewayError(
+        504,
+        "backend_timeout",
+        `backend ${o.backend} (${target.name}) did not answer within ${o.timeoutSecs} s`,
+      );
+    }
+    throw new GatewayError(499, "client_closed", "client closed the request");
+  }
+  // The client's body broke off (it left mid-upload): 499, and not the target's fault.
+  const fault = clientBodyBroke(err) ?? o.clientFault?.(err);
+  if (fault) throw fault;
+  pool.failure(target, o.logger);
+  const replayable = !(body instanceof ReadableStream) || req.body.replayable;
+  const again = IDEMPOTENT.has(req.method) || (o.unprocessed?.(err) ?? false);
+  if (attempt < 1 + o.retries && replayable && again) {
+    o.logger.warn("retrying after connection error", {
+      backend: o.backend,
+      target: target.name,
+      attempt,
+      error: (err as Error).message,
+    });
+    return;
+  }
+  throw new GatewayError(
+    502,
+    "backend_unavailable",
+    `backend ${o.backend} (${target.name}) is unavailable: ${(err as Error).message}`,
+  );
 }

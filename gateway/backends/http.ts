@@ -16,7 +16,7 @@ import {
   type UpstreamCredentials,
 } from "./credentials/mod.ts";
 import { type FailoverOptions, sendWithFailover } from "./failover.ts";
-import { Http1Client, Http1Error } from "./http1/mod.ts";
+import { Http1Client, Http1Error, type Http1Response } from "./http1/mod.ts";
 import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
 
 /** Checks a response before it is returned (the fhir backend validates content types). */
@@ -125,7 +125,7 @@ export class HttpBackend implements Backend {
     return this.#send(target, req, body, signal, auth);
   }
 
-  async #send(
+  #send(
     target: Target,
     req: RequestEnvelope,
     body: ReturnType<Body["forwardable"]>,
@@ -135,41 +135,56 @@ export class HttpBackend implements Backend {
     let url = joinUrl(target.url, req.path);
     url += req.queryString();
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
-    if (this.#http1) {
-      const raw = await this.#http1.send(new URL(url), {
-        method: req.method,
-        // The client's untouched stream keeps the client's framing: its Content-Length goes on
-        // (the server already holds the body to it), so no upstream or WAF sees chunked
-        // framing the client never sent. Bytes are framed by their own length.
-        headers: forwardedHeaderView(
-          req.readHeaders,
-          req,
-          req.body.contentType,
-          body instanceof ReadableStream ? req.body.knownLength : null,
-          auth,
-        ),
-        body: hasBody ? body : null,
-        signal,
-      });
-      // Our client already left hop-by-hop fields out and lower-cased the names: the fields go
-      // on as they are.
-      let contentType: string | null = null;
-      let length: string | null = null;
-      const fields = raw.fields;
-      for (let i = 0; i < fields.length; i += 2) {
-        const name = fields[i];
-        if (name === "content-type") contentType = fields[i + 1];
-        else if (name === "content-length") length = fields[i + 1];
-      }
-      const resBody = new Body(
-        raw.body,
-        contentType,
-        req.body.limits,
-        length ? Number(length) : null,
-        false,
-      );
-      return ResponseEnvelope.fromFields(raw.status, fields, resBody, this.name);
+    if (!this.#http1) return this.#fetch(url, req, body, hasBody, signal, auth);
+    // No async frame of ours around the client's exchange: one then() makes the envelope.
+    return this.#http1.send(new URL(url), {
+      method: req.method,
+      // The client's untouched stream keeps the client's framing: its Content-Length goes on
+      // (the server already holds the body to it), so no upstream or WAF sees chunked
+      // framing the client never sent. Bytes are framed by their own length.
+      headers: forwardedHeaderView(
+        req.readHeaders,
+        req,
+        req.body.contentType,
+        body instanceof ReadableStream ? req.body.knownLength : null,
+        auth,
+      ),
+      body: hasBody ? body : null,
+      signal,
+    }).then((raw) => this.#answer(raw, req));
+  }
+
+  /** The envelope of our client's answer to `req`. */
+  #answer(raw: Http1Response, req: RequestEnvelope): ResponseEnvelope {
+    // Our client already left hop-by-hop fields out and lower-cased the names: the fields go
+    // on as they are.
+    let contentType: string | null = null;
+    let length: string | null = null;
+    const fields = raw.fields;
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i];
+      if (name === "content-type") contentType = fields[i + 1];
+      else if (name === "content-length") length = fields[i + 1];
     }
+    const resBody = new Body(
+      raw.body,
+      contentType,
+      req.body.limits,
+      length ? Number(length) : null,
+      false,
+    );
+    return ResponseEnvelope.fromFields(raw.status, fields, resBody, this.name);
+  }
+
+  /** One attempt with the runtime's fetch (`upstream_protocol = "auto"`). */
+  async #fetch(
+    url: string,
+    req: RequestEnvelope,
+    body: ReturnType<Body["forwardable"]>,
+    hasBody: boolean,
+    signal: AbortSignal,
+    auth: readonly HeaderField[] | undefined,
+  ): Promise<ResponseEnvelope> {
     const headers = upstreamHeaders(req.readHeaders, req);
     if (auth) { for (const [name, value] of auth) headers.set(name, value); }
     if (req.body.contentType) headers.set("content-type", req.body.contentType);

@@ -244,55 +244,138 @@ async function callSelected(
   return await primaryCall;
 }
 
-async function callBackend(
+function callBackend(
   pipeline: BuiltPipeline,
   backend: Backend,
   req: RequestEnvelope,
   deps: ExecutorDeps,
   capture?: MessageCapture,
 ): Promise<ResponseEnvelope> {
-  if (capture) await capture.backendRequest(backend.name, req);
+  if (capture) return callCaptured(pipeline, backend, req, deps, capture);
+  // Without a capture nothing waits between the backend's answer and ours: then() instead of
+  // an async frame.
   const start = performance.now();
   // The call object is what the backend gets: its signal is built on first use.
+  const call = new CallSignal(req, backend.config.timeout_secs * 1000, deps.logger);
+  let invoked: Promise<ResponseEnvelope>;
+  try {
+    invoked = backend.invoke(req, call);
+  } catch (err) {
+    return Promise.reject(callFailed(pipeline, backend, deps, call, start, err));
+  }
+  return invoked.then(
+    (res) => {
+      let refused: Promise<never> | undefined;
+      try {
+        refused = checkAnswer(backend, req, res);
+      } catch (err) {
+        throw callFailed(pipeline, backend, deps, call, start, err);
+      }
+      if (refused) {
+        return refused.catch((err) => {
+          throw callFailed(pipeline, backend, deps, call, start, err);
+        });
+      }
+      callAnswered(pipeline, backend, deps, call, start, res);
+      return res;
+    },
+    (err) => {
+      throw callFailed(pipeline, backend, deps, call, start, err);
+    },
+  );
+}
+
+/**
+ * Counts an answer on the request's memory lease and bounds a remote one: a promise that rejects
+ * (after cancelling the body) when its length is over the limit, else undefined.
+ */
+function checkAnswer(
+  backend: Backend,
+  req: RequestEnvelope,
+  res: ResponseEnvelope,
+): Promise<never> | undefined {
+  // An answer a middleware reads whole counts on the request's memory budget lease.
+  // Counted, never refused: the backend has acted, and a 503 now would invite a retry of it.
+  res.body.chargeTo(req.memory, false);
+  // A remote answer over the limit is refused when its length says so, else cut where it
+  // passes. Echo and storage answers are local (a stored object may be large by design).
+  const service = backend.config.service;
+  if (service === "echo" || service === "storage") return undefined;
+  const limit = backend.config.max_response_size ?? req.body.limits.max_body_size;
+  const length = res.body.knownLength;
+  if (length !== null && length > limit) {
+    return cancelBody(res.body).then(() => {
+      throw new GatewayError(
+        502,
+        "upstream_response_too_large",
+        `backend ${backend.name} answered ${length} bytes, over its limit of ${limit} bytes ` +
+          "(max_response_size, else max_body_size)",
+      );
+    });
+  }
+  res.body.limitAsUpstream(backend.name, limit);
+  return undefined;
+}
+
+/**
+ * The call answered: counted. The timeout bounds the whole exchange: while the answer's body is
+ * still streaming, the deadline stays armed and cuts it (the client then sees the connection end
+ * mid-body). Aborting a finished exchange does nothing, so the deadline simply expires.
+ */
+function callAnswered(
+  pipeline: BuiltPipeline,
+  backend: Backend,
+  deps: ExecutorDeps,
+  call: CallSignal,
+  start: number,
+  res: ResponseEnvelope,
+): void {
+  const streaming = !res.body.isEmpty && res.body.knownLength !== 0 && res.body.streaming;
+  deps.metrics.backendCall(pipeline.name, backend.name, "ok", (performance.now() - start) / 1000);
+  if (!streaming) call.done();
+}
+
+/** The call failed: counted by its code, the clock stopped; returns `err` to throw. */
+function callFailed(
+  pipeline: BuiltPipeline,
+  backend: Backend,
+  deps: ExecutorDeps,
+  call: CallSignal,
+  start: number,
+  err: unknown,
+): unknown {
+  const code = err instanceof GatewayError ? err.code : "internal_error";
+  deps.metrics.backendCall(pipeline.name, backend.name, code, (performance.now() - start) / 1000);
+  call.done();
+  return err;
+}
+
+/** callBackend with a capture: it records the request, the answer read whole, and the call. */
+async function callCaptured(
+  pipeline: BuiltPipeline,
+  backend: Backend,
+  req: RequestEnvelope,
+  deps: ExecutorDeps,
+  capture: MessageCapture,
+): Promise<ResponseEnvelope> {
+  await capture.backendRequest(backend.name, req);
+  const start = performance.now();
   const call = new CallSignal(req, backend.config.timeout_secs * 1000, deps.logger);
   let streaming = false;
   try {
     const res = await backend.invoke(req, call);
-    // An answer a middleware reads whole counts on the request's memory budget lease.
-    // Counted, never refused: the backend has acted, and a 503 now would invite a retry of it.
-    res.body.chargeTo(req.memory, false);
-    // A remote answer over the limit is refused when its length says so, else cut where it
-    // passes. Echo and storage answers are local (a stored object may be large by design).
-    const service = backend.config.service;
-    if (service !== "echo" && service !== "storage") {
-      const limit = backend.config.max_response_size ?? req.body.limits.max_body_size;
-      const length = res.body.knownLength;
-      if (length !== null && length > limit) {
-        await cancelBody(res.body);
-        throw new GatewayError(
-          502,
-          "upstream_response_too_large",
-          `backend ${backend.name} answered ${length} bytes, over its limit of ${limit} bytes ` +
-            "(max_response_size, else max_body_size)",
-        );
-      }
-      res.body.limitAsUpstream(backend.name, limit);
-    }
-    // The timeout bounds the whole exchange: while the answer's body is still streaming, the
-    // deadline stays armed and cuts it (the client then sees the connection end mid-body).
-    // Aborting a finished exchange does nothing, so the deadline simply expires.
-    if (capture) {
-      // The answer is read whole while the deadline is still armed.
-      await capture.backendResponse(backend.name, res);
-      capture.backendCall(backend.name, res.status, "ok", (performance.now() - start) / 1000, res);
-    }
+    const refused = checkAnswer(backend, req, res);
+    if (refused) await refused;
+    // The answer is read whole while the deadline is still armed.
+    await capture.backendResponse(backend.name, res);
+    capture.backendCall(backend.name, res.status, "ok", (performance.now() - start) / 1000, res);
     streaming = !res.body.isEmpty && res.body.knownLength !== 0 && res.body.streaming;
     deps.metrics.backendCall(pipeline.name, backend.name, "ok", (performance.now() - start) / 1000);
     return res;
   } catch (err) {
     const code = err instanceof GatewayError ? err.code : "internal_error";
     deps.metrics.backendCall(pipeline.name, backend.name, code, (performance.now() - start) / 1000);
-    capture?.backendCall(backend.name, null, code, (performance.now() - start) / 1000);
+    capture.backendCall(backend.name, null, code, (performance.now() - start) / 1000);
     throw err;
   } finally {
     if (!streaming) call.done();
