@@ -71,7 +71,7 @@ const USAGE = `deno task bench [flags]
   --allocation N      requests of the allocation-per-request measurement (default 50000; 0 skips)
   --allocation-only   only the allocation measurement, --rounds times (medians); no wrk, no peers
   --programs A,B      with --allocation-only: only these (gateway, minimal_proxy, deno_fetch,
-                      raw_floor, bare)
+                      raw_floor, raw_fields_floor, bare)
   --json FILE         also write the results as JSON`;
 
 /** Parses the flags of the benchmark (see USAGE); throws on unknown or invalid ones. */
@@ -213,6 +213,8 @@ const ALLOCATION_LABELS: Record<string, string> = {
   minimal_proxy: "Deno.serve + our HTTP/1.1 client, minimal",
   deno_fetch: "Deno.serve + fetch, minimal",
   raw_floor: "Deno.serve + Deno.connect, fixed request, no client (the runtime's floor)",
+  raw_fields_floor:
+    "Deno.serve + Deno.connect + the request's fields and abort signal (a proxy's floor)",
   bare: "bare Deno.serve hello",
 };
 
@@ -251,6 +253,20 @@ function printAllocation(allocation: Record<string, number>, flags: BenchFlags):
       targets[key] ? verdict(bytes, "<=", targets[key]) : "",
     ]),
   ));
+  const floor = allocation.raw_fields_floor;
+  if (floor !== undefined && allocation.minimal_proxy !== undefined) {
+    // What the runtime takes from any proxy that reads the fields and follows the client's
+    // abort, against what our client adds to it.
+    console.log(
+      `\nA proxy's floor on this runtime (fields and abort signal read): ${
+        fixed(floor, 0)
+      } bytes; ` +
+        `our client adds ${fixed(allocation.minimal_proxy - floor, 0)}` +
+        (allocation.gateway_http !== undefined
+          ? `, the gateway ${fixed(allocation.gateway_http - floor, 0)}.`
+          : "."),
+    );
+  }
 }
 
 /** The bytes of V8 heap each Deno program allocates per request (`--trace-gc-nvp`), once. */
@@ -284,6 +300,7 @@ async function allocationRound(
     ["minimal_proxy", (m) => startMinimalProxy(upstreamUrl, trace(m))],
     ["deno_fetch", (m) => startDenoFetchProxy(upstreamUrl, trace(m))],
     ["raw_floor", (m) => startMinimalProxy(upstreamUrl, trace(m), 1, "raw")],
+    ["raw_fields_floor", (m) => startMinimalProxy(upstreamUrl, trace(m), 1, "raw-fields")],
     ["bare", (m) => startBare(trace(m))],
   ];
   for (const [key, start] of programs) {
@@ -575,6 +592,11 @@ export async function runBench(flags: BenchFlags): Promise<Record<string, unknow
       ], [
         "V8 heap allocated per request, Deno.serve + Deno.connect floor (bytes)",
         fixed(allocation.raw_floor, 0),
+        "",
+        "",
+      ], [
+        "the same + the request's fields and abort signal: a proxy's floor (bytes)",
+        fixed(allocation.raw_fields_floor, 0),
         "",
         "",
       ]);

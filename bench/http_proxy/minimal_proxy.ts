@@ -4,14 +4,14 @@
  * `deno run -A bench/http_proxy/minimal_proxy.ts --client fetch|http1|raw --upstream http://127.0.0.1:8080 --port 8081`,
  * and `--workers N` (with `--unstable-net`): the same proxy in this thread and N-1 worker threads
  * on the same port (SO_REUSEPORT), the runtime's own reference for the gateway's `[runtime] workers`.
- * `raw` is the runtime's floor, not a proxy: see raw_forwarder.ts.
+ * `raw` and `raw-fields` are the runtime's floors, not proxies: see raw_forwarder.ts.
  */
 
 import { Http1Client } from "../../gateway/backends/http1/mod.ts";
 import { RawForwarder } from "./raw_forwarder.ts";
 
 /** How the proxy forwards. */
-export type ClientKind = "fetch" | "http1" | "raw";
+export type ClientKind = "fetch" | "http1" | "raw" | "raw-fields";
 
 /** Request headers that belong to one hop only (plus host, which the client sets). */
 const HOP_BY_HOP = new Set([
@@ -24,6 +24,15 @@ const HOP_BY_HOP = new Set([
   "upgrade",
   "host",
 ]);
+
+/** The end-to-end fields of `headers`, read with forEach as a forwarding proxy reads them. */
+function countFields(headers: Headers): number {
+  let count = 0;
+  headers.forEach((_value, name) => {
+    if (!HOP_BY_HOP.has(name)) count++;
+  });
+  return count;
+}
 
 /** The value after `--name` in `args`. */
 function flag(args: string[], name: string): string {
@@ -42,8 +51,12 @@ export function startProxy(
 ): Deno.HttpServer<Deno.NetAddr> {
   const base = upstream.replace(/\/$/, "");
   const client = new Http1Client();
-  const raw = kind === "raw" ? new RawForwarder(new URL(upstream)) : undefined;
+  const raw = kind === "raw" || kind === "raw-fields"
+    ? new RawForwarder(new URL(upstream))
+    : undefined;
   return Deno.serve({ hostname: "127.0.0.1", port, reusePort, onListen() {} }, (req) => {
+    // What any proxy pays the runtime to read the request's fields and its abort signal.
+    if (kind === "raw-fields") return raw!.forward(countFields(req.headers), req.signal);
     if (raw) return raw.forward();
     // The path and query start at the first "/" after "http://": one URL parse per request.
     const target = new URL(base + req.url.slice(req.url.indexOf("/", 8)));
@@ -88,8 +101,8 @@ function serveInWorker(): void {
 if (self.name === "minimal-proxy-worker") serveInWorker();
 else if (import.meta.main) {
   const kind = flag(Deno.args, "client");
-  if (kind !== "fetch" && kind !== "http1" && kind !== "raw") {
-    throw new Error(`--client fetch|http1|raw, got ${kind}`);
+  if (kind !== "fetch" && kind !== "http1" && kind !== "raw" && kind !== "raw-fields") {
+    throw new Error(`--client fetch|http1|raw|raw-fields, got ${kind}`);
   }
   const upstream = flag(Deno.args, "upstream");
   const port = Number(flag(Deno.args, "port"));

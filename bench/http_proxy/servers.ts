@@ -156,8 +156,8 @@ export async function startMinimalProxy(
   upstreamUrl: string,
   trace?: Trace,
   workers = 1,
-  /** `raw`: the runtime's floor instead of our client (raw_forwarder.ts). */
-  client: "http1" | "raw" = "http1",
+  /** `raw`, `raw-fields`: the runtime's floors instead of our client (raw_forwarder.ts). */
+  client: "http1" | "raw" | "raw-fields" = "http1",
 ): Promise<Stoppable & { url: string }> {
   const port = freePort();
   const process = spawnCaptured(Deno.execPath(), [
