@@ -159,6 +159,13 @@ Deno.test("response head: connection close, HTTP/1.0 and transfer-encoding with 
   assert(both.close);
 });
 
+Deno.test("response head: a value reused while it repeats is never a stale one", () => {
+  assertEquals(parse("HTTP/1.1 200 OK\r\nServer: nginx\r\n\r\n").fields, ["server", "nginx"]);
+  assertEquals(parse("HTTP/1.1 200 OK\r\nServer: nginx\r\n\r\n").fields, ["server", "nginx"]);
+  assertEquals(parse("HTTP/1.1 200 OK\r\nServer: nginy\r\n\r\n").fields, ["server", "nginy"]);
+  assertEquals(parse("HTTP/1.1 200 OK\r\nSERVER: ngin\r\n\r\n").fields, ["server", "ngin"]);
+});
+
 Deno.test("response head: hop-by-hop fields and those Connection names are left out", () => {
   const head = parse(
     "HTTP/1.1 200 OK\r\nServer: x\r\nConnection: keep-alive, X-Hop\r\nKeep-Alive: 5\r\n" +

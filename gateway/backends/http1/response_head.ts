@@ -1,14 +1,13 @@
 /**
- * Parsing HTTP/1.1 response heads from bytes: one string for the whole head, fields cut out of it
- * by index, common field names shared instead of allocated, hop-by-hop fields consumed here.
+ * Parsing HTTP/1.1 response heads from bytes: no string for the head or its lines, common field
+ * names shared instead of allocated and their values reused while they repeat, hop-by-hop
+ * fields consumed here.
  */
 
 import { Http1Error } from "./errors.ts";
 
 const decoder = new TextDecoder();
 
-// RFC 9112 reason-phrase: HTAB, SP, VCHAR, obs-text (what the Response constructor accepts).
-const REASON = /^[\t\x20-\x7e\x80-\xff]*$/;
 const DIGITS = /^\d{1,15}$/;
 const LF = 10;
 const CR = 13;
@@ -64,8 +63,9 @@ const COMMON_NAMES = [
   "x-frame-options",
   "x-request-id",
 ];
-const NAMES_BY_LENGTH: string[][] = [];
-for (const name of COMMON_NAMES) (NAMES_BY_LENGTH[name.length] ??= []).push(name);
+/** Indexes into COMMON_NAMES by name length. */
+const NAMES_BY_LENGTH: number[][] = [];
+COMMON_NAMES.forEach((name, index) => (NAMES_BY_LENGTH[name.length] ??= []).push(index));
 
 /** A parsed response head. */
 export interface ResponseHead {
@@ -104,8 +104,8 @@ export function findHeadEnd(buf: Uint8Array, from: number, end: number): number 
   return -1;
 }
 
-/** Decodes head bytes as latin-1 (fields are byte strings); ASCII takes the fast native path. */
-function decodeHead(buf: Uint8Array, start: number, end: number): string {
+/** `buf[start, end)` as latin-1 (fields are byte strings); ASCII takes the fast native path. */
+function latin1(buf: Uint8Array, start: number, end: number): string {
   let ascii = true;
   for (let i = start; i < end; i++) {
     if (buf[i] > 0x7f) {
@@ -125,63 +125,97 @@ function protocolError(message: string): Http1Error {
   return new Http1Error(message, "protocol");
 }
 
-function invalidStatusLine(text: string, end: number): Http1Error {
-  return protocolError(`invalid status line ${JSON.stringify(text.slice(0, Math.min(end, 64)))}`);
+/** `buf[start, end)` quoted for a message, at most 64 bytes of it. */
+function quoted(buf: Uint8Array, start: number, end: number): string {
+  return JSON.stringify(latin1(buf, start, Math.min(end, start + 64)));
+}
+
+/** Index in COMMON_NAMES of the field name `buf[start, end)` (any case), or -1. */
+function commonName(buf: Uint8Array, start: number, end: number): number {
+  const candidates = NAMES_BY_LENGTH[end - start];
+  if (candidates === undefined) return -1;
+  next: for (const index of candidates) {
+    const name = COMMON_NAMES[index];
+    for (let i = 0; i < name.length; i++) {
+      const c = buf[start + i];
+      const k = name.charCodeAt(i);
+      // k is a lower-case letter, a digit or "-": an exact match or the upper-case letter.
+      if (c !== k && !(k >= 97 && c === k - 32)) continue next;
+    }
+    return index;
+  }
+  return -1;
 }
 
 /**
- * The lower-case field name `text[start, end)`: a shared string when it is a common one, else a
- * new one; null when it is not a token.
+ * The last value seen of each common field, by its index: most answers repeat their server,
+ * content type and length, and their date for a second, so the string of the previous one is
+ * handed out again instead of a new one.
  */
-function fieldName(text: string, start: number, end: number): string | null {
-  const length = end - start;
-  const candidates = NAMES_BY_LENGTH[length];
-  if (candidates !== undefined) {
-    next: for (const name of candidates) {
-      for (let i = 0; i < length; i++) {
-        const c = text.charCodeAt(start + i);
-        const k = name.charCodeAt(i);
-        // k is a lower-case letter, a digit or "-": an exact match or the upper-case letter.
-        if (c !== k && !(k >= 97 && c === k - 32)) continue next;
+const lastValues: (string | undefined)[] = [];
+
+/** The value `buf[start, end)` of common field `index` (-1: any other field). */
+function fieldValue(buf: Uint8Array, start: number, end: number, index: number): string {
+  if (start === end) return "";
+  if (index === -1) return latin1(buf, start, end);
+  const last = lastValues[index];
+  if (last !== undefined && last.length === end - start) {
+    let same = true;
+    for (let i = 0; i < last.length; i++) {
+      if (buf[start + i] !== last.charCodeAt(i)) {
+        same = false;
+        break;
       }
-      return name;
     }
+    if (same) return last;
   }
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || TCHAR[c] === 0) return null;
-  }
-  return text.slice(start, end).toLowerCase();
+  return lastValues[index] = latin1(buf, start, end);
 }
 
-/** Parses the response head in `buf[start, end)` (`end` from {@link findHeadEnd}). */
+/** Index just past the LF ending the line at `from` (the head's blank line ends every search). */
+function nextLine(buf: Uint8Array, from: number, end: number): number {
+  const lf = buf.indexOf(LF, from);
+  return lf === -1 || lf >= end ? end : lf + 1;
+}
+
+/**
+ * Parses the response head in `buf[start, end)` (`end` from {@link findHeadEnd}), from the bytes:
+ * no string for the head or its lines, only for the values (and those often shared).
+ */
 export function parseResponseHead(buf: Uint8Array, start: number, end: number): ResponseHead {
-  const text = decodeHead(buf, start, end);
-  let lineEnd = text.indexOf("\n");
-  const statusEnd = text.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+  let lineEnd = nextLine(buf, start, end);
+  const statusEnd = lineEnd - (buf[lineEnd - 2] === CR ? 2 : 1);
+  const s = start;
   if (
-    !text.startsWith("HTTP/1.") || text.charCodeAt(8) !== SP ||
-    (statusEnd > 12 && text.charCodeAt(12) !== SP) || statusEnd < 12
+    statusEnd - s < 12 || buf[s] !== 72 || buf[s + 1] !== 84 || buf[s + 2] !== 84 ||
+    buf[s + 3] !== 80 || buf[s + 4] !== 47 || buf[s + 5] !== 49 || buf[s + 6] !== 46 ||
+    buf[s + 8] !== SP || (statusEnd - s > 12 && buf[s + 12] !== SP)
   ) {
-    throw invalidStatusLine(text, statusEnd);
+    throw protocolError(`invalid status line ${quoted(buf, s, statusEnd)}`);
   }
-  const minor = text.charCodeAt(7) - 48;
-  const d1 = text.charCodeAt(9) - 48;
-  const d2 = text.charCodeAt(10) - 48;
-  const d3 = text.charCodeAt(11) - 48;
+  const minor = buf[s + 7] - 48;
+  const d1 = buf[s + 9] - 48;
+  const d2 = buf[s + 10] - 48;
+  const d3 = buf[s + 11] - 48;
   if (
     minor < 0 || minor > 9 || !(d1 >= 1 && d1 <= 9) || !(d2 >= 0 && d2 <= 9) ||
     !(d3 >= 0 && d3 <= 9)
   ) {
-    throw invalidStatusLine(text, statusEnd);
+    throw protocolError(`invalid status line ${quoted(buf, s, statusEnd)}`);
   }
   const status = d1 * 100 + d2 * 10 + d3;
-  const statusText = statusEnd <= 13
+  // RFC 9112 reason-phrase: HTAB, SP, VCHAR, obs-text (what the Response constructor accepts).
+  for (let i = s + 13; i < statusEnd; i++) {
+    const c = buf[i];
+    if ((c < 0x20 && c !== HTAB) || c === 0x7f) {
+      throw protocolError("invalid reason phrase in the status line");
+    }
+  }
+  const statusText = statusEnd <= s + 13
     ? ""
-    : statusEnd === 15 && text.startsWith("OK", 13)
+    : statusEnd === s + 15 && buf[s + 13] === 79 && buf[s + 14] === 75
     ? "OK"
-    : text.slice(13, statusEnd);
-  if (!REASON.test(statusText)) throw protocolError("invalid reason phrase in the status line");
+    : latin1(buf, s + 13, statusEnd);
 
   const fields: string[] = [];
   let contentLength = -1;
@@ -191,36 +225,41 @@ export function parseResponseHead(buf: Uint8Array, start: number, end: number): 
   // Names the Connection field lists besides close and keep-alive (rare): left out at the end.
   let named: string[] | null = null;
   for (;;) {
-    const lineStart = lineEnd + 1;
-    lineEnd = text.indexOf("\n", lineStart);
-    const stop = text.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd;
+    const lineStart = lineEnd;
+    if (lineStart >= end) break;
+    lineEnd = nextLine(buf, lineStart, end);
+    const stop = lineEnd - (buf[lineEnd - 2] === CR && lineEnd - 2 >= lineStart ? 2 : 1);
     if (stop <= lineStart) break;
-    const first = text.charCodeAt(lineStart);
+    const first = buf[lineStart];
     if (first === SP || first === HTAB) {
       throw protocolError("obsolete line folding in the response head");
     }
-    const colon = text.indexOf(":", lineStart);
+    const colon = buf.indexOf(58, lineStart);
     if (colon <= lineStart || colon >= stop) {
-      throw protocolError(
-        `malformed header line ${
-          JSON.stringify(text.slice(lineStart, Math.min(stop, lineStart + 64)))
-        }`,
-      );
+      throw protocolError(`malformed header line ${quoted(buf, lineStart, stop)}`);
     }
-    const name = fieldName(text, lineStart, colon);
-    if (name === null) {
-      throw protocolError(`invalid header name ${JSON.stringify(text.slice(lineStart, colon))}`);
+    const index = commonName(buf, lineStart, colon);
+    let name: string;
+    if (index !== -1) name = COMMON_NAMES[index];
+    else {
+      for (let i = lineStart; i < colon; i++) {
+        const c = buf[i];
+        if (c >= 128 || TCHAR[c] === 0) {
+          throw protocolError(`invalid header name ${quoted(buf, lineStart, colon)}`);
+        }
+      }
+      name = latin1(buf, lineStart, colon).toLowerCase();
     }
     // The value without optional whitespace (SP, HTAB) around it.
     let from = colon + 1;
     let to = stop;
-    while (from < to && (text.charCodeAt(from) === SP || text.charCodeAt(from) === HTAB)) from++;
-    while (to > from && (text.charCodeAt(to - 1) === SP || text.charCodeAt(to - 1) === HTAB)) to--;
+    while (from < to && (buf[from] === SP || buf[from] === HTAB)) from++;
+    while (to > from && (buf[to - 1] === SP || buf[to - 1] === HTAB)) to--;
     for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i);
+      const c = buf[i];
       if (c === CR || c === 0) throw protocolError(`invalid value of header ${name}`);
     }
-    const value = from === to ? "" : text.slice(from, to);
+    const value = fieldValue(buf, from, to, index);
     if (name === "content-length") {
       const length = parseLength(value, "content-length", "protocol");
       if (contentLength !== -1 && contentLength !== length) {
