@@ -8,6 +8,12 @@ export const READ_BUFFER_BYTES = 64 * 1024;
 /** Write buffers up to this size are kept for the next request; larger ones are one-off. */
 const MAX_KEPT_WRITE_BYTES = 128 * 1024;
 
+/** What reads a response head on a connection (the exchange). */
+export interface HeadReader {
+  headRead(n: number | null): void;
+  fail(error: unknown): void;
+}
+
 /** A TCP or TLS connection to one origin, used for one request at a time. */
 export class Connection implements ReadBuffer {
   readonly conn: Deno.Conn;
@@ -33,6 +39,12 @@ export class Connection implements ReadBuffer {
   }
 
   #onEnd: ((conn: Connection) => void) | null = null;
+
+  /** The exchange reading its response head on this socket (one at a time). */
+  reading: HeadReader | null = null;
+  /** Callbacks of a head read, made once per socket: they hand the result to `reading`. */
+  readonly onRead = (n: number | null): void => this.reading!.headRead(n);
+  readonly onReadFailed = (error: unknown): void => this.reading!.fail(error);
 
   /**
    * Starts reading more bytes into the buffer, growing it up to `max` when full; hand the result

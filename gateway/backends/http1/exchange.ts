@@ -39,6 +39,19 @@ export interface Http1Response {
   body: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
 }
 
+// The exchange whose promise is being made: its executor is one module function, not a closure.
+let starting: Exchange | null = null;
+
+function startExchange(
+  resolve: (response: Http1Response | Promise<Http1Response>) => void,
+  reject: (error: unknown) => void,
+): void {
+  const exchange = starting!;
+  starting = null;
+  exchange.resolve = resolve;
+  exchange.reject = reject;
+}
+
 /** One request and its response on one connection. */
 export class Exchange {
   readonly conn: Connection;
@@ -62,6 +75,11 @@ export class Exchange {
   received = false;
   finished = false;
   controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  /** Bytes of an incomplete head already searched for its end. */
+  scanned = 0;
+  /** Settle the promise run() returned. */
+  resolve!: (response: Http1Response | Promise<Http1Response>) => void;
+  reject!: (error: unknown) => void;
 
   constructor(
     conn: Connection,
@@ -93,72 +111,118 @@ export class Exchange {
 
   /**
    * Sends the request and resolves with the response once its final head is parsed (1xx
-   * informational heads are skipped). One async frame for all of it: the head's reads are
-   * awaited here, not in a method of their own.
+   * informational heads are skipped). No async frame: a promise settled by the reads' callbacks,
+   * which are the connection's own functions (made once per socket, not per request).
    */
-  async run(): Promise<Http1Response> {
+  run(): Promise<Http1Response> {
     // Aborted while connecting, after the connect had already succeeded: the event is gone.
     if (this.signal?.aborted) {
       this.finish(false);
-      throw this.signal.reason;
+      return Promise.reject(this.signal.reason);
     }
     // The body goes out while the response is awaited: a server may answer before reading it.
     this.upload(this.head, this.init.body);
-    const conn = this.conn;
-    const max = this.options.maxHeaderBytes;
-    let head: ResponseHead;
+    starting = this;
+    const answer = new Promise<Http1Response>(startExchange);
+    this.step();
+    return answer;
+  }
+
+  /** Settles the answer with the final head once it is buffered, else reads more. */
+  step(): void {
+    let head: ResponseHead | null;
     try {
-      let scanned = 0;
-      for (;;) {
-        if (conn.end > conn.start) {
-          // Resume the search a few bytes back: the blank line may straddle two reads.
-          const end = findHeadEnd(conn.buf, conn.start + Math.max(0, scanned - 3), conn.end);
-          if (end !== -1) {
-            if (end - conn.start > max) throw headTooLarge(max);
-            const parsed = parseResponseHead(conn.buf, conn.start, end);
-            conn.start = end;
-            if (parsed.status >= 200) {
-              head = parsed;
-              break;
-            }
-            if (parsed.status === 101) {
-              throw new Http1Error(
-                "unexpected 101 Switching Protocols (upgrades are not supported)",
-                "protocol",
-              );
-            }
-            scanned = 0;
-            continue;
-          }
-          scanned = conn.end - conn.start;
-          if (scanned > max) throw headTooLarge(max);
-        }
-        if (!conn.filled(await conn.read(max + READ_BUFFER_BYTES))) {
-          if (!this.received) {
-            throw new Http1Error(
-              "the connection closed before any response byte",
-              "connection_closed",
-            );
-          }
-          throw new Http1Error(
-            "the connection closed in the middle of the response head",
-            "protocol",
-          );
-        }
-        this.received = true;
+      head = this.bufferedHead();
+      if (head === null) {
+        const conn = this.conn;
+        conn.reading = this;
+        conn.read(this.options.maxHeaderBytes + READ_BUFFER_BYTES).then(
+          conn.onRead,
+          conn.onReadFailed,
+        );
+        return;
       }
     } catch (error) {
-      this.finish(false);
-      const failure = this.failure(error);
-      if (
-        this.reused && failure instanceof Http1Error && failure.code === "connection_closed" &&
-        !(this.init.body instanceof ReadableStream) && !this.signal?.aborted
-      ) {
-        return await this.options.retry(this.url, this.origin, this.init, this.head, failure);
-      }
-      throw failure;
+      this.fail(error);
+      return;
     }
-    return this.respond(this.init.method, head);
+    // respond() reports its own errors (and is never retried).
+    let response: Http1Response;
+    try {
+      response = this.respond(this.init.method, head);
+    } catch (error) {
+      this.reject(error);
+      return;
+    }
+    this.resolve(response);
+  }
+
+  /** A read of the head returned `n` bytes (null: the peer closed). */
+  headRead(n: number | null): void {
+    // A pooled socket keeps no finished request alive.
+    this.conn.reading = null;
+    if (!this.conn.filled(n)) {
+      this.fail(
+        this.received
+          ? new Http1Error("the connection closed in the middle of the response head", "protocol")
+          : new Http1Error("the connection closed before any response byte", "connection_closed"),
+      );
+      return;
+    }
+    this.received = true;
+    this.step();
+  }
+
+  /**
+   * The final response head when it is in the buffer (1xx heads before it are consumed), or null
+   * when more bytes are needed.
+   */
+  bufferedHead(): ResponseHead | null {
+    const conn = this.conn;
+    const max = this.options.maxHeaderBytes;
+    while (conn.end > conn.start) {
+      // Resume the search a few bytes back: the blank line may straddle two reads.
+      const end = findHeadEnd(conn.buf, conn.start + Math.max(0, this.scanned - 3), conn.end);
+      if (end === -1) {
+        this.scanned = conn.end - conn.start;
+        if (this.scanned > max) throw headTooLarge(max);
+        return null;
+      }
+      if (end - conn.start > max) throw headTooLarge(max);
+      const parsed = parseResponseHead(conn.buf, conn.start, end);
+      conn.start = end;
+      if (parsed.status >= 200) return parsed;
+      if (parsed.status === 101) {
+        throw new Http1Error(
+          "unexpected 101 Switching Protocols (upgrades are not supported)",
+          "protocol",
+        );
+      }
+      this.scanned = 0;
+    }
+    return null;
+  }
+
+  /**
+   * The head could not be read: the answer rejects with the failure, or, for a reused socket
+   * that closed before any response byte with a body that can be sent again, it is the retry's.
+   */
+  fail(error: unknown): void {
+    this.conn.reading = null;
+    this.finish(false);
+    const failure = this.failure(error);
+    if (
+      this.reused && failure instanceof Http1Error && failure.code === "connection_closed" &&
+      !(this.init.body instanceof ReadableStream) && !this.signal?.aborted
+    ) {
+      try {
+        this.resolve(this.options.retry(this.url, this.origin, this.init, this.head, failure));
+      } catch (retryError) {
+        this.reject(retryError);
+      }
+      return;
+    }
+    this.reject(failure);
   }
 
   /** Writes the request; a failure is kept for {@link failure} and closes the socket. */
