@@ -53,22 +53,76 @@ export class HttpEndpointService implements HttpEndpoint {
     return loggedPath(pathname, this.prefix, this.pathShape);
   }
 
-  /** Serve one request through the pipeline. */
-  async handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
+  /**
+   * Serve one request through the pipeline. A request with nothing to wait for before the
+   * pipeline (no small body to read, no HL7 message, no asynchronous check) goes straight to it,
+   * without an async frame of ours.
+   */
+  handle(ex: HttpExchange, deps: ExecutorDeps): Promise<Response> {
+    let env: RequestEnvelope;
+    let answer: Promise<ResponseEnvelope>;
     try {
-      const env = this.toEnvelope(ex);
+      env = this.toEnvelope(ex);
       const length = env.body.knownLength;
       // Checked here so that a request without a small body costs no extra promise.
-      if (length !== null && length > 0 && length <= PREFETCH_BYTES) {
-        await this.prefetchSmallBody(env, ex.request);
-      }
+      const small = length !== null && length > 0 && length <= PREFETCH_BYTES;
       // The HTTP bridge: an HL7 v2 message names its header facts (hl7.*) for routing.
+      if (small || mayBeHl7(env)) return this.#handlePrepared(env, small, ex, deps);
+      const checked = this.checkRequest(env);
+      if (checked) return this.#handleChecked(env, checked, ex, deps);
+      answer = runPipeline(this.pipeline, env, deps);
+    } catch (err) {
+      try {
+        return Promise.resolve(this.failed(err, ex));
+      } catch (failure) {
+        return Promise.reject(failure);
+      }
+    }
+    const method = env.method;
+    return answer.then(
+      (res) => this.#answered(res, ex, method),
+      (err) => this.failed(err, ex),
+    );
+  }
+
+  /** {@link handle} for a request with a small body to read or an HL7 message to look into. */
+  async #handlePrepared(
+    env: RequestEnvelope,
+    small: boolean,
+    ex: HttpExchange,
+    deps: ExecutorDeps,
+  ): Promise<Response> {
+    try {
+      if (small) await this.prefetchSmallBody(env, ex.request);
       if (mayBeHl7(env)) await addHl7Metadata(env);
       const checked = this.checkRequest(env);
       if (checked) await checked;
-      const res = await runPipeline(this.pipeline, env, deps);
+      return this.#answered(await runPipeline(this.pipeline, env, deps), ex, env.method);
+    } catch (err) {
+      return this.failed(err, ex);
+    }
+  }
+
+  /** {@link handle} once an asynchronous request check has passed. */
+  async #handleChecked(
+    env: RequestEnvelope,
+    checked: Promise<void>,
+    ex: HttpExchange,
+    deps: ExecutorDeps,
+  ): Promise<Response> {
+    try {
+      await checked;
+      return this.#answered(await runPipeline(this.pipeline, env, deps), ex, env.method);
+    } catch (err) {
+      return this.failed(err, ex);
+    }
+  }
+
+  /** The HTTP answer of the pipeline's response (the error answer when making it fails). */
+  #answered(res: ResponseEnvelope, ex: HttpExchange, method: string): Response {
+    try {
       ex.backend = res.backend;
-      return this.toResponse(res, ex, env.method);
+      return this.toResponse(res, ex, method);
     } catch (err) {
       return this.failed(err, ex);
     }
