@@ -137,6 +137,7 @@ export { GatewayError } from "./gateway/errors.ts";
 export type {
   AssociationMetrics,
   ComponentHealth,
+  PasswordMetrics,
   RateLimitMetrics,
 } from "./gateway/observability/mod.ts";
 // Memory admission: the budget of bodies held in memory, and a request's lease on it.

@@ -214,7 +214,8 @@ Deno.test({
       assertEquals(await sendAll("ward-1", 40), { 200: BURST, 429: 40 - BURST });
       // A worker tells the main thread by message: the report may land just after the answers.
       await waitFor(
-        async () => gw.gateway.degraded().some((d) => d.component === "rate_limit.limit"),
+        () =>
+          Promise.resolve(gw.gateway.degraded().some((d) => d.component === "rate_limit.limit")),
         {
           timeoutMs: 10_000,
           description: "rate_limit.limit degraded on the main thread",
