@@ -14,6 +14,12 @@ export interface HeadReader {
   fail(error: unknown): void;
 }
 
+/** What writes a request head on a connection (the exchange). */
+export interface HeadWriter {
+  headWritten(n: number): void;
+  writeFailed(error: unknown): void;
+}
+
 /** A TCP or TLS connection to one origin, used for one request at a time. */
 export class Connection implements ReadBuffer {
   readonly conn: Deno.Conn;
@@ -45,6 +51,10 @@ export class Connection implements ReadBuffer {
   /** Callbacks of a head read, made once per socket: they hand the result to `reading`. */
   readonly onRead = (n: number | null): void => this.reading!.headRead(n);
   readonly onReadFailed = (error: unknown): void => this.reading!.fail(error);
+  /** The exchange writing its request head on this socket, and that write's callbacks. */
+  writing: HeadWriter | null = null;
+  readonly onWritten = (n: number): void => this.writing!.headWritten(n);
+  readonly onWriteFailed = (error: unknown): void => this.writing!.writeFailed(error);
 
   /**
    * Starts reading more bytes into the buffer, growing it up to `max` when full; hand the result

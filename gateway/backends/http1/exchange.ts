@@ -226,19 +226,46 @@ export class Exchange {
   }
 
   /** Writes the request; a failure is kept for {@link failure} and closes the socket. */
-  async upload(head: RequestHead, body: RequestBody): Promise<void> {
+  upload(head: RequestHead, body: RequestBody): void {
+    if (body !== null) {
+      this.uploadBody(head, body);
+      return;
+    }
+    // The usual GET: the head alone, straight to the socket, settled by the connection's
+    // callbacks (no frame or closure of ours).
+    const conn = this.conn;
+    conn.writing = this;
+    conn.conn.write(head.bytes).then(conn.onWritten, conn.onWriteFailed);
+  }
+
+  /** The head's write took `n` bytes: the rest (rare) goes in further writes. */
+  headWritten(n: number): void {
+    this.conn.writing = null;
+    const bytes = this.head.bytes;
+    if (n < bytes.byteLength) this.uploadBody(this.head, bytes.subarray(n), true);
+    else this.uploaded = true;
+  }
+
+  /** Writing the request failed: kept for {@link failure}; the socket is closed. */
+  writeFailed(error: unknown): void {
+    this.conn.writing = null;
+    if (error instanceof SourceError) this.sourceError = error.error;
+    else this.writeError = error;
+    this.conn.destroy();
+  }
+
+  /** Writes a request with a body (or, `rest`, the bytes of a head a write left over). */
+  async uploadBody(
+    head: RequestHead,
+    body: ReadableStream<Uint8Array> | Uint8Array,
+    rest = false,
+  ): Promise<void> {
     try {
-      if (body === null) {
-        // The usual GET: the head alone, straight to the socket (no frames of ours between).
-        const bytes = head.bytes;
-        const written = await this.conn.conn.write(bytes);
-        if (written < bytes.byteLength) await this.conn.write(bytes.subarray(written));
-      } else await writeRequest(this.conn, head, body);
+      if (rest) await this.conn.write(body as Uint8Array);
+      else await writeRequest(this.conn, head, body);
       this.uploaded = true;
     } catch (error) {
-      if (error instanceof SourceError) this.sourceError = error.error;
-      else this.writeError = error;
-      this.conn.destroy();
+      this.writeFailed(error);
     }
   }
 
