@@ -118,7 +118,7 @@ async function crashRounds(durability: string) {
       assertEquals(status.code, 0, gw.output());
       break;
     }
-    const killAfter = 300 + Math.floor(Math.random() * 1200);
+    const killAfter = 100 + Math.floor(Math.random() * 400);
     const ids = await loadAndKill(
       gw,
       `http://127.0.0.1:${port}`,
