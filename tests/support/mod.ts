@@ -22,7 +22,7 @@ export {
   spawnCaptured,
   waitReady,
 } from "./process.ts";
-export { peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
+export { cpuMsOf, peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
 export {
   type ProtectedCommand,
   protectedCommand,

@@ -26,3 +26,16 @@ export function resetPeakRss(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * CPU time process `pid` has used so far (user and system, every thread), in milliseconds, from
+ * /proc/<pid>/stat (clock ticks of 10 ms). What a process spent while another waited on it tells
+ * work from a busy machine: a process waiting for a core uses none.
+ */
+export function cpuMsOf(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
