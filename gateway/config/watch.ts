@@ -4,6 +4,7 @@
  * and events are filtered by name.
  */
 import { basename, dirname, join, resolve } from "node:path";
+import { type Clock, systemClock, type TimerHandle } from "../../shared/clock.ts";
 
 /** A running watch; close it to stop. */
 export interface ConfigWatcher {
@@ -12,6 +13,18 @@ export interface ConfigWatcher {
 
 /** Quiet time after the last event before `onChange` runs (editors write in bursts). */
 export const WATCH_DEBOUNCE_MS = 100;
+
+/** Test hooks of {@link watchConfig}; the gateway passes none. */
+export interface WatchHooks {
+  /** Times the debounce (default: the system clock); a test moves a `ManualClock` instead. */
+  clock?: Clock;
+  /**
+   * Called with the paths of every file-system event once it has been handled (relevant or
+   * not, the debounce set or left), in the order they arrive: a test writes a marker file and
+   * waits for its event to know every earlier one was seen.
+   */
+  onEvent?: (paths: string[]) => void;
+}
 
 /**
  * Calls `onChange` (debounced) when one of `files` or any `*.toml` directly in one of `dirs`
@@ -22,7 +35,9 @@ export function watchConfig(
   dirs: string[],
   onChange: () => void,
   debounceMs = WATCH_DEBOUNCE_MS,
+  hooks: WatchHooks = {},
 ): ConfigWatcher {
+  const clock = hooks.clock ?? systemClock;
   const wantedFiles = new Set<string>();
   const wantedDirs = new Set<string>();
   const watchDirs = new Set<string>();
@@ -44,17 +59,20 @@ export function watchConfig(
     return wantedFiles.has(p) || (p.endsWith(".toml") && wantedDirs.has(dirname(p)));
   };
   const watcher = Deno.watchFs(existing, { recursive: false });
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: TimerHandle | undefined;
   let closed = false;
   (async () => {
     try {
       for await (const event of watcher) {
-        if (event.kind === "access" || !event.paths.some(relevant)) continue;
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          timer = undefined;
-          if (!closed) onChange();
-        }, debounceMs);
+        if (closed) break; // events already queued when it was closed
+        if (event.kind !== "access" && event.paths.some(relevant)) {
+          if (timer !== undefined) clock.clearTimeout(timer);
+          timer = clock.setTimeout(() => {
+            timer = undefined;
+            if (!closed) onChange();
+          }, debounceMs);
+        }
+        hooks.onEvent?.(event.paths);
       }
     } catch {
       // The watcher was closed or its directory vanished: nothing more to report.
@@ -64,7 +82,8 @@ export function watchConfig(
     close() {
       if (closed) return;
       closed = true;
-      clearTimeout(timer);
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
       watcher.close();
     },
   };

@@ -10,6 +10,7 @@ import { createMetrics } from "../observability/mod.ts";
 import { type RequestEvent, RequestFeed } from "../pipeline/mod.ts";
 import { type WorkerHandle, WorkerPool } from "./pool.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
+import { waitFor } from "../../tests/support/wait.ts";
 
 class Stub implements WorkerHandle {
   readonly received: ToWorker[] = [];
@@ -93,7 +94,10 @@ Deno.test("worker pool and the live tail: watch on and off, events and last erro
     worker: 2,
   };
   workers[1].send({ type: "feed", events: [event] });
-  await new Promise((r) => setTimeout(r, 5));
+  await waitFor(() => Promise.resolve(seen.length > 0), {
+    timeoutMs: 5_000,
+    description: "the worker's event in the feed",
+  });
   assertEquals(seen, [event]);
 
   // A worker's pipeline errors reach the main thread's feed with its metrics.

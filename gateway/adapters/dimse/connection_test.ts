@@ -15,6 +15,7 @@ import { negotiate } from "./negotiate.ts";
 import { COMMAND, LAST, pdvPdu } from "./pdata.ts";
 import { DimseListener } from "./server.ts";
 import { TcpSocket } from "./tcp_socket.ts";
+import { waitFor } from "../../../tests/support/wait.ts";
 
 const CT = "1.2.840.10008.5.1.4.1.1.2";
 const JPEG_LOSSLESS = "1.2.840.10008.1.2.4.70";
@@ -151,9 +152,11 @@ Deno.test("an association broken in the middle of a C-STORE dataset aborts its s
   socket.write(pdvPdu(pc, COMMAND | LAST, command));
   socket.write(pdvPdu(pc, 0, dataset("1.2.3.5", 200_000).subarray(0, 70_000)));
   // Once the listener has spooled part of the dataset, break the association.
-  while (spools.length === 0 || spools[0].parts.length === 0) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(() => Promise.resolve(spools.length > 0 && spools[0].parts.length > 0), {
+    timeoutMs: 10_000,
+    intervalMs: 5,
+    description: "part of the dataset spooled",
+  });
   socket.destroy();
   await connectionClosed;
   await listener.close();

@@ -66,6 +66,9 @@ Deno.test("messages of one connection are handled one at a time, in order", asyn
   const r = recorder(async (text) => {
     running++;
     most = Math.max(most, running);
+    // A handler that takes a while (a paced fake, not a wait for anything): were messages handled
+    // side by side, the next would start meanwhile. Any pause length shows that; the assertions
+    // (order, at most one running) do not depend on it.
     await new Promise((resolve) => setTimeout(resolve, 5));
     running--;
     return [enc.encode(`ACK ${text}`)];

@@ -18,6 +18,8 @@ function fakeClient(failOn?: string, uploadOutlivesAborts = 0) {
       sent.push({ name, input: command.input });
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
+      // A paced fake S3 (a call takes a while, so parts overlap and buffers could be reused under
+      // them). The assertions are bounds and contents that hold whatever the pause's length.
       await new Promise((r) => setTimeout(r, 5));
       inFlight--;
       if (name === "UploadPart") {
