@@ -398,6 +398,8 @@ export class Gateway implements GatewayControl {
       metrics: this.metrics,
       audit: this.#audit,
       queue: (backend) => this.#queues.get(backend),
+      // A worker's degraded components (its tracking writer) are listed with the main thread's.
+      health: this.#degraded,
     });
     this.#pool = pool;
     const problems = await pool.prepare(

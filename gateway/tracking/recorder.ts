@@ -30,7 +30,10 @@ export const TRACKING_COMPONENT = "tracking";
 export interface RecorderDeps {
   logger: Logger;
   metrics?: Pick<Metrics, "errorCode">;
-  /** The main thread's degraded components (absent in a data-plane worker). */
+  /**
+   * The gateway's degraded components: the main thread's own, or in a data-plane worker one
+   * that forwards to them (workers/remote_health.ts), since each isolate has its own store.
+   */
   health?: ComponentHealth;
   clock?: Clock;
 }

@@ -22,6 +22,7 @@ export { defaultWorkerCount } from "./count.ts";
 export { LISTEN_LOCK_BYTES, noteListen } from "./listen_sockets.ts";
 export { EXIT_CODE, MainWatchdog, type MainWatchdogSettings } from "./main_watchdog.ts";
 export {
+  type IsolateHealth,
   type UnresponsiveWorker,
   type WorkerHandle,
   type WorkerInfo,

@@ -50,6 +50,24 @@ export interface WorkerPoolDeps {
   prepareTimeoutMs?: number;
   /** The main thread's feed of finished requests (the console's live tail); default this isolate's. */
   feed?: RequestFeed;
+  /** The gateway's degraded components: each worker's reports go there as its own source. */
+  health?: IsolateHealth;
+}
+
+/**
+ * The degraded components as the pool feeds them (DegradedComponents): each worker reports under
+ * its own `source`, so two isolates failing count once and one's recovery hides no other's.
+ */
+export interface IsolateHealth {
+  degradedIn(source: string, component: string, reason: string): void;
+  recoveredIn(source: string, component: string, quiet?: boolean): void;
+  /** The worker ended or was replaced: what it reported goes. */
+  forgetSource(source: string, quiet?: boolean): void;
+}
+
+/** The source a worker's degraded components are kept under, and named by in their reason. */
+function workerSource(index: number): string {
+  return `worker ${index}`;
 }
 
 /**
@@ -339,6 +357,7 @@ export class WorkerPool {
         });
         slot.alive = false;
         slot.handle.terminate();
+        this.#ended(slot, true);
         return;
       }
       slot.handle.postMessage({ type: "drain", graceMs });
@@ -346,6 +365,7 @@ export class WorkerPool {
       if (answer?.type === "drained") this.#addMetrics(slot, answer.delta);
       slot.alive = false;
       slot.handle.terminate();
+      this.#ended(slot, true);
     }));
   }
 
@@ -402,6 +422,7 @@ export class WorkerPool {
       slot.alive = false;
       handle.terminate();
       slot.failWaiters();
+      this.#ended(slot, this.#stopping);
       if (this.#stopping) return;
       this.#deps.metrics.workers.replaced("failed");
       void this.#replace(slot);
@@ -436,6 +457,7 @@ export class WorkerPool {
     slot.alive = false;
     handle.terminate();
     slot.failWaiters();
+    this.#ended(slot, false);
     const shut = shutDownSockets(sockets);
     const open = shut.error === undefined ? stillListening(sockets) : undefined;
     const gone = open !== undefined && open.length === 0;
@@ -458,6 +480,14 @@ export class WorkerPool {
       ...(gone ? {} : { error: shut.error ?? "its sockets are still listening" }),
     });
     if (!this.#stopping) void this.#replace(slot);
+  }
+
+  /**
+   * A worker is gone: the components it reported degraded are no longer its concern (a
+   * replacement reports its own); `quiet` at shutdown.
+   */
+  #ended(slot: Slot, quiet: boolean): void {
+    this.#deps.health?.forgetSource(workerSource(slot.index), quiet);
   }
 
   /** `gateway_worker_unresponsive` of `index` back to 0, unless a frozen worker there lingers. */
@@ -545,6 +575,13 @@ export class WorkerPool {
       case "feed":
         for (const event of message.events) this.#feed.publish(event);
         return;
+      case "health": {
+        const source = workerSource(slot.index);
+        if (message.reason === undefined) {
+          this.#deps.health?.recoveredIn(source, message.component, message.quiet);
+        } else this.#deps.health?.degradedIn(source, message.component, message.reason);
+        return;
+      }
     }
   }
 

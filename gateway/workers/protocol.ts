@@ -110,5 +110,18 @@ export type FromWorker =
   | { type: "enqueue"; id: number; request: QueuedRequest }
   /** A log line, when the main thread's logger has a sink of its own. */
   | { type: "log"; line: string }
+  /**
+   * A component of this isolate (its tracking writer) is degraded for `reason`, or without
+   * `reason` works again (`quiet`: it simply went away). The main thread shows it as its own.
+   */
+  | HealthMessage
   /** The worker stopped; its last metrics come along. */
   | { type: "drained"; delta: DataPlaneDelta };
+
+/** A worker's change of a component's state (remote_health.ts sends it). */
+export interface HealthMessage {
+  type: "health";
+  component: string;
+  reason?: string;
+  quiet?: boolean;
+}

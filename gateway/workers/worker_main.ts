@@ -2,18 +2,20 @@
  * A data-plane worker: its own runtime (built from the configuration the main thread sends),
  * its own HTTP listeners on the same ports as the main thread's (SO_REUSEPORT), its own metrics.
  * Nothing on the request path is shared with other threads but the rate-limit buckets (shared
- * memory); audit records and queued requests go to the main thread, which owns those files.
+ * memory); audit records and queued requests go to the main thread, which owns those files, and
+ * so do its degraded components (its tracking writer's), which the main thread lists.
  *
  * Started by WorkerPool with `new Worker(..., { name: "gateway-worker-N" })`.
  */
 /// <reference lib="deno.worker" />
-import { closeIsolateRecorder } from "../tracking/mod.ts";
+import { TrackingRecorder } from "../tracking/mod.ts";
 import { Logger } from "../../shared/mod.ts";
 import { createMetrics } from "../observability/mod.ts";
 import { requestFeed } from "../pipeline/mod.ts";
 import { buildRuntime, DataPlane, type Runtime } from "../runtime/mod.ts";
 import type { FromWorker, PrepareMessage, ToWorker } from "./protocol.ts";
 import { RemoteAudit, RemoteQueues } from "./remote.ts";
+import { RemoteHealth } from "./remote_health.ts";
 import { blockEventLoop, testHooksEnabled } from "./test_hooks.ts";
 
 const index = Number(self.name.split("-").pop()) || 0;
@@ -33,6 +35,15 @@ const encoder = new TextEncoder();
 const metrics = createMetrics();
 const audit = new RemoteAudit(post);
 const queues = new RemoteQueues(post);
+/**
+ * This isolate's tracking writer, kept across reloads (its queue and store connection). Its
+ * failures reach the main thread's degraded components: it alone sees its store.
+ */
+const tracking = new TrackingRecorder({
+  logger: logger.child({ component: "tracking" }),
+  metrics,
+  health: new RemoteHealth(post),
+});
 // The live tail: finished requests go to the main thread only while someone watches there.
 requestFeed.forwardTo((events) => post({ type: "feed", events }));
 let drainMs = 10_000;
@@ -138,6 +149,7 @@ async function prepare(message: PrepareMessage): Promise<void> {
     baseDir: message.baseDir,
     audit,
     queues,
+    tracking,
     sharedMemory: message.memory,
     sharedMemoryFixed: true,
   });
@@ -222,7 +234,7 @@ async function drain(graceMs: number): Promise<void> {
   queues.failAll();
   await plane.current?.close();
   // The tracked records still queued in this isolate are written before it goes.
-  await closeIsolateRecorder();
+  await tracking.close();
   audit.flush();
   post({ type: "drained", delta: metrics.takeDataPlaneDelta() });
 }
