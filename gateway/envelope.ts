@@ -721,6 +721,14 @@ export class ResponseEnvelope {
   }
 
   /**
+   * The fields as received, `[name, value, …]`, while nobody made Headers of them; else
+   * undefined (read {@link headers} or {@link forEachHeader} then). Not to be changed.
+   */
+  get receivedFields(): readonly string[] | undefined {
+    return this.#fields;
+  }
+
+  /**
    * Calls `callback(value, name)` for every field, without building Headers when nobody did.
    * Names are lower-case once Headers exist, as received before.
    */

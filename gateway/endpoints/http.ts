@@ -255,31 +255,24 @@ export class HttpEndpointService implements HttpEndpoint {
   /** Convert the response envelope to an HTTP response. */
   protected toResponse(res: ResponseEnvelope, ex: HttpExchange, method: string): Response {
     // Backends already removed upstream hop-by-hop fields; the envelope's fields are ours. They
-    // are collected as one flat list and appended to the Response's own headers: a HeadersInit
-    // (pairs or a Headers object) costs Deno a converted copy of every pair.
+    // are appended to the Response's own headers: a HeadersInit (pairs or a Headers object)
+    // costs Deno a converted copy of every pair. The envelope's list as received when nobody
+    // made Headers of it (most proxied answers), else one made here.
     const contentType = res.body.contentType;
-    const fields: string[] = [];
+    const fields = res.receivedFields ?? fieldList(res);
     let declared: string | null = null;
-    res.forEachHeader((value, name) => {
-      switch (name.length === 14 || name.length === 12 ? name.toLowerCase() : "") {
-        case "content-length":
-          declared = value;
-          return;
-        case "x-request-id":
-          return;
-        case "content-type":
-          if (contentType) return;
-      }
-      fields.push(name, value);
-    });
-    fields.push("x-request-id", ex.requestId);
-    if (contentType) fields.push("content-type", contentType);
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i];
+      if (name.length === 14 && name.toLowerCase() === "content-length") declared = fields[i + 1];
+    }
+    // The Content-Length to send, if any.
+    let length: string | null = null;
     let body: ReturnType<typeof res.body.forwardable> = null;
     if (NO_BODY_STATUS.has(res.status) || method === "HEAD") {
       const rest = res.body.forwardable();
       if (rest instanceof ReadableStream) rest.cancel().catch(() => {});
       // A HEAD answer describes the body a GET would get.
-      if (method === "HEAD" && declared !== null) fields.push("content-length", declared);
+      if (method === "HEAD" && declared !== null) length = declared;
     } else {
       body = res.body.forwardable();
       // An untouched upstream stream keeps its declared length (Deno then sends it as is,
@@ -288,7 +281,7 @@ export class HttpEndpointService implements HttpEndpoint {
         body instanceof ReadableStream && declared !== null &&
         res.body.knownLength === Number(declared)
       ) {
-        fields.push("content-length", declared);
+        length = declared;
       }
       if (body instanceof ReadableStream) {
         // A backend's streamed answer that breaks off is recorded as what it is; a streamed
@@ -303,7 +296,20 @@ export class HttpEndpointService implements HttpEndpoint {
     }
     const response = new Response(body as BodyInit | null, { status: res.status });
     const headers = response.headers;
-    for (let i = 0; i < fields.length; i += 2) headers.append(fields[i], fields[i + 1]);
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i];
+      switch (name.length === 14 || name.length === 12 ? name.toLowerCase() : "") {
+        case "content-length":
+        case "x-request-id":
+          continue;
+        case "content-type":
+          if (contentType) continue;
+      }
+      headers.append(name, fields[i + 1]);
+    }
+    headers.append("x-request-id", ex.requestId);
+    if (contentType) headers.append("content-type", contentType);
+    if (length !== null) headers.append("content-length", length);
     return response;
   }
 
@@ -331,6 +337,13 @@ async function readUntil(
     chunks.push(value);
     total += value.byteLength;
   }
+}
+
+/** The fields of `res` as one list, `[name, value, …]`. */
+function fieldList(res: ResponseEnvelope): string[] {
+  const fields: string[] = [];
+  res.forEachHeader((value, name) => fields.push(name, value));
+  return fields;
 }
 
 /** `res` with the headers `err` asks for (a challenge, a retry delay). */
