@@ -130,6 +130,9 @@ Deno.test({
               // the connection broke (a gateway killed): not acknowledged, sent again
             }
             refused++;
+            // A client's back-off before it sends again (pacing, not a wait for an event): the
+            // pass condition is the acknowledgement, within 300 attempts (about a minute of
+            // patience while the cluster recovers), not when it comes.
             await new Promise((r) => setTimeout(r, 20 * Math.min(attempt + 1, 10)));
           }
         }

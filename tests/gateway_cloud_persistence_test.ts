@@ -19,6 +19,7 @@ import {
   requirePeer,
   runCommand,
   TEST_MANAGEMENT_TOKEN,
+  waitFor,
   withManagementToken,
 } from "./support/mod.ts";
 import { EncryptionKeyError, TOKEN_FILE_NAME } from "../gateway/cloud_client/mod.ts";
@@ -214,21 +215,22 @@ Deno.test({
         for await (const chunk of stderr) output += chunk;
       })();
       try {
-        const deadline = Date.now() + 60_000;
-        let cloudInfo;
-        while (Date.now() < deadline) {
+        let cloudInfo: { token_source?: string; verified?: boolean } | undefined;
+        // Up and the token verified (the bound only ends a start that failed).
+        await waitFor(async () => {
           try {
             const res = await fetch(
               `http://127.0.0.1:${mgmtPort}/admin/info`,
               withManagementToken(),
             );
             cloudInfo = (await res.json()).cloud;
-            if (cloudInfo.verified) break;
+            return cloudInfo?.verified === true;
           } catch {
-            // not up yet
+            return false; // not up yet
           }
-          await new Promise((r) => setTimeout(r, 200));
-        }
+        }, { timeoutMs: 60_000, intervalMs: 200, description: "the token verified" }).catch(
+          () => undefined, // the assertions below name what was seen, with the output
+        );
         assertEquals(cloudInfo?.token_source, "environment", output);
         assertEquals(cloudInfo?.verified, true, output);
         // The variable's token was written to the state file (beside the config: ./state).

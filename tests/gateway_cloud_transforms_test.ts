@@ -4,7 +4,7 @@
  * downloaded before the pipeline is built (at start); a transform changed in the cloud is
  * downloaded again and later requests use it.
  */
-import { withManagementToken } from "./support/mod.ts";
+import { waitFor, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { call, makeUser, withCloud } from "./cloud_harness.ts";
 import {
@@ -69,12 +69,13 @@ Deno.test("transforms by id: downloaded by the sync, again at start when missing
       await waitForCloud(second, (c) => c.sync.last_apply?.status === "applied", "re-applied");
       const changed = JSON.parse(await Deno.readTextFile(file));
       assertEquals(changed[0].spec, { name: "person.full_name" });
+      // The workers switch to the new spec after the apply is reported: wait for a request that
+      // sees it (the bound only turns a reload that never lands into a failure).
       let data;
-      for (let i = 0; i < 40; i++) {
+      await waitFor(async () => {
         data = (await postJson(`${second.url}/jolt/p`, { name: "Cy" })).data;
-        if (data.person) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return data.person !== undefined;
+      }, { timeoutMs: 30_000, description: "requests transformed by the new version" });
       assertEquals(data, { person: { full_name: "Cy" } });
     } finally {
       await second.stop();

@@ -51,14 +51,12 @@ Deno.test("a changed config file is picked up by the watcher", async () => {
   const gw = await startTestGateway(echoAt("/before"));
   try {
     await gw.writeConfig(echoAt("/after"));
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+    // The watcher's reload lands: the new path answers (the bound only ends a wait that failed).
+    await waitFor(async () => {
       const res = await fetch(`${gw.url}/after`);
       await res.body?.cancel();
-      status = res.status;
-    }
-    assertEquals(status, 200);
+      return res.status === 200;
+    }, { timeoutMs: 30_000, description: "/after served after the watched file changed" });
   } finally {
     await gw.stop();
   }
@@ -115,6 +113,7 @@ Deno.test("reload storm: 20 reloads (valid and invalid) under continuous load, z
       }
     };
     const workers = Array.from({ length: 8 }, worker);
+    const PER_RELOAD = 8;
     const outcomes: boolean[] = [];
     for (let i = 1; i <= 20; i++) {
       const invalid = i % 3 === 0;
@@ -125,12 +124,19 @@ Deno.test("reload storm: 20 reloads (valid and invalid) under continuous load, z
       );
       const res = await fetch(`${gw.mgmt}/api/reload`, withManagementToken({ method: "POST" }));
       outcomes.push((await res.json()).ok);
-      await new Promise((r) => setTimeout(r, 25));
+      // Requests are served between one reload and the next, however fast the machine: wait for
+      // some to finish rather than for a time in which they might.
+      const served = ok;
+      await waitFor(() => Promise.resolve(ok >= served + PER_RELOAD || failures.length > 0), {
+        timeoutMs: 30_000,
+        intervalMs: 5,
+        description: `${PER_RELOAD} requests served after reload ${i}`,
+      });
     }
     stop = true;
     await Promise.all(workers);
     assertEquals(failures, []);
-    assert(ok > 100, `requests served during the storm: ${ok}`);
+    assert(ok >= 20 * PER_RELOAD, `requests served during the storm: ${ok}`);
     assertEquals(outcomes.filter((o) => !o).length, 6);
   } finally {
     await gw.stop();

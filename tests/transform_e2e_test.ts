@@ -1,5 +1,5 @@
 /** Transforms through the gateway: request, response, both, failures, metadata routing, live edits. */
-import { latencyProbe, withManagementToken } from "./support/mod.ts";
+import { latencyProbe, waitFor, withManagementToken } from "./support/mod.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { startTestGateway, startUpstream } from "./harness.ts";
 import { keyProductAttack, manyStarAttack } from "./support/jolt.ts";
@@ -284,22 +284,23 @@ backends = ["echo"]
       headers: { "content-type": "application/json" },
       body: "{}",
     })).json()).data;
-  const waitFor = async (want: unknown) => {
-    for (let i = 0; i < 50; i++) {
-      if (JSON.stringify(await send()) === JSON.stringify(want)) return true;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return false;
-  };
   try {
     assertEquals(await send(), { v: 1 });
     const file = `${gw.dir}/transforms/live.json`;
     await Deno.writeTextFile(file, JSON.stringify([{ operation: "default", spec: { v: 2 } }]));
-    assert(await waitFor({ v: 2 }), "edited spec applied without restart");
+    // The watcher's reload lands: a request sees the edited spec (no restart).
+    await waitFor(async () => JSON.stringify(await send()) === JSON.stringify({ v: 2 }), {
+      timeoutMs: 30_000,
+      description: "the edited spec applied without restart",
+    });
     await Deno.writeTextFile(file, '[{"operation":"shiftt","spec":{}}]');
-    for (let i = 0; i < 30 && !gw.logs.some((l) => l.includes("transform change rejected")); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      () => Promise.resolve(gw.logs.some((l) => l.includes("transform change rejected"))),
+      {
+        timeoutMs: 30_000,
+        description: "the invalid edit rejected (logged)",
+      },
+    );
     assert(gw.logs.some((l) => l.includes("transform change rejected") && l.includes("shiftt")));
     assertEquals(await send(), { v: 2 }, "the previous version stays");
   } finally {
