@@ -1,16 +1,28 @@
 /**
- * One queued message as one file: `GWQ1`, the header's length (u32, big endian), the header (JSON:
- * what the request was), the body bytes, and the SHA-256 of everything before it. Written to a
- * temporary name, flushed, then renamed into place (and the directory flushed): a crash leaves
- * either a whole, checked message or a temporary file that the next start removes. A message
- * whose checksum does not match is never delivered.
+ * One queued message as one file: `GWQ2`, the header's length (u32, big endian), the header (JSON:
+ * what the request was), the body bytes, and the CRC-32 (u32, big endian) of everything before it.
+ * Written to a temporary name, flushed, then renamed into place (and the directory flushed): a
+ * crash leaves either a whole, checked message or a temporary file that the next start removes. A
+ * message whose checksum does not match is never delivered. Files of earlier versions (`GWQ1`,
+ * ending in the SHA-256 of what comes before) are read and checked as they were written.
+ *
+ * Why CRC-32: it is there to find a file cut short or damaged on disk, not a forgery (whoever can
+ * write the queue directory can write a checksum too). It finds every error burst up to 32 bits
+ * and any other damage but one in 2^32, as the CRCs of ext4, Btrfs, iSCSI and Kafka do, at zlib's
+ * speed (a 525 KB instance: about 0.01 ms of CPU, against 0.3 ms for SHA-256, on each write and
+ * each read back).
  */
 import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { join } from "node:path";
 import { diskErrorCode } from "../disk/mod.ts";
 
-const MAGIC = new TextEncoder().encode("GWQ1");
-const CHECKSUM_BYTES = 32;
+const MAGIC = new TextEncoder().encode("GWQ2");
+/** Checksum bytes at the end of a `GWQ2` file (CRC-32). */
+const CHECKSUM_BYTES = 4;
+/** The format of earlier versions: `GWQ1`, the same layout ending in a SHA-256. */
+const MAGIC_V1 = new TextEncoder().encode("GWQ1");
+const CHECKSUM_BYTES_V1 = 32;
 /** Largest header accepted when reading a message back. */
 const MAX_HEADER_BYTES = 1024 * 1024;
 
@@ -57,6 +69,56 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   while (written < bytes.length) written += await file.write(bytes.subarray(written));
 }
 
+/** A checksum taken over a message's bytes as they pass, in the format of its file. */
+interface RunningSum {
+  update(bytes: Uint8Array): void;
+  digest(): Uint8Array;
+}
+
+/** CRC-32 of `GWQ2` (zlib's), big endian. */
+function crcSum(): RunningSum {
+  let crc = 0;
+  return {
+    update(bytes) {
+      crc = crc32(bytes, crc);
+    },
+    digest() {
+      const out = new Uint8Array(CHECKSUM_BYTES);
+      new DataView(out.buffer).setUint32(0, crc);
+      return out;
+    },
+  };
+}
+
+/** SHA-256 of `GWQ1` (files of earlier versions). */
+function sha256Sum(): RunningSum {
+  const hash = createHash("sha256");
+  return {
+    update(bytes) {
+      hash.update(bytes);
+    },
+    digest() {
+      return new Uint8Array(hash.digest());
+    },
+  };
+}
+
+/** The layout of a file from its first 4 bytes: its checksum and the checksum's size. */
+function formatOf(
+  bytes: Uint8Array,
+  path: string,
+): { sum: () => RunningSum; checksumBytes: number } {
+  if (MAGIC.every((b, i) => bytes[i] === b)) return { sum: crcSum, checksumBytes: CHECKSUM_BYTES };
+  if (MAGIC_V1.every((b, i) => bytes[i] === b)) {
+    return { sum: sha256Sum, checksumBytes: CHECKSUM_BYTES_V1 };
+  }
+  throw new Error(`${path}: not a queued message`);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => b[i] === x);
+}
+
 /** Flushes a directory's entries (the rename of a new file) to disk. */
 export async function syncDir(dir: string): Promise<void> {
   try {
@@ -80,7 +142,7 @@ export async function writeMessage(
   options: { fsync: boolean; limit: number },
 ): Promise<number> {
   const tmp = join(tmpDir, `${header.id}.tmp`);
-  const hash = createHash("sha256");
+  const sum = crcSum();
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const prefix = new Uint8Array(8);
   prefix.set(MAGIC, 0);
@@ -91,7 +153,7 @@ export async function writeMessage(
     file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
     const out = file;
     for (const part of [prefix, headerBytes]) {
-      hash.update(part);
+      sum.update(part);
       await writeAll(out, part);
       size += part.length;
     }
@@ -101,15 +163,15 @@ export async function writeMessage(
       if (bodyBytes > options.limit) {
         throw new MessageWriteError(`the body is over ${options.limit} bytes`, false);
       }
-      hash.update(chunk);
+      sum.update(chunk);
       await writeAll(out, chunk);
     };
     if (body instanceof Uint8Array) await put(body);
     else if (body) { for await (const chunk of body) await put(chunk); }
     size += bodyBytes;
-    const sum = new Uint8Array(hash.digest());
-    await writeAll(out, sum);
-    size += sum.length;
+    const digest = sum.digest();
+    await writeAll(out, digest);
+    size += digest.length;
     if (options.fsync) await out.sync();
     out.close();
     file = undefined;
@@ -127,14 +189,9 @@ export async function writeMessage(
   return size;
 }
 
-async function readExactly(
-  file: Deno.FsFile,
-  length: number,
-  path: string,
-): Promise<Uint8Array<ArrayBuffer>> {
-  const out = new Uint8Array(length);
-  let at = 0;
-  while (at < length) {
+/** Reads `out.length` bytes from `file` into `out`; throws when the file ends first. */
+async function readInto<T extends Uint8Array>(file: Deno.FsFile, out: T, path: string): Promise<T> {
+  for (let at = 0; at < out.length;) {
     const n = await file.read(out.subarray(at));
     if (n === null) throw new Error(`${path}: truncated`);
     at += n;
@@ -146,26 +203,27 @@ async function readExactly(
 export async function readMessage(path: string): Promise<StoredMessage> {
   using file = await Deno.open(path, { read: true });
   const size = (await file.stat()).size;
-  if (size < 8 + CHECKSUM_BYTES) throw new Error(`${path}: truncated`);
-  const prefix = await readExactly(file, 8, path);
-  if (!MAGIC.every((b, i) => prefix[i] === b)) throw new Error(`${path}: not a queued message`);
+  if (size < 8) throw new Error(`${path}: truncated`);
+  const prefix = await readInto(file, new Uint8Array(8), path);
+  const format = formatOf(prefix, path);
   const headLength = new DataView(prefix.buffer).getUint32(4);
-  if (headLength > MAX_HEADER_BYTES || 8 + headLength + CHECKSUM_BYTES > size) {
+  if (headLength > MAX_HEADER_BYTES || 8 + headLength + format.checksumBytes > size) {
     throw new Error(`${path}: bad header length`);
   }
-  const head = await readExactly(file, headLength, path);
-  const hash = createHash("sha256").update(prefix).update(head);
-  const bodyLength = size - CHECKSUM_BYTES - 8 - headLength;
+  const head = await readInto(file, new Uint8Array(headLength), path);
+  const sum = format.sum();
+  sum.update(prefix);
+  sum.update(head);
+  const bodyLength = size - format.checksumBytes - 8 - headLength;
   const buffer = new Uint8Array(64 * 1024);
   for (let left = bodyLength; left > 0;) {
     const n = await file.read(buffer.subarray(0, Math.min(left, buffer.length)));
     if (n === null) throw new Error(`${path}: truncated`);
-    hash.update(buffer.subarray(0, n));
+    sum.update(buffer.subarray(0, n));
     left -= n;
   }
-  const sum = await readExactly(file, CHECKSUM_BYTES, path);
-  const expected = new Uint8Array(hash.digest());
-  if (!expected.every((b, i) => sum[i] === b)) {
+  const stored = await readInto(file, new Uint8Array(format.checksumBytes), path);
+  if (!sameBytes(sum.digest(), stored)) {
     throw new Error(`${path}: checksum mismatch (the file was damaged)`);
   }
   const header = JSON.parse(new TextDecoder().decode(head)) as MessageHeader;
@@ -181,29 +239,29 @@ export interface SmallMessage {
 /**
  * Reads a whole message file of at most `maxBytes` in one read, checks it, and returns its
  * header and body bytes; undefined when the file is larger (read it with readMessage and
- * bodyStream then). Throws when the file is damaged.
+ * bodyStream then). Throws when the file is damaged. `into`: memory to read into when the file
+ * fits. `size`: the file's size when the caller knows it (it wrote the file, or listed it at
+ * start; a message file never changes): no stat then. A file cut shorter fails its read, and
+ * bytes beyond `size` are not the message's.
  */
 export async function readSmallMessage(
   path: string,
   maxBytes: number,
   into?: Uint8Array<ArrayBuffer>,
+  size?: number,
 ): Promise<SmallMessage | undefined> {
-  const bytes = await readAtMost(path, maxBytes, into);
+  const bytes = await readAtMost(path, maxBytes, into, size);
   if (bytes === undefined) return undefined;
-  const size = bytes.length;
-  if (size < 8 + CHECKSUM_BYTES) throw new Error(`${path}: truncated`);
-  if (!MAGIC.every((b, i) => bytes[i] === b)) throw new Error(`${path}: not a queued message`);
+  if (bytes.length < 8) throw new Error(`${path}: truncated`);
+  const format = formatOf(bytes, path);
   const headLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(4);
-  if (headLength > MAX_HEADER_BYTES || 8 + headLength + CHECKSUM_BYTES > size) {
+  if (headLength > MAX_HEADER_BYTES || 8 + headLength + format.checksumBytes > bytes.length) {
     throw new Error(`${path}: bad header length`);
   }
-  const end = size - CHECKSUM_BYTES;
-  // In fresh memory, WebCrypto hashes off the main thread (a 525 KB instance: about 0.3 ms of
-  // CPU); in reused memory node:crypto hashes in place (WebCrypto's copy would be fresh memory).
-  const expected = into
-    ? new Uint8Array(createHash("sha256").update(bytes.subarray(0, end)).digest())
-    : new Uint8Array(await crypto.subtle.digest("SHA-256", bytes.subarray(0, end)));
-  if (!expected.every((b, i) => bytes[end + i] === b)) {
+  const end = bytes.length - format.checksumBytes;
+  const sum = format.sum();
+  sum.update(bytes.subarray(0, end));
+  if (!sameBytes(sum.digest(), bytes.subarray(end))) {
     throw new Error(`${path}: checksum mismatch (the file was damaged)`);
   }
   const header = JSON.parse(
@@ -214,24 +272,57 @@ export async function readSmallMessage(
 
 /**
  * The bytes of a file of at most `maxBytes` (one read into memory of its size, or into `into`
- * when it fits), else undefined.
+ * when it fits), else undefined. `known`: its size, when the caller knows it (no stat).
  */
 async function readAtMost(
   path: string,
   maxBytes: number,
   into?: Uint8Array<ArrayBuffer>,
+  known?: number,
 ): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (known !== undefined && known > maxBytes) return undefined;
+  const memory = (size: number) =>
+    into && size <= into.length ? into.subarray(0, size) : new Uint8Array(size);
+  if (known !== undefined && known <= SYNC_READ_BYTES) return readNow(path, memory(known));
   using file = await Deno.open(path, { read: true });
-  const size = (await file.stat()).size;
+  const size = known ?? (await file.stat()).size;
   if (size > maxBytes) return undefined;
-  if (!into || size > into.length) return await readExactly(file, size, path);
-  const out = into.subarray(0, size);
-  for (let at = 0; at < size;) {
-    const n = await file.read(out.subarray(at));
+  return await readInto(file, memory(size), path);
+}
+
+/**
+ * Files up to this size whose size is known are read with plain open(2) and read(2) on the
+ * calling thread, as storescu reads its files: from the page cache (a message written a moment
+ * ago, or read ahead by the kernel) a 525 KB file takes about 0.03 ms, where the two
+ * asynchronous operations (each a hand-off to a thread of the runtime and back) cost 0.1 ms of
+ * CPU. A file not in the page cache holds the thread for the disk's read of at most this much.
+ */
+const SYNC_READ_BYTES = 4 << 20;
+
+/** Reads the file at `path` into `out` at once; throws when it is shorter. */
+function readNow<T extends Uint8Array>(path: string, out: T): T {
+  using file = Deno.openSync(path, { read: true });
+  for (let at = 0; at < out.length;) {
+    const n = file.readSync(out.subarray(at));
     if (n === null) throw new Error(`${path}: truncated`);
     at += n;
   }
   return out;
+}
+
+/**
+ * Removes a delivered message's file of `size` bytes (gone already: nothing to do). A small one
+ * with one unlink(2) on the calling thread, as its read (about 0.04 ms for 525 KB, against 0.09
+ * ms of CPU through a thread of the runtime); a larger one, whose pages take longer to free, on
+ * a thread of the runtime.
+ */
+export async function removeMessage(path: string, size: number): Promise<void> {
+  try {
+    if (size <= SYNC_READ_BYTES) Deno.removeSync(path);
+    else await Deno.remove(path);
+  } catch {
+    // removed already (a purge, an operator)
+  }
 }
 
 /** The body of a checked message as a stream read from its file. */

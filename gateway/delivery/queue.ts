@@ -23,6 +23,7 @@ import {
   type MessageHeader,
   readMessage,
   readSmallMessage,
+  removeMessage,
   type SmallMessage,
   writeMessage,
 } from "./message_file.ts";
@@ -394,6 +395,7 @@ export class DeliveryQueue implements QueueStore {
           join(this.dir, "ready", `${next.id}.msg`),
           WHOLE_READ_BYTES,
           buffer,
+          next.size,
         );
         read.catch(() => {}); // a failed read ahead is read again (and judged) in its turn
         this.#ahead = { id: next.id, read, buffer };
@@ -402,7 +404,7 @@ export class DeliveryQueue implements QueueStore {
     const early = ahead && await ahead.read.catch(() => undefined);
     if (early) return { small: early, buffer: ahead!.buffer };
     const buffer = reuse && p.size <= WHOLE_READ_BYTES ? this.#buffer(p.size) : undefined;
-    return { small: await readSmallMessage(path, WHOLE_READ_BYTES, buffer), buffer };
+    return { small: await readSmallMessage(path, WHOLE_READ_BYTES, buffer, p.size), buffer };
   }
 
   /** Memory kept for reading messages of `size` bytes (a spare one, else new). */
@@ -469,10 +471,10 @@ export class DeliveryQueue implements QueueStore {
     if (verdict.kind === "delivered") {
       this.#remove(p);
       this.#delivered++;
-      // The next message goes at once; its files are removed meanwhile (a crash before that
-      // sends it again after the restart, as one during the attempt would). A `.state` note
-      // exists only after a failed attempt.
-      const removed = Deno.remove(path).catch(() => {}).then(async () => {
+      // Its file goes before the next message does (a crash before that sends it again after
+      // the restart, as one during the attempt would). A `.state` note exists only after a
+      // failed attempt.
+      const removed = removeMessage(path, p.size).then(async () => {
         if (p.attempts > 0 || p.stateOwed) {
           await Deno.remove(join(this.dir, "ready", `${p.id}.state`)).catch(() => {});
         }
