@@ -84,13 +84,15 @@ Deno.test("tracking in a worker: its broken store is shown degraded on the main 
       ["tracking", "worker 1"],
     ]);
 
-    // The store can be made now: each isolate opens it again (10 s after its failure) when it
-    // has records to write, writes them, and reports its recovery.
+    // The store can be made now: a reload has each isolate open it again at once (without one,
+    // 10 s after its failure), write its records and report its recovery.
     await Deno.remove(storeDir);
+    const reload = await gw.mgmtFetch("/api/reload", { method: "POST" });
+    assertEquals(reload.status, 200, await reload.text());
     await waitFor(async () => {
       await send(4);
       return (await readyDegraded(gw)).length === 0;
-    }, { timeoutMs: 40_000, intervalMs: 200, description: "tracking recovered in both isolates" });
+    }, { timeoutMs: 20_000, intervalMs: 200, description: "tracking recovered in both isolates" });
     assertEquals(gw.gateway.degraded(), []);
     assertEquals(await gauge(gw), "0");
     const lines = gw.logs.map((l) => JSON.parse(l));

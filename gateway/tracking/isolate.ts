@@ -18,9 +18,3 @@ export function isolateRecorder(
     metrics,
   });
 }
-
-/** Writes what this isolate's recorder holds and closes its store (a worker's drain). */
-export async function closeIsolateRecorder(): Promise<void> {
-  await current?.close();
-  current = undefined;
-}

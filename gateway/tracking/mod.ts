@@ -54,7 +54,7 @@ export {
   TRACKING_COMPONENT,
   TrackingRecorder,
 } from "./recorder.ts";
-export { closeIsolateRecorder, isolateRecorder } from "./isolate.ts";
+export { isolateRecorder } from "./isolate.ts";
 export { TrackingService, type TrackingServiceDeps } from "./service.ts";
 export { MAX_PAGE, recordId, STORE_FILE, type StoredRecord, TrackingStore } from "./store.ts";
 export { REPLAY_SKIPPED_MIDDLEWARE, type ReplayRuntime } from "./replay.ts";

@@ -125,6 +125,11 @@ export class TrackingRecorder {
       this.#storeDir = dir;
       this.#openFailedAt = -Infinity;
       if (dir) this.store();
+    } else if (dir && !this.#store) {
+      // A reload tries a store that could not be opened at once, not REOPEN_MS after its failure:
+      // an operator who fixed the directory reloads to see the fix take.
+      this.#openFailedAt = -Infinity;
+      this.store();
     }
   }
 
