@@ -10,7 +10,10 @@
  *   instances over the same association. Target: gateway instances/s >= 0.9 x storescu's. Beside
  *   them the least a Deno sender does (bare_sender.ts: the DIMSE adapter alone, a process with
  *   the gateway's flags and environment): the floor. Each sender's CPU time per timed instance is
- *   read from /proc while it sends: what a send costs, whatever the machine's load.
+ *   read from /proc while it sends: what a send costs, whatever the machine's load. After the
+ *   rounds, the delivery queue alone in this process (send_measure.ts, queueShare): its CPU per
+ *   instance to accept one (written, fsync, renamed) and to deliver one to a backend that answers
+ *   at once (read back, checked, removed): the queue's share of the gateway's figure.
  * - Forward (for information): `storescu` into the gateway's dicom_scp, each instance forwarded
  *   synchronously by `dicom_scu` to `storescp` before the C-STORE is answered, against `storescu`
  *   straight to `storescp`: two hops in series against one, and the receive side of the gateway
@@ -33,7 +36,7 @@ import {
 } from "../../tests/support/mod.ts";
 import { fixed, markdownTable, verdict } from "../http_proxy/report.ts";
 import { cpuSeconds, findRoundTrips, median, quantile } from "./measure.ts";
-import { Arrivals, echoRoundTrips } from "./send_measure.ts";
+import { Arrivals, echoRoundTrips, queueShare } from "./send_measure.ts";
 
 /** Target of the send comparison: gateway instances/s over storescu's. */
 export const SEND_TARGET = 0.9;
@@ -527,6 +530,13 @@ async function main(): Promise<void> {
         ["bare Deno sender (adapter only)", (run) => bare(work, run, count)],
         ["bare Deno sender, one reused buffer", (run) => bare(work, run, count, true)],
       ],
+    );
+    const share = await queueShare(`${work}/share-queue`, files.slice(0, count).map((f) => f.path));
+    await removeDir(`${work}/share-queue`);
+    console.log(
+      `\nthe delivery queue alone (this process, no send), CPU per instance: accept (written, ` +
+        `fsync, renamed) ${fixed(share.accept)} ms; deliver (read back, checked, removed) ` +
+        `${fixed(share.deliver)} ms`,
     );
     if (args.forward) {
       await compare(

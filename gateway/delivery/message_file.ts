@@ -310,21 +310,6 @@ function readNow<T extends Uint8Array>(path: string, out: T): T {
   return out;
 }
 
-/**
- * Removes a delivered message's file of `size` bytes (gone already: nothing to do). A small one
- * with one unlink(2) on the calling thread, as its read (about 0.04 ms for 525 KB, against 0.09
- * ms of CPU through a thread of the runtime); a larger one, whose pages take longer to free, on
- * a thread of the runtime.
- */
-export async function removeMessage(path: string, size: number): Promise<void> {
-  try {
-    if (size <= SYNC_READ_BYTES) Deno.removeSync(path);
-    else await Deno.remove(path);
-  } catch {
-    // removed already (a purge, an operator)
-  }
-}
-
 /** The body of a checked message as a stream read from its file. */
 export function bodyStream(path: string, message: StoredMessage): ReadableStream<Uint8Array> {
   let file: Deno.FsFile | undefined;
