@@ -4,7 +4,7 @@
  * and events are filtered by name.
  */
 import { basename, dirname, join, resolve } from "node:path";
-import { type Clock, systemClock, type TimerHandle } from "../../shared/clock.ts";
+import { type Clock, systemClock, type TimerHandle } from "../../shared/mod.ts";
 
 /** A running watch; close it to stop. */
 export interface ConfigWatcher {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { basename, join } from "node:path";
-import { ManualClock } from "../../shared/clock.ts";
+import { ManualClock } from "../../shared/mod.ts";
 import { watchConfig, type WatchHooks } from "./watch.ts";
 
 /** Counts onChange calls and lets a test wait for the event of a marker file. */
