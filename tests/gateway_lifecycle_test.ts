@@ -159,11 +159,12 @@ Deno.test("no --config: the embedded default serves echo under /echo on :8080", 
     stderr: "piped",
   }).spawn();
   try {
+    // Up when it answers (the bound only ends a start that failed; it is not a start time).
     let res: Response | undefined;
-    for (let i = 0; i < 100 && !res; i++) {
+    await waitFor(async () => {
       res = await fetch("http://127.0.0.1:8080/echo/x?a=1").catch(() => undefined);
-      if (!res) await new Promise((r) => setTimeout(r, 100));
-    }
+      return res !== undefined;
+    }, { timeoutMs: 60_000, intervalMs: 100, description: "the default gateway on :8080" });
     assert(res, "the default gateway answers on :8080");
     const body = await res.json();
     assertEquals(body.path, "/x");

@@ -80,8 +80,10 @@ Deno.test({
         const err = await backend.invoke(envelope("/slow"), call()).catch((e) => e);
         equal(err.status, 504);
         equal(err.code, "backend_timeout");
+        // The option's 1 s was waited (a timer never fires early; a busy machine only makes it
+        // later, so no upper bound): the 504 itself shows it ended before the 1.5 s answer.
         const took = performance.now() - started;
-        equal(took > 900 && took < 1400, true, `took ${took} ms`);
+        equal(took >= 900, true, `took ${took} ms`);
       } finally {
         backend.close();
       }

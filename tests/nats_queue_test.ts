@@ -247,6 +247,8 @@ Deno.test({
     const answer = async (req: RequestEnvelope) => {
       inFlight++;
       most = Math.max(most, inFlight);
+      // A paced fake upstream (an answer takes a while, so a second delivery at once would
+      // overlap); the assertions on order and on one at a time hold whatever the pause.
       await new Promise((r) => setTimeout(r, 5));
       inFlight--;
       const n = JSON.parse(new TextDecoder().decode(await req.body.bytes())).n;

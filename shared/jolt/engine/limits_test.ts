@@ -26,11 +26,9 @@ const shiftSpec = (chain: unknown[]) => (chain[0] as { spec: unknown }).spec;
 Deno.test("budget: issue 33's 100 keys of 200 stars against 20,000-character keys finish at once", () => {
   const { spec, input } = manyStarAttack();
   const chain = compile(spec);
-  const started = performance.now();
   assertJson(chain.apply(input), null); // no key has the `c` every spec key needs
-  const ms = performance.now() - started;
-  // 35 s with the table of groups and positions; a few milliseconds reading each key once per try.
-  assertJson(ms < 1_000, true, `took ${ms.toFixed(0)} ms`);
+  // 35 s with the table of groups and positions; now each key is read once per try. Counted,
+  // not timed: the run's work steps stay far below its budget.
   assertJson(stepsSpent() < 1_000_000, true, `${stepsSpent()} steps`);
   // Keys with two or more stars take the walker: the fast path declines the spec.
   assertJson(chain.applyJson(bytesOf(input)), null);
