@@ -38,7 +38,7 @@ export {
   type SmallFilesystemOptions,
 } from "./tmpfs.ts";
 export { canConnect, waitFor } from "./wait.ts";
-export { type LatencyProbe, latencyProbe } from "./latency.ts";
+export { type CpuStopwatch, cpuStopwatch, type LatencyProbe, latencyProbe } from "./latency.ts";
 export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";
 export { withEnv } from "./env.ts";
