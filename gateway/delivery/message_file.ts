@@ -144,19 +144,19 @@ export async function writeMessage(
   const tmp = join(tmpDir, `${header.id}.tmp`);
   const sum = crcSum();
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const prefix = new Uint8Array(8);
-  prefix.set(MAGIC, 0);
-  new DataView(prefix.buffer).setUint32(4, headerBytes.length);
+  // Magic, length and header in one write.
+  const head = new Uint8Array(8 + headerBytes.length);
+  head.set(MAGIC, 0);
+  new DataView(head.buffer).setUint32(4, headerBytes.length);
+  head.set(headerBytes, 8);
   let size = 0;
   let file: Deno.FsFile | undefined;
   try {
     file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
     const out = file;
-    for (const part of [prefix, headerBytes]) {
-      sum.update(part);
-      await writeAll(out, part);
-      size += part.length;
-    }
+    sum.update(head);
+    await writeAll(out, head);
+    size += head.length;
     let bodyBytes = 0;
     const put = async (chunk: Uint8Array) => {
       bodyBytes += chunk.length;

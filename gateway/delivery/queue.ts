@@ -91,6 +91,8 @@ export class DeliveryQueue implements QueueStore {
   #ahead:
     | { id: string; read: Promise<SmallMessage | undefined>; buffer?: Uint8Array<ArrayBuffer> }
     | undefined;
+  /** The read ahead of the next message, waiting for the request before it to go out. */
+  #readNextTimer: ReturnType<typeof setTimeout> | undefined;
   /** Memory messages were read into, free for the next (two: one delivered, one read ahead). */
   readonly #spares: Uint8Array<ArrayBuffer>[] = [];
   #bytes = 0;
@@ -374,36 +376,50 @@ export class DeliveryQueue implements QueueStore {
 
   /**
    * `p`'s file read whole when small (read ahead while the message before it was delivered, in
-   * `fifo` order), and the next message's read started meanwhile. When the backend lets go of
-   * bodies (QueueDeps.releasesBody), files are read into memory kept for the purpose (`buffer`,
-   * given back by #attempt), not fresh memory: under the gateway's allocator setting each fresh
-   * 525 KB costs page faults of about 0.7 ms.
+   * `fifo` order). When the backend lets go of bodies (QueueDeps.releasesBody), files are read
+   * into memory kept for the purpose (`buffer`, given back by #attempt), not fresh memory: under
+   * the gateway's allocator setting each fresh 525 KB costs page faults of about 0.7 ms.
    */
-  async #readAhead(
+  async #read(
     p: Pending,
     path: string,
   ): Promise<{ small?: SmallMessage; buffer?: Uint8Array<ArrayBuffer> }> {
-    const reuse = this.#deps.releasesBody?.() === true;
     const ahead = this.#ahead?.id === p.id ? this.#ahead : undefined;
     this.#ahead = undefined;
-    if (this.#config.ordering === "fifo") {
-      const next = this.#pending[this.#pending.indexOf(p) + 1];
-      if (next && !next.deadLetter && next.size <= WHOLE_READ_BYTES) {
-        const buffer = reuse ? this.#buffer(next.size) : undefined;
-        const read = readSmallMessage(
-          join(this.dir, "ready", `${next.id}.msg`),
-          WHOLE_READ_BYTES,
-          buffer,
-          next.size,
-        );
-        read.catch(() => {}); // a failed read ahead is read again (and judged) in its turn
-        this.#ahead = { id: next.id, read, buffer };
-      }
-    }
     const early = ahead && await ahead.read.catch(() => undefined);
     if (early) return { small: early, buffer: ahead!.buffer };
+    if (ahead?.buffer) this.#spare(ahead.buffer);
+    const reuse = this.#deps.releasesBody?.() === true;
     const buffer = reuse && p.size <= WHOLE_READ_BYTES ? this.#buffer(p.size) : undefined;
     return { small: await readSmallMessage(path, WHOLE_READ_BYTES, buffer, p.size), buffer };
+  }
+
+  /**
+   * In `fifo` order, reads the message after `p` while `p` is being delivered: called once `p`'s
+   * request went out (a timer after the attempt started: the read is not in the way of the send,
+   * it fills the wait for the destination's answer). Nothing when that message was taken up
+   * meanwhile.
+   */
+  #readNext(p: Pending): void {
+    if (this.#closed || this.#ahead || this.#config.ordering !== "fifo") return;
+    const next = this.#pending[this.#pending.indexOf(p) + 1];
+    if (!next || next.inFlight || next.deadLetter || next.size > WHOLE_READ_BYTES) return;
+    const buffer = this.#deps.releasesBody?.() === true ? this.#buffer(next.size) : undefined;
+    const read = readSmallMessage(
+      join(this.dir, "ready", `${next.id}.msg`),
+      WHOLE_READ_BYTES,
+      buffer,
+      next.size,
+    );
+    read.catch(() => {}); // a failed read ahead is read again (and judged) in its turn
+    this.#ahead = { id: next.id, read, buffer };
+  }
+
+  /** Gives memory a message was read into back for the next (two kept at most). */
+  #spare(buffer: Uint8Array<ArrayBuffer>): void {
+    if (this.#spares.length < 2 && this.#deps.releasesBody?.() === true) {
+      this.#spares.push(buffer);
+    }
   }
 
   /** Memory kept for reading messages of `size` bytes (a spare one, else new). */
@@ -422,7 +438,7 @@ export class DeliveryQueue implements QueueStore {
     try {
       // A message up to WHOLE_READ_BYTES is read in one go (a DIMSE instance, most requests),
       // a larger one is checked, then its body streamed from the file.
-      const read = await this.#readAhead(p, path);
+      const read = await this.#read(p, path);
       const small = read.small;
       buffer = read.buffer;
       const stored = small ? undefined : await readMessage(path);
@@ -450,7 +466,13 @@ export class DeliveryQueue implements QueueStore {
         timeoutSignal(this.#clock, this.#deps.attemptTimeoutMs),
       ]);
       try {
-        const res = await this.#deps.deliver(req, signal);
+        const answered = this.#deps.deliver(req, signal);
+        // Timers run after the microtasks that send the request: the next read fills the wait.
+        this.#readNextTimer = setTimeout(() => {
+          this.#readNextTimer = undefined;
+          this.#readNext(p);
+        }, 0);
+        const res = await answered;
         verdict = verdictOf(res);
         answer = { status: res.status, body: await bodyText(res) };
       } catch (err) {
@@ -461,9 +483,7 @@ export class DeliveryQueue implements QueueStore {
       verdict = { kind: "dead", reason: (err as Error).message };
     }
     // The attempt is over and the backend read the body no longer: its memory takes the next.
-    if (buffer && this.#spares.length < 2 && this.#deps.releasesBody?.() === true) {
-      this.#spares.push(buffer);
-    }
+    if (buffer) this.#spare(buffer);
     // Closing aborted the attempt (its failure says nothing of the message, whatever status the
     // abort became): it is sent again after the restart. A refusal that came first is too.
     if (this.#closed && verdict.kind !== "delivered") return;
@@ -940,6 +960,7 @@ export class DeliveryQueue implements QueueStore {
     if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     if (this.#probeTimer !== undefined) this.#clock.clearTimeout(this.#probeTimer);
     this.#probeTimer = undefined;
+    clearTimeout(this.#readNextTimer);
     // A closed queue is no longer a component of the gateway (its successor reports its own).
     this.#deps.health.recovered(this.#component, this, true);
     this.#controller.abort(new DOMException("the queue is closing", "AbortError"));
