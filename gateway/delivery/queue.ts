@@ -490,12 +490,13 @@ export class DeliveryQueue implements QueueStore {
     if (verdict.kind === "delivered") {
       this.#remove(p);
       this.#delivered++;
-      // The next message goes at once; its files are removed meanwhile, on a thread of the
-      // runtime: an unlink(2) waits for the file system's journal (up to 1 ms a file while
-      // storescp wrote on the same disk), which must not hold the event loop. A crash before it
-      // sends the message again after the restart, as one during the attempt would. A `.state`
-      // note exists only after a failed attempt.
-      const removed = Deno.remove(path).catch(() => {}).then(async () => {
+      // The next message goes at once; its files are removed meanwhile, once its request went
+      // out (timers run after the microtasks that send it), on a thread of the runtime: an
+      // unlink(2) waits for the file system's journal (up to 1 ms a file while storescp wrote on
+      // the same disk), which must not hold the event loop. A crash before it sends the message
+      // again after the restart, as one during the attempt would. A `.state` note exists only
+      // after a failed attempt.
+      const removed = afterSend().then(() => Deno.remove(path)).catch(() => {}).then(async () => {
         if (p.attempts > 0 || p.stateOwed) {
           await Deno.remove(join(this.dir, "ready", `${p.id}.state`)).catch(() => {});
         }
@@ -966,6 +967,11 @@ export class DeliveryQueue implements QueueStore {
     this.#controller.abort(new DOMException("the queue is closing", "AbortError"));
     await Promise.allSettled([...this.#attempts]);
   }
+}
+
+/** Resolves after the microtasks queued now, such as those that send the next request. */
+function afterSend(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** A 507 for an operator's request that the queue's disk refused. */
