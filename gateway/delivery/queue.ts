@@ -201,14 +201,19 @@ export class DeliveryQueue implements QueueStore {
     }
     const pending: Pending[] = [];
     let bytes = 0;
+    // Only messages tried before have a note: the others are not looked for (a backlog of
+    // thousands starts without as many failed reads).
+    const noted = new Set(ready.get(".state"));
     for (const id of [...messages].sort()) {
       const path = join(dir, "ready", `${id}.msg`);
       const size = (await Deno.stat(path)).size;
       let state: { attempts?: number; last_error?: string } = {};
       try {
-        state = JSON.parse(await Deno.readTextFile(join(dir, "ready", `${id}.state`)));
+        if (noted.has(id)) {
+          state = JSON.parse(await Deno.readTextFile(join(dir, "ready", `${id}.state`)));
+        }
       } catch {
-        // no attempt yet, or its note was lost with a crash: counted from 0
+        // its note was lost with a crash, or cut: counted from 0
       }
       pending.push({
         id,

@@ -1,6 +1,6 @@
 /**
  * The delivery queue: its retry back-off on a manual clock; a dead letter read back and sent again
- * edited.
+ * edited; the attempts noted before a restart counted after it.
  */
 import { assertEquals } from "../../tests/assert.ts";
 import { waitFor } from "../../tests/support/wait.ts";
@@ -194,6 +194,57 @@ Deno.test("delivery queue: a dead letter's content, and its edit sent again as a
     assertEquals(queue.stats().depth, 0);
   } finally {
     await queue.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("delivery queue: attempts noted before a restart count after it (max_attempts)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gw-queue-" });
+  const config = { ...CONFIG, max_attempts: 2, initial_backoff_ms: 3_600_000 };
+  const deps = {
+    logger: new Logger({ level: "error", format: "json", sink: () => {} }),
+    attemptTimeoutMs: 30_000,
+    health: { degraded: () => {}, recovered: () => {} },
+    deliver: () => Promise.resolve(ResponseEnvelope.json(503, {})),
+  };
+  try {
+    const first = await DeliveryQueue.open("api", dir, config, deps);
+    const ids: string[] = [];
+    for (const n of [1, 2]) {
+      ids.push(
+        await first.accept(
+          new RequestEnvelope({
+            id: `t${n}`,
+            protocol: "http",
+            method: "POST",
+            path: "/x",
+            endpoint: "api",
+            remoteAddr: "10.0.0.1",
+            headers: new Headers({ "content-type": "application/json" }),
+            body: Body.fromData({ n }),
+          }),
+        ),
+      );
+    }
+    // fifo: the first is tried once (then waits an hour); the second waits behind it.
+    await waitFor(
+      () => Deno.stat(`${dir}/ready/${ids[0]}.state`).then(() => true, () => false),
+      { timeoutMs: 10_000, description: "the first attempt noted" },
+    );
+    await first.close();
+    const again = await DeliveryQueue.open("api", dir, config, deps);
+    try {
+      // Its second attempt is its last: it goes to the dead letters; the other one's first is not.
+      await waitFor(() => Promise.resolve(again.stats().dead === 1), {
+        timeoutMs: 10_000,
+        description: "the first message dead after its second attempt",
+      });
+      assertEquals((await again.inspect(ids[0], "dead")).attempts, 2);
+      assertEquals(again.stats().depth, 1);
+    } finally {
+      await again.close();
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
