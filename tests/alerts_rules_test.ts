@@ -17,7 +17,7 @@ import {
   isCi,
   mountSmallFilesystem,
   waitFor,
-  withEnv,
+  withTestHooks,
 } from "./support/mod.ts";
 import { type ReceivedHook, startWebhookReceiver } from "./support/webhook_receiver.ts";
 import { ManualClock } from "../shared/clock.ts";
@@ -121,7 +121,7 @@ Deno.test("alerts queue_age: a message waiting too long fires; delivered, it res
 });
 
 Deno.test("alerts stuck_worker: a frozen worker fires; replaced, it keeps firing for the window, then resolves", async () => {
-  await withEnv({ GATEWAY_TEST_HOOKS: "1" }, async () => {
+  await withTestHooks(async () => {
     const hook = startWebhookReceiver();
     const clock = new ManualClock();
     const gw: TestGateway = await startTestGateway(

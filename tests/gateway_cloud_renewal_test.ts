@@ -66,11 +66,13 @@ Deno.test("renewal: with a third of its life left the token is renewed, persiste
         1,
       );
 
-      // The old token ends an hour after the renewal; the gateway goes on with the new one.
+      // The old token ends an hour after the renewal; the gateway goes on with the new one: the
+      // advance wakes its status report (on the same clock), counted from before the advance (a
+      // report quick enough to land before a count taken after it would never be seen).
+      const reports = await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok");
       cloud.clock.advance(2 * 3600_000);
       const old = await call(cloud, "GET", "/api/gateway/self", { token: payload.machine_token });
       assertEquals(old.status, 401);
-      const reports = await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok");
       await waitFor(
         async () => await counter(gw.mgmt, "gateway_cloud_status_reports_total", "ok") > reports,
         { timeoutMs: 30_000, description: "status reports going on with the renewed token" },

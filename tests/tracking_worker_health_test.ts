@@ -8,7 +8,7 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ECHO_PIPELINE, startTestGateway, type TestGateway } from "./harness.ts";
-import { waitFor, withEnv } from "./support/mod.ts";
+import { waitFor, withTestHooks } from "./support/mod.ts";
 import { writeTrackingIdentity } from "./support/tracking.ts";
 
 interface Degraded {
@@ -108,7 +108,7 @@ Deno.test("tracking in a worker: its broken store is shown degraded on the main 
 });
 
 Deno.test("tracking in a worker: a worker the watchdog replaces takes its report along; the successor reports its own", async () => {
-  await withEnv({ GATEWAY_TEST_HOOKS: "1" }, async () => {
+  await withTestHooks(async () => {
     const dir = await Deno.makeTempDir({ prefix: "tracking-worker-replaced-" });
     const { toml } = await brokenTracking(dir);
     const gw = await startTestGateway(

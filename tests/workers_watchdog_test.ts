@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals } from "./assert.ts";
 import { ECHO_PIPELINE, startTestGateway, startUpstream, type TestGateway } from "./harness.ts";
-import { fetchFresh, waitFor, withEnv } from "./support/mod.ts";
+import { fetchFresh, waitFor, withTestHooks } from "./support/mod.ts";
 
 /** Isolates: the main thread and two worker threads. */
 const WORKERS = 3;
@@ -42,7 +42,7 @@ async function answered(url: string, ms: number): Promise<boolean> {
 }
 
 Deno.test("workers: a frozen worker fails /readyz, shows unhealthy, is replaced, its socket gets no connection", async () => {
-  await withEnv({ GATEWAY_TEST_HOOKS: "1" }, async () => {
+  await withTestHooks(async () => {
     const gw = await startTestGateway(
       `[runtime]\nwatchdog_miss_ms = ${MISS_MS}\nwatchdog_kill_ms = ${KILL_MS}\n${ECHO_PIPELINE}`,
       { workers: WORKERS },

@@ -13,3 +13,14 @@ export async function withEnv<T>(vars: Record<string, string>, fn: () => Promise
     }
   }
 }
+
+/**
+ * Runs `fn` with the gateway's test hooks on (`GATEWAY_TEST_HOOKS=1`), and leaves them on. Test
+ * files run in parallel in one process, which has one environment: a file restoring the variable
+ * when it ends would turn the hooks off under another file's gateway (its pool refuses the hook,
+ * its replaced worker starts without it). Nothing tests that the hooks are off in this process.
+ */
+export async function withTestHooks<T>(fn: () => Promise<T>): Promise<T> {
+  Deno.env.set("GATEWAY_TEST_HOOKS", "1");
+  return await fn();
+}

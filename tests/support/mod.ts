@@ -41,6 +41,6 @@ export { canConnect, waitFor } from "./wait.ts";
 export { type CpuStopwatch, cpuStopwatch, type LatencyProbe, latencyProbe } from "./latency.ts";
 export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";
-export { withEnv } from "./env.ts";
+export { withEnv, withTestHooks } from "./env.ts";
 export { fastestRun, fastestRunAsync, growthRatio, growthRatioAsync } from "./scaling.ts";
 export { bestStall, loopTurnsDuring, measureStall, type StallMeasure } from "./event_loop.ts";
