@@ -10,6 +10,12 @@ import type { Target, TargetPool } from "../pipeline/mod.ts";
 /** Methods that may be sent twice (RFC 9110 §9.2.2). */
 export const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]);
 
+/** Whether and why the call was aborted: an `AbortSignal`, or the executor's lighter call abort. */
+export interface AbortState {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+}
+
 /** What one backend call needs from its backend. */
 export interface FailoverOptions<T> {
   backend: string;
@@ -19,7 +25,7 @@ export interface FailoverOptions<T> {
   /** For the 504 message. */
   timeoutSecs: number;
   req: RequestEnvelope;
-  signal: AbortSignal;
+  signal: AbortState;
   logger: Logger;
   /** Send the request to one target. */
   send(target: Target, body: BodySource): Promise<T>;

@@ -15,7 +15,7 @@ import {
   type UpstreamAccess,
   type UpstreamCredentials,
 } from "./credentials/mod.ts";
-import { type FailoverOptions, sendWithFailover } from "./failover.ts";
+import { type AbortState, type FailoverOptions, sendWithFailover } from "./failover.ts";
 import { Http1Client, Http1Error, type Http1Response } from "./http1/mod.ts";
 import { forwardedHeaderView, upstreamHeaders, withoutHopByHop } from "./proxy_headers.ts";
 
@@ -119,23 +119,23 @@ export class HttpBackend implements Backend {
     target: Target,
     req: RequestEnvelope,
     body: ReturnType<Body["forwardable"]>,
-    signal: AbortSignal,
+    call: BackendCall,
     auth: readonly HeaderField[] | undefined,
   ): Promise<ResponseEnvelope> {
-    return this.#send(target, req, body, signal, auth);
+    return this.#send(target, req, body, call, auth);
   }
 
   #send(
     target: Target,
     req: RequestEnvelope,
     body: ReturnType<Body["forwardable"]>,
-    signal: AbortSignal,
+    call: BackendCall,
     auth: readonly HeaderField[] | undefined,
   ): Promise<ResponseEnvelope> {
     let url = joinUrl(target.url, req.path);
     url += req.queryString();
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
-    if (!this.#http1) return this.#fetch(url, req, body, hasBody, signal, auth);
+    if (!this.#http1) return this.#fetch(url, req, body, hasBody, call.signal, auth);
     // No async frame of ours around the client's exchange: one then() makes the envelope.
     return this.#http1.send(new URL(url), {
       method: req.method,
@@ -150,7 +150,8 @@ export class HttpBackend implements Backend {
         auth,
       ),
       body: hasBody ? body : null,
-      signal,
+      // The executor's call is its own abort hook: no AbortSignal built for our client.
+      signal: call.hook ?? call.signal,
     }).then((raw) => this.#answer(raw, req));
   }
 
@@ -260,8 +261,10 @@ class Forwarding implements FailoverOptions<ResponseEnvelope> {
     this.#ourClient = ourClient;
   }
 
-  get signal(): AbortSignal {
-    return this.#call.signal;
+  /** Read only when an attempt failed (to tell a timeout or a client gone from the rest). */
+  get signal(): AbortState {
+    const call = this.#call;
+    return call.hook ?? call.signal;
   }
 
   get logger(): Logger {
@@ -269,7 +272,7 @@ class Forwarding implements FailoverOptions<ResponseEnvelope> {
   }
 
   send(target: Target, body: BodySource): Promise<ResponseEnvelope> {
-    return this.#owner.forwardTo(target, this.req, body, this.#call.signal, this.#auth);
+    return this.#owner.forwardTo(target, this.req, body, this.#call, this.#auth);
   }
 
   /**

@@ -11,9 +11,10 @@ export const TICK_MS = 25;
 
 /** One registered deadline. */
 export interface DeadlineEntry {
-  /** `performance.now()` at which `controller` is aborted with a TimeoutError. */
+  /** `performance.now()` at which `expire` runs, once (the entry is unregistered first). */
   deadline: number;
-  controller: AbortController;
+  /** The deadline passed: abort with a TimeoutError. */
+  expire(): void;
   /** `performance.now()` at which `onArm` runs, once (Infinity: never). */
   armAt: number;
   onArm(): void;
@@ -27,7 +28,7 @@ function tick(): void {
   for (const entry of pending) {
     if (entry.deadline <= now) {
       pending.delete(entry);
-      entry.controller.abort(new DOMException("backend timeout", "TimeoutError"));
+      entry.expire();
     } else if (entry.armAt <= now) {
       entry.armAt = Infinity;
       entry.onArm();
@@ -55,11 +56,16 @@ export function removeDeadline(entry: DeadlineEntry): void {
 
 const noop = () => {};
 
+/** The reason a backend call's deadline aborts it with. */
+export function timeoutReason(): DOMException {
+  return new DOMException("backend timeout", "TimeoutError");
+}
+
 /** Abort `controller` with a TimeoutError after `ms`; returns the function that cancels it. */
 export function abortAfter(controller: AbortController, ms: number): () => void {
   const entry: DeadlineEntry = {
     deadline: performance.now() + ms,
-    controller,
+    expire: () => controller.abort(timeoutReason()),
     armAt: Infinity,
     onArm: noop,
   };

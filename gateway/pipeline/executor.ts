@@ -9,11 +9,13 @@ import type { RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError, internalDetail } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { removeSpool } from "../spool.ts";
-import { addDeadline, type DeadlineEntry, removeDeadline } from "./deadlines.ts";
+import { addDeadline, type DeadlineEntry, removeDeadline, timeoutReason } from "./deadlines.ts";
 import type { AuditSink } from "./front_door.ts";
 import type {
   Backend,
   BackendCall,
+  CallAbort,
+  CallAbortListener,
   MessageCapture,
   MessageTracker,
   Middleware,
@@ -397,19 +399,29 @@ async function cancelBody(body: ResponseEnvelope["body"]): Promise<void> {
 const CLIENT_LINK_MS = 100;
 
 /**
- * The abort signal of one backend call: the client's disconnect or the backend timeout. Built on
- * first use and registered with the coarse deadline clock, which links it to the client's
- * disconnect once the call has lasted CLIENT_LINK_MS (AbortSignal.any and AbortSignal.timeout
- * would leave weak references and a timer per request alive long after it).
+ * The abort of one backend call: the client's disconnect or the backend timeout. It is its own
+ * abort hook (`hook`, which our HTTP/1.1 client takes as its signal: a listener slot instead of
+ * an AbortController and an event listener per request); an `AbortSignal` is built only for a
+ * backend that reads `signal`. Armed on first use and registered with the coarse deadline clock,
+ * which links it to the client's disconnect once the call has lasted CLIENT_LINK_MS
+ * (AbortSignal.any and AbortSignal.timeout would leave weak references and a timer per request
+ * alive long after it).
  */
-class CallSignal implements DeadlineEntry, BackendCall {
+class CallSignal implements DeadlineEntry, BackendCall, CallAbort {
   readonly #req: RequestEnvelope;
   readonly #timeoutMs: number;
   readonly logger: Logger;
-  controller!: AbortController;
   deadline = 0;
   armAt = Infinity;
-  #onClientAbort: (() => void) | undefined;
+  aborted = false;
+  reason: unknown = undefined;
+  #armed = false;
+  #controller: AbortController | undefined;
+  /** The usual single listener (the exchange), then any more. */
+  #listener: CallAbortListener | null = null;
+  #more: CallAbortListener[] | null = null;
+  /** Listening to the client's signal (after CLIENT_LINK_MS). */
+  #linked = false;
 
   constructor(req: RequestEnvelope, timeoutMs: number, logger: Logger) {
     this.#req = req;
@@ -417,31 +429,88 @@ class CallSignal implements DeadlineEntry, BackendCall {
     this.logger = logger;
   }
 
+  get hook(): CallAbort {
+    this.#arm();
+    return this;
+  }
+
   get signal(): AbortSignal {
-    if (this.controller) return this.controller.signal;
-    this.controller = new AbortController();
+    let controller = this.#controller;
+    if (controller !== undefined) return controller.signal;
+    this.#controller = controller = new AbortController();
+    this.#arm();
+    if (this.aborted) controller.abort(this.reason);
+    return controller.signal;
+  }
+
+  addEventListener(_type: "abort", listener: CallAbortListener): void {
+    this.#arm();
+    if (this.#listener === null) this.#listener = listener;
+    else (this.#more ??= []).push(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: CallAbortListener): void {
+    if (this.#listener === listener) this.#listener = null;
+    else if (this.#more !== null) {
+      const index = this.#more.indexOf(listener);
+      if (index !== -1) this.#more.splice(index, 1);
+    }
+  }
+
+  /** Starts the clock: the timeout and the client link. */
+  #arm(): void {
+    if (this.#armed) return;
+    this.#armed = true;
     const now = performance.now();
     this.deadline = now + this.#timeoutMs;
     this.armAt = now + CLIENT_LINK_MS;
     addDeadline(this);
-    return this.controller.signal;
+  }
+
+  /** Aborts once: the listeners run, the signal (if built) aborts. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.done();
+    this.#controller?.abort(reason);
+    const listener = this.#listener;
+    this.#listener = null;
+    listener?.handleEvent();
+    const more = this.#more;
+    this.#more = null;
+    if (more !== null) { for (const other of more) other.handleEvent(); }
+  }
+
+  /** The deadline passed. */
+  expire(): void {
+    this.abort(timeoutReason());
   }
 
   /** The call has lasted: from now on the client going away aborts it. */
   onArm(): void {
     const client = this.#req.signal;
-    const controller = this.controller;
     if (client.aborted) {
-      controller.abort(client.reason);
+      this.abort(client.reason);
     } else {
-      this.#onClientAbort = () => controller.abort(client.reason);
-      client.addEventListener("abort", this.#onClientAbort, { once: true });
+      this.#linked = true;
+      // The call is the client signal's listener too (handleEvent): no closure.
+      client.addEventListener("abort", this, { once: true });
     }
+  }
+
+  /** The client's signal aborted. */
+  handleEvent(): void {
+    this.#linked = false;
+    this.abort(this.#req.signal.reason);
   }
 
   /** The backend answered (or failed): stop the clock, unlink from the client. */
   done(): void {
     removeDeadline(this);
-    if (this.#onClientAbort) this.#req.signal.removeEventListener("abort", this.#onClientAbort);
+    if (this.#linked) {
+      this.#linked = false;
+      this.#req.signal.removeEventListener("abort", this);
+    }
   }
 }

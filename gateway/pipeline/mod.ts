@@ -32,6 +32,8 @@ export type {
   BackendFactory,
   BuildContext,
   BuildMetrics,
+  CallAbort,
+  CallAbortListener,
   Middleware,
   MiddlewareFactory,
   TransformSource,

@@ -110,8 +110,28 @@ export interface BackendCall {
    * timeout timer starts on first access, so a backend that does no I/O costs no timer.
    */
   readonly signal: AbortSignal;
+  /**
+   * The same abort without an `AbortSignal` (whose controller and listener cost about 0.6 KB per
+   * request): `aborted`, `reason` and object listeners, which our HTTP/1.1 client takes as its
+   * signal. Reading it starts the timeout like `signal`. Absent on calls made outside the
+   * executor: use `signal` then.
+   */
+  readonly hook?: CallAbort;
   /** The gateway's logger, with the request's context. */
   logger: Logger;
+}
+
+/** What listens to a {@link CallAbort}: called once, on abort. */
+export interface CallAbortListener {
+  handleEvent(): void;
+}
+
+/** The abort of a backend call, in the shape of the part of `AbortSignal` a client needs. */
+export interface CallAbort {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: CallAbortListener): void;
+  removeEventListener(type: "abort", listener: CallAbortListener): void;
 }
 
 /** An egress definition turned into something callable. */

@@ -94,7 +94,7 @@ export class Http1Client {
     let head: RequestHead;
     let origin: string;
     try {
-      init.signal?.throwIfAborted();
+      if (init.signal?.aborted) throw init.signal.reason;
       if (this.#closed) throw new Http1Error("the HTTP/1.1 client is closed", "client_closed");
       // The href is the URL's own string; protocol and origin would each be a new one.
       const href = url.href;

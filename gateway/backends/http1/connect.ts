@@ -2,6 +2,7 @@
 
 import { Connection } from "./connection.ts";
 import { Http1Error } from "./errors.ts";
+import type { AbortHook } from "./request.ts";
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {
@@ -28,7 +29,7 @@ export async function connect(
   url: URL,
   origin: string,
   options: ConnectOptions,
-  signal?: AbortSignal,
+  signal?: AbortHook,
 ): Promise<Connection> {
   const { hostname, port } = hostAndPort(url);
   const controller = new AbortController();
@@ -37,8 +38,8 @@ export async function connect(
     timedOut = true;
     controller.abort();
   }, options.timeoutMs);
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const onAbort = { handleEvent: () => controller.abort() };
+  signal?.addEventListener("abort", onAbort);
   let conn: Deno.Conn | undefined;
   let stage = "connect";
   try {

@@ -33,11 +33,13 @@ export class Connection implements ReadBuffer {
   /** In the pool, waiting for a request. */
   idle = false;
   closed = false;
-  /** The idle read started by {@link watch}, settled (never rejecting) once it completes. */
+  /** The idle read started by {@link watch}, settled once it completes (and its result handed on). */
   watching: Promise<unknown> | null = null;
   #writeBuf: Uint8Array<ArrayBuffer> | null = null;
   // A read issued while idle, so a server's close is noticed at once; the next fill() takes it.
   #pending: Promise<number | null> | null = null;
+  /** The pending watch read was claimed by {@link readHead}. */
+  #handOff = false;
 
   constructor(conn: Deno.Conn, origin: string) {
     this.conn = conn;
@@ -55,6 +57,20 @@ export class Connection implements ReadBuffer {
   writing: HeadWriter | null = null;
   readonly onWritten = (n: number): void => this.writing!.headWritten(n);
   readonly onWriteFailed = (error: unknown): void => this.writing!.writeFailed(error);
+
+  /**
+   * Reads for the head of the exchange in `reading`: the result goes to its `headRead` (or
+   * `fail`). A socket taken from the pool has its watch read pending: that read's one callback
+   * hands the result over, rather than a second `then` on the same promise.
+   */
+  readHead(max: number): void {
+    if (this.#pending !== null) {
+      this.#pending = null;
+      this.#handOff = true;
+      return;
+    }
+    this.read(max).then(this.onRead, this.onReadFailed);
+  }
 
   /**
    * Starts reading more bytes into the buffer, growing it up to `max` when full; hand the result
@@ -121,12 +137,23 @@ export class Connection implements ReadBuffer {
     this.#onEnd = onEnd;
     const read = this.conn.read(this.buf);
     this.#pending = read;
-    this.watching = read.then(this.#ended, this.#ended);
+    this.#handOff = false;
+    this.watching = read.then(this.#watchRead, this.#watchFailed);
   }
 
-  // One function per connection, not one per release.
-  readonly #ended = (): void => {
-    if (this.idle) this.#onEnd?.(this);
+  // The watch read's callbacks, one pair per connection (not per release): while idle, the
+  // server closed or sent something unasked; once taken, the result is the next head read's.
+  readonly #watchRead = (n: number | null): void => {
+    if (this.#handOff) {
+      this.#handOff = false;
+      this.onRead(n);
+    } else if (this.idle) this.#onEnd?.(this);
+  };
+  readonly #watchFailed = (error: unknown): void => {
+    if (this.#handOff) {
+      this.#handOff = false;
+      this.onReadFailed(error);
+    } else if (this.idle) this.#onEnd?.(this);
   };
 
   /** Closes the socket (idempotent); pending reads and writes reject. */

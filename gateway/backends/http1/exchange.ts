@@ -4,7 +4,7 @@ import { type BodyDecoder, ChunkedDecoder, CloseDecoder, LengthDecoder } from ".
 import { type Connection, READ_BUFFER_BYTES } from "./connection.ts";
 import { Http1Error } from "./errors.ts";
 import type { RequestHead } from "./head.ts";
-import type { Http1RequestInit } from "./request.ts";
+import type { AbortHook, Http1RequestInit } from "./request.ts";
 import { findHeadEnd, parseResponseHead, type ResponseHead } from "./response_head.ts";
 import { type RequestBody, SourceError, writeRequest } from "./upload.ts";
 
@@ -62,7 +62,7 @@ export class Exchange {
   readonly head: RequestHead;
   /** The connection came from the pool (a failure before any answer may be retried). */
   readonly reused: boolean;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortHook | undefined;
   readonly options: ExchangeOptions;
   /** Neither side asked to close. */
   keepAlive: boolean;
@@ -136,10 +136,7 @@ export class Exchange {
       if (head === null) {
         const conn = this.conn;
         conn.reading = this;
-        conn.read(this.options.maxHeaderBytes + READ_BUFFER_BYTES).then(
-          conn.onRead,
-          conn.onReadFailed,
-        );
+        conn.readHead(this.options.maxHeaderBytes + READ_BUFFER_BYTES);
         return;
       }
     } catch (error) {

@@ -23,7 +23,7 @@
  */
 
 export { Http1Client, type Http1ClientOptions, type Http1ClientStats } from "./client.ts";
-export type { HeaderSource, Http1RequestInit } from "./request.ts";
+export type { AbortHook, AbortListener, HeaderSource, Http1RequestInit } from "./request.ts";
 export { Http1Error, type Http1ErrorCode } from "./errors.ts";
 export type { Http1Response } from "./exchange.ts";
 export type { RequestBody } from "./upload.ts";

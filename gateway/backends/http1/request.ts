@@ -16,6 +16,26 @@ export interface Http1RequestInit {
    */
   headers: HeaderSource;
   body: RequestBody;
-  /** Aborting closes the socket and rejects (or errors the body) with the signal's reason. */
-  signal?: AbortSignal;
+  /**
+   * Aborting closes the socket and rejects (or errors the body) with the signal's reason. An
+   * `AbortSignal` will do, or any cheaper object of the same shape ({@link AbortHook}).
+   */
+  signal?: AbortHook;
+}
+
+/** What listens to an {@link AbortHook}: an object, so a listener need not be a closure. */
+export interface AbortListener {
+  handleEvent(): void;
+}
+
+/**
+ * The part of `AbortSignal` the client uses: an `AbortSignal` is one, and so is a caller's own
+ * lighter object (the gateway's backend call, which then needs no `AbortController` per request).
+ * Listeners are objects and are called once, on abort.
+ */
+export interface AbortHook {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: AbortListener): void;
+  removeEventListener(type: "abort", listener: AbortListener): void;
 }
