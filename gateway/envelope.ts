@@ -543,6 +543,11 @@ export interface RequestInit {
   /** Aborted when the client goes away; a function is called on first use (it may cost an op). */
   signal?: AbortSignal | (() => AbortSignal);
   /**
+   * Instead of `signal`: the object (a server's `Request`) whose `signal` is read on first use,
+   * which spares the caller a closure per request.
+   */
+  signalOf?: { readonly signal: AbortSignal };
+  /**
    * The request's lease on its isolate's memory budget: the bodies it reads whole into memory
    * (its own, and its backends' answers) are counted on it (gateway/memory).
    */
@@ -582,6 +587,7 @@ export class RequestEnvelope {
   /** The host the client addressed. */
   readonly host: string;
   #signal: AbortSignal | (() => AbortSignal) | undefined;
+  #signalOf: { readonly signal: AbortSignal } | undefined;
 
   /** A request from its parts. */
   constructor(init: RequestInit) {
@@ -602,6 +608,7 @@ export class RequestEnvelope {
     this.scheme = init.scheme ?? "http";
     this.host = init.host ?? "";
     this.#signal = init.signal;
+    this.#signalOf = init.signalOf;
   }
 
   /** The body, read and parsed only on demand. */
@@ -661,6 +668,10 @@ export class RequestEnvelope {
 
   /** Aborted when the client goes away (looked up on first use). */
   get signal(): AbortSignal {
+    if (this.#signalOf !== undefined) {
+      this.#signal ??= this.#signalOf.signal;
+      this.#signalOf = undefined;
+    }
     if (typeof this.#signal === "function") this.#signal = this.#signal();
     if (!this.#signal) this.#signal = new AbortController().signal;
     return this.#signal;

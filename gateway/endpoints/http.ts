@@ -194,7 +194,8 @@ export class HttpEndpointService implements HttpEndpoint {
       remoteAddr: ex.remoteAddr,
       scheme: ex.scheme,
       host: request.headers.get("host") ?? url.host,
-      signal: () => request.signal,
+      // The request itself, read on first use: no closure per request.
+      signalOf: request,
       memory: ex.memory,
     });
   }

@@ -96,8 +96,28 @@ function millis(seconds: number): number {
   return Math.round(seconds * 100000) / 100;
 }
 
-/** The fields of an access log line, or a function that makes them when the line is written. */
-export type LogFields = Record<string, unknown> | (() => Record<string, unknown>);
+/**
+ * An object that makes an access log line's fields when the line is written: a listener's own
+ * per-request object can be one, so a request needs no closure for its log line.
+ */
+export abstract class LogFieldSource {
+  abstract logFields(): Record<string, unknown>;
+}
+
+/**
+ * The fields of an access log line, or a function or {@link LogFieldSource} that makes them when
+ * the line is written.
+ */
+export type LogFields =
+  | Record<string, unknown>
+  | (() => Record<string, unknown>)
+  | LogFieldSource;
+
+function fieldsOf(given: LogFields): Record<string, unknown> {
+  if (typeof given === "function") return given();
+  if (given instanceof LogFieldSource) return given.logFields();
+  return given;
+}
 
 /** One request (or DIMSE operation) through a pipeline, from its arrival to its log line. */
 export class RequestRecord {
@@ -179,7 +199,7 @@ export class RequestRecord {
         const g = toGatewayError(err);
         this.failed(g, {}, { message: "answer withheld: its audit record was not kept" });
         this.#ended(g.status, seconds, message, {
-          ...(typeof fields === "function" ? fields() : fields),
+          ...fieldsOf(fields),
           status: g.status,
           error_code: g.code,
         });
@@ -194,7 +214,7 @@ export class RequestRecord {
     const watched = requestFeed.watched;
     const logged = this.#deps.logger.enabled("info");
     if (!watched && !logged) return;
-    const fields = typeof given === "function" ? given() : given;
+    const fields = fieldsOf(given);
     // The console's live tail: one property read while nobody watches.
     if (watched) {
       requestFeed.finished(

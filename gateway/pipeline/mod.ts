@@ -19,6 +19,7 @@ export {
   type FailureOptions,
   type FrontDoorDeps,
   type LogFields,
+  LogFieldSource,
   requestIdOf,
   type RequestOrigin,
   RequestRecord,

@@ -4,13 +4,19 @@
  * (gateway/workers) has its own, built from the same configuration.
  */
 import type { Logger } from "../../shared/mod.ts";
-import { clientOf } from "../../shared/net/mod.ts";
-import { type HttpEndpoint, requestTarget, withErrorHeaders } from "../endpoints/mod.ts";
+import { type ClientConnection, clientOf } from "../../shared/net/mod.ts";
+import {
+  type HttpEndpoint,
+  type HttpExchange,
+  type RequestTarget,
+  requestTarget,
+  withErrorHeaders,
+} from "../endpoints/mod.ts";
 import type { Protocol } from "../envelope.ts";
 import { errorBody, GatewayError, toGatewayError, wasRecorded } from "../errors.ts";
 import { BodyLease, heapFigures, isolateBudget, type MemoryBudget } from "../memory/mod.ts";
 import type { Metrics } from "../observability/mod.ts";
-import { type AuditSink, requestIdOf, RequestRecord } from "../pipeline/mod.ts";
+import { type AuditSink, LogFieldSource, requestIdOf, RequestRecord } from "../pipeline/mod.ts";
 import type { Runtime } from "./build.ts";
 import { HttpListeners } from "./http_listeners.ts";
 
@@ -127,29 +133,22 @@ export class DataPlane {
           remoteAddr: info.remoteAddr.hostname,
         };
       }
-      const ex = {
+      const ex = new ServedExchange(
         request,
         url,
         requestId,
         record,
         protocol,
-        scheme: tls ? "https" as const : "http" as const,
-        remoteAddr: info.remoteAddr.hostname,
-        client: clientOf(info),
-        backend: undefined as string | undefined,
+        tls,
+        info,
         memory,
-      };
+        endpoint,
+        rt.config.logging.log_identifiers,
+      );
       const response = await endpoint.handle(ex, rt.deps);
-      // The log line's fields are made only when it is written (see RequestRecord.finished).
-      const committed = record.finished(response.status, "request", () => ({
-        method: request.method,
-        // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
-        path: rt.config.logging.log_identifiers ? url.pathname : endpoint.loggedPath(url.pathname),
-        pipeline,
-        backend: ex.backend,
-        status: response.status,
-        error_code: record.errorCode,
-      }));
+      ex.status = response.status;
+      // The exchange makes the log line's fields when it is written (RequestRecord.finished).
+      const committed = record.finished(response.status, "request", ex);
       // The answer goes out once its audit record is durable (`durability = "sync"`).
       return committed
         ? await this.#whenRecorded(committed, response, endpoint, requestId)
@@ -191,5 +190,66 @@ export class DataPlane {
       errorBody(new GatewayError(500, "internal_error", "internal error"), id),
       { status: 500, headers: { "content-type": "application/json", "x-request-id": id } },
     );
+  }
+}
+
+/**
+ * One request as the data plane hands it to its endpoint, and the maker of its access log
+ * line's fields (called only when the line is written): one object per request instead of a
+ * literal and a closure.
+ */
+class ServedExchange extends LogFieldSource implements HttpExchange {
+  readonly request: Request;
+  readonly url: RequestTarget;
+  readonly requestId: string;
+  readonly record: RequestRecord;
+  readonly protocol: Protocol;
+  readonly scheme: "http" | "https";
+  readonly remoteAddr: string;
+  readonly client: ClientConnection | undefined;
+  backend: string | undefined = undefined;
+  readonly memory: BodyLease;
+  readonly #endpoint: HttpEndpoint;
+  readonly #logIdentifiers: boolean;
+  /** The answer's status, once the endpoint answered. */
+  status = 0;
+
+  constructor(
+    request: Request,
+    url: RequestTarget,
+    requestId: string,
+    record: RequestRecord,
+    protocol: Protocol,
+    tls: boolean,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+    memory: BodyLease,
+    endpoint: HttpEndpoint,
+    logIdentifiers: boolean | undefined,
+  ) {
+    super();
+    this.request = request;
+    this.url = url;
+    this.requestId = requestId;
+    this.record = record;
+    this.protocol = protocol;
+    this.scheme = tls ? "https" : "http";
+    this.remoteAddr = info.remoteAddr.hostname;
+    this.client = clientOf(info);
+    this.memory = memory;
+    this.#endpoint = endpoint;
+    this.#logIdentifiers = logIdentifiers === true;
+  }
+
+  logFields(): Record<string, unknown> {
+    const pathname = this.url.pathname;
+    return {
+      method: this.request.method,
+      // Patient identifiers (a FHIR id, a study UID) stay out of the log unless asked for.
+      path: this.#logIdentifiers ? pathname : this.#endpoint.loggedPath(pathname),
+      pipeline: this.record.pipeline,
+      backend: this.backend,
+      status: this.status,
+      error_code: this.record.errorCode,
+    };
   }
 }
