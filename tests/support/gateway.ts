@@ -32,6 +32,12 @@ export interface GatewayOptions {
   denoFlags?: string[];
   /** Sees every chunk of the process's stdout (where V8's GC traces go). */
   onStdout?: (chunk: Uint8Array) => void;
+  /**
+   * The arguments of `deno` instead of the default `run --allow-all … gateway/main.ts --config
+   * FILE`, given the written config file's path: e.g. the Dockerfile's ENTRYPOINT with its config
+   * path replaced (`v8Flags`, `denoFlags` and `entry` are then not used).
+   */
+  runArgs?: (configPath: string) => string[];
 }
 
 /** A running gateway process. */
@@ -109,7 +115,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   const entry = options.entry ?? "gateway/main.ts";
   const process = spawnCaptured(
     Deno.execPath(),
-    [
+    options.runArgs?.(configPath) ?? [
       "run",
       "--allow-all",
       "--unstable-net",
