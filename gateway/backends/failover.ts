@@ -16,8 +16,12 @@ export interface AbortState {
   readonly reason: unknown;
 }
 
-/** What one backend call needs from its backend. */
-export interface FailoverOptions<T> {
+/**
+ * What one backend call needs from its backend. `send` answers `R`, which `answer` turns into
+ * the call's `T` (without it, `R` is `T`): a conversion done in the loop's own callback rather
+ * than a `then` of the backend's per attempt.
+ */
+export interface FailoverOptions<T, R = T> {
   backend: string;
   pool: TargetPool;
   /** Extra attempts after a connection error (the backend's `retries`). */
@@ -28,7 +32,9 @@ export interface FailoverOptions<T> {
   signal: AbortState;
   logger: Logger;
   /** Send the request to one target. */
-  send(target: Target, body: BodySource): Promise<T>;
+  send(target: Target, body: BodySource): Promise<R>;
+  /** The call's answer of an attempt's (absent: it is the attempt's own). */
+  answer?(raw: R): T;
   /**
    * A failure caused by the client's own body rather than the target: answered with this error
    * and not counted against the target's health.
@@ -43,7 +49,7 @@ export interface FailoverOptions<T> {
  * The first attempt's answer is passed on without an async frame of ours (most requests need
  * one attempt); a failure continues in {@link afterFailure}.
  */
-export function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
+export function sendWithFailover<T, R = T>(o: FailoverOptions<T, R>): Promise<T> {
   let target: Target;
   try {
     target = o.pool.pick(undefined);
@@ -52,7 +58,7 @@ export function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
   }
   target.inFlight++;
   let body: BodySource = null;
-  let sent: Promise<T>;
+  let sent: Promise<R>;
   try {
     body = o.req.body.forwardable();
     sent = o.send(target, body);
@@ -63,7 +69,7 @@ export function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
     (res) => {
       o.pool.success(target);
       target.inFlight--;
-      return res;
+      return o.answer ? o.answer(res) : res as unknown as T;
     },
     (err) => afterFailure(o, err, target, body),
   );
@@ -73,8 +79,8 @@ export function sendWithFailover<T>(o: FailoverOptions<T>): Promise<T> {
  * The attempts after the first one failed with `err` on `target` (whose in-flight count is still
  * raised): 504, 499, a retry on another target, or 502.
  */
-async function afterFailure<T>(
-  o: FailoverOptions<T>,
+async function afterFailure<T, R>(
+  o: FailoverOptions<T, R>,
   err: unknown,
   target: Target,
   body: BodySource,
@@ -99,7 +105,7 @@ async function afterFailure<T>(
       const res = await o.send(target, body);
       pool.success(target);
       target.inFlight--;
-      return res;
+      return o.answer ? o.answer(res) : res as unknown as T;
     } catch (error) {
       err = error;
     }
@@ -107,8 +113,8 @@ async function afterFailure<T>(
 }
 
 /** Throws the error a failed attempt ends with, or returns when it may be sent again. */
-function judge<T>(
-  o: FailoverOptions<T>,
+function judge<T, R>(
+  o: FailoverOptions<T, R>,
   err: unknown,
   target: Target,
   body: BodySource,

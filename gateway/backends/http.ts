@@ -114,14 +114,17 @@ export class HttpBackend implements Backend {
     });
   }
 
-  /** One attempt of {@link Forwarding}: `req` to `target`. */
+  /**
+   * One attempt of {@link Forwarding}: `req` to `target`. Our client's answer comes raw; the
+   * failover loop has {@link answerOf} make its envelope (no `then` of ours per attempt).
+   */
   forwardTo(
     target: Target,
     req: RequestEnvelope,
     body: ReturnType<Body["forwardable"]>,
     call: BackendCall,
     auth: readonly HeaderField[] | undefined,
-  ): Promise<ResponseEnvelope> {
+  ): Promise<Http1Response | ResponseEnvelope> {
     return this.#send(target, req, body, call, auth);
   }
 
@@ -131,12 +134,12 @@ export class HttpBackend implements Backend {
     body: ReturnType<Body["forwardable"]>,
     call: BackendCall,
     auth: readonly HeaderField[] | undefined,
-  ): Promise<ResponseEnvelope> {
+  ): Promise<Http1Response | ResponseEnvelope> {
     let url = joinUrl(target.url, req.path);
     url += req.queryString();
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
     if (!this.#http1) return this.#fetch(url, req, body, hasBody, call.signal, auth);
-    // No async frame of ours around the client's exchange: one then() makes the envelope.
+    // No async frame or then() of ours around the client's exchange.
     return this.#http1.send(new URL(url), {
       method: req.method,
       // The client's untouched stream keeps the client's framing: its Content-Length goes on
@@ -152,11 +155,11 @@ export class HttpBackend implements Backend {
       body: hasBody ? body : null,
       // The executor's call is its own abort hook: no AbortSignal built for our client.
       signal: call.hook ?? call.signal,
-    }).then((raw) => this.#answer(raw, req));
+    });
   }
 
   /** The envelope of our client's answer to `req`. */
-  #answer(raw: Http1Response, req: RequestEnvelope): ResponseEnvelope {
+  answerOf(raw: Http1Response, req: RequestEnvelope): ResponseEnvelope {
     // Our client already left hop-by-hop fields out and lower-cased the names: the fields go
     // on as they are.
     let contentType: string | null = null;
@@ -232,7 +235,7 @@ export async function createHttpBackend(
  * One forwarded request as the failover loop sees it: a class rather than an options literal,
  * so a request costs one object and no closures.
  */
-class Forwarding implements FailoverOptions<ResponseEnvelope> {
+class Forwarding implements FailoverOptions<ResponseEnvelope, Http1Response | ResponseEnvelope> {
   readonly backend: string;
   readonly pool: TargetPool;
   readonly retries: number;
@@ -271,8 +274,13 @@ class Forwarding implements FailoverOptions<ResponseEnvelope> {
     return this.#call.logger;
   }
 
-  send(target: Target, body: BodySource): Promise<ResponseEnvelope> {
+  send(target: Target, body: BodySource): Promise<Http1Response | ResponseEnvelope> {
     return this.#owner.forwardTo(target, this.req, body, this.#call, this.#auth);
+  }
+
+  /** An attempt's answer: our client's raw one becomes an envelope (fetch's already is). */
+  answer(raw: Http1Response | ResponseEnvelope): ResponseEnvelope {
+    return raw instanceof ResponseEnvelope ? raw : this.#owner.answerOf(raw, this.req);
   }
 
   /**
