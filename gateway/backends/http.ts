@@ -7,7 +7,7 @@ import type { Logger } from "../../shared/mod.ts";
 import { Body, type BodySource, type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
 import type { Backend, BackendCall, BuildContext } from "../pipeline/mod.ts";
-import { joinUrl, type Target, TargetPool } from "../pipeline/mod.ts";
+import { callAbortOf, joinUrl, type Target, TargetPool } from "../pipeline/mod.ts";
 import {
   type HeaderField,
   loadUpstreamAccess,
@@ -154,7 +154,7 @@ export class HttpBackend implements Backend {
       ),
       body: hasBody ? body : null,
       // The executor's call is its own abort hook: no AbortSignal built for our client.
-      signal: call.hook ?? call.signal,
+      signal: callAbortOf(call),
     });
   }
 
@@ -266,8 +266,7 @@ class Forwarding implements FailoverOptions<ResponseEnvelope, Http1Response | Re
 
   /** Read only when an attempt failed (to tell a timeout or a client gone from the rest). */
   get signal(): AbortState {
-    const call = this.#call;
-    return call.hook ?? call.signal;
+    return callAbortOf(this.#call);
   }
 
   get logger(): Logger {

@@ -13,9 +13,9 @@ import { addDeadline, type DeadlineEntry, removeDeadline, timeoutReason } from "
 import type { AuditSink } from "./front_door.ts";
 import type {
   Backend,
-  BackendCall,
   CallAbort,
   CallAbortListener,
+  HookedCall,
   MessageCapture,
   MessageTracker,
   Middleware,
@@ -407,7 +407,7 @@ const CLIENT_LINK_MS = 100;
  * (AbortSignal.any and AbortSignal.timeout would leave weak references and a timer per request
  * alive long after it).
  */
-class CallSignal implements DeadlineEntry, BackendCall, CallAbort {
+class CallSignal implements DeadlineEntry, HookedCall, CallAbort {
   readonly #req: RequestEnvelope;
   readonly #timeoutMs: number;
   readonly logger: Logger;

@@ -27,6 +27,7 @@ export {
 export { type PipelineError, type RequestEvent, RequestFeed, requestFeed } from "./request_feed.ts";
 export { normalizePrefix, relativePath, type Route, RouteTable } from "./routes.ts";
 export { joinUrl, Target, TargetPool } from "./targets.ts";
+export { callAbortOf } from "./types.ts";
 export type {
   Backend,
   BackendCall,
@@ -35,6 +36,7 @@ export type {
   BuildMetrics,
   CallAbort,
   CallAbortListener,
+  HookedCall,
   Middleware,
   MiddlewareFactory,
   TransformSource,
