@@ -51,31 +51,40 @@ DCMTK storescp against storescu sending them directly; storescu forwarded throug
 (information); C-ECHO and C-FIND round trips through the gateway against dcmqrscp directly.
 
 usage: deno run -A bench/dimse/send.ts [instances] [round trips] [--rounds N] [--no-forward]
-       [--profile DIR]
+       [--only-round-trips] [--profile DIR]
 
   instances     CT-like 512x512 16-bit instances per run (default 1000)
   round trips   C-ECHO and C-FIND round trips per path, 0 to skip (default 300)
   --rounds N    rounds, alternating which sender goes first (default 3); verdicts use the
                 median of the rounds
   --no-forward  skip the synchronous forwarding scenario
-  --profile DIR the delivering gateway runs with deno's --cpu-prof and leaves its V8 CPU
-                profile in DIR`;
+  --only-round-trips  run only the C-ECHO and C-FIND round trips (no C-STORE send, no forwarding)
+  --profile DIR the delivering gateway (and the round trips' gateway) runs with deno's --cpu-prof
+                and leaves its V8 CPU profile in DIR`;
 
 interface Args {
   instances: number;
   trips: number;
   rounds: number;
   forward: boolean;
+  onlyRoundTrips: boolean;
   profile?: string;
 }
 
 function parseArgs(argv: string[]): Args | undefined {
-  const out: Args = { instances: 1000, trips: 300, rounds: 3, forward: true };
+  const out: Args = {
+    instances: 1000,
+    trips: 300,
+    rounds: 3,
+    forward: true,
+    onlyRoundTrips: false,
+  };
   const positional: number[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--help" || a === "-h") return undefined;
     if (a === "--no-forward") out.forward = false;
+    else if (a === "--only-round-trips") out.onlyRoundTrips = true;
     else if (a === "--profile") out.profile = argv[++i];
     else if (a === "--rounds") out.rounds = integer(argv[++i], "--rounds", 1);
     else if (a.startsWith("--rounds=")) out.rounds = integer(a.slice(9), "--rounds", 1);
@@ -437,11 +446,19 @@ async function startRelayProcess(upstreamPort: number) {
 }
 
 /** Rounds of round trips over each path; the median of each path's p50 and p99. */
-async function roundTrips(work: string, n: number, rounds: number): Promise<void> {
+async function roundTrips(
+  work: string,
+  n: number,
+  rounds: number,
+  profile?: string,
+): Promise<void> {
   const small = await generateInstances(`${work}/qr`, { studies: 5, instancesPerSeries: 2 });
   const qr = await startDcmqrscp(small.map((f) => f.path));
   const scpPort = freePort();
-  const gw = await startGateway({ configText: gatewayToml(scpPort, qr.port, qr.aet) });
+  const gw = await startGateway({
+    configText: gatewayToml(scpPort, qr.port, qr.aet),
+    denoFlags: profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [],
+  });
   const relay = await startRelayProcess(qr.port);
   try {
     const rows: string[][] = [];
@@ -503,6 +520,10 @@ async function main(): Promise<void> {
   }
   const work = await tempDir("bench-dimse-send-");
   try {
+    if (args.onlyRoundTrips) {
+      await roundTrips(work, args.trips, args.rounds, args.profile);
+      return;
+    }
     const count = args.instances;
     console.log(`generating ${count} CT-like instances (512x512, 16-bit) ...`);
     const files = await generateInstances(`${work}/in`, {
@@ -551,7 +572,7 @@ async function main(): Promise<void> {
         mb,
       );
     }
-    if (args.trips > 0) await roundTrips(work, args.trips, args.rounds);
+    if (args.trips > 0) await roundTrips(work, args.trips, args.rounds, args.profile);
   } finally {
     await removeDir(work);
   }
