@@ -44,6 +44,7 @@ import {
   type LibDataset,
   type LibRequest,
   type LibResponse,
+  newRequest,
 } from "./dcmjs_dimse.ts";
 
 /**
@@ -388,30 +389,34 @@ export class DimseConnection {
       }
     };
     const h = this.handler;
-    const request = <R extends LibRequest>(r: R): R => {
-      r.setCommandDataset(commandSet);
+    // Requests made without their (costly) constructor: the command set is the received one.
+    const request = <R extends LibRequest>(Request: new () => R): R => {
+      const r = newRequest(Request, commandSet);
       if (dataset) r.setDataset(dataset);
       return r;
     };
     switch (field) {
       case C_ECHO_RQ: {
-        const rq = request(new lib.requests.CEchoRequest());
+        const rq = request(lib.requests.CEchoRequest);
         return h.echo ? h.echo(rq, reply) : reply(lib.responses.CEchoResponse.fromRequest(rq));
       }
       case C_FIND_RQ: {
-        const rq = request(new lib.requests.CFindRequest());
+        const rq = request(lib.requests.CFindRequest);
         return h.find ? h.find(rq, reply) : reply(lib.responses.CFindResponse.fromRequest(rq));
       }
       case C_GET_RQ: {
-        const rq = request(new lib.requests.CGetRequest());
+        const rq = request(lib.requests.CGetRequest);
         return h.get ? h.get(rq, reply) : reply(lib.responses.CGetResponse.fromRequest(rq));
       }
       case C_MOVE_RQ: {
-        const rq = request(new lib.requests.CMoveRequest());
+        const rq = request(lib.requests.CMoveRequest);
         return h.move ? h.move(rq, reply) : reply(lib.responses.CMoveResponse.fromRequest(rq));
       }
-      case C_CANCEL_RQ:
-        return h.cancel?.(request(new lib.requests.CCancelRequest("", 0)));
+      case C_CANCEL_RQ: {
+        const rq = new lib.requests.CCancelRequest("", 0);
+        rq.setCommandDataset(commandSet);
+        return h.cancel?.(rq);
+      }
       case C_STORE_RQ:
         throw new Error("a C-STORE-RQ without a dataset");
       default:

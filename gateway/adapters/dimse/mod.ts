@@ -35,6 +35,7 @@ export {
   type LibAssociation,
   type LibRequest,
   type LibResponse,
+  newRequest,
 } from "./dcmjs_dimse.ts";
 export {
   type AcceptPolicy,

@@ -3,7 +3,13 @@
  * search with matching keys above its level runs as one search per level (gateway/dicom/
  * query_levels.ts), on the same association.
  */
-import { datasetJson, JsonDataset, lib, type ScuAssociation } from "../../adapters/dimse/mod.ts";
+import {
+  datasetJson,
+  JsonDataset,
+  lib,
+  newRequest,
+  type ScuAssociation,
+} from "../../adapters/dimse/mod.ts";
 import {
   type DicomJson,
   type DicomQuery,
@@ -35,7 +41,7 @@ export function queryModel(query: DicomQuery): string {
 export async function runFind(assoc: ScuAssociation, query: DicomQuery): Promise<FindResult> {
   const model = queryModel(query);
   const ctx = assoc.accepted(model);
-  const request = new lib.requests.CFindRequest();
+  const request = newRequest(lib.requests.CFindRequest);
   request.setAffectedSopClassUid(model);
   request.setDataset(new JsonDataset(query.identifier, ctx?.getAcceptedTransferSyntaxUid() ?? ""));
   const wanted = query.limit === undefined ? Infinity : query.offset + query.limit;

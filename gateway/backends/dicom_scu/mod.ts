@@ -26,6 +26,7 @@ import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import {
   type DimseTls,
   lib,
+  newRequest,
   type ProposedContext,
   ScuAssociation,
   storeContexts,
@@ -201,7 +202,7 @@ export class DicomScuBackend implements Backend {
     const res = await this.#with(
       contexts,
       call,
-      (a) => a.request(new lib.requests.CEchoRequest()),
+      (a) => a.request(newRequest(lib.requests.CEchoRequest)),
       true,
     );
     const status = res.getStatus();
