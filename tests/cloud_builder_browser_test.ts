@@ -7,39 +7,16 @@
  * keyboard navigation reaches the builder's buttons, and each page's screenshot is written
  * (to docs/screenshots with UPDATE_DOCS=1, else to a temporary directory).
  */
-import { chromium, type Page } from "playwright-core";
-import { createRequire } from "node:module";
 import { generateIdentity } from "age-encryption";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, startTestCloud } from "./cloud_harness.ts";
-import { findBinary, freePort, requirePeer, startGateway, waitFor } from "./support/mod.ts";
+import { freePort, requirePeer, startGateway, waitFor } from "./support/mod.ts";
+import { axeProblems, launchChromium } from "./support/chromium.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
-const AXE = Deno.readTextFileSync(
-  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
-);
 const SHOTS = Deno.env.get("UPDATE_DOCS")
   ? new URL("../docs/screenshots/", import.meta.url).pathname
   : undefined;
-
-/** axe-core's serious and critical violations of the page (WCAG 2.1 A and AA rules). */
-async function axeProblems(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's script-src policy does not govern.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(`(async () => {
-    const result = await axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
-    });
-    return result.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
-    }));
-  })()`) as { id: string; impact: string; targets: string[] }[];
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.targets.join(", ")}`);
-}
 
 Deno.test({
   name: "web UI in Chromium: an empty team builds a pipeline that a real gateway pulls and serves",
@@ -49,19 +26,13 @@ Deno.test({
     const cloud = await startTestCloud({
       rateLimits: { perToken: { limit: 100_000, windowSeconds: 60 } } as never,
     });
-    const profile = await Deno.makeTempDir({ prefix: "cloud-builder-" });
     const shots = SHOTS ?? await Deno.makeTempDir({ prefix: "cloud-shots-" });
     await Deno.mkdir(shots, { recursive: true });
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: findBinary("chromium")!,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: ["--no-sandbox", "--disable-background-networking", "--no-first-run"],
-    });
+    const browser = await launchChromium();
     let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
     const checked: string[] = [];
     try {
-      const page = browser.pages()[0] ?? await browser.newPage();
+      const page = browser.page;
       const cspErrors: string[] = [];
       page.on("console", (m) => {
         if (/Content Security Policy|Refused to/i.test(m.text())) cspErrors.push(m.text());
@@ -262,7 +233,6 @@ Deno.test({
     } finally {
       await gateway?.stop();
       await browser.close();
-      await Deno.remove(profile, { recursive: true }).catch(() => {});
       if (!SHOTS) await Deno.remove(shots, { recursive: true }).catch(() => {});
       await cloud.stop();
     }

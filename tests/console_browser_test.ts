@@ -142,7 +142,7 @@ tls_key_path = "${server.keyPath}"
 
       // Without script: sign in, and capture the next request with the tail's form.
       let deadNow = 0;
-      const plainBrowser = await launchWithoutScript();
+      const plainBrowser = await launchWithoutScript(browser.browser);
       try {
         const plain = plainBrowser.page;
         await plain.goto(`${base}/login`);

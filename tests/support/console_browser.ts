@@ -1,28 +1,28 @@
 /**
- * A second Chromium profile with script disabled, for the console's no-script paths. Imported
+ * A second Chromium session with script disabled, for the console's no-script paths. Imported
  * directly (not through mod.ts), so that tests without a browser do not load playwright-core.
  */
-import { type BrowserContext, chromium, type Page } from "playwright-core";
-import { findBinary } from "./peers.ts";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { startChromium } from "./chromium.ts";
 
-/** Headless Chromium with JavaScript off; `close` ends it and removes its profile. */
-export async function launchWithoutScript(): Promise<
+/**
+ * A context with JavaScript off, in `browser` (a running Chromium, left running by `close`) or
+ * else in a Chromium of its own (ended by `close`).
+ */
+export async function launchWithoutScript(browser?: Browser): Promise<
   { context: BrowserContext; page: Page; close(): Promise<void> }
 > {
-  const profile = await Deno.makeTempDir({ prefix: "console-noscript-" });
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: findBinary("chromium")!,
-    headless: true,
+  const own = browser ? undefined : await startChromium();
+  const context = await (browser ?? own)!.newContext({
     javaScriptEnabled: false,
     viewport: { width: 1280, height: 900 },
-    args: ["--no-sandbox", "--disable-background-networking", "--no-first-run"],
   });
   return {
     context,
-    page: context.pages()[0] ?? await context.newPage(),
+    page: await context.newPage(),
     close: async () => {
       await context.close().catch(() => {});
-      await Deno.remove(profile, { recursive: true }).catch(() => {});
+      await own?.close().catch(() => {});
     },
   };
 }
