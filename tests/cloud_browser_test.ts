@@ -2,10 +2,10 @@
  * The web UI in Debian's Chromium (driven by playwright-core): sign up, sign in, create an API
  * token, approve a device login, switch teams, see a gateway's status.
  */
-import { chromium } from "playwright-core";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, startTestCloud } from "./cloud_harness.ts";
-import { findBinary, requirePeer } from "./support/mod.ts";
+import { requirePeer } from "./support/mod.ts";
+import { startChromium } from "./support/chromium.ts";
 import { DEVICE_GRANT_TYPE } from "../cloud/auth/mod.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
@@ -16,18 +16,9 @@ Deno.test({
   ignore: !HAS_CHROMIUM,
   fn: async () => {
     const cloud = await startTestCloud();
-    const profile = await Deno.makeTempDir({ prefix: "cloud-chromium-" });
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: findBinary("chromium")!,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    // One Chromium without a profile on disk; the context is as fresh as a new profile.
+    const chromiumProcess = await startChromium();
+    const browser = await chromiumProcess.newContext();
     try {
       const page = browser.pages()[0] ?? await browser.newPage();
       const base = cloud.url;
@@ -149,8 +140,7 @@ Deno.test({
       await page.goto(`${base}/audit`);
       assertMatch((await page.textContent("[data-testid=audit]"))!, /gateway\.created/);
     } finally {
-      await browser.close();
-      await Deno.remove(profile, { recursive: true }).catch(() => {});
+      await chromiumProcess.close();
       await cloud.stop();
     }
   },

@@ -4,10 +4,10 @@
  * code (which a browser only does if the page's form-action policy admits the redirect target), and
  * the code redeems for tokens that open an MCP session.
  */
-import { chromium } from "playwright-core";
 import { assert, assertEquals } from "./assert.ts";
 import { call, makeUser, startTestCloud } from "./cloud_harness.ts";
-import { findBinary, requirePeer } from "./support/mod.ts";
+import { requirePeer } from "./support/mod.ts";
+import { startChromium } from "./support/chromium.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
 
@@ -26,12 +26,9 @@ Deno.test({
       });
     });
     const redirectUri = `http://127.0.0.1:${listener.addr.port}/callback`;
-    const profile = await Deno.makeTempDir({ prefix: "cloud-chromium-" });
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: findBinary("chromium")!,
-      headless: true,
-      args: ["--no-sandbox", "--disable-background-networking", "--no-first-run"],
-    });
+    // One Chromium without a profile on disk; the context is as fresh as a new profile.
+    const chromiumProcess = await startChromium();
+    const browser = await chromiumProcess.newContext();
     try {
       const client = await call(cloud, "POST", "/oauth/register", {
         body: { client_name: "Desktop agent", redirect_uris: [redirectUri] },
@@ -113,9 +110,8 @@ Deno.test({
       assert(!(await page.content()).includes("Desktop agent"));
       assert((await page.content()).includes("No MCP client has been approved in this team."));
     } finally {
-      await browser.close();
+      await chromiumProcess.close();
       await listener.shutdown();
-      await Deno.remove(profile, { recursive: true }).catch(() => {});
       await cloud.stop();
     }
   },
