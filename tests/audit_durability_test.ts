@@ -15,6 +15,7 @@
 import { generateInstances } from "../fixtures/dicom/generate.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ECHO_PIPELINE, startTestGateway } from "./harness.ts";
+import { clusterReportLines, verifyAuditTrails } from "../gateway/audit/mod.ts";
 import {
   fillFilesystem,
   freePort,
@@ -32,7 +33,7 @@ const CLIENTS = 16;
 /** Unclean stops per mode. */
 const KILLS = 3;
 
-function config(port: number, auditFile: string, durability: string): string {
+function config(port: number, auditFile: string, durability: string, workers = 2): string {
   return `
 [network.main]
 bind = "127.0.0.1"
@@ -43,7 +44,7 @@ port = ${freePort()}
 [logging]
 level = "warn"
 [runtime]
-workers = 2
+workers = ${workers}
 ${ECHO_PIPELINE}
 [audit]
 file = "${auditFile}"
@@ -102,7 +103,10 @@ async function crashRounds(durability: string) {
   const restarts: string[] = [];
   for (let round = 0; round <= KILLS; round++) {
     const port = freePort();
-    const gw = await startGateway({ configText: config(port, auditFile, durability) });
+    // The last start takes no load: it only finds the last kill's marker (the main thread's
+    // work) and stops cleanly, so it runs without the worker isolate (~0.5 s of CPU spared).
+    const workers = round === KILLS ? 1 : 2;
+    const gw = await startGateway({ configText: config(port, auditFile, durability, workers) });
     if (round > 0) {
       // The start found the marker of the kill before: an error line says so.
       await waitFor(() => Promise.resolve(gw.output().includes("did not stop cleanly")), {
@@ -163,9 +167,10 @@ Deno.test("audit (sync): kill -9 under load, three times: every request answered
     // Each unclean stop is in the chain too, saying no answered request is missing.
     const gaps = trail.filter((r) => r.event === "audit.gap");
     assertEquals(gaps.map((g) => g.durability), Array(KILLS).fill("sync"));
-    const report = await verify([auditFile]);
-    assertEquals(report.code, 0, report.stdout + report.stderr);
-    assertMatch(report.stdout, new RegExp(`audit trail intact, with ${KILLS} recorded gap`));
+    // What `gateway audit verify` runs, in this process (the batched test below runs the CLI
+    // itself; a Deno start spared is ~0.5 s of CPU).
+    const report = await verifyAuditTrails([auditFile]);
+    assertEquals([report.ok, report.gaps], [true, KILLS], clusterReportLines(report).join("\n"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

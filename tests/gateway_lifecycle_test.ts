@@ -154,7 +154,9 @@ Deno.test("no --config: the embedded default serves echo under /echo on :8080", 
   }
   const child = new Deno.Command(Deno.execPath(), {
     args: ENTRY,
-    env: { GATEWAY_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN },
+    // One isolate, as startGateway's (the claim is the embedded configuration, not its workers;
+    // a worker isolate costs ~0.5 s of CPU to load the module graph).
+    env: { GATEWAY_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN, GATEWAY_WORKERS: "1" },
     stdout: "null",
     stderr: "piped",
   }).spawn();
@@ -301,7 +303,11 @@ Deno.test("state directory: a second gateway on it is refused and touches nothin
       Deno.execPath(),
       [...ENTRY, "--config", `${second}/gateway.toml`],
       {
-        env: { GATEWAY_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN, NO_COLOR: "1" },
+        env: {
+          GATEWAY_MANAGEMENT_TOKEN: TEST_MANAGEMENT_TOKEN,
+          NO_COLOR: "1",
+          GATEWAY_WORKERS: "1",
+        },
         timeoutMs: 60_000,
       },
     );

@@ -51,9 +51,10 @@ Deno.test("budget: a product of keys and patterns stops with JoltBudgetExceeded 
     assertJson(walker instanceof JoltTransformError, true);
     const fast = assertThrows(() => chain.applyJson(bytesOf(input)), JoltBudgetExceeded);
     assertJson([fast.code, fast.operation, fast.message], [walker.code, "shift", walker.message]);
-    // The fast path itself (not only the seam) stops on the budget.
-    assertThrows(() => fastShiftOf(shiftSpec(spec))!.run(bytesOf(input)), Error, /work steps/);
   }
+  // The fast path itself (not only the seam) stops on the budget. Compiled afresh, so once is
+  // enough: a second time would repeat the same run.
+  assertThrows(() => fastShiftOf(shiftSpec(spec))!.run(bytesOf(input)), Error, /work steps/);
   // Each run starts with the whole budget: a tenth of the keys is fine on both paths.
   const small = Object.fromEntries(Object.entries(input).slice(0, 1_200));
   assertJson(chain.apply(small), null);
@@ -79,12 +80,13 @@ Deno.test("budget: a key with a line terminator takes the table, which is charge
 Deno.test("budget: every operation charges the run's steps", () => {
   const wide = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
   const patterns = (rhs: unknown) =>
-    Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`x${i}*`, rhs]));
-  // Products over the budget: 1,000 patterns against 20,000 keys, 5,000 distinct elements
-  // each compared with those kept before.
+    Object.fromEntries(Array.from({ length: 6_000 }, (_, i) => [`x${i}*`, rhs]));
+  // Products over the budget: 6,000 patterns against 2,000 keys (the same 10M steps are spent
+  // before the stop as with 20,000 keys, at a third of the CPU: smaller maps are cheaper to
+  // list), 5,000 distinct elements each compared with those kept before.
   const over: [string, unknown, unknown][] = [
-    ["remove", patterns(""), wide(20_000)],
-    ["cardinality", patterns("ONE"), wide(20_000)],
+    ["remove", patterns(""), wide(2_000)],
+    ["cardinality", patterns("ONE"), wide(2_000)],
     ["modify-overwrite-beta", { list: "=squashDuplicates" }, {
       list: Array.from({ length: 5_000 }, (_, i) => i),
     }],
