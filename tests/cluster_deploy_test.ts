@@ -245,6 +245,16 @@ Deno.test("cluster deployment: compose.yaml's services, mounts, variables, names
   assertEquals([...h.depends_on!].sort(), GATEWAYS);
 });
 
+/** The test's rate limit (gateway.toml's, made small: see where it is rewritten). */
+const RATE = 10;
+const BURST = 30;
+
+type ClusterConfig = {
+  middleware: { per_client: { options: { requests_per_second: number; burst: number } } };
+};
+const rateOf = (c: ClusterConfig) => c.middleware.per_client.options.requests_per_second;
+const burstOf = (c: ClusterConfig) => c.middleware.per_client.options.burst;
+
 /** `text` with every `from` replaced by `to`; each `from` must occur (else the file changed). */
 function rewrite(text: string, file: string, pairs: [string | RegExp, string][]): string {
   for (const [from, to] of pairs) {
@@ -257,9 +267,26 @@ function rewrite(text: string, file: string, pairs: [string | RegExp, string][])
   return text;
 }
 
-function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))]
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
+/**
+ * The secrets as compose.yaml's header tells an operator to make them: its `.env` recipe, run
+ * with `sh` in `dir`. (Its first version wrote bare hex, which nats-server reads as a number when
+ * it starts with a digit, and refuses to start: the test found it.)
+ */
+async function dotEnv(dir: string): Promise<{ NATS_PASSWORD: string; REDIS_PASSWORD: string }> {
+  const header = (await readCluster("compose.yaml")).split("\n").filter((l) => l.startsWith("#"));
+  const from = header.findIndex((l) => l.includes("test -s .env"));
+  assert(from >= 0, "compose.yaml's header has the .env recipe");
+  const recipe = header.slice(from, from + 2).map((l) => l.replace(/^#\s*/, "").replace(/#.*$/, ""))
+    .join("\n");
+  const made = await runCommand("sh", ["-c", recipe], { cwd: dir });
+  assertEquals(made.code, 0, made.stderr);
+  const vars = Object.fromEntries(
+    (await Deno.readTextFile(`${dir}/.env`)).trim().split("\n").map((l) => l.split("=", 2)),
+  );
+  await Deno.remove(`${dir}/.env`);
+  assertMatch(vars.NATS_PASSWORD, /^[A-Za-z][A-Za-z0-9]{15,}$/);
+  assert(vars.REDIS_PASSWORD.length >= 16, "a long Redis password");
+  return { NATS_PASSWORD: vars.NATS_PASSWORD, REDIS_PASSWORD: vars.REDIS_PASSWORD };
 }
 
 async function sha256Hex(text: string): Promise<string> {
@@ -280,8 +307,8 @@ Deno.test({
   fn: async () => {
     const started = performance.now();
     const c = await compose();
-    const env = { NATS_PASSWORD: randomHex(24), REDIS_PASSWORD: randomHex(24) };
     const dir = await tempDir("gw-cluster-deploy-");
+    const env = await dotEnv(dir);
     const engines: CapturedProcess[] = [];
     let gateways: GatewayProcess[] = [];
     let haproxy: CapturedProcess | undefined;
@@ -398,6 +425,11 @@ Deno.test({
           // The one setting added: what the killed gateway held goes to another after
           // nats_ack_wait_secs (docs/scaling.md), 30 s by default: 3 s here, for the run time.
           ["nats_replicas = 3\n", "nats_replicas = 3\nnats_ack_wait_secs = 3\n"],
+          // A small bucket (the same one in Redis): 200/s with a burst of 400 is more than a
+          // loaded test machine pushes through HAProxy, three gateways and JetStream, so the
+          // client never got refused and queued thousands of messages.
+          [`requests_per_second = ${rateOf(config)}\n`, `requests_per_second = ${RATE}\n`],
+          [`burst = ${burstOf(config)}\n`, `burst = ${BURST}\n`],
         ]);
         return startGateway({
           configText: text,
@@ -463,7 +495,7 @@ Deno.test({
       // The rate limit across the gateways: one client (127.0.0.1) sends until it was refused
       // 20 times; round robin spreads it over the three, which take from one bucket in Redis.
       startUpstream();
-      const { requests_per_second: rate, burst } = config.middleware.per_client.options;
+      const [rate, burst] = [RATE, BURST];
       const accepted: string[] = [];
       const other: number[] = [];
       let limited = 0;
