@@ -1,25 +1,8 @@
 import assert from "node:assert/strict";
-import { Logger } from "../../shared/log.ts";
-import { createMetrics } from "./metrics.ts";
-import { DegradedComponents } from "./degraded.ts";
-import { parseExposition, sampleValue } from "../../tests/support/metrics.ts";
-
-function setup() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = new Logger({
-    level: "debug",
-    format: "json",
-    sink: (l) => lines.push(JSON.parse(l)),
-  });
-  const metrics = createMetrics();
-  const health = new DegradedComponents({ logger, metrics: metrics.components });
-  const gauge = (component: string) =>
-    sampleValue(parseExposition(metrics.render()), "gateway_component_degraded", { component });
-  return { lines, health, gauge };
-}
+import { degradedHealth } from "../../tests/support/degraded_health.ts";
 
 Deno.test("DegradedComponents: one log line per change of state, the gauge, the list", () => {
-  const { lines, health, gauge } = setup();
+  const { lines, health, gauge } = degradedHealth();
   const owner = {};
   health.degraded("queue/out", "ENOSPC", owner);
   health.degraded("queue/out", "ENOSPC again", owner);
@@ -39,7 +22,7 @@ Deno.test("DegradedComponents: one log line per change of state, the gauge, the 
 });
 
 Deno.test("DegradedComponents: a successor's state is not cleared by the one it replaced", () => {
-  const { lines, health } = setup();
+  const { lines, health } = degradedHealth();
   const old = {};
   const successor = {};
   health.degraded("queue/out", "ENOSPC", successor);

@@ -4,30 +4,14 @@
  * fails or drains takes its reports with it, and the worker side forwards changes only.
  */
 import { assertEquals, assertMatch } from "../../tests/assert.ts";
-import { parseExposition, sampleValue } from "../../tests/support/metrics.ts";
 import { validateConfigText } from "../../shared/gateway_config/mod.ts";
-import { Logger } from "../../shared/mod.ts";
-import { createMetrics, DegradedComponents } from "../observability/mod.ts";
 import { type WorkerHandle, WorkerPool } from "./pool.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 import { RemoteHealth } from "./remote_health.ts";
-
-function setup() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = new Logger({
-    level: "debug",
-    format: "json",
-    sink: (l) => lines.push(JSON.parse(l)),
-  });
-  const metrics = createMetrics();
-  const health = new DegradedComponents({ logger, metrics: metrics.components });
-  const gauge = (component: string) =>
-    sampleValue(parseExposition(metrics.render()), "gateway_component_degraded", { component });
-  return { lines, logger, metrics, health, gauge };
-}
+import { degradedHealth } from "../../tests/support/degraded_health.ts";
 
 Deno.test("degraded components: two isolates count once, one's recovery keeps the other's, an ended one's go", () => {
-  const { lines, health, gauge } = setup();
+  const { lines, health, gauge } = degradedHealth();
   health.degradedIn("worker 2", "tracking", "disk full");
   health.degradedIn("worker 1", "tracking", "cannot open the store");
   health.degradedIn("worker 2", "tracking", "disk still full");
@@ -60,7 +44,7 @@ Deno.test("degraded components: two isolates count once, one's recovery keeps th
 });
 
 Deno.test("degraded components: a quiet forget (shutdown) logs nothing", () => {
-  const { lines, health, gauge } = setup();
+  const { lines, health, gauge } = degradedHealth();
   health.degradedIn("worker 1", "tracking", "disk full");
   health.forgetSource("worker 1", true);
   health.forgetSource("worker 3");
@@ -103,7 +87,7 @@ const { config } = validateConfigText(
 );
 
 Deno.test("worker pool: each worker's health reports go to its slot's source; a failed worker's are cleared", async () => {
-  const { logger, metrics, health, gauge } = setup();
+  const { logger, metrics, health, gauge } = degradedHealth();
   const workers: FakeWorker[] = [];
   const pool = new WorkerPool(2, {
     logger,
