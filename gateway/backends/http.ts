@@ -125,16 +125,6 @@ export class HttpBackend implements Backend {
     call: BackendCall,
     auth: readonly HeaderField[] | undefined,
   ): Promise<Http1Response | ResponseEnvelope> {
-    return this.#send(target, req, body, call, auth);
-  }
-
-  #send(
-    target: Target,
-    req: RequestEnvelope,
-    body: ReturnType<Body["forwardable"]>,
-    call: BackendCall,
-    auth: readonly HeaderField[] | undefined,
-  ): Promise<Http1Response | ResponseEnvelope> {
     let url = joinUrl(target.url, req.path);
     url += req.queryString();
     const hasBody = body !== null && req.method !== "GET" && req.method !== "HEAD";
