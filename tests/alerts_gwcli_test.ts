@@ -9,7 +9,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { expectExit, type GwcliHome, withGwcliHome } from "./gwcli_support.ts";
 import { startUpstream } from "./harness.ts";
-import { freePort, startGateway } from "./support/mod.ts";
+import { freePort, startGateway, waitFor } from "./support/mod.ts";
 import { startWebhookReceiver } from "./support/webhook_receiver.ts";
 
 async function run(home: GwcliHome, args: string[], code = 0) {
@@ -109,7 +109,13 @@ url = "${hook.url}"
         /^\[FIRING\] warning · edge-cli · emr_errors: pipeline emr: 8 of 8 requests failed \(100%, limit 50%\) in 5 min$/,
       );
 
-      const table = (await run(home, ["gateway:alerts"])).stdout;
+      // The receiver has both notices; the gateway counts one sent once its answer is read,
+      // a moment later: wait for the count rather than read it at once.
+      let table = "";
+      await waitFor(async () => {
+        table = (await run(home, ["gateway:alerts"])).stdout;
+        return /│ ops +│ webhook +│ 0 +│ 2 +│/.test(table);
+      }, { timeoutMs: 10_000, description: "both notices counted sent by the ops channel" });
       assertMatch(table, /│ firing +│ critical +│ lab_dead +│ dead_letters +│/);
       assertMatch(table, /│ firing +│ warning +│ emr_errors +│ error_rate +│/);
       assertMatch(table, /│ ops +│ webhook +│ 0 +│ 2 +│ 0 +│ 0 +│ - +│/);

@@ -91,9 +91,12 @@ tls_key_path = "${server.keyPath}"
       // The live tail (script on): the request shows up as it finishes.
       await page.click("nav >> text=Live tail");
       await page.waitForURL(`${base}/tail`);
-      await page.waitForFunction(
-        `document.getElementById("tail-state")?.textContent === "Live: connected"`,
-      );
+      // Read through the page's DOM from outside, not with waitForFunction: a string predicate
+      // runs with eval, which the console's Content-Security-Policy refuses (no 'unsafe-eval').
+      await waitFor(async () => (await page.textContent("#tail-state")) === "Live: connected", {
+        timeoutMs: 15_000,
+        description: "the live tail connected",
+      });
       const sent = await fetch(`${gw.dataUrl}/orders/lab-results`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -250,8 +253,9 @@ tls_key_path = "${server.keyPath}"
         page.click("button:text-is('Search')"),
       ]);
       // Newest first: the first order is the last of the three accepted (202).
-      await page.waitForFunction(
-        `document.querySelectorAll("[data-testid=message-link]").length === ${deadNow}`,
+      await waitFor(
+        async () => (await page.locator("[data-testid=message-link]").count()) === deadNow,
+        { timeoutMs: 15_000, description: `${deadNow} messages listed` },
       );
       await visit("messages");
       await Promise.all([
