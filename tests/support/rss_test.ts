@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { cpuMsOf, parseStatusField, peakRssOf, resetPeakRss, rssOf } from "./rss.ts";
+import { waitFor } from "./wait.ts";
 
 Deno.test("parseStatusField: reads kB fields as bytes", () => {
   const status = "Name:\tdeno\nVmHWM:\t  2048 kB\nVmRSS:\t   1024 kB\n";
@@ -15,7 +16,7 @@ Deno.test("rssOf, peakRssOf, resetPeakRss: this process", () => {
   assert.ok(peakRssOf(Deno.pid) >= rssOf(Deno.pid) - 4 * 1024 * 1024);
 });
 
-Deno.test("cpuMsOf: counts the CPU this process spends, not the time it waits", async () => {
+Deno.test("cpuMsOf: counts the CPU a process spends, not the time it waits", async () => {
   const before = cpuMsOf(Deno.pid);
   const end = performance.now() + 300;
   while (performance.now() < end) {
@@ -24,7 +25,17 @@ Deno.test("cpuMsOf: counts the CPU this process spends, not the time it waits", 
   const busy = cpuMsOf(Deno.pid) - before;
   // Some of the 300 ms on a core even on a loaded machine (ticks of 10 ms).
   assert(busy >= 10, `busy: ${busy} ms`);
-  const idleFrom = cpuMsOf(Deno.pid);
-  await new Promise((r) => setTimeout(r, 200));
-  assert(cpuMsOf(Deno.pid) - idleFrom < 100, "waiting costs (almost) no CPU");
+  // A process blocked on its input (cat, until its stdin closes) has spent (almost) nothing,
+  // however long it has waited: read once the kernel shows it asleep in that read.
+  const cat = new Deno.Command("cat", { stdin: "piped", stdout: "null" }).spawn();
+  try {
+    await waitFor(
+      () => Promise.resolve(/\) S /.test(Deno.readTextFileSync(`/proc/${cat.pid}/stat`))),
+      { timeoutMs: 10_000, description: "cat asleep on its input" },
+    );
+    assert(cpuMsOf(cat.pid) <= 20, `waiting cat: ${cpuMsOf(cat.pid)} ms`);
+  } finally {
+    await cat.stdin.close();
+    await cat.status;
+  }
 });
