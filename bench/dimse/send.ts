@@ -51,7 +51,7 @@ DCMTK storescp against storescu sending them directly; storescu forwarded throug
 (information); C-ECHO and C-FIND round trips through the gateway against dcmqrscp directly.
 
 usage: deno run -A bench/dimse/send.ts [instances] [round trips] [--rounds N] [--no-forward]
-       [--only-round-trips] [--profile DIR]
+       [--only-round-trips] [--only-find] [--profile DIR]
 
   instances     CT-like 512x512 16-bit instances per run (default 1000)
   round trips   C-ECHO and C-FIND round trips per path, 0 to skip (default 300)
@@ -59,6 +59,7 @@ usage: deno run -A bench/dimse/send.ts [instances] [round trips] [--rounds N] [-
                 median of the rounds
   --no-forward  skip the synchronous forwarding scenario
   --only-round-trips  run only the C-ECHO and C-FIND round trips (no C-STORE send, no forwarding)
+  --only-find   with --only-round-trips: the C-FIND round trips alone (a profile of one operation)
   --profile DIR the delivering gateway (and the round trips' gateway) runs with deno's --cpu-prof
                 and leaves its V8 CPU profile in DIR`;
 
@@ -68,6 +69,7 @@ interface Args {
   rounds: number;
   forward: boolean;
   onlyRoundTrips: boolean;
+  onlyFind: boolean;
   profile?: string;
 }
 
@@ -78,6 +80,7 @@ function parseArgs(argv: string[]): Args | undefined {
     rounds: 3,
     forward: true,
     onlyRoundTrips: false,
+    onlyFind: false,
   };
   const positional: number[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -85,6 +88,7 @@ function parseArgs(argv: string[]): Args | undefined {
     if (a === "--help" || a === "-h") return undefined;
     if (a === "--no-forward") out.forward = false;
     else if (a === "--only-round-trips") out.onlyRoundTrips = true;
+    else if (a === "--only-find") out.onlyFind = true;
     else if (a === "--profile") out.profile = argv[++i];
     else if (a === "--rounds") out.rounds = integer(argv[++i], "--rounds", 1);
     else if (a.startsWith("--rounds=")) out.rounds = integer(a.slice(9), "--rounds", 1);
@@ -451,6 +455,7 @@ async function roundTrips(
   n: number,
   rounds: number,
   profile?: string,
+  onlyFind = false,
 ): Promise<void> {
   const small = await generateInstances(`${work}/qr`, { studies: 5, instancesPerSeries: 2 });
   const qr = await startDcmqrscp(small.map((f) => f.path));
@@ -496,7 +501,7 @@ async function roundTrips(
         }; a bare Deno relay alone: ${fixed(relayed)}`,
       );
     };
-    await measure("C-ECHO", (port, aet) => echoRoundTrips(port, aet, n));
+    if (!onlyFind) await measure("C-ECHO", (port, aet) => echoRoundTrips(port, aet, n));
     await measure("C-FIND", (port, aet) => findRoundTrips(port, aet, small[0].studyUid, n));
     console.log(
       `\nRound trips (${n} per round on one association per path, ${rounds} round(s), ` +
@@ -521,7 +526,7 @@ async function main(): Promise<void> {
   const work = await tempDir("bench-dimse-send-");
   try {
     if (args.onlyRoundTrips) {
-      await roundTrips(work, args.trips, args.rounds, args.profile);
+      await roundTrips(work, args.trips, args.rounds, args.profile, args.onlyFind);
       return;
     }
     const count = args.instances;

@@ -4,6 +4,7 @@
  * without dcmjs's general dataset reader and writer. Only the command elements of PS3.7 are known;
  * a command with anything else is left to dcmjs (the functions answer undefined).
  */
+import { allocate } from "./slab.ts";
 
 /** Value representations that occur in command sets. */
 type CommandVr = "UL" | "US" | "UI" | "AE" | "LO" | "AT";
@@ -46,13 +47,23 @@ export const NO_DATASET = 0x0101;
 
 const LATIN1 = new TextDecoder("latin1");
 
-/** A text value without its padding (trailing NUL or spaces, leading spaces). */
-function text(bytes: Uint8Array): string {
+/** Bytes `start` to `end` as text without their padding (trailing NUL or spaces, leading spaces). */
+function text(bytes: Uint8Array, start: number, end: number): string {
+  while (end > start && (bytes[end - 1] === 0 || bytes[end - 1] === 0x20)) end--;
+  while (start < end && bytes[start] === 0x20) start++;
   // Command values are short (UIDs, AE titles): no TextDecoder call (an op) for them.
+  if (end - start > 64) return LATIN1.decode(bytes.subarray(start, end));
   let raw = "";
-  if (bytes.byteLength > 64) raw = LATIN1.decode(bytes);
-  else for (let i = 0; i < bytes.byteLength; i++) raw += String.fromCharCode(bytes[i]);
-  return raw.replace(/[\0 ]+$/, "").replace(/^ +/, "");
+  for (let i = start; i < end; i++) raw += String.fromCharCode(bytes[i]);
+  return raw;
+}
+
+function u16(bytes: Uint8Array, at: number): number {
+  return bytes[at] | (bytes[at + 1] << 8);
+}
+
+function u32(bytes: Uint8Array, at: number): number {
+  return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
 }
 
 /**
@@ -60,48 +71,42 @@ function text(bytes: Uint8Array): string {
  * element this module does not know or is truncated.
  */
 export function decodeCommand(bytes: Uint8Array): Record<string, unknown> | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: Record<string, unknown> = {};
+  const size = bytes.byteLength;
   let at = 0;
-  while (at + 8 <= bytes.byteLength) {
-    if (view.getUint16(at, true) !== 0x0000) return undefined;
-    const known = BY_ELEMENT.get(view.getUint16(at + 2, true));
-    const length = view.getUint32(at + 4, true);
+  while (at + 8 <= size) {
+    if (u16(bytes, at) !== 0x0000) return undefined;
+    const known = BY_ELEMENT.get(u16(bytes, at + 2));
+    const length = u32(bytes, at + 4);
     at += 8;
-    if (!known || at + length > bytes.byteLength) return undefined;
+    if (!known || at + length > size) return undefined;
     if (known.name !== "CommandGroupLength") {
-      const value = decodeValue(known.vr, view, at, length, bytes);
+      const value = decodeValue(known.vr, at, length, bytes);
       if (value === undefined) return undefined;
       out[known.name] = value;
     }
     at += length;
   }
-  return at === bytes.byteLength ? out : undefined;
+  return at === size ? out : undefined;
 }
 
-function decodeValue(
-  vr: CommandVr,
-  view: DataView,
-  at: number,
-  length: number,
-  bytes: Uint8Array,
-): unknown {
+function decodeValue(vr: CommandVr, at: number, length: number, bytes: Uint8Array): unknown {
   switch (vr) {
     case "US":
-      return length === 2 ? view.getUint16(at, true) : undefined;
+      return length === 2 ? u16(bytes, at) : undefined;
     case "UL":
-      return length === 4 ? view.getUint32(at, true) : undefined;
+      return length === 4 ? u32(bytes, at) : undefined;
     case "AT": {
       // dcmjs keeps attribute tags as numbers (group << 16 | element).
       if (length % 4 !== 0) return undefined;
       const tags: number[] = [];
       for (let i = 0; i < length; i += 4) {
-        tags.push(view.getUint16(at + i, true) * 0x10000 + view.getUint16(at + i + 2, true));
+        tags.push(u16(bytes, at + i) * 0x10000 + u16(bytes, at + i + 2));
       }
       return tags.length === 1 ? tags[0] : tags;
     }
     default:
-      return text(bytes.subarray(at, at + length));
+      return text(bytes, at, at + length);
   }
 }
 
@@ -129,14 +134,18 @@ function valueLength(vr: CommandVr, value: unknown): number {
   }
 }
 
+/** The elements of the command set being encoded, in tag order (reused: encoding is synchronous). */
+const PRESENT: { element: number; vr: CommandVr; value: unknown }[] = [];
+
 /**
  * A command set's bytes (group length first, elements in tag order), or undefined when an element
  * is not one this module encodes (dcmjs then writes it). Elements without a value are left out.
- * Written in one pass over the known elements (no intermediate arrays: three command sets go out
- * per C-FIND through the gateway).
+ * Written from one pass over the given elements (three command sets go out per C-FIND through
+ * the gateway).
  */
 export function encodeCommand(elements: Record<string, unknown>): Uint8Array | undefined {
   let groupLength = 0;
+  let count = 0;
   for (const name in elements) {
     const value = elements[name];
     if (value === undefined || value === null) continue;
@@ -145,28 +154,49 @@ export function encodeCommand(elements: Record<string, unknown>): Uint8Array | u
     const n = valueLength(known.vr, value);
     if (n < 0) return undefined;
     groupLength += 8 + n;
+    // Insertion in tag order (a command set has a handful of elements).
+    let i = count++;
+    if (i === PRESENT.length) PRESENT.push({ element: 0, vr: "US", value: undefined });
+    const slot = PRESENT[i];
+    while (i > 0 && PRESENT[i - 1].element > known.element) {
+      PRESENT[i] = PRESENT[i - 1];
+      i--;
+    }
+    PRESENT[i] = slot;
+    slot.element = known.element;
+    slot.vr = known.vr;
+    slot.value = value;
   }
-  const out = new Uint8Array(12 + groupLength);
-  const view = new DataView(out.buffer);
-  view.setUint32(4, 4, true);
-  view.setUint32(8, groupLength, true);
+  const out = allocate(12 + groupLength);
+  out[4] = 4;
+  setU32(out, 8, groupLength);
   let at = 12;
-  for (const [element, name, vr] of ELEMENTS) {
-    const value = elements[name];
-    if (element === 0x0000 || value === undefined || value === null) continue;
-    view.setUint16(at + 2, element, true);
+  for (let e = 0; e < count; e++) {
+    const { element, vr, value } = PRESENT[e];
+    PRESENT[e].value = undefined;
+    out[at + 2] = element & 0xff;
+    out[at + 3] = element >> 8;
     if (vr === "US") {
-      view.setUint32(at + 4, 2, true);
-      view.setUint16(at + 8, Number(value), true);
+      out[at + 4] = 2;
+      const n = Number(value);
+      out[at + 8] = n & 0xff;
+      out[at + 9] = n >> 8;
       at += 10;
       continue;
     }
     const text = value as string;
     const length = text.length + (text.length % 2);
-    view.setUint32(at + 4, length, true);
+    setU32(out, at + 4, length);
     for (let i = 0; i < text.length; i++) out[at + 8 + i] = text.charCodeAt(i);
     if (length > text.length) out[at + 8 + text.length] = vr === "UI" ? 0 : 0x20;
     at += 8 + length;
   }
   return out;
+}
+
+function setU32(out: Uint8Array, at: number, v: number): void {
+  out[at] = v & 0xff;
+  out[at + 1] = (v >> 8) & 0xff;
+  out[at + 2] = (v >> 16) & 0xff;
+  out[at + 3] = (v >>> 24) & 0xff;
 }

@@ -12,10 +12,12 @@ import {
   fromDicomJson,
   readDataset,
   toDicomJson,
+  TS,
   writeDataset,
 } from "../../dicom/mod.ts";
 import { scanHeader } from "./header_scan.ts";
 import { decodeIdentifier, encodeIdentifier } from "./identifier_codec.ts";
+import { lazyDicomJson, untouched } from "./lazy_json.ts";
 import { lib, type LibDataset, META } from "./dcmjs_dimse.ts";
 
 /** Naturalized elements (dcmjs-dimse's working form) of a dcmjs dictionary. */
@@ -140,13 +142,34 @@ export class JsonDataset extends lib.Dataset {
     return this.getElements()[tag] as string | undefined;
   }
 
-  /** Encode the DICOM JSON in the dataset's transfer syntax. */
+  /**
+   * Encode the DICOM JSON in the dataset's transfer syntax; JSON of received bytes that nothing
+   * has looked at (lazy_json.ts) is those bytes, when they are in that syntax.
+   */
   override getDenaturalizedDataset(): Buffer {
     const ts = this.getTransferSyntaxUid();
+    const raw = untouched(this.json);
+    if (raw !== undefined && raw.ts === ts) {
+      return Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength);
+    }
     const bytes = encodeIdentifier(this.json, ts) ?? writeDataset(fromDicomJson(this.json), ts);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 }
+
+/**
+ * DICOM JSON of a received dataset, decoded when first looked at (lazy_json.ts): passed on
+ * untouched, it is sent again as the bytes it came in. Other datasets as datasetJson.
+ */
+export function lazyDatasetJson(dataset: LibDataset | undefined): DicomJson {
+  if (dataset instanceof RawDataset && CONVERTIBLE.includes(dataset.getTransferSyntaxUid())) {
+    return lazyDicomJson(dataset.bytes, dataset.getTransferSyntaxUid());
+  }
+  return datasetJson(dataset);
+}
+
+/** The syntaxes lazy_json.ts and the identifier codec read. */
+const CONVERTIBLE: readonly string[] = [TS.implicitLE, TS.explicitLE];
 
 /** DICOM JSON of any dataset dcmjs-dimse produced. */
 export function datasetJson(dataset: LibDataset | undefined): DicomJson {

@@ -7,6 +7,7 @@
  * keeps dcmjs for that dataset.
  */
 import { type DicomJson, type DicomJsonElement, TS, vrOf } from "../../dicom/mod.ts";
+import { copyOf } from "./slab.ts";
 
 /** VRs whose explicit-VR length field is 32 bits (after two reserved bytes). */
 const LONG_VRS = new Set(["OB", "OD", "OF", "OL", "OV", "OW", "SQ", "UC", "UN", "UR", "UT"]);
@@ -45,9 +46,12 @@ function explicitOf(ts: string): boolean | undefined {
   return undefined;
 }
 
-/** Growing output of the encoder. */
+/**
+ * Output of the encoder: one buffer reused by every encoding (grown when a dataset needs more),
+ * so an encoding allocates only its result.
+ */
 class Out {
-  bytes = new Uint8Array(512);
+  bytes = new Uint8Array(1024);
   view = new DataView(this.bytes.buffer);
   at = 0;
 
@@ -72,6 +76,8 @@ class Out {
   }
 }
 
+const OUT = new Out();
+
 /**
  * `json` encoded in `ts` (Implicit or Explicit VR Little Endian), elements in tag order; undefined
  * when it holds something this codec leaves to dcmjs.
@@ -79,9 +85,12 @@ class Out {
 export function encodeIdentifier(json: DicomJson, ts: string): Uint8Array | undefined {
   const explicit = explicitOf(ts);
   if (explicit === undefined || !plainCharset(json[CHARSET])) return undefined;
-  const out = new Out();
-  return writeItems(out, utf8Charset(json), explicit) ? out.bytes.slice(0, out.at) : undefined;
+  const out = OUT;
+  out.at = 0;
+  return writeItems(out, json, explicit, true) ? copyOf(out.bytes.subarray(0, out.at)) : undefined;
 }
+
+const UTF8: DicomJsonElement = { vr: "CS", Value: ["ISO_IR 192"] };
 
 /**
  * As dcmjs does, a character set given is said as ISO_IR 192 (UTF-8; the JSON's text is Unicode),
@@ -91,61 +100,83 @@ function utf8Charset(json: DicomJson): DicomJson {
   return json[CHARSET]?.Value?.length ? { ...json, [CHARSET]: UTF8 } : json;
 }
 
-const UTF8: DicomJsonElement = { vr: "CS", Value: ["ISO_IR 192"] };
-
 function plainCharset(el: DicomJsonElement | undefined): boolean {
   const v = el?.Value;
   // Text is ASCII only (checked value by value): the same bytes in ISO_IR 6 and UTF-8.
   return !v || v.every((s) => s === null || s === "" || s === "ISO_IR 6" || s === "ISO_IR 192");
 }
 
-function writeItems(out: Out, json: DicomJson, explicit: boolean): boolean {
-  const tags = Object.keys(json);
+/** Tags as numbers by DICOM JSON key (valid keys only), cached: the same few recur. */
+const TAG_NUMBERS = new Map<string, number>();
+
+/** The tag of a DICOM JSON key (8 upper-case hex digits), or -1. */
+function tagNumber(key: string): number {
+  const known = TAG_NUMBERS.get(key);
+  if (known !== undefined) return known;
+  if (!TAG_KEY.test(key)) return -1;
+  const n = parseInt(key, 16);
+  if (TAG_NUMBERS.size < 4096) TAG_NUMBERS.set(key, n);
+  return n;
+}
+
+function writeItems(out: Out, json: DicomJson, explicit: boolean, top = false): boolean {
+  let previous = "";
   let ordered = true;
-  for (let i = 0; i < tags.length; i++) {
-    if (!TAG_KEY.test(tags[i])) return false;
-    if (i > 0 && tags[i - 1] >= tags[i]) ordered = false;
+  let count = 0;
+  for (const tag in json) {
+    if (tagNumber(tag) < 0) return false;
+    if (count++ > 0 && previous >= tag) ordered = false;
+    previous = tag;
   }
-  if (!ordered) tags.sort();
-  for (const tag of tags) {
-    const el = json[tag];
-    if (typeof el !== "object" || el === null) return false;
-    if (!writeElement(out, tag, el, explicit)) return false;
+  if (!ordered) {
+    for (const tag of Object.keys(json).sort()) {
+      if (!writeElement(out, tag, json[tag], explicit, top)) return false;
+    }
+    return true;
   }
+  for (const tag in json) if (!writeElement(out, tag, json[tag], explicit, top)) return false;
   return true;
 }
 
-function writeElement(out: Out, tag: string, el: DicomJsonElement, explicit: boolean): boolean {
+function writeElement(
+  out: Out,
+  tag: string,
+  given: DicomJsonElement,
+  explicit: boolean,
+  top: boolean,
+): boolean {
+  if (typeof given !== "object" || given === null) return false;
+  const el = top && tag === CHARSET && given.Value?.length ? UTF8 : given;
   if (el.InlineBinary !== undefined || el.BulkDataURI !== undefined) return false;
   const vr = typeof el.vr === "string" ? el.vr : vrOf(tag);
-  const n = parseInt(tag, 16);
+  const n = tagNumber(tag);
   // Group lengths and private elements are left to dcmjs (as are VRs it does not know here).
   if ((n & 0xffff) === 0 || (n >>> 16) % 2 === 1) return false;
-  out.u16(n >>> 16);
-  out.u16(n & 0xffff);
+  out.room(12);
+  const view = out.view;
+  view.setUint16(out.at, n >>> 16, true);
+  view.setUint16(out.at + 2, n & 0xffff, true);
+  out.at += 4;
   if (explicit) {
-    out.room(2);
     out.bytes[out.at++] = vr.charCodeAt(0);
     out.bytes[out.at++] = vr.charCodeAt(1);
   }
   const long = !explicit || LONG_VRS.has(vr);
-  if (explicit && long) out.u16(0);
+  if (explicit && long) {
+    view.setUint16(out.at, 0, true);
+    out.at += 2;
+  }
   const lengthAt = out.at;
-  if (long) out.u32(0);
-  else out.u16(0);
+  out.at += long ? 4 : 2;
   const start = out.at;
-  const values = el.Value ?? [];
+  const values = el.Value ?? NO_VALUES;
   let ok: boolean;
   if (vr === "SQ") ok = writeSequence(out, values, explicit);
-  else if (vr === "PN") ok = writeText(out, values.map(personName), vr);
-  else if (TEXT_VRS.has(vr)) ok = writeText(out, values.map(textOf), vr);
-  else if (vr === "IS" || vr === "DS") {
-    ok = writeText(
-      out,
-      values.map((v) => numberText(v, vr)),
-      vr,
-    );
-  } else if (vr in BINARY_NUMBERS) ok = writeNumbers(out, values, vr);
+  else if (vr === "PN") ok = writeText(out, values, vr, personName);
+  else if (TEXT_VRS.has(vr)) ok = writeText(out, values, vr, textOf);
+  else if (vr === "IS") ok = writeText(out, values, vr, integerText);
+  else if (vr === "DS") ok = writeText(out, values, vr, decimalText);
+  else if (vr in BINARY_NUMBERS) ok = writeNumbers(out, values, vr);
   else ok = false;
   if (!ok) return false;
   const length = out.at - start;
@@ -154,6 +185,8 @@ function writeElement(out: Out, tag: string, el: DicomJsonElement, explicit: boo
   else out.view.setUint16(lengthAt, length, true);
   return true;
 }
+
+const NO_VALUES: unknown[] = [];
 
 function writeSequence(out: Out, items: unknown[], explicit: boolean): boolean {
   for (const item of items) {
@@ -179,8 +212,16 @@ function personName(v: unknown): string | undefined {
   if (typeof v !== "object") return undefined;
   const pn = v as Record<string, unknown>;
   // Ideographic and phonetic names need another character set: dcmjs's business.
-  if (Object.keys(pn).some((k) => k !== "Alphabetic")) return undefined;
+  for (const k in pn) if (k !== "Alphabetic") return undefined;
   return typeof pn.Alphabetic === "string" ? pn.Alphabetic : undefined;
+}
+
+function integerText(v: unknown): string | undefined {
+  return numberText(v, "IS");
+}
+
+function decimalText(v: unknown): string | undefined {
+  return numberText(v, "DS");
 }
 
 function numberText(v: unknown, vr: string): string | undefined {
@@ -192,19 +233,35 @@ function numberText(v: unknown, vr: string): string | undefined {
   return s.length <= (vr === "IS" ? 12 : 16) ? s : undefined;
 }
 
-function writeText(out: Out, values: (string | undefined)[], vr: string): boolean {
-  if (values.some((v) => v === undefined)) return false;
-  const text = (values as string[]).join("\\");
+/** Values as text joined by backslashes, padded to even length; false for what is not ASCII. */
+function writeText(
+  out: Out,
+  values: unknown[],
+  vr: string,
+  asText: (v: unknown) => string | undefined,
+): boolean {
   const multiline = SINGLE_TEXT.has(vr);
-  out.room(text.length + 1);
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c > 0x7e || (c < 0x20 && !(multiline && (c === 0x0a || c === 0x0d || c === 0x0c)))) {
-      return false;
+  const start = out.at;
+  for (let v = 0; v < values.length; v++) {
+    const text = asText(values[v]);
+    if (text === undefined) return false;
+    out.room(text.length + 2);
+    const bytes = out.bytes;
+    let at = out.at;
+    if (v > 0) bytes[at++] = 0x5c;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0x7e || (c < 0x20 && !(multiline && (c === 0x0a || c === 0x0d || c === 0x0c)))) {
+        return false;
+      }
+      bytes[at++] = c;
     }
-    out.bytes[out.at++] = c;
+    out.at = at;
   }
-  if (text.length % 2 === 1) out.bytes[out.at++] = vr === "UI" ? 0 : 0x20;
+  if ((out.at - start) % 2 === 1) {
+    out.room(1);
+    out.bytes[out.at++] = vr === "UI" ? 0 : 0x20;
+  }
   return true;
 }
 
@@ -271,7 +328,10 @@ export function decodeIdentifier(bytes: Uint8Array, ts: string): DicomJson | und
 
 /** Elements up to `end`, or (`delimited`) to an item delimiter. */
 function readItems(input: In, end: number, delimited: boolean): DicomJson | undefined {
-  const elements: [string, DicomJsonElement][] = [];
+  const out: DicomJson = {};
+  // Encoded datasets are in tag order: sorted afterwards only when one is not.
+  let previous = -1;
+  let ordered = true;
   const { view, bytes } = input;
   while (input.at < end) {
     if (input.at + 8 > end) return undefined;
@@ -281,14 +341,14 @@ function readItems(input: In, end: number, delimited: boolean): DicomJson | unde
     if (n === ITEM_END) {
       if (!delimited) return undefined;
       input.at += 8;
-      return sorted(elements);
+      return ordered ? out : sorted(out);
     }
     if (group % 2 === 1 || element === 0 || group === 0xfffe) return undefined;
     const tag = hex(n);
     let vr: string;
     let length: number;
     if (input.explicit) {
-      vr = String.fromCharCode(bytes[input.at + 4], bytes[input.at + 5]);
+      vr = explicitVr(bytes[input.at + 4], bytes[input.at + 5]);
       if (LONG_VRS.has(vr)) {
         if (input.at + 12 > end) return undefined;
         length = view.getUint32(input.at + 8, true);
@@ -307,25 +367,36 @@ function readItems(input: In, end: number, delimited: boolean): DicomJson | unde
       el = readSequence(input, length, end);
     } else {
       if (length === UNDEFINED || input.at + length > end) return undefined;
-      el = readValue(bytes.subarray(input.at, input.at + length), vr, input.view, input.at);
+      el = readValue(bytes, input.at, length, vr, view);
       input.at += length;
     }
     if (!el) return undefined;
-    elements.push([tag, el]);
+    if (n <= previous) ordered = false;
+    previous = n;
+    out[tag] = el;
   }
-  return delimited ? undefined : sorted(elements);
+  if (delimited) return undefined;
+  return ordered ? out : sorted(out);
 }
 
-function sorted(elements: [string, DicomJsonElement][]): DicomJson {
-  // Encoded datasets are in tag order: sorted only when one is not.
-  let ordered = true;
-  for (let i = 1; i < elements.length && ordered; i++) {
-    ordered = elements[i - 1][0] < elements[i][0];
-  }
-  if (!ordered) elements.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+/** The elements of `json` in tag order. */
+function sorted(json: DicomJson): DicomJson {
   const out: DicomJson = {};
-  for (const [tag, el] of elements) out[tag] = el;
+  for (const tag of Object.keys(json).sort()) out[tag] = json[tag];
   return out;
+}
+
+/** Explicit VRs as strings, by their two bytes, cached. */
+const EXPLICIT_VRS = new Map<number, string>();
+
+function explicitVr(a: number, b: number): string {
+  const key = (a << 8) | b;
+  let vr = EXPLICIT_VRS.get(key);
+  if (vr === undefined) {
+    vr = String.fromCharCode(a, b);
+    if (EXPLICIT_VRS.size < 1024) EXPLICIT_VRS.set(key, vr);
+  }
+  return vr;
 }
 
 /** Tags as DICOM JSON keys and their implicit VRs, cached: the same few recur in every message. */
@@ -389,25 +460,37 @@ function sequence(items: DicomJson[]): DicomJsonElement {
 
 const ASCII = new TextDecoder("latin1");
 
-/** ASCII bytes as a string: short values without a TextDecoder call (an op each). */
-function ascii(bytes: Uint8Array): string {
-  if (bytes.byteLength > 64) return ASCII.decode(bytes);
+/** ASCII bytes `start` to `end` as a string: short values without a TextDecoder call (an op). */
+function ascii(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start > 64) return ASCII.decode(bytes.subarray(start, end));
   let out = "";
-  for (let i = 0; i < bytes.byteLength; i++) out += String.fromCharCode(bytes[i]);
+  for (let i = start; i < end; i++) out += String.fromCharCode(bytes[i]);
   return out;
 }
 
+/** A text value: trimmed as dcmjs trims it; null when empty. */
+function textValue(s: string, vr: string): string | number | { Alphabetic: string } | null {
+  if (s === "") return null;
+  if (vr === "PN") return { Alphabetic: s };
+  if (vr === "IS" || vr === "DS") {
+    const n = Number(s);
+    return Number.isFinite(n) ? n : s;
+  }
+  return s;
+}
+
 function readValue(
-  value: Uint8Array,
+  bytes: Uint8Array,
+  at: number,
+  length: number,
   vr: string,
   view: DataView,
-  at: number,
 ): DicomJsonElement | undefined {
   if (vr in BINARY_NUMBERS) {
     const size = BINARY_NUMBERS[vr];
-    if (value.byteLength % size !== 0) return undefined;
+    if (length % size !== 0) return undefined;
     const values: number[] = [];
-    for (let i = at; i < at + value.byteLength; i += size) {
+    for (let i = at; i < at + length; i += size) {
       values.push(
         vr === "US"
           ? view.getUint16(i, true)
@@ -426,31 +509,28 @@ function readValue(
   }
   const text = vr === "PN" || vr === "IS" || vr === "DS" || TEXT_VRS.has(vr);
   if (!text) return undefined;
-  let end = value.byteLength;
+  let end = at + length;
   let split = false;
-  for (let i = 0; i < end; i++) {
-    const c = value[i];
+  for (let i = at; i < end; i++) {
+    const c = bytes[i];
     if (c > 0x7e) return undefined;
     if (c === 0x5c) split = true;
+    if (c === 0x3d && vr === "PN") return undefined;
   }
   // Trailing padding (spaces, NULs, whitespace) is not part of the value.
-  while (end > 0 && (value[end - 1] <= 0x20)) end--;
-  const raw = ascii(value.subarray(0, end));
-  let values: (string | number | { Alphabetic: string } | null)[];
-  if (SINGLE_TEXT.has(vr)) values = [raw];
-  else if (!split) values = [raw.trimStart()];
-  else values = raw.split("\\").map((s) => s.trim());
-  if (vr === "PN") {
-    if (raw.includes("=")) return undefined;
-    values = values.map((s) => (s === "" ? null : { Alphabetic: s as string }));
-  } else if (vr === "IS" || vr === "DS") {
-    values = values.map((s) => {
-      if (s === "") return null;
-      const n = Number(s);
-      return Number.isFinite(n) ? n : s;
-    });
-  } else {
-    values = values.map((s) => (s === "" ? null : s));
+  while (end > at && bytes[end - 1] <= 0x20) end--;
+  if (end === at) return { vr };
+  const raw = ascii(bytes, at, end);
+  if (SINGLE_TEXT.has(vr) || !split) {
+    const value = textValue(SINGLE_TEXT.has(vr) ? raw : raw.trimStart(), vr);
+    return value === null ? { vr } : { vr, Value: [value] };
   }
-  return values.some((v) => v !== null) ? { vr, Value: values } : { vr };
+  const values = raw.split("\\");
+  let any = false;
+  for (let i = 0; i < values.length; i++) {
+    const value = textValue((values[i] as string).trim(), vr);
+    (values as unknown[])[i] = value;
+    if (value !== null) any = true;
+  }
+  return any ? { vr, Value: values } : { vr };
 }

@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import { C_STORE_RQ, NO_DATASET } from "./command_set.ts";
 import type { InstanceBuffer } from "./instance_buffer.ts";
 import { COMMAND, LAST } from "./pdata.ts";
+import { allocate, copyOf } from "./slab.ts";
 import type { PduEvents } from "./pdu_reader.ts";
 
 /** Where messages go. */
@@ -103,10 +104,10 @@ export class MessageRouter implements PduEvents {
     if (this.#mode === Mode.Store) {
       this.#store!.file.write(piece);
     } else if (this.#mode === Mode.Dataset) {
-      this.#dataset.push(piece.slice());
+      this.#dataset.push(copyOf(piece));
       this.#datasetLength += piece.byteLength;
     } else {
-      this.#command.push(piece.slice());
+      this.#command.push(copyOf(piece));
       this.#commandLength += piece.byteLength;
     }
   }
@@ -168,7 +169,7 @@ const MAX_MESSAGE_DATASET = 64 << 20;
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {
   if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(length);
+  const out = allocate(length);
   let at = 0;
   for (const p of parts) {
     out.set(p, at);

@@ -23,7 +23,15 @@ export {
   type ScuOptions,
 } from "./client.ts";
 export { type ConnectionHandler, DimseConnection, type Reply } from "./connection.ts";
-export { datasetJson, IDENTITY, type IdentityKeyword, JsonDataset, RawDataset } from "./dataset.ts";
+export {
+  datasetJson,
+  IDENTITY,
+  type IdentityKeyword,
+  JsonDataset,
+  lazyDatasetJson,
+  RawDataset,
+} from "./dataset.ts";
+export { holdsElement, lazyDicomJson, untouched } from "./lazy_json.ts";
 export {
   type CCancelRequest,
   type CEchoRequest,

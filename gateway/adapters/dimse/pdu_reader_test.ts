@@ -110,10 +110,10 @@ Deno.test("PduReader: unknown PDU types and PDVs longer than their PDU are error
     /unknown PDU type 9/,
   );
   const long = pdvPdu(1, LAST, bytes(10, 7));
-  new DataView(long.buffer).setUint32(6, 50);
+  new DataView(long.buffer, long.byteOffset).setUint32(6, 50);
   await assertRejects(() => new PduReader(sink).push(long), /PDV length 50/);
   const short = pdvPdu(1, LAST, bytes(10, 7));
-  new DataView(short.buffer).setUint32(2, 20);
+  new DataView(short.buffer, short.byteOffset).setUint32(2, 20);
   await assertRejects(() => new PduReader(sink).push(short), /after the last PDV/);
   // An association PDU claiming 4 GiB is refused at its header, before anything is allocated.
   await assertRejects(

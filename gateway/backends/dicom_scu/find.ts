@@ -6,6 +6,7 @@
 import {
   datasetJson,
   JsonDataset,
+  lazyDatasetJson,
   lib,
   newRequest,
   type ScuAssociation,
@@ -37,8 +38,16 @@ export function queryModel(query: DicomQuery): string {
   return query.model ?? findModel(query.level);
 }
 
-/** Run one C-FIND; stops (C-CANCEL) once `offset + limit` matches are in. */
-export async function runFind(assoc: ScuAssociation, query: DicomQuery): Promise<FindResult> {
+/**
+ * Run one C-FIND; stops (C-CANCEL) once `offset + limit` matches are in. With `lazy`, matches
+ * are decoded only when something looks at them (a DIMSE caller gets untouched ones as they
+ * came: adapters/dimse/lazy_json.ts).
+ */
+export async function runFind(
+  assoc: ScuAssociation,
+  query: DicomQuery,
+  lazy = false,
+): Promise<FindResult> {
   const model = queryModel(query);
   const ctx = assoc.accepted(model);
   const request = newRequest(lib.requests.CFindRequest);
@@ -49,7 +58,7 @@ export async function runFind(assoc: ScuAssociation, query: DicomQuery): Promise
   let cancelled = false;
   const final = await assoc.request(request, (res) => {
     if (matches.length >= wanted) return;
-    matches.push(datasetJson(res.getDataset()));
+    matches.push(lazy ? lazyDatasetJson(res.getDataset()) : datasetJson(res.getDataset()));
     if (matches.length >= wanted && !cancelled) {
       cancelled = true;
       assoc.cancel(request);
@@ -67,10 +76,15 @@ export async function runFind(assoc: ScuAssociation, query: DicomQuery): Promise
 /**
  * Run a search: one C-FIND, or, for a QIDO-RS search with matching keys above its level, a C-FIND
  * of that level and one below each match (in the upper level's order) until the page is full.
+ * `lazy` as runFind's, for a single C-FIND.
  */
-export async function runSearch(assoc: ScuAssociation, query: DicomQuery): Promise<FindResult> {
+export async function runSearch(
+  assoc: ScuAssociation,
+  query: DicomQuery,
+  lazy = false,
+): Promise<FindResult> {
   const split = query.hierarchical ? splitHierarchical(query) : undefined;
-  if (!split) return await runFind(assoc, query);
+  if (!split) return await runFind(assoc, query, lazy);
   const parents = await runFind(assoc, split.parents);
   if (statusKind(parents.status) === "failure") return parents;
   const wanted = query.limit === undefined ? Infinity : query.offset + query.limit;

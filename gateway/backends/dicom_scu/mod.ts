@@ -230,7 +230,8 @@ export class DicomScuBackend implements Backend {
     const result = await this.#with(
       [{ abstractSyntax: model, transferSyntaxes: UNCOMPRESSED }],
       call,
-      (a) => runSearch(a, dc.query),
+      // A DIMSE caller's matches stay bytes unless the pipeline looks at them.
+      (a) => runSearch(a, dc.query, req.protocol === "dimse"),
       true,
     );
     if (statusKind(result.status) === "failure") {

@@ -15,12 +15,14 @@ import {
   type DimseService,
   type DimseTls,
   type DimseTlsServer,
+  holdsElement,
   JsonDataset,
   lib,
   type LibResponse,
   negotiate,
   type RawDataset,
   type Reply,
+  untouched,
 } from "../../adapters/dimse/mod.ts";
 import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_config/mod.ts";
 import { AddressRanges } from "../../../shared/net/mod.ts";
@@ -415,7 +417,7 @@ export class DicomScpEndpoint {
         let sent = 0;
         for (const m of matches as DicomJson[]) {
           if (signal.aborted) return STATUS.cancel;
-          respond(STATUS.pending, level && !m["00080052"] ? { ...m, "00080052": level } : m);
+          respond(STATUS.pending, withLevel(m, level));
           // Let a C-CANCEL in between be read.
           if (++sent % 64 === 0) await new Promise((r) => setTimeout(r, 0));
         }
@@ -663,6 +665,21 @@ function fieldOf(res: ResponseEnvelope, name: string): string | null {
     found = found === null ? value : `${found}, ${value}`;
   }
   return found;
+}
+
+/** Query/Retrieve Level (0008,0052). */
+const LEVEL_TAG = 0x00080052;
+
+/**
+ * A match with the identifier's Query/Retrieve Level when it has none. An untouched match of
+ * received bytes (adapters/dimse/lazy_json.ts) that holds one is not looked at: it goes out as
+ * it came.
+ */
+function withLevel(match: DicomJson, level: DicomJson[string] | undefined): DicomJson {
+  if (!level) return match;
+  const raw = untouched(match);
+  if (raw !== undefined && holdsElement(raw.bytes, raw.ts, LEVEL_TAG)) return match;
+  return match["00080052"] ? match : { ...match, "00080052": level };
 }
 
 function isDicomJson(data: unknown): boolean {
