@@ -47,6 +47,18 @@ export interface DimseTls {
   key?: string;
 }
 
+/**
+ * What aborts an association or an operation: an `AbortSignal`, or anything with its `aborted`,
+ * `reason` and abort listeners (the executor's abort hook of a backend call, which costs no
+ * AbortController). Listeners are objects (`handleEvent`), which both accept.
+ */
+export interface AbortSource {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: { handleEvent(): void }): void;
+  removeEventListener(type: "abort", listener: { handleEvent(): void }): void;
+}
+
 /** Where and how to associate. */
 export interface ScuOptions {
   host: string;
@@ -56,7 +68,7 @@ export interface ScuOptions {
   contexts: ProposedContext[];
   tls?: DimseTls;
   /** Aborts the association (timeout or client gone). */
-  signal?: AbortSignal;
+  signal?: AbortSource;
 }
 
 const REJECT_REASONS: Record<string, string> = {
@@ -78,14 +90,18 @@ export function rejectText(source: number, reason: number): string {
 /** An established association to a remote AE. */
 export class ScuAssociation {
   readonly #conn: DimseConnection;
-  #signal?: AbortSignal;
+  #signal?: AbortSource;
+  /** What `watch` listens to: an abort of it aborts the association. */
+  #watched: AbortSource | undefined;
   #failure: DimseError | undefined;
+  /** Accepted contexts by SOP class and dataset syntax (#contextFor). */
+  readonly #contexts = new Map<string, LibContext | undefined>();
   #onFailure = new Set<(err: DimseError) => void>();
   #closed: Promise<void>;
   /** Answers C-STORE sub-operations (C-GET); the returned status is sent back. */
   onStore: ((request: CStoreRequest) => Promise<number>) | undefined;
 
-  private constructor(conn: DimseConnection, signal?: AbortSignal) {
+  private constructor(conn: DimseConnection, signal?: AbortSource) {
     this.#conn = conn;
     this.#signal = signal;
     this.#closed = new Promise((resolve) => {
@@ -149,12 +165,15 @@ export class ScuAssociation {
       }
     }
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        conn.sendAbort();
-        socket.destroy();
-        reject(abortError(opts.signal!));
+      const onAbort = {
+        handleEvent: () => {
+          settle();
+          conn.sendAbort();
+          socket.destroy();
+          reject(abortError(opts.signal!));
+        },
       };
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      opts.signal?.addEventListener("abort", onAbort);
       const settle = () => opts.signal?.removeEventListener("abort", onAbort);
       conn.handler = {
         connected: () => conn.sendAssociationRequest(association),
@@ -240,7 +259,8 @@ export class ScuAssociation {
    */
   request(request: LibRequest, onPending?: (res: LibResponse) => void): Promise<LibResponse> {
     if (this.#failure) return Promise.reject(this.#failure);
-    if (!this.association.getAcceptedPresentationContextFromRequest(request)) {
+    const context = this.#contextFor(request);
+    if (!context) {
       return Promise.reject(
         new DimseError(
           "rejected",
@@ -270,8 +290,26 @@ export class ScuAssociation {
           this.#onFailure.delete(onFail);
           reject(new DimseError("protocol", "the request could not be sent on the association"));
         },
-      });
+      }, context);
     });
+  }
+
+  /**
+   * The accepted context a request goes on (dcmjs-dimse's choice: its SOP class, preferring its
+   * dataset's transfer syntax), looked up once per SOP class and syntax: they are settled.
+   */
+  #contextFor(request: LibRequest): LibContext | undefined {
+    // C-services name their SOP class as the affected one (N-services may name a meta class).
+    if (!C_SERVICES.has(request.getCommandFieldType())) {
+      return this.association.getAcceptedPresentationContextFromRequest(request);
+    }
+    const key = `${request.getAffectedSopClassUid()}|${
+      request.getDataset()?.getTransferSyntaxUid() ?? ""
+    }`;
+    if (this.#contexts.has(key)) return this.#contexts.get(key);
+    const context = this.association.getAcceptedPresentationContextFromRequest(request);
+    if (this.#contexts.size < 256) this.#contexts.set(key, context);
+    return context;
   }
 
   /** Ask the peer to cancel a running C-FIND, C-GET or C-MOVE. */
@@ -310,20 +348,38 @@ export class ScuAssociation {
     this.#onFailure.clear();
   }
 
-  /** Reject pending requests when `signal` aborts; returns the unlink function. */
-  watch(signal: AbortSignal | undefined): () => void {
-    if (!signal) return () => {};
-    const onAbort = () => {
-      this.#fail(abortError(signal));
-      this.abort();
-    };
-    if (signal.aborted) onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    return () => signal.removeEventListener("abort", onAbort);
+  /**
+   * Reject pending requests and abort the association when `signal` aborts, until `unwatch`
+   * (one source at a time; the association is its listener: nothing allocated per operation).
+   */
+  watch(signal: AbortSource | undefined): void {
+    if (!signal) return;
+    this.#watched = signal;
+    if (signal.aborted) return this.handleEvent();
+    signal.addEventListener("abort", this);
+  }
+
+  /** Stop watching the source given to `watch`. */
+  unwatch(): void {
+    const signal = this.#watched;
+    this.#watched = undefined;
+    signal?.removeEventListener("abort", this);
+  }
+
+  /** The watched source aborted (see `watch`). */
+  handleEvent(): void {
+    const signal = this.#watched;
+    if (!signal) return;
+    this.#watched = undefined;
+    this.#fail(abortError(signal));
+    this.abort();
   }
 }
 
-function abortError(signal: AbortSignal): DimseError {
+/** Command fields of the C-service requests (PS3.7 E.1). */
+const C_SERVICES = new Set([0x0001, 0x0010, 0x0020, 0x0021, 0x0030]);
+
+function abortError(signal: AbortSource): DimseError {
   const reason = signal.reason as { name?: string } | undefined;
   return reason?.name === "TimeoutError"
     ? new DimseError("timeout", "the DIMSE operation timed out")

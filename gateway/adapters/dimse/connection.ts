@@ -74,6 +74,13 @@ export interface RequestListener {
   done(): void;
 }
 
+/** A request to send: where its responses go, and its context when the sender knew it. */
+interface Outgoing {
+  request: LibRequest;
+  listener?: RequestListener;
+  context?: LibContext;
+}
+
 /** Sends one or more responses to a request. */
 export type Reply = (responses: LibResponse | LibResponse[]) => void;
 
@@ -164,8 +171,10 @@ export class DimseConnection {
   #sendLimit = 0;
   #messageId = 0;
   /** Requests waiting to be sent, and the one whose responses are awaited. */
-  readonly #queue: LibRequest[] = [];
-  #current: LibRequest | undefined;
+  readonly #queue: Outgoing[] = [];
+  #current: Outgoing | undefined;
+  /** Accepted presentation contexts by id, as messages name them (filled on first use). */
+  readonly #contexts = new Map<number, LibContext>();
   /** Dataset size of the last C-STORE received (the next one is likely the same size). */
   #lastDatasetSize = 0;
   /** The C-STORE whose dataset is arriving. */
@@ -175,8 +184,6 @@ export class DimseConnection {
   #open = true;
   /** C-FIND pending responses held back to go out in one write with what follows them. */
   #held = 0;
-  /** Where the responses of requests sent with `sendRequest` go. */
-  readonly #listeners = new WeakMap<LibRequest, RequestListener>();
 
   constructor(socket: DimseSocket, timeouts: ConnectionTimeouts = {}) {
     this.socket = socket;
@@ -221,30 +228,29 @@ export class DimseConnection {
 
   /** Queue requests; each is sent once the one before it has its final response. */
   sendRequests(requests: LibRequest | LibRequest[]): void {
-    this.#queue.push(...(Array.isArray(requests) ? requests : [requests]));
+    if (Array.isArray(requests)) { for (const request of requests) this.#queue.push({ request }); }
+    else this.#queue.push({ request: requests });
     this.#sendNext();
   }
 
   /**
    * Queue one request whose responses go to `listener` directly instead of the request's
-   * 'response' and 'done' events (dcmjs-dimse's event emitter costs about 10 µs a message).
+   * 'response' and 'done' events (dcmjs-dimse's event emitter costs about 10 µs a message);
+   * `context`, when the caller knows it, is the accepted presentation context it goes on.
    */
-  sendRequest(request: LibRequest, listener: RequestListener): void {
-    this.#listeners.set(request, listener);
-    this.sendRequests(request);
+  sendRequest(request: LibRequest, listener: RequestListener, context?: LibContext): void {
+    this.#queue.push({ request, listener, context });
+    this.#sendNext();
   }
 
-  #responded(request: LibRequest, response: LibResponse): void {
-    const listener = this.#listeners.get(request);
-    if (listener) listener.response(response);
-    else request.raiseResponseEvent(response);
+  #responded(outgoing: Outgoing, response: LibResponse): void {
+    if (outgoing.listener) outgoing.listener.response(response);
+    else outgoing.request.raiseResponseEvent(response);
   }
 
-  #done(request: LibRequest): void {
-    const listener = this.#listeners.get(request);
-    this.#listeners.delete(request);
-    if (listener) listener.done();
-    else request.raiseDoneEvent();
+  #done(outgoing: Outgoing): void {
+    if (outgoing.listener) outgoing.listener.done();
+    else outgoing.request.raiseDoneEvent();
   }
 
   /** Ask the peer to stop a C-FIND, C-GET or C-MOVE it is running for us (C-CANCEL-RQ). */
@@ -357,11 +363,15 @@ export class DimseConnection {
 
   /** The accepted presentation context `contextId`; throws when there is none. */
   #context(contextId: number): LibContext {
+    const known = this.#contexts.get(contextId);
+    if (known !== undefined) return known;
     const context = this.#association?.getPresentationContexts().find((c) => c.id === contextId)
       ?.context;
     if (!context || context.getResult() !== lib.constants.PresentationContextResult.Accept) {
       throw new Error(`no accepted presentation context ${contextId}`);
     }
+    // Contexts are settled once the association is: the answer does not change.
+    this.#contexts.set(contextId, context);
     return context;
   }
 
@@ -431,13 +441,15 @@ export class DimseConnection {
     const response = make();
     response.setCommandDataset(commandSet);
     if (dataset) response.setDataset(dataset);
-    const request = this.#current;
-    if (!request || request.getMessageId() !== response.getMessageIdBeingRespondedTo()) return;
-    this.#responded(request, response);
+    const current = this.#current;
+    if (!current || current.request.getMessageId() !== response.getMessageIdBeingRespondedTo()) {
+      return;
+    }
+    this.#responded(current, response);
     const status = response.getStatus();
     if (status === STATUS.pending || status === STATUS.pendingWarning) return;
     this.#current = undefined;
-    this.#done(request);
+    this.#done(current);
     this.#sendNext();
   }
 
@@ -457,15 +469,17 @@ export class DimseConnection {
   /** Send the next queued request when none is awaiting responses. */
   #sendNext(): void {
     while (this.#current === undefined && this.#queue.length > 0) {
-      const request = this.#queue.shift()!;
-      const context = this.#association?.getAcceptedPresentationContextFromRequest(request);
+      const outgoing = this.#queue.shift()!;
+      const request = outgoing.request;
+      const context = outgoing.context ??
+        this.#association?.getAcceptedPresentationContextFromRequest(request);
       this.#messageId = (this.#messageId % 0xffff) + 1;
       request.setMessageId(this.#messageId);
-      this.#current = request;
+      this.#current = outgoing;
       if (context && this.#send(context, request)) return;
       // Not sendable here (no context, a syntax it cannot be converted to): done, unanswered.
       this.#current = undefined;
-      this.#done(request);
+      this.#done(outgoing);
     }
   }
 

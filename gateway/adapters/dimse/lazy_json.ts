@@ -83,33 +83,50 @@ export function untouched(json: DicomJson): { bytes: Uint8Array; ts: string } | 
  */
 export function holdsElement(bytes: Uint8Array, ts: string, tag: number): boolean | undefined {
   const explicit = ts !== IMPLICIT_LE;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const size = bytes.byteLength;
   let at = 0;
-  while (at + 8 <= bytes.byteLength) {
-    const n = (view.getUint16(at, true) * 0x10000 + view.getUint16(at + 2, true)) >>> 0;
+  while (at + 8 <= size) {
+    const n = (u16(bytes, at) * 0x10000 + u16(bytes, at + 2)) >>> 0;
     if (n === tag) return true;
     if (n > tag) return false;
     let length: number;
-    if (explicit) {
-      const vr = String.fromCharCode(bytes[at + 4], bytes[at + 5]);
-      if (LONG_VRS.has(vr)) {
-        if (at + 12 > bytes.byteLength) return undefined;
-        length = view.getUint32(at + 8, true);
-        at += 12;
-      } else {
-        length = view.getUint16(at + 6, true);
-        at += 8;
-      }
+    if (explicit && !longVr(bytes[at + 4], bytes[at + 5])) {
+      length = u16(bytes, at + 6);
+      at += 8;
+    } else if (explicit) {
+      if (at + 12 > size) return undefined;
+      length = u32(bytes, at + 8);
+      at += 12;
     } else {
-      length = view.getUint32(at + 4, true);
+      length = u32(bytes, at + 4);
       at += 8;
     }
     if (length === 0xffffffff) return undefined;
     at += length;
   }
-  return at === bytes.byteLength ? false : undefined;
+  return at === size ? false : undefined;
+}
+
+function u16(b: Uint8Array, at: number): number {
+  return b[at] | (b[at + 1] << 8);
+}
+
+function u32(b: Uint8Array, at: number): number {
+  return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+}
+
+/** Whether explicit VR `a b` has a 32-bit length (OB OD OF OL OV OW SQ UC UN UR UT). */
+function longVr(a: number, b: number): boolean {
+  switch (a) {
+    case 0x4f: // O
+      return b === 0x42 || b === 0x44 || b === 0x46 || b === 0x4c || b === 0x56 || b === 0x57;
+    case 0x53: // S
+      return b === 0x51;
+    case 0x55: // U
+      return b === 0x43 || b === 0x4e || b === 0x52 || b === 0x54;
+    default:
+      return false;
+  }
 }
 
 const IMPLICIT_LE = "1.2.840.10008.1.2";
-/** VRs whose explicit-VR length field is 32 bits. */
-const LONG_VRS = new Set(["OB", "OD", "OF", "OL", "OV", "OW", "SQ", "UC", "UN", "UR", "UT"]);

@@ -14,6 +14,7 @@
  * @module
  */
 export {
+  type AbortSource,
   DimseError,
   type DimseErrorKind,
   type DimseTls,

@@ -24,6 +24,7 @@
 import { resolve } from "node:path";
 import type { BackendConfig } from "../../../shared/gateway_config/mod.ts";
 import {
+  type AbortSource,
   type DimseTls,
   lib,
   newRequest,
@@ -41,7 +42,12 @@ import {
 } from "../../dicom/mod.ts";
 import { Body, type RequestEnvelope, ResponseEnvelope } from "../../envelope.ts";
 import { causedError, GatewayError } from "../../errors.ts";
-import type { Backend, BackendCall, BuildContext } from "../../pipeline/mod.ts";
+import {
+  type Backend,
+  type BackendCall,
+  type BuildContext,
+  callAbortOf,
+} from "../../pipeline/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
 import { dimseGatewayError, statusError } from "./errors.ts";
 import { queryModel, runSearch } from "./find.ts";
@@ -155,7 +161,7 @@ export class DicomScuBackend implements Backend {
     return res;
   }
 
-  async #associate(contexts: ProposedContext[], signal: AbortSignal): Promise<ScuAssociation> {
+  async #associate(contexts: ProposedContext[], signal: AbortSource): Promise<ScuAssociation> {
     return await ScuAssociation.open({
       host: this.#o.host,
       port: this.#o.port,
@@ -179,7 +185,9 @@ export class DicomScuBackend implements Backend {
     fn: (a: ScuAssociation) => Promise<T>,
     reusable = false,
   ): Promise<T> {
-    return await this.#pool.run(contexts, call.signal, fn, { reuse: reusable, retry: reusable });
+    // The executor's abort hook where there is one: no AbortController and listener per call.
+    const signal = callAbortOf(call);
+    return await this.#pool.run(contexts, signal, fn, { reuse: reusable, retry: reusable });
   }
 
   async #run(req: RequestEnvelope, dc: DicomCall, call: BackendCall): Promise<ResponseEnvelope> {
@@ -198,9 +206,8 @@ export class DicomScuBackend implements Backend {
 
   async #echo(call: BackendCall): Promise<ResponseEnvelope> {
     const started = performance.now();
-    const contexts = [{ abstractSyntax: "1.2.840.10008.1.1", transferSyntaxes: UNCOMPRESSED }];
     const res = await this.#with(
-      contexts,
+      ECHO_CONTEXTS,
       call,
       (a) => a.request(newRequest(lib.requests.CEchoRequest)),
       true,
@@ -226,9 +233,8 @@ export class DicomScuBackend implements Backend {
     dc: Extract<DicomCall, { op: "C-FIND" }>,
     call: BackendCall,
   ): Promise<ResponseEnvelope> {
-    const model = queryModel(dc.query);
     const result = await this.#with(
-      [{ abstractSyntax: model, transferSyntaxes: UNCOMPRESSED }],
+      findContexts(queryModel(dc.query)),
       call,
       // A DIMSE caller's matches stay bytes unless the pipeline looks at them.
       (a) => runSearch(a, dc.query, req.protocol === "dimse"),
@@ -368,6 +374,23 @@ export class DicomScuBackend implements Backend {
     this.#storeScp = undefined;
     await scp?.release();
   }
+}
+
+/** The context of a C-ECHO (one array: the pool works out its key once). */
+const ECHO_CONTEXTS: ProposedContext[] = [
+  { abstractSyntax: "1.2.840.10008.1.1", transferSyntaxes: UNCOMPRESSED },
+];
+
+/** The context of a C-FIND in information model `model`, one array per model. */
+const FIND_CONTEXTS = new Map<string, ProposedContext[]>();
+
+function findContexts(model: string): ProposedContext[] {
+  let contexts = FIND_CONTEXTS.get(model);
+  if (contexts === undefined) {
+    contexts = [{ abstractSyntax: model, transferSyntaxes: UNCOMPRESSED }];
+    if (FIND_CONTEXTS.size < 64) FIND_CONTEXTS.set(model, contexts);
+  }
+  return contexts;
 }
 
 function withStatus(res: ResponseEnvelope, status: number): ResponseEnvelope {

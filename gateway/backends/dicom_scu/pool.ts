@@ -20,7 +20,12 @@
  * breaks under an operation (the peer let it go as the request left) is dropped, and an
  * idempotent operation runs once more on a new association.
  */
-import { DimseError, type ProposedContext, type ScuAssociation } from "../../adapters/dimse/mod.ts";
+import {
+  type AbortSource,
+  DimseError,
+  type ProposedContext,
+  type ScuAssociation,
+} from "../../adapters/dimse/mod.ts";
 
 /** What the pool reports (metrics): associations opened, reused, retried; open and idle now. */
 export interface PoolEvents {
@@ -38,7 +43,7 @@ export interface PoolOptions {
   /** Most associations open to the peer at once; 0: no maximum. */
   maxOpen: number;
   /** Opens an association proposing `contexts`. */
-  open(contexts: ProposedContext[], signal: AbortSignal): Promise<ScuAssociation>;
+  open(contexts: ProposedContext[], signal: AbortSource): Promise<ScuAssociation>;
   events?: PoolEvents;
   /**
    * Two 32-bit cells shared by the pools of this backend in every isolate of the gateway
@@ -143,24 +148,28 @@ export class AssociationPool {
    * Runs `fn` on an association with `contexts`: with `reuse`, an idle one that proposed them,
    * else a new one. A successful association is kept when `reuse`, otherwise released. A broken
    * one is dropped; with `retry` the operation then runs once more on a new association.
+   * `signal` (the executor's abort hook, or an AbortSignal) aborts the association under it.
+   * `contexts` may be the same array from call to call: their keys are then worked out once.
    */
   async run<T>(
     contexts: ProposedContext[],
-    signal: AbortSignal,
+    signal: AbortSource,
     fn: (assoc: ScuAssociation) => Promise<T>,
     opts: RunOptions,
   ): Promise<T> {
-    const keys = contexts.map(contextKey);
+    const keys = keysOf(contexts);
     if (opts.reuse) this.#remember(contexts, keys);
     const need: NeedOf = { keys, contexts, reuse: opts.reuse };
-    let entry = await this.#acquire(need, signal, opts.reuse);
+    // An idle association that serves it is taken at once (no promise to wait for).
+    let entry = (opts.reuse && !this.#closed && !signal.aborted && this.#takeIdle(need)) ||
+      await this.#acquire(need, signal, opts.reuse);
     for (let attempt = 0;; attempt++) {
-      const unwatch = entry.assoc.watch(signal);
+      entry.assoc.watch(signal);
       let result: T;
       try {
         result = await fn(entry.assoc);
       } catch (err) {
-        unwatch();
+        entry.assoc.unwatch();
         const broken = isBroken(err, entry.assoc);
         // Whatever failed, the association's state is unknown: it is not used again.
         entry.assoc.abort();
@@ -170,7 +179,7 @@ export class AssociationPool {
         entry = await this.#acquire(need, signal, false);
         continue;
       }
-      unwatch();
+      entry.assoc.unwatch();
       this.#done(entry, opts.reuse);
       return result;
     }
@@ -178,12 +187,31 @@ export class AssociationPool {
 
   /** Remembers `contexts` for the proposals of new associations (most recent first). */
   #remember(contexts: ProposedContext[], keys: string[]): void {
-    if (keys.every((k) => this.#seenKeys.has(k))) return;
+    if (this.#seenAll(keys)) return;
     const own = new Set(keys);
     const before = this.#seen.filter((c) => !own.has(c.key));
     this.#seen = [...contexts.map((c, i) => ({ context: c, key: keys[i] })), ...before]
       .slice(0, Math.max(contexts.length, MAX_REMEMBERED));
     this.#seenKeys = new Set(this.#seen.map((c) => c.key));
+  }
+
+  #seenAll(keys: string[]): boolean {
+    for (let i = 0; i < keys.length; i++) if (!this.#seenKeys.has(keys[i])) return false;
+    return true;
+  }
+
+  /** An idle association that proposed every context of `need` (most recently used first). */
+  #takeIdle(need: NeedOf): Entry | undefined {
+    this.#dropUnusable();
+    for (let i = this.#idle.length - 1; i >= 0; i--) {
+      const entry = this.#idle[i];
+      if (!covers(entry, need.keys)) continue;
+      this.#idle.splice(i, 1);
+      this.#o.events?.changed(0, -1);
+      this.#o.events?.reused();
+      return entry;
+    }
+    return undefined;
   }
 
   /** What a new association for `need` proposes: its contexts, then those seen (reusable). */
@@ -195,23 +223,14 @@ export class AssociationPool {
   }
 
   /** An association for `need`: idle and covering it (`reuse`), or opened within the maximum. */
-  async #acquire(need: NeedOf, signal: AbortSignal, reuse: boolean): Promise<Entry> {
+  async #acquire(need: NeedOf, signal: AbortSource, reuse: boolean): Promise<Entry> {
     for (;;) {
       if (this.#closed) {
         throw new DimseError("aborted", "the backend is closing (configuration reload or stop)");
       }
       if (signal.aborted) throw abortError(signal);
-      this.#dropUnusable();
-      if (reuse) {
-        for (let i = this.#idle.length - 1; i >= 0; i--) {
-          const entry = this.#idle[i];
-          if (!need.keys.every((k) => entry.proposed.has(k))) continue;
-          this.#idle.splice(i, 1);
-          this.#o.events?.changed(0, -1);
-          this.#o.events?.reused();
-          return entry;
-        }
-      }
+      const idle = reuse ? this.#takeIdle(need) : (this.#dropUnusable(), undefined);
+      if (idle) return idle;
       // No idle association serves this operation: the new one's proposal covers theirs.
       for (const entry of this.#idle.splice(0)) {
         clearTimeout(entry.timer);
@@ -224,7 +243,7 @@ export class AssociationPool {
     }
   }
 
-  async #openFor(need: NeedOf, signal: AbortSignal): Promise<Entry> {
+  async #openFor(need: NeedOf, signal: AbortSource): Promise<Entry> {
     this.#open++;
     this.#opening++;
     this.#o.events?.changed(1, 0);
@@ -273,18 +292,20 @@ export class AssociationPool {
   }
 
   /** Waits until a place may be free (an association released or made idle), or `signal`. */
-  #wait(signal: AbortSignal): Promise<void> {
+  #wait(signal: AbortSource): Promise<void> {
     return new Promise((resolve, reject) => {
       const wake = () => {
         signal.removeEventListener("abort", onAbort);
         resolve();
       };
-      const onAbort = () => {
-        const at = this.#waiters.indexOf(wake);
-        if (at >= 0) this.#waiters.splice(at, 1);
-        reject(abortError(signal));
+      const onAbort = {
+        handleEvent: () => {
+          const at = this.#waiters.indexOf(wake);
+          if (at >= 0) this.#waiters.splice(at, 1);
+          reject(abortError(signal));
+        },
       };
-      signal.addEventListener("abort", onAbort, { once: true });
+      signal.addEventListener("abort", onAbort);
       this.#waiters.push(wake);
     });
   }
@@ -389,7 +410,22 @@ export class AssociationPool {
   }
 }
 
-function abortError(signal: AbortSignal): DimseError {
+/** Whether `entry` proposed every context key of `keys`. */
+function covers(entry: Entry, keys: string[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (!entry.proposed.has(keys[i])) return false;
+  return true;
+}
+
+/** contextKey of each context, worked out once per array of contexts. */
+const KEYS = new WeakMap<ProposedContext[], string[]>();
+
+function keysOf(contexts: ProposedContext[]): string[] {
+  let keys = KEYS.get(contexts);
+  if (keys === undefined) KEYS.set(contexts, keys = contexts.map(contextKey));
+  return keys;
+}
+
+function abortError(signal: AbortSource): DimseError {
   const reason = signal.reason as { name?: string } | undefined;
   return reason?.name === "TimeoutError"
     ? new DimseError("timeout", "the DIMSE operation timed out")

@@ -340,8 +340,9 @@ export class DicomScpEndpoint {
           cancelled: false,
         };
       } else {
-        const stated = parseStatus(fieldOf(res, "x-dicom-status"));
-        const status = after ? await after(res, controller.signal) : stated ?? STATUS.success;
+        const status = after
+          ? await after(res, controller.signal)
+          : statedStatus(res) ?? STATUS.success;
         outcome = { status, res, cancelled: controller.signal.aborted };
       }
     } catch (err) {
@@ -385,9 +386,13 @@ export class DicomScpEndpoint {
     peer: Peer,
     running: Map<number, AbortController>,
   ): Promise<void> {
-    const identifier = datasetJson(req.getDataset());
-    const ts = conn.negotiated?.getAcceptedPresentationContextFromRequest(req)
-      ?.getAcceptedTransferSyntaxUid() ?? "1.2.840.10008.1.2";
+    const dataset = req.getDataset();
+    const identifier = datasetJson(dataset);
+    // The identifier came in the context's syntax, which the matches go back in.
+    const ts = dataset?.getTransferSyntaxUid() ??
+      conn.negotiated?.getAcceptedPresentationContextFromRequest(req)
+        ?.getAcceptedTransferSyntaxUid() ??
+      "1.2.840.10008.1.2";
     const respond = (status: number, dataset?: DicomJson, error?: string) => {
       const res = lib.responses.CFindResponse.fromRequest(req);
       res.setAffectedSopClassUid(req.getAffectedSopClassUid());
@@ -421,9 +426,7 @@ export class DicomScpEndpoint {
           // Let a C-CANCEL in between be read.
           if (++sent % 64 === 0) await new Promise((r) => setTimeout(r, 0));
         }
-        return signal.aborted
-          ? STATUS.cancel
-          : parseStatus(fieldOf(res, "x-dicom-status")) ?? STATUS.success;
+        return signal.aborted ? STATUS.cancel : statedStatus(res) ?? STATUS.success;
       },
     );
     const status = out.cancelled ? STATUS.cancel : out.status;
@@ -649,6 +652,19 @@ function retrieveResponder(
 async function dropBody(res: ResponseEnvelope | undefined): Promise<void> {
   const body = res?.body.forwardable();
   if (body instanceof ReadableStream) await body.cancel().catch(() => {});
+}
+
+/** Statuses as backends write them (`0xFF00`), parsed once each (a regex costs ~0.5 µs). */
+const STATUSES = new Map<string, number | undefined>();
+
+/** The DIMSE status an answer states (`x-dicom-status`), if any. */
+function statedStatus(res: ResponseEnvelope): number | undefined {
+  const text = fieldOf(res, "x-dicom-status");
+  if (text === null) return undefined;
+  if (STATUSES.has(text)) return STATUSES.get(text);
+  const status = parseStatus(text);
+  if (STATUSES.size < 256) STATUSES.set(text, status);
+  return status;
 }
 
 /**
