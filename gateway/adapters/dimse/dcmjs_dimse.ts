@@ -60,14 +60,15 @@ export function newRequest<R extends LibRequest>(
 ): R {
   let template = TEMPLATES.get(Request);
   if (template === undefined) {
-    template = new Request();
+    const made = new Request();
+    template = { request: made, keys: Reflect.ownKeys(made) };
     TEMPLATES.set(Request, template);
   }
   const request = Object.create(Request.prototype) as Record<PropertyKey, unknown>;
-  for (const key of Reflect.ownKeys(template)) {
-    request[key] = (template as unknown as Record<PropertyKey, unknown>)[key];
-  }
-  const own = template.getCommandDataset();
+  const from = template.request as unknown as Record<PropertyKey, unknown>;
+  const keys = template.keys;
+  for (let i = 0; i < keys.length; i++) request[keys[i]] = from[keys[i]];
+  const own = template.request.getCommandDataset();
   request.commandDataset = commandSet ??
     new lib.Dataset({ ...own.getElements() }, own.getTransferSyntaxUid());
   request._events = Object.create(null);
@@ -75,5 +76,5 @@ export function newRequest<R extends LibRequest>(
   return request as unknown as R;
 }
 
-/** One request of each class made by its constructor (see newRequest). */
-const TEMPLATES = new Map<new () => LibRequest, LibRequest>();
+/** One request of each class made by its constructor, and its own keys (see newRequest). */
+const TEMPLATES = new Map<new () => LibRequest, { request: LibRequest; keys: PropertyKey[] }>();

@@ -81,6 +81,30 @@ Deno.test("TcpSocket: an idle connection times out; a peer closing is one 'close
   }
 });
 
+Deno.test("TcpSocket: bytes arriving keep the idle timeout off; it counts from the last", async () => {
+  const { server, client, close } = await pair();
+  try {
+    let timeouts = 0;
+    server.on("timeout", () => timeouts++);
+    const received = () => new Promise((resolve) => server.once("data", resolve));
+    server.setTimeout(300);
+    // Bytes for twice the timeout, each awaited on arrival: never idle for 300 ms.
+    const started = Date.now();
+    while (Date.now() - started < 600) {
+      const arrived = received();
+      client.write(bytes(1, 7));
+      await arrived;
+    }
+    assertEquals(timeouts, 0);
+    const last = Date.now();
+    await new Promise((resolve) => server.once("timeout", resolve));
+    assert(Date.now() - last >= 290, "timed out before 300 ms without bytes");
+    assertEquals(timeouts, 1);
+  } finally {
+    close();
+  }
+});
+
 Deno.test("TcpSocket: a refused connection is 'error' then 'close'", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;

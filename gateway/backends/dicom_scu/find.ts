@@ -78,13 +78,22 @@ export async function runFind(
  * of that level and one below each match (in the upper level's order) until the page is full.
  * `lazy` as runFind's, for a single C-FIND.
  */
-export async function runSearch(
+export function runSearch(
   assoc: ScuAssociation,
   query: DicomQuery,
   lazy = false,
 ): Promise<FindResult> {
   const split = query.hierarchical ? splitHierarchical(query) : undefined;
-  if (!split) return await runFind(assoc, query, lazy);
+  // One C-FIND: its promise as it is (no extra turns of an async frame).
+  return split ? searchLevels(assoc, query, split) : runFind(assoc, query, lazy);
+}
+
+/** A search with matching keys above its level: the upper level, then below each match. */
+async function searchLevels(
+  assoc: ScuAssociation,
+  query: DicomQuery,
+  split: NonNullable<ReturnType<typeof splitHierarchical>>,
+): Promise<FindResult> {
   const parents = await runFind(assoc, split.parents);
   if (statusKind(parents.status) === "failure") return parents;
   const wanted = query.limit === undefined ? Infinity : query.offset + query.limit;

@@ -179,7 +179,8 @@ export class DicomScuBackend implements Backend {
    * for the next operation, and the operation is sent again once on a new association if its own
    * breaks; otherwise (C-GET, C-MOVE) the association is new and released afterwards.
    */
-  async #with<T>(
+  // Not async (nor #run): the pool's promise is handed on as it is, no extra turns per level.
+  #with<T>(
     contexts: ProposedContext[],
     call: BackendCall,
     fn: (a: ScuAssociation) => Promise<T>,
@@ -187,20 +188,20 @@ export class DicomScuBackend implements Backend {
   ): Promise<T> {
     // The executor's abort hook where there is one: no AbortController and listener per call.
     const signal = callAbortOf(call);
-    return await this.#pool.run(contexts, signal, fn, { reuse: reusable, retry: reusable });
+    return this.#pool.run(contexts, signal, fn, REUSE[reusable ? 1 : 0]);
   }
 
-  async #run(req: RequestEnvelope, dc: DicomCall, call: BackendCall): Promise<ResponseEnvelope> {
+  #run(req: RequestEnvelope, dc: DicomCall, call: BackendCall): Promise<ResponseEnvelope> {
     switch (dc.op) {
       case "C-ECHO":
-        return await this.#echo(call);
+        return this.#echo(call);
       case "C-FIND":
-        return await this.#find(req, dc, call);
+        return this.#find(req, dc, call);
       case "C-GET":
       case "C-MOVE":
-        return await this.#retrieve(req, dc, call);
+        return this.#retrieve(req, dc, call);
       case "C-STORE":
-        return await this.#store(req, call);
+        return this.#store(req, call);
     }
   }
 
@@ -375,6 +376,9 @@ export class DicomScuBackend implements Backend {
     await scp?.release();
   }
 }
+
+/** How the pool runs an operation on an association of its own ([0]) or a reusable one ([1]). */
+const REUSE = [{ reuse: false, retry: false }, { reuse: true, retry: true }] as const;
 
 /** The context of a C-ECHO (one array: the pool works out its key once). */
 const ECHO_CONTEXTS: ProposedContext[] = [

@@ -56,6 +56,7 @@ export type RetrieveOutput =
   | { kind: "rendered"; frame: number; thumbnail: boolean };
 
 const OPERATIONS: readonly DimseOperation[] = ["C-ECHO", "C-FIND", "C-GET", "C-MOVE", "C-STORE"];
+const LEVELS: readonly string[] = ["PATIENT", "STUDY", "SERIES", "IMAGE"];
 const UID = "([0-9.]+)";
 const PATHS: {
   re: RegExp;
@@ -122,6 +123,8 @@ const WHOLE_RENDERINGS = new RegExp(`^/studies/${UID}(/series/${UID})?/(rendered
 /** `find` / `C-Find` / `c-find` -> `C-FIND`; undefined when not an operation. */
 export function normalizeOperation(text: string | undefined): DimseOperation | undefined {
   if (!text) return undefined;
+  // The dicom_scp endpoint names them exactly so: no string work per operation.
+  if ((OPERATIONS as readonly string[]).includes(text)) return text as DimseOperation;
   const upper = text.trim().toUpperCase();
   const op = (upper.startsWith("C-") ? upper : `C-${upper}`) as DimseOperation;
   return OPERATIONS.includes(op) ? op : undefined;
@@ -223,7 +226,7 @@ export async function resolveCall(
   if (named && !op) throw badRequest(`unknown dicom_operation \`${named}\``);
   if (!op && req.protocol === "dimse") op = normalizeOperation(req.method);
   const levelOverride = req.metadata.dicom_level?.toUpperCase() as QrLevel | undefined;
-  const path = req.path.replace(/\/+$/, "") || "/";
+  const path = req.path.endsWith("/") ? req.path.replace(/\/+$/, "") || "/" : req.path || "/";
   const route = matchPath(path);
 
   if (!op) {
@@ -245,7 +248,7 @@ export async function resolveCall(
   const base = await bodyIdentifier(req);
   const uids: PathUids = route?.uids ?? {};
   const level = levelOverride ?? route?.level ?? levelOf(base) ?? "STUDY";
-  if (!["PATIENT", "STUDY", "SERIES", "IMAGE"].includes(level)) {
+  if (!LEVELS.includes(level)) {
     throw badRequest(`unknown query/retrieve level \`${level}\``);
   }
   if (op === "C-FIND") {

@@ -320,12 +320,10 @@ export class DicomScpEndpoint {
       this.config.name,
       op,
       peer,
-      {
-        dicom_message_id: String(messageId),
-        ...extra,
-      },
+      extra,
       body,
       controller.signal,
+      messageId,
     );
     const record = new RequestRecord(deps, this.pipeline.name, env.id);
     record.envelope = env;
@@ -405,7 +403,7 @@ export class DicomScpEndpoint {
     const out = await this.#operation(
       "C-FIND",
       peer,
-      { dicom_sop_class: req.getAffectedSopClassUid(), ...levelMetadata(identifier) },
+      levelMetadata(identifier, { dicom_sop_class: req.getAffectedSopClassUid() }),
       identifierBody(identifier),
       req.getMessageId(),
       running,

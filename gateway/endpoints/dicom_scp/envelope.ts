@@ -19,7 +19,10 @@ export interface Peer {
   remoteAddr?: string;
 }
 
-/** The common part of an operation's envelope. */
+/**
+ * The common part of an operation's envelope; `messageId`, when given, is `dicom_message_id`
+ * (before `extra`). The metadata is built in one object (no spreads: one per DIMSE operation).
+ */
 export function dimseEnvelope(
   endpoint: string,
   op: string,
@@ -27,24 +30,27 @@ export function dimseEnvelope(
   extra: Record<string, string>,
   body: Body,
   signal: AbortSignal,
+  messageId?: number,
 ): RequestEnvelope {
   const path = `/${op}`;
+  const metadata: Record<string, string> = {
+    endpoint,
+    service: "dicom_scp",
+    method: op,
+    path,
+    dicom_operation: op,
+    calling_aet: peer.callingAet,
+    called_aet: peer.calledAet,
+  };
+  if (peer.remoteAddr) metadata.remote_addr = peer.remoteAddr;
+  if (messageId !== undefined) metadata.dicom_message_id = String(messageId);
+  for (const key in extra) metadata[key] = extra[key];
   return new RequestEnvelope({
     id: crypto.randomUUID(),
     protocol: "dimse",
     method: op,
     path,
-    metadata: {
-      endpoint,
-      service: "dicom_scp",
-      method: op,
-      path,
-      dicom_operation: op,
-      calling_aet: peer.callingAet,
-      called_aet: peer.calledAet,
-      ...(peer.remoteAddr ? { remote_addr: peer.remoteAddr } : {}),
-      ...extra,
-    },
+    metadata,
     body,
     endpoint,
     remoteAddr: peer.remoteAddr,
@@ -57,10 +63,14 @@ export function identifierBody(identifier: DicomJson): Body {
   return Body.fromData(identifier, "application/dicom+json");
 }
 
-/** Metadata describing an identifier's level. */
-export function levelMetadata(identifier: DicomJson): Record<string, string> {
+/** Metadata describing an identifier's level, added to `into` when given. */
+export function levelMetadata(
+  identifier: DicomJson,
+  into: Record<string, string> = {},
+): Record<string, string> {
   const level = levelOf(identifier);
-  return level ? { dicom_level: level } : {};
+  if (level) into.dicom_level = level;
+  return into;
 }
 
 /** Metadata describing a received instance, from its identity elements. */
