@@ -326,6 +326,56 @@ export function decodeIdentifier(bytes: Uint8Array, ts: string): DicomJson | und
   return utf8Charset(json);
 }
 
+/**
+ * Top-level element `tag` of dataset bytes in `ts`, decoded as decodeIdentifier decodes it; null
+ * when the dataset does not hold it, undefined when this codec cannot tell (then decode it all).
+ * Elements are in tag order: the walk stops at the first one past `tag`.
+ */
+export function decodeElement(
+  bytes: Uint8Array,
+  ts: string,
+  tag: number,
+): DicomJsonElement | null | undefined {
+  const explicit = explicitOf(ts);
+  if (explicit === undefined) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const input: In = { bytes, view, at: 0, explicit };
+  const end = bytes.byteLength;
+  while (input.at < end) {
+    if (input.at + 8 > end) return undefined;
+    const n = (view.getUint16(input.at, true) * 0x10000 + view.getUint16(input.at + 2, true)) >>>
+      0;
+    if (n > tag) return null;
+    let vr: string;
+    let length: number;
+    if (explicit) {
+      vr = explicitVr(bytes[input.at + 4], bytes[input.at + 5]);
+      if (LONG_VRS.has(vr)) {
+        if (input.at + 12 > end) return undefined;
+        length = view.getUint32(input.at + 8, true);
+        input.at += 12;
+      } else {
+        length = view.getUint16(input.at + 6, true);
+        input.at += 8;
+      }
+    } else {
+      vr = implicitVr(n, hex(n));
+      length = view.getUint32(input.at + 4, true);
+      input.at += 8;
+    }
+    if (vr === "SQ") {
+      const sq = readSequence(input, length, end);
+      if (!sq) return undefined;
+      if (n === tag) return sq;
+      continue;
+    }
+    if (length === UNDEFINED || input.at + length > end) return undefined;
+    if (n === tag) return readValue(bytes, input.at, length, vr, view);
+    input.at += length;
+  }
+  return null;
+}
+
 /** Elements up to `end`, or (`delimited`) to an item delimiter. */
 function readItems(input: In, end: number, delimited: boolean): DicomJson | undefined {
   const out: DicomJson = {};

@@ -6,8 +6,13 @@
  * spread) decodes it into an ordinary object behind the proxy and ends that: whatever is done to
  * it afterwards, even in place inside an element, is encoded again from the JSON.
  */
-import { type DicomJson, readDataset, toDicomJson } from "../../dicom/mod.ts";
-import { decodeIdentifier } from "./identifier_codec.ts";
+import {
+  type DicomJson,
+  type DicomJsonElement,
+  readDataset,
+  toDicomJson,
+} from "../../dicom/mod.ts";
+import { decodeElement, decodeIdentifier } from "./identifier_codec.ts";
 
 /** The key under which a lazy object answers its state without being decoded. */
 const STATE = Symbol("lazy DICOM JSON");
@@ -37,6 +42,11 @@ class LazyState implements ProxyHandler<DicomJson> {
 
   get(target: DicomJson, key: PropertyKey, receiver: unknown): unknown {
     if (key === STATE) return this;
+    // Decoded keys are tags (8 characters): any other (`then` when a promise resolves with it,
+    // `toJSON`, symbols) is what the empty object answers, decoded or not. Not a look.
+    if (!this.touched && (typeof key !== "string" || key.length !== 8)) {
+      return Reflect.get(target, key, receiver);
+    }
     return Reflect.get(this.#open(target), key, receiver);
   }
   set(target: DicomJson, key: PropertyKey, value: unknown, receiver: unknown): boolean {
@@ -74,6 +84,24 @@ export function lazyDicomJson(bytes: Uint8Array, ts: string): DicomJson {
 export function untouched(json: DicomJson): { bytes: Uint8Array; ts: string } | undefined {
   const state = (json as { [STATE]?: LazyState })[STATE];
   return state instanceof LazyState && !state.touched ? state : undefined;
+}
+
+/**
+ * Element `key` of `json` (DICOM JSON key of top-level tag `tag`) for reading only: of an
+ * untouched lazy object, a copy decoded from its bytes without a look at the object (it stays its
+ * bytes); of any other object (or when the bytes cannot tell), `json[key]` itself.
+ */
+export function peekElement(
+  json: DicomJson,
+  tag: number,
+  key: string,
+): DicomJsonElement | undefined {
+  const raw = untouched(json);
+  if (raw !== undefined) {
+    const element = decodeElement(raw.bytes, raw.ts, tag);
+    if (element !== undefined) return element ?? undefined;
+  }
+  return json[key];
 }
 
 /**

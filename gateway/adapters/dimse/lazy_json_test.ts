@@ -12,8 +12,8 @@ import {
   writeDataset,
 } from "../../dicom/mod.ts";
 import { JsonDataset } from "./dataset.ts";
-import { decodeIdentifier, encodeIdentifier } from "./identifier_codec.ts";
-import { holdsElement, lazyDicomJson, untouched } from "./lazy_json.ts";
+import { decodeElement, decodeIdentifier, encodeIdentifier } from "./identifier_codec.ts";
+import { holdsElement, lazyDicomJson, peekElement, untouched } from "./lazy_json.ts";
 
 const MATCH: DicomJson = {
   "00080052": { vr: "CS", Value: ["STUDY"] },
@@ -51,6 +51,39 @@ Deno.test("lazy DICOM JSON: untouched, it is sent as the bytes it came in", () =
       assert(out.buffer === bytes.buffer && out.byteOffset === bytes.byteOffset);
       assert(untouched(json), "sending is not a look");
     }
+  }
+});
+
+Deno.test("lazy DICOM JSON: being a promise's value or having an element peeked is not a look", async () => {
+  for (const ts of [TS.implicitLE, TS.explicitLE]) {
+    const bytes = encodeIdentifier(MATCH, ts)!;
+    const json = lazyDicomJson(bytes, ts);
+    // Resolving a promise with it reads its `then`.
+    assert((await Promise.resolve(json)) === json);
+    assertEquals(peekElement(json, 0x00080052, "00080052"), MATCH["00080052"]);
+    assertEquals(peekElement(json, 0x00080060, "00080060"), undefined);
+    assertEquals(peekElement(json, 0x0020000d, "0020000D"), MATCH["0020000D"]);
+    assert(untouched(json), "still its bytes");
+    // An ordinary object answers as it is.
+    assertEquals(peekElement(MATCH, 0x00100020, "00100020"), MATCH["00100020"]);
+  }
+});
+
+Deno.test("decodeElement reads one top-level element as decodeIdentifier does", () => {
+  for (const ts of [TS.implicitLE, TS.explicitLE]) {
+    const json: DicomJson = {
+      "00080005": { vr: "CS", Value: ["ISO_IR 192"] },
+      "00080006": { vr: "SQ", Value: [{ "00080100": { vr: "SH", Value: ["X"] } }] },
+      ...MATCH,
+    };
+    const bytes = encodeIdentifier(json, ts)!;
+    const all = decodeIdentifier(bytes, ts)!;
+    for (const [tag, el] of Object.entries(all)) {
+      assertEquals(decodeElement(bytes, ts, parseInt(tag, 16)), el, tag);
+    }
+    assertEquals(decodeElement(bytes, ts, 0x00080060), null);
+    assertEquals(decodeElement(bytes, ts, 0x7fe00010), null);
+    assertEquals(decodeElement(bytes.subarray(0, 5), ts, 0x00080052), undefined);
   }
 });
 

@@ -32,7 +32,7 @@ export {
   lazyDatasetJson,
   RawDataset,
 } from "./dataset.ts";
-export { holdsElement, lazyDicomJson, untouched } from "./lazy_json.ts";
+export { holdsElement, lazyDicomJson, peekElement, untouched } from "./lazy_json.ts";
 export {
   type CCancelRequest,
   type CEchoRequest,

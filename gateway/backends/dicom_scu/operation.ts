@@ -26,6 +26,7 @@ import {
 } from "../../dicom/mod.ts";
 import type { RequestEnvelope } from "../../envelope.ts";
 import { GatewayError } from "../../errors.ts";
+import { peekElement } from "../../adapters/dimse/mod.ts";
 
 /** The DIMSE operations of the backend. */
 export type DimseOperation = "C-ECHO" | "C-FIND" | "C-GET" | "C-MOVE" | "C-STORE";
@@ -247,7 +248,10 @@ export async function resolveCall(
 
   const base = await bodyIdentifier(req);
   const uids: PathUids = route?.uids ?? {};
-  const level = levelOverride ?? route?.level ?? levelOf(base) ?? "STUDY";
+  // Read without a look at a DIMSE caller's lazy identifier (sent on as its bytes if untouched).
+  const stated = peekElement(base, 0x00080052, "00080052");
+  const level = levelOverride ?? route?.level ??
+    levelOf(stated ? { "00080052": stated } : {}) ?? "STUDY";
   if (!LEVELS.includes(level)) {
     throw badRequest(`unknown query/retrieve level \`${level}\``);
   }

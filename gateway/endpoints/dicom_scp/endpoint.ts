@@ -17,6 +17,7 @@ import {
   type DimseTlsServer,
   holdsElement,
   JsonDataset,
+  lazyDatasetJson,
   lib,
   type LibResponse,
   negotiate,
@@ -39,6 +40,7 @@ import {
   dimseEnvelope,
   identifierBody,
   instanceMetadata,
+  levelElement,
   levelMetadata,
   type Peer,
 } from "./envelope.ts";
@@ -385,7 +387,8 @@ export class DicomScpEndpoint {
     running: Map<number, AbortController>,
   ): Promise<void> {
     const dataset = req.getDataset();
-    const identifier = datasetJson(dataset);
+    // Decoded only if the pipeline looks at it: untouched, the PACS gets the caller's bytes.
+    const identifier = lazyDatasetJson(dataset);
     // The identifier came in the context's syntax, which the matches go back in.
     const ts = dataset?.getTransferSyntaxUid() ??
       conn.negotiated?.getAcceptedPresentationContextFromRequest(req)
@@ -399,7 +402,7 @@ export class DicomScpEndpoint {
       if (error) res.setErrorComment(comment(error));
       reply(res);
     };
-    const level = identifier["00080052"];
+    const level = levelElement(identifier);
     const out = await this.#operation(
       "C-FIND",
       peer,

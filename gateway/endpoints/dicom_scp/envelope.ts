@@ -8,8 +8,8 @@
  * The body is the identifier as DICOM JSON (`application/dicom+json`) or, for C-STORE, the Part 10
  * file (`application/dicom`; `data()` gives the header as DICOM JSON).
  */
-import type { IdentityKeyword, RawDataset } from "../../adapters/dimse/mod.ts";
-import { type DicomJson, levelOf } from "../../dicom/mod.ts";
+import { type IdentityKeyword, peekElement, type RawDataset } from "../../adapters/dimse/mod.ts";
+import { type DicomJson, type DicomJsonElement, levelOf } from "../../dicom/mod.ts";
 import { Body, RequestEnvelope } from "../../envelope.ts";
 
 /** Who is on the other side of an association. */
@@ -63,14 +63,23 @@ export function identifierBody(identifier: DicomJson): Body {
   return Body.fromData(identifier, "application/dicom+json");
 }
 
-/** Metadata describing an identifier's level, added to `into` when given. */
+/**
+ * Metadata describing an identifier's level, added to `into` when given. Read without a look at
+ * a lazy identifier (adapters/dimse/lazy_json.ts): untouched, it is forwarded as its bytes.
+ */
 export function levelMetadata(
   identifier: DicomJson,
   into: Record<string, string> = {},
 ): Record<string, string> {
-  const level = levelOf(identifier);
+  const element = levelElement(identifier);
+  const level = levelOf(element ? { "00080052": element } : {});
   if (level) into.dicom_level = level;
   return into;
+}
+
+/** An identifier's Query/Retrieve Level element, for reading (see levelMetadata). */
+export function levelElement(identifier: DicomJson): DicomJsonElement | undefined {
+  return peekElement(identifier, 0x00080052, "00080052");
 }
 
 /** Metadata describing a received instance, from its identity elements. */

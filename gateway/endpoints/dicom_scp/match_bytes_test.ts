@@ -1,15 +1,14 @@
 /**
- * C-FIND matches through the gateway (dicom_scp -> pipeline -> dicom_scu -> a PACS of this test):
- * a match nothing in the pipeline looked at reaches the caller as the very bytes the PACS sent,
- * even ones the gateway would have written differently (Latin-1 text); a match a response
- * transform changed, or one given the identifier's level, is encoded again and says so.
+ * C-FIND through the gateway (dicom_scp -> pipeline -> dicom_scu -> a PACS of this test): an
+ * identifier or a match nothing in the pipeline looked at is forwarded as the very bytes it came
+ * in, even ones the gateway would have written differently (Latin-1 text); one a transform
+ * changed, or a match given the identifier's level, is encoded again and says so.
  */
 import { assert, assertEquals } from "../../../tests/assert.ts";
 import { startTestGateway } from "../../../tests/harness.ts";
 import { freePort } from "../../../tests/support/mod.ts";
 import {
   DimseListener,
-  JsonDataset,
   lib,
   type LibResponse,
   negotiate,
@@ -41,8 +40,22 @@ const MATCHES: DicomJson[] = [
   },
 ];
 
-/** A PACS answering every C-FIND with MATCHES, encoded by dcmjs; what it sent, per request. */
-async function pacs(sent: Uint8Array[][]) {
+/** The identifier the caller sends: Latin-1, as the gateway would not write it. */
+const IDENTIFIER = writeDataset(
+  fromDicomJson({
+    "00080005": { vr: "CS", Value: ["ISO_IR 100"] },
+    "00080052": { vr: "CS", Value: ["STUDY"] },
+    "00100010": { vr: "PN", Value: [{ Alphabetic: "Müller*" }] },
+    "0020000D": { vr: "UI" },
+  }),
+  TS.explicitLE,
+);
+
+/**
+ * A PACS answering every C-FIND with MATCHES, encoded by dcmjs; what it sent, per request, and
+ * the identifiers it received.
+ */
+async function pacs(sent: Uint8Array[][], received: Uint8Array[]) {
   return await DimseListener.listen({
     hostname: "127.0.0.1",
     port: 0,
@@ -53,6 +66,7 @@ async function pacs(sent: Uint8Array[][]) {
           conn.sendAssociationAccept();
         },
         find(request, reply) {
+          received.push((request.getDataset() as RawDataset).bytes.slice());
           const ts = conn.negotiated!.getAcceptedPresentationContextFromRequest(request)!
             .getAcceptedTransferSyntaxUid()!;
           const responses: LibResponse[] = [];
@@ -87,12 +101,7 @@ async function find(port: number, calledAet: string): Promise<Uint8Array[]> {
   try {
     const request = new lib.requests.CFindRequest();
     request.setAffectedSopClassUid(SOP.studyRootFind);
-    request.setDataset(
-      new JsonDataset({
-        "00080052": { vr: "CS", Value: ["STUDY"] },
-        "0020000D": { vr: "UI" },
-      }, TS.explicitLE),
-    );
+    request.setDataset(new RawDataset(IDENTIFIER, TS.explicitLE));
     const got: Uint8Array[] = [];
     const final = await assoc.request(request, (res) => {
       const dataset = res.getDataset();
@@ -110,9 +119,10 @@ function json(bytes: Uint8Array): DicomJson {
   return toDicomJson(readDataset(bytes, TS.explicitLE));
 }
 
-Deno.test("C-FIND through the gateway: untouched matches go out as the PACS sent them", async () => {
+Deno.test("C-FIND through the gateway: untouched identifiers and matches go on as they came", async () => {
   const sent: Uint8Array[][] = [];
-  const listener = await pacs(sent);
+  const received: Uint8Array[] = [];
+  const listener = await pacs(sent, received);
   const plain = freePort();
   const transformed = freePort();
   const gw = await startTestGateway(
@@ -139,6 +149,12 @@ type = "transform"
 spec_path = "keep.json"
 apply = "right"
 
+[middleware.ask]
+type = "transform"
+[middleware.ask.options]
+spec_path = "ask.json"
+apply = "left"
+
 [backends.pacs]
 service = "dicom_scu"
 timeout_secs = 10
@@ -154,12 +170,17 @@ backends = ["pacs"]
 
 [pipelines.transformed]
 endpoints = ["scp_t"]
-middleware = ["keep"]
+middleware = ["ask", "keep"]
 backends = ["pacs"]
 `,
     {
       logLevel: "warn",
       files: {
+        // Asks for the patient ID too.
+        "transforms/ask.json": JSON.stringify([{
+          operation: "default",
+          spec: { "00100020": { vr: "LO" } },
+        }]),
         // Keeps the character set, the level and the study of each match: the name goes.
         "transforms/keep.json": JSON.stringify([{
           operation: "shift",
@@ -177,6 +198,8 @@ backends = ["pacs"]
   try {
     for (let round = 0; round < 2; round++) {
       const got = await find(plain, "GWSCP");
+      // The identifier reached the PACS as the caller sent it.
+      assertEquals(received[received.length - 1], IDENTIFIER);
       const [first, second] = sent[sent.length - 1];
       assertEquals(got.length, 2);
       // Byte for byte what the PACS sent, Latin-1 name and all.
@@ -185,8 +208,11 @@ backends = ["pacs"]
       assert(got[1].byteLength !== second.byteLength);
       assertEquals(json(got[1]), { ...json(second), "00080052": MATCHES[0]["00080052"] });
     }
-    // A transform looked at (and changed) them: encoded from its output.
+    // Transforms looked at (and changed) them: encoded from their output.
     const got = await find(transformed, "GWSCPT");
+    const asked = json(received[received.length - 1]);
+    assertEquals(asked["00100020"], { vr: "LO" });
+    assertEquals(asked["00080052"], MATCHES[0]["00080052"]);
     const [first] = sent[sent.length - 1];
     assert(got[0].byteLength !== first.byteLength);
     const changed = json(got[0]);
