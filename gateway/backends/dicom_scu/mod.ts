@@ -257,7 +257,7 @@ export class DicomScuBackend implements Backend {
         "x-dicom-matches",
         String(matches.length),
         "x-dicom-status",
-        statusHex(result.status),
+        hexOf(result.status),
       ],
       Body.fromData(matches, DICOM_JSON),
     );
@@ -375,6 +375,18 @@ export class DicomScuBackend implements Backend {
     this.#storeScp = undefined;
     await scp?.release();
   }
+}
+
+/** statusHex of the statuses met, made once each (one per C-FIND answer). */
+const HEX = new Map<number, string>();
+
+function hexOf(status: number): string {
+  let hex = HEX.get(status);
+  if (hex === undefined) {
+    hex = statusHex(status);
+    if (HEX.size < 256) HEX.set(status, hex);
+  }
+  return hex;
 }
 
 /** How the pool runs an operation on an association of its own ([0]) or a reusable one ([1]). */

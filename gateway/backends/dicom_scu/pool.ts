@@ -89,7 +89,7 @@ interface Entry {
    * idle long enough, or is armed again for the rest (no timer set and cleared per operation).
    */
   timer?: ReturnType<typeof setTimeout>;
-  /** When it last went idle (performance.now()). */
+  /** When it last went idle (Date.now(): no op call per operation; ms are plenty here). */
   idleSince?: number;
   /** Its closing is watched (once) to drop it when it goes while idle. */
   watched?: boolean;
@@ -325,7 +325,7 @@ export class AssociationPool {
       return this.#release(entry);
     }
     entry.assoc.detach();
-    entry.idleSince = performance.now();
+    entry.idleSince = Date.now();
     if (entry.timer === undefined) this.#armIdle(entry, this.#o.idleSecs * 1000);
     this.#idle.push(entry);
     this.#o.events?.changed(0, 1);
@@ -342,7 +342,7 @@ export class AssociationPool {
       const at = this.#idle.indexOf(entry);
       // In use: armed again when it goes idle next.
       if (at < 0) return;
-      const left = entry.idleSince! + this.#o.idleSecs * 1000 - performance.now();
+      const left = entry.idleSince! + this.#o.idleSecs * 1000 - Date.now();
       if (left > 1) return this.#armIdle(entry, left);
       this.#idle.splice(at, 1);
       this.#o.events?.changed(0, -1);

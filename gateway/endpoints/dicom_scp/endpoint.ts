@@ -366,7 +366,7 @@ export class DicomScpEndpoint {
         endpoint: this.config.name,
         operation: op,
         calling_aet: peer.callingAet,
-        status: `0x${sent.toString(16).padStart(4, "0")}`,
+        status: statusText(sent),
       });
       if (!committed) return sent;
       try {
@@ -655,6 +655,18 @@ async function dropBody(res: ResponseEnvelope | undefined): Promise<void> {
   if (body instanceof ReadableStream) await body.cancel().catch(() => {});
 }
 
+/** A status as the record gives it (`0xff00`), made once each. */
+const STATUS_TEXT = new Map<number, string>();
+
+function statusText(status: number): string {
+  let text = STATUS_TEXT.get(status);
+  if (text === undefined) {
+    text = `0x${status.toString(16).padStart(4, "0")}`;
+    if (STATUS_TEXT.size < 256) STATUS_TEXT.set(status, text);
+  }
+  return text;
+}
+
 /** Statuses as backends write them (`0xFF00`), parsed once each (a regex costs ~0.5 µs). */
 const STATUSES = new Map<string, number | undefined>();
 
@@ -677,7 +689,9 @@ function fieldOf(res: ResponseEnvelope, name: string): string | null {
   if (fields === undefined) return res.headers.get(name);
   let found: string | null = null;
   for (let i = 0; i < fields.length; i += 2) {
-    if (fields[i].toLowerCase() !== name) continue;
+    // Backends name their fields in lower case: compared as they are first (no new string).
+    const field = fields[i];
+    if (field !== name && field.toLowerCase() !== name) continue;
     const value = fields[i + 1].trim();
     found = found === null ? value : `${found}, ${value}`;
   }

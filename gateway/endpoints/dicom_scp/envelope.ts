@@ -12,6 +12,9 @@ import { type IdentityKeyword, peekElement, type RawDataset } from "../../adapte
 import { type DicomJson, type DicomJsonElement, levelOf } from "../../dicom/mod.ts";
 import { Body, RequestEnvelope } from "../../envelope.ts";
 
+/** The headers of every DIMSE envelope (read-only: `headers` gives a request its own copy). */
+const NO_HEADERS = new Headers();
+
 /** Who is on the other side of an association. */
 export interface Peer {
   callingAet: string;
@@ -50,6 +53,9 @@ export function dimseEnvelope(
     protocol: "dimse",
     method: op,
     path,
+    // A DIMSE operation has no headers: one empty set for all, copied if anyone writes to it.
+    headers: NO_HEADERS,
+    headersWritable: false,
     metadata,
     body,
     endpoint,
