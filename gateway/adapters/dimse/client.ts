@@ -94,6 +94,8 @@ export class ScuAssociation {
   /** What `watch` listens to: an abort of it aborts the association. */
   #watched: AbortSource | undefined;
   #failure: DimseError | undefined;
+  /** Accepted contexts by abstract and transfer syntax (accepted). */
+  readonly #accepted = new Map<string, LibContext | undefined>();
   /** Accepted contexts by SOP class and dataset syntax (#contextFor). */
   readonly #contexts = new Map<string, LibContext | undefined>();
   #onFailure = new Set<(err: DimseError) => void>();
@@ -242,6 +244,15 @@ export class ScuAssociation {
 
   /** The accepted presentation context for an abstract syntax, preferring `transferSyntax`. */
   accepted(abstractSyntax: string, transferSyntax?: string): LibContext | undefined {
+    // Settled with the association: looked up once per syntax pair (one per C-FIND, C-STORE).
+    const key = `${abstractSyntax}|${transferSyntax ?? ""}`;
+    if (this.#accepted.has(key)) return this.#accepted.get(key);
+    const found = this.#findAccepted(abstractSyntax, transferSyntax);
+    if (this.#accepted.size < 256) this.#accepted.set(key, found);
+    return found;
+  }
+
+  #findAccepted(abstractSyntax: string, transferSyntax?: string): LibContext | undefined {
     let found: LibContext | undefined;
     for (const { id } of this.association.getPresentationContexts()) {
       const pc = this.association.getPresentationContext(id);

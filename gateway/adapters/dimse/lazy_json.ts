@@ -22,6 +22,9 @@ class LazyState implements ProxyHandler<DicomJson> {
   readonly bytes: Uint8Array;
   readonly ts: string;
   touched = false;
+  /** The last element peeked (peekElement), by tag: the endpoint and the backend read the same. */
+  peekedTag = -1;
+  peeked: DicomJsonElement | null | undefined;
 
   constructor(bytes: Uint8Array, ts: string) {
     this.bytes = bytes;
@@ -89,17 +92,21 @@ export function untouched(json: DicomJson): { bytes: Uint8Array; ts: string } | 
 /**
  * Element `key` of `json` (DICOM JSON key of top-level tag `tag`) for reading only: of an
  * untouched lazy object, a copy decoded from its bytes without a look at the object (it stays its
- * bytes); of any other object (or when the bytes cannot tell), `json[key]` itself.
+ * bytes; the same copy for the same tag again); of any other object (or when the bytes cannot
+ * tell), `json[key]` itself.
  */
 export function peekElement(
   json: DicomJson,
   tag: number,
   key: string,
 ): DicomJsonElement | undefined {
-  const raw = untouched(json);
-  if (raw !== undefined) {
-    const element = decodeElement(raw.bytes, raw.ts, tag);
-    if (element !== undefined) return element ?? undefined;
+  const state = (json as { [STATE]?: LazyState })[STATE];
+  if (state instanceof LazyState && !state.touched) {
+    if (state.peekedTag !== tag) {
+      state.peeked = decodeElement(state.bytes, state.ts, tag);
+      state.peekedTag = tag;
+    }
+    if (state.peeked !== undefined) return state.peeked ?? undefined;
   }
   return json[key];
 }

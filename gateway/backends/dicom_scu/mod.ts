@@ -154,9 +154,12 @@ export class DicomScuBackend implements Backend {
   /** Run the envelope's DIMSE operation. */
   async invoke(req: RequestEnvelope, call: BackendCall): Promise<ResponseEnvelope> {
     const dc = await resolveCall(req, this.#o.dimse_retrieve_mode);
-    const res = await this.#run(req, dc, call).catch((err) => {
+    let res: ResponseEnvelope;
+    try {
+      res = await this.#run(req, dc, call);
+    } catch (err) {
       throw dimseGatewayError(err, this.#peer);
-    });
+    }
     res.backend = this.name;
     return res;
   }

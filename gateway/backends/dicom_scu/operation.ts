@@ -57,6 +57,7 @@ export type RetrieveOutput =
   | { kind: "rendered"; frame: number; thumbnail: boolean };
 
 const OPERATIONS: readonly DimseOperation[] = ["C-ECHO", "C-FIND", "C-GET", "C-MOVE", "C-STORE"];
+const DICOM_JSON = "application/dicom+json";
 const LEVELS: readonly string[] = ["PATIENT", "STUDY", "SERIES", "IMAGE"];
 const UID = "([0-9.]+)";
 const PATHS: {
@@ -137,7 +138,9 @@ function badRequest(message: string): GatewayError {
 
 /** The identifier carried by the body (DICOM JSON object), or `{}`. */
 async function bodyIdentifier(req: RequestEnvelope): Promise<DicomJson> {
-  if (req.body.isEmpty || req.body.format !== "json") return {};
+  // A DIMSE identifier's type is known JSON: no media type parsed per operation.
+  const body = req.body;
+  if (body.isEmpty || (body.contentType !== DICOM_JSON && body.format !== "json")) return {};
   const data = await req.body.data();
   if (data === null || data === undefined) return {};
   if (typeof data !== "object" || Array.isArray(data)) {

@@ -376,7 +376,9 @@ export class DicomScpEndpoint {
         return failureStatus(op, toGatewayError(err));
       }
     };
-    return { ...outcome, report };
+    // The outcome object itself (no copy of it per operation).
+    (outcome as OperationOutcome).report = report;
+    return outcome as OperationOutcome;
   }
 
   async #find(
@@ -406,7 +408,7 @@ export class DicomScpEndpoint {
     const out = await this.#operation(
       "C-FIND",
       peer,
-      levelMetadata(identifier, { dicom_sop_class: req.getAffectedSopClassUid() }),
+      levelMetadata(identifier, { dicom_sop_class: req.getAffectedSopClassUid() }, level),
       identifierBody(identifier),
       req.getMessageId(),
       running,

@@ -72,12 +72,13 @@ export function identifierBody(identifier: DicomJson): Body {
 /**
  * Metadata describing an identifier's level, added to `into` when given. Read without a look at
  * a lazy identifier (adapters/dimse/lazy_json.ts): untouched, it is forwarded as its bytes.
+ * `element`, when the caller has it, is the identifier's level element (levelElement).
  */
 export function levelMetadata(
   identifier: DicomJson,
   into: Record<string, string> = {},
+  element: DicomJsonElement | undefined = levelElement(identifier),
 ): Record<string, string> {
-  const element = levelElement(identifier);
   const level = levelOf(element ? { "00080052": element } : {});
   if (level) into.dicom_level = level;
   return into;
