@@ -17,7 +17,8 @@ import { Logger } from "../shared/mod.ts";
 import type { QueueConfig } from "../shared/gateway_config/mod.ts";
 import { Body, RequestEnvelope, ResponseEnvelope } from "../gateway/envelope.ts";
 import { GatewayError } from "../gateway/errors.ts";
-import { NatsQueue, type QueueDeps } from "../gateway/delivery/mod.ts";
+import type { QueueDeps } from "../gateway/delivery/mod.ts";
+import { NatsQueue } from "../gateway/delivery/nats/mod.ts";
 
 const HAVE = requirePeer("NATS JetStream", "nats-server", "nats-server");
 

@@ -7,7 +7,6 @@
  */
 // nodemailer ships no types (and @types/nodemailer would bring an @types/node of its own into
 // the whole program's type check): the part used here is typed below.
-import { createTransport } from "nodemailer";
 import { isIP } from "node:net";
 import type { AlertChannelConfig } from "../../shared/gateway_config/mod.ts";
 import { noticeBody, noticeTitle, withoutSecrets } from "./notice_text.ts";
@@ -39,7 +38,7 @@ export function emailSender(channel: AlertChannelConfig, ca?: string): Sender {
   // One connection per notice (nodemailer's default without `pool`): alerts are rare.
   const security = channel.security ?? "starttls";
   const timeoutMs = channel.timeout_secs * 1000;
-  const transport: MailTransport = createTransport({
+  const options = {
     host: channel.host,
     port: channel.port ?? 587,
     secure: security === "tls",
@@ -50,7 +49,7 @@ export function emailSender(channel: AlertChannelConfig, ca?: string): Sender {
       ...(ca ? { ca } : {}),
       // SNI names a host, never an address (the certificate is then checked for the IP).
       ...(isIP(channel.host!) ? {} : { servername: channel.host }),
-      minVersion: "TLSv1.2",
+      minVersion: "TLSv1.2" as const,
     },
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
@@ -58,19 +57,28 @@ export function emailSender(channel: AlertChannelConfig, ca?: string): Sender {
     // nodemailer's own logger stays off: it would print the SMTP dialogue (AUTH included).
     logger: false,
     debug: false,
-  });
+  };
+  // nodemailer is loaded with the first notice: a gateway without an e-mail channel, or one
+  // whose alerts never fire, does not pay for loading it.
+  let transport: Promise<MailTransport> | undefined;
+  const connect = () =>
+    transport ??= import("nodemailer").then(({ createTransport }) =>
+      createTransport(options) as MailTransport
+    );
   const secrets = [channel.password, channel.user];
   return {
     async send(notice, signal) {
-      const sending = transport.sendMail({
-        from: channel.from!,
-        to: channel.to!,
-        subject: emailSubject(channel, notice),
-        text: noticeBody(notice),
-        headers: {
-          "X-Gateway-Alert": `${notice.status}; rule=${notice.alert.rule}; id=${notice.alert.id}`,
-        },
-      });
+      const sending = connect().then((t) =>
+        t.sendMail({
+          from: channel.from!,
+          to: channel.to!,
+          subject: emailSubject(channel, notice),
+          text: noticeBody(notice),
+          headers: {
+            "X-Gateway-Alert": `${notice.status}; rule=${notice.alert.rule}; id=${notice.alert.id}`,
+          },
+        })
+      );
       const aborted = new Promise<never>((_, reject) => {
         const stop = () => reject(new Error("timed out"));
         if (signal.aborted) stop();
@@ -85,7 +93,7 @@ export function emailSender(channel: AlertChannelConfig, ca?: string): Sender {
       }
     },
     close() {
-      transport.close();
+      transport?.then((t) => t.close(), () => {});
     },
   };
 }

@@ -5,7 +5,6 @@
  * (`AGE-SECRET-KEY-1…`). Anything else is refused with a message that says what was expected;
  * the message never contains the value.
  */
-import { identityToRecipient } from "age-encryption";
 
 /** Name of the environment variable. */
 export const ENCRYPTION_KEY_ENV = "GATEWAY_ENCRYPTION_KEY";
@@ -45,6 +44,8 @@ export async function parseEncryptionKey(value: string): Promise<EncryptionKey> 
   if (!IDENTITY.test(identity)) {
     throw new EncryptionKeyError("no AGE-SECRET-KEY-1… identity in it");
   }
+  // age loads on first use: most processes that import the gateway never need it.
+  const { identityToRecipient } = await import("age-encryption");
   let recipient: string;
   try {
     recipient = await identityToRecipient(identity);

@@ -4,7 +4,6 @@
  * written atomically with mode 0600.
  */
 import { join } from "node:path";
-import { Decrypter, Encrypter } from "age-encryption";
 import { checkMachineTokenPayload, type MachineTokenPayload } from "../../shared/mod.ts";
 import { removeIfExists, writeFileAtomic } from "../../shared/mod.ts";
 import type { EncryptionKey } from "./encryption_key.ts";
@@ -23,6 +22,7 @@ export async function writeTokenFile(
   key: EncryptionKey,
   payload: MachineTokenPayload,
 ): Promise<void> {
+  const { Encrypter } = await import("age-encryption");
   const e = new Encrypter();
   e.addRecipient(key.recipient);
   const sealed = await e.encrypt(JSON.stringify(payload));
@@ -47,6 +47,7 @@ export async function readTokenFile(path: string, key: EncryptionKey): Promise<T
   }
   let text: string;
   try {
+    const { Decrypter } = await import("age-encryption");
     const d = new Decrypter();
     d.addIdentity(key.identity);
     text = await d.decrypt(sealed, "text");

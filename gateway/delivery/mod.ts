@@ -18,7 +18,6 @@
  */
 export { DeliveryQueue, type QueueDeps, type QueueStats } from "./queue.ts";
 export type { DeadLetterContent, DeadLetterEdit, QueueStore } from "./queue_store.ts";
-export { natsNames, NatsQueue } from "./nats/mod.ts";
 export { DeliveryQueues, type DeliveryTarget } from "./registry.ts";
 export { QueuedBackend, type QueueIntake, type QueueOpener } from "./queued_backend.ts";
 export { retryAfterMs, type Verdict, verdictOf } from "./verdict.ts";

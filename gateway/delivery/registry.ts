@@ -16,7 +16,6 @@ import { type ComponentHealth, DegradedComponents } from "../observability/mod.t
 import type { Backend } from "../pipeline/mod.ts";
 import { DeliveryQueue } from "./queue.ts";
 import type { QueueStats, QueueStore } from "./queue_store.ts";
-import { NatsQueue } from "./nats/mod.ts";
 
 /** The configuration the queues deliver through. */
 export interface DeliveryTarget {
@@ -57,6 +56,8 @@ export class DeliveryQueues {
     };
     const running = this.#queues.get(config.name);
     if (settings.store === "nats") {
+      // The NATS client loads only for a gateway with a JetStream queue.
+      const { NatsQueue } = await import("./nats/mod.ts");
       const key = await NatsQueue.connectionKey(settings);
       if (running instanceof NatsQueue && running.key === key) {
         running.retune(settings, deps);

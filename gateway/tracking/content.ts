@@ -7,7 +7,6 @@
  * identity stays outside the store, so a copy of the database alone reveals metadata, never
  * content.
  */
-import { Decrypter, Encrypter, identityToRecipient } from "age-encryption";
 import type { TrackingStage } from "./types.ts";
 
 /** One stage as captured (before encryption). */
@@ -51,6 +50,7 @@ export async function loadTrackingKey(file: string): Promise<TrackingKey> {
         "`age-keygen -o <file>`)",
     );
   }
+  const { identityToRecipient } = await import("age-encryption");
   return { identity, recipient: await identityToRecipient(identity) };
 }
 
@@ -105,6 +105,7 @@ export interface ContentKey {
 /** A new content key, wrapped for `recipient`. */
 export async function newContentKey(recipient: string, now: number): Promise<ContentKey> {
   const raw = crypto.getRandomValues(new Uint8Array(32));
+  const { Encrypter } = await import("age-encryption");
   const e = new Encrypter();
   e.addRecipient(recipient);
   const wrapped = await e.encrypt(raw);
@@ -115,6 +116,7 @@ export async function newContentKey(recipient: string, now: number): Promise<Con
 
 /** The AES key of a wrapped content key, opened with the age identity. */
 export async function unwrapContentKey(wrapped: Uint8Array, identity: string): Promise<CryptoKey> {
+  const { Decrypter } = await import("age-encryption");
   const d = new Decrypter();
   d.addIdentity(identity);
   const raw = await d.decrypt(wrapped);

@@ -3,7 +3,6 @@
  * Schemas of manifest, audit, metadata and file list, the file list against the payload entries,
  * the payload hash, the signature and (with a key) the encrypted payload.
  */
-import Ajv2020 from "ajv/dist/2020.js";
 import { decryptPayload, verifyManifest } from "./crypto.ts";
 import { payloadHash, sha256Hex } from "./hash.ts";
 import { AUDIT_SCHEMA, FILES_SCHEMA, MANIFEST_SCHEMA, METADATA_SCHEMA } from "./schemas.ts";
@@ -39,32 +38,50 @@ export interface ValidPackage {
   entries: Map<string, Uint8Array>;
 }
 
-// deno-lint-ignore no-explicit-any
-const ajv = new (Ajv2020 as any)({ allErrors: true, strict: false });
-ajv.addFormat("date-time", {
-  type: "string",
-  validate: (v: string) =>
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) &&
-    !Number.isNaN(Date.parse(v)),
-});
-ajv.addFormat(
-  "uuid",
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
-);
-const VALIDATORS = {
-  "manifest.json": ajv.compile(MANIFEST_SCHEMA),
-  "audit.json": ajv.compile(AUDIT_SCHEMA),
-  "payload/metadata.json": ajv.compile(METADATA_SCHEMA),
-  "payload/files.json": ajv.compile(FILES_SCHEMA),
+/** The four documents with a JSON Schema. */
+export type SchemaDocument =
+  | "manifest.json"
+  | "audit.json"
+  | "payload/metadata.json"
+  | "payload/files.json";
+
+type SchemaValidator = ((value: unknown) => boolean) & {
+  errors?: { instancePath: string; message?: string }[] | null;
 };
 
+// Ajv and the four compiled schemas cost about 0.1 s of CPU: they are made on the first package
+// validated, not when the gateway (or any isolate or test that imports it) loads.
+let validators: Promise<Record<SchemaDocument, SchemaValidator>> | undefined;
+
+function schemaValidators(): Promise<Record<SchemaDocument, SchemaValidator>> {
+  return validators ??= (async () => {
+    const { default: Ajv2020 } = await import("ajv/dist/2020.js");
+    // deno-lint-ignore no-explicit-any
+    const ajv = new (Ajv2020 as any)({ allErrors: true, strict: false });
+    ajv.addFormat("date-time", {
+      type: "string",
+      validate: (v: string) =>
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) &&
+        !Number.isNaN(Date.parse(v)),
+    });
+    ajv.addFormat(
+      "uuid",
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+    );
+    return {
+      "manifest.json": ajv.compile(MANIFEST_SCHEMA),
+      "audit.json": ajv.compile(AUDIT_SCHEMA),
+      "payload/metadata.json": ajv.compile(METADATA_SCHEMA),
+      "payload/files.json": ajv.compile(FILES_SCHEMA),
+    };
+  })();
+}
+
 /** Schema problems of one document (`<file><pointer>: <message>`). */
-export function schemaProblems(file: keyof typeof VALIDATORS, value: unknown): string[] {
-  const validate = VALIDATORS[file];
+export async function schemaProblems(file: SchemaDocument, value: unknown): Promise<string[]> {
+  const validate = (await schemaValidators())[file];
   if (validate(value)) return [];
-  return (validate.errors as { instancePath: string; message?: string }[]).map((e) =>
-    `${file}${e.instancePath}: ${e.message}`
-  );
+  return (validate.errors ?? []).map((e) => `${file}${e.instancePath}: ${e.message}`);
 }
 
 function parseJson(entries: Map<string, Uint8Array>, name: string, problems: string[]): unknown {
@@ -92,8 +109,10 @@ async function checkPayload(
   const doc = new Map([...payload].map(([k, v]) => [`payload/${k}`, v]));
   const metadata = parseJson(doc, "payload/metadata.json", problems);
   const files = parseJson(doc, "payload/files.json", problems);
-  if (metadata !== undefined) problems.push(...schemaProblems("payload/metadata.json", metadata));
-  if (files !== undefined) problems.push(...schemaProblems("payload/files.json", files));
+  if (metadata !== undefined) {
+    problems.push(...await schemaProblems("payload/metadata.json", metadata));
+  }
+  if (files !== undefined) problems.push(...await schemaProblems("payload/files.json", files));
   for (const path of payload.keys()) {
     if (path !== "metadata.json" && path !== "files.json" && !/^(dicom|files)\//.test(path)) {
       problems.push(`payload/${path} is outside payload/dicom/ and payload/files/`);
@@ -138,8 +157,8 @@ export async function validatePackage(
   }
   const manifest = parseJson(entries, "manifest.json", problems) as JmixManifest | undefined;
   const audit = parseJson(entries, "audit.json", problems);
-  if (manifest !== undefined) problems.push(...schemaProblems("manifest.json", manifest));
-  if (audit !== undefined) problems.push(...schemaProblems("audit.json", audit));
+  if (manifest !== undefined) problems.push(...await schemaProblems("manifest.json", manifest));
+  if (audit !== undefined) problems.push(...await schemaProblems("audit.json", audit));
   if (problems.length) throw new JmixInvalid(problems);
   const m = manifest!;
 

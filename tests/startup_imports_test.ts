@@ -1,0 +1,125 @@
+/**
+ * What starting the gateway loads: the npm packages that only some configurations use are
+ * imported with `import()` where they are first needed (docs/decisions.md, "Packages a
+ * configuration may never use load on first use"), so a gateway, each of its data-plane isolates
+ * and every test that imports it do not pay for loading them. The static import graph of
+ * `gateway/main.ts` is read with `deno info --json`; each such package must be absent from it and
+ * still be reachable through a literal `import()` (so `deno compile` bundles it).
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { REPO_ROOT } from "./support/mod.ts";
+
+/** Packages a gateway loads only when a configuration uses them. */
+const ON_FIRST_USE = [
+  "@aws-sdk/client-s3", // storage backends with an s3:// root
+  "age-encryption", // the cloud token file and tracked content
+  "ajv", // JMIX package validation
+  "ioredis", // rate limits kept in Redis
+  "nats", // JetStream delivery queues
+  "nodemailer", // e-mail alert channels
+];
+
+interface InfoDependency {
+  specifier: string;
+  code?: { specifier: string };
+  isDynamic?: boolean;
+}
+
+interface InfoModule {
+  specifier: string;
+  dependencies?: InfoDependency[];
+}
+
+/** The npm package of a resolved module specifier (either form Deno prints), or undefined. */
+function packageOf(specifier: string): string | undefined {
+  const local = specifier.match(/\/node_modules\/\.deno\/([^/]+?)@\d[^/]*\//);
+  if (local) return local[1].replace("+", "/");
+  const npm = specifier.match(/^npm:\/?((?:@[^/@]+\/)?[^/@]+)@/);
+  return npm?.[1];
+}
+
+async function moduleGraph(root: string): Promise<Map<string, InfoModule>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", root],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(out.success, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: InfoModule[];
+  };
+  return new Map(info.modules.map((m) => [m.specifier, m]));
+}
+
+/** Packages reached from `root` through static imports only, and those a dynamic import names. */
+function packagesReached(
+  graph: Map<string, InfoModule>,
+  root: string,
+): { staticPackages: Set<string>; dynamicPackages: Set<string> } {
+  const staticPackages = new Set<string>();
+  const dynamicTargets: string[] = [];
+  const seen = new Set([root]);
+  const queue = [root];
+  while (queue.length) {
+    const specifier = queue.pop()!;
+    const pkg = packageOf(specifier);
+    if (pkg) {
+      staticPackages.add(pkg);
+      continue; // a package's own imports are its business
+    }
+    for (const dep of graph.get(specifier)?.dependencies ?? []) {
+      const target = dep.code?.specifier;
+      if (!target) continue; // `import type`: nothing loads
+      if (dep.isDynamic) {
+        dynamicTargets.push(target);
+        continue;
+      }
+      if (!seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  // What a dynamic import brings in: the package it names, or the packages its module imports.
+  const dynamicPackages = new Set<string>();
+  const seenDynamic = new Set<string>();
+  while (dynamicTargets.length) {
+    const specifier = dynamicTargets.pop()!;
+    if (seenDynamic.has(specifier)) continue;
+    seenDynamic.add(specifier);
+    const pkg = packageOf(specifier);
+    if (pkg) {
+      dynamicPackages.add(pkg);
+      continue;
+    }
+    for (const dep of graph.get(specifier)?.dependencies ?? []) {
+      if (dep.code?.specifier) dynamicTargets.push(dep.code.specifier);
+    }
+  }
+  return { staticPackages, dynamicPackages };
+}
+
+Deno.test("startup: packages that only some configurations use are not in the gateway's static import graph", async () => {
+  const root = new URL("../gateway/main.ts", import.meta.url).href;
+  const graph = await moduleGraph(root);
+  assert(graph.has(root), "deno info did not list gateway/main.ts");
+  const { staticPackages, dynamicPackages } = packagesReached(graph, root);
+  // The walk sees packages at all (the test would pass vacuously if it saw none).
+  assert(staticPackages.has("hono"), `no hono among ${[...staticPackages].join(", ")}`);
+  assertEquals(ON_FIRST_USE.filter((p) => staticPackages.has(p)), []);
+  assertEquals(ON_FIRST_USE.filter((p) => !dynamicPackages.has(p)), []);
+});
+
+Deno.test("startup: packageOf reads both forms of a resolved npm specifier", () => {
+  assertEquals(
+    packageOf(
+      "file:///r/node_modules/.deno/@aws-sdk+client-s3@3.1169.0/node_modules/@aws-sdk/client-s3/dist-cjs/index.js",
+    ),
+    "@aws-sdk/client-s3",
+  );
+  assertEquals(packageOf("npm:/ajv@8.20.0/dist/2020.js"), "ajv");
+  assertEquals(packageOf("npm:@aws-sdk/client-s3@3.1169.0"), "@aws-sdk/client-s3");
+  assertEquals(packageOf("file:///r/gateway/main.ts"), undefined);
+});
