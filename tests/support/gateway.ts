@@ -117,6 +117,8 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
     Deno.execPath(),
     options.runArgs?.(configPath) ?? [
       "run",
+      // As `deno task start`: node_modules is installed; Deno does not check it again per isolate.
+      "--node-modules-dir=manual",
       "--allow-all",
       "--unstable-net",
       "--unstable-no-legacy-abort",
