@@ -22,6 +22,7 @@ const watchdog = new MainWatchdog({ logger, metrics });
 watchdog.configure({ missMs: ${missMs}, exitMs: ${exitMs} });
 const end = performance.now() + ${blockMs};
 while (performance.now() < end) {}
+console.log("the block ran out");
 await logged;
 console.log(metrics.render().split("\\n").filter((l) => l.startsWith("gateway_watchdog")).join("\\n"));
 watchdog.stop();
@@ -54,9 +55,8 @@ Deno.test("main watchdog: a blocked main thread is logged by the watchdog thread
 });
 
 Deno.test("main watchdog: past the exit threshold the process exits 70 while its main thread is blocked", async () => {
-  const started = performance.now();
-  const { code, stderr } = await run(script(200, 1_000, 60_000));
+  const { code, stdout, stderr } = await run(script(200, 1_000, 60_000));
   assertEquals(code, 70, stderr);
-  assert(performance.now() - started < 30_000, "the process ran out its 60 s block");
+  assert(!stdout.includes("the block ran out"), "the process ran out its 60 s block");
   assert(stderr.includes("the process exits for its supervisor to restart it"), stderr);
 });
