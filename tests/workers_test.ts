@@ -145,12 +145,19 @@ Deno.test("workers: the per-address connection cap holds across isolates", async
   }
 });
 
-Deno.test("workers: queued requests from every isolate go through the main thread's queue", async () => {
+/**
+ * The queue and the reload claims share one gateway of two isolates (its worker isolate costs
+ * ~0.35 s of CPU to start): the queued pipeline under `/in` first, then the reload of the echo
+ * route (the queued pipeline is reloaded with it, unchanged).
+ */
+Deno.test("workers: queued requests go through the main thread's queue; a reload switches every isolate", async (t) => {
   const upstream = startUpstream(() => new Response(null, { status: 201 }));
-  const gw = await startTestGateway(
-    `[endpoints.api]
+  const route = (prefix: string) =>
+    `[endpoints.api]\nservice = "http"\n[endpoints.api.options]\npath_prefix = "${prefix}"\n` +
+    `[backends.echo]\nservice = "echo"\n[pipelines.p]\nendpoints = ["api"]\nbackends = ["echo"]\n` +
+    `[endpoints.queued]
 service = "http"
-[endpoints.api.options]
+[endpoints.queued.options]
 path_prefix = "/in"
 [backends.lab]
 service = "http"
@@ -158,64 +165,68 @@ service = "http"
 base_url = "${upstream.url}"
 [backends.lab.queue]
 dir = "{DIR}/queue"
-[pipelines.p]
-endpoints = ["api"]
+[pipelines.q]
+endpoints = ["queued"]
 backends = ["lab"]
-`,
-    { workers: WORKERS, logLevel: "warn" },
-  );
+`;
+  const gw = await startTestGateway(route("/one"), { workers: WORKERS, logLevel: "warn" });
   try {
-    const ids = new Set<string>();
-    for (let i = 0; i < 30; i++) {
-      const res = await fetchFresh(`${gw.url}/in/obs?n=${i}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ n: i }),
-      });
-      assertEquals(res.status, 202, res.text);
-      ids.add(JSON.parse(res.text).delivery_id);
-    }
-    assertEquals(ids.size, 30);
-    assert((await workers(gw)).every((w) => w.requests > 0));
-    await waitFor(() => Promise.resolve(upstream.received.length === 30), {
-      timeoutMs: 10_000,
-      description: "the queue delivered 30 messages",
-    });
-    const bodies = upstream.received.map((r) => JSON.parse(new TextDecoder().decode(r.body)).n);
-    assertEquals(bodies.sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i));
-    assert(upstream.received.every((r) => new URL(r.url).search.startsWith("?n=")));
+    const queued = await t.step(
+      "queued requests from every isolate go through the main thread's queue",
+      async () => {
+        const ids = new Set<string>();
+        for (let i = 0; i < 30; i++) {
+          const res = await fetchFresh(`${gw.url}/in/obs?n=${i}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ n: i }),
+          });
+          assertEquals(res.status, 202, res.text);
+          ids.add(JSON.parse(res.text).delivery_id);
+        }
+        assertEquals(ids.size, 30);
+        assert((await workers(gw)).every((w) => w.requests > 0));
+        await waitFor(() => Promise.resolve(upstream.received.length === 30), {
+          timeoutMs: 10_000,
+          description: "the queue delivered 30 messages",
+        });
+        const bodies = upstream.received.map((r) => JSON.parse(new TextDecoder().decode(r.body)).n);
+        assertEquals(bodies.sort((a, b) => a - b), Array.from({ length: 30 }, (_, i) => i));
+        assert(upstream.received.every((r) => new URL(r.url).search.startsWith("?n=")));
+      },
+    );
+    const reloaded = await t.step(
+      "a reload switches every isolate; a refused one switches none",
+      async () => {
+        const text = await Deno.readTextFile(gw.configFile);
+        await Deno.writeTextFile(
+          gw.configFile,
+          text.replace('path_prefix = "/one"', 'path_prefix = "/two"'),
+        );
+        const ok = await (await gw.mgmtFetch("/api/reload", { method: "POST" })).json();
+        assertEquals(ok.ok, true, JSON.stringify(ok));
+        assertEquals((await workers(gw)).map((w) => w.generation), Array(WORKERS).fill(2));
+        for (let i = 0; i < 30; i++) {
+          assertEquals((await fetchFresh(`${gw.url}/two/x`)).status, 200);
+          assertEquals((await fetchFresh(`${gw.url}/one/x`)).status, 404);
+        }
+        await Deno.writeTextFile(
+          gw.configFile,
+          text.replace('service = "echo"', 'service = "nosuch"'),
+        );
+        const refused = await gw.mgmtFetch("/api/reload", { method: "POST" });
+        assertEquals(refused.status, 422);
+        await refused.body?.cancel();
+        assertEquals((await workers(gw)).map((w) => w.generation), Array(WORKERS).fill(2));
+        for (let i = 0; i < 10; i++) {
+          assertEquals((await fetchFresh(`${gw.url}/two/x`)).status, 200);
+        }
+      },
+    );
+    assert(queued && reloaded, "both steps passed");
   } finally {
     await gw.stop();
     await upstream.stop();
-  }
-});
-
-Deno.test("workers: a reload switches every isolate; a refused one switches none", async () => {
-  const route = (prefix: string) =>
-    `[endpoints.api]\nservice = "http"\n[endpoints.api.options]\npath_prefix = "${prefix}"\n` +
-    `[backends.echo]\nservice = "echo"\n[pipelines.p]\nendpoints = ["api"]\nbackends = ["echo"]\n`;
-  const gw = await startTestGateway(route("/one"), { workers: WORKERS, logLevel: "warn" });
-  try {
-    const text = await Deno.readTextFile(gw.configFile);
-    await Deno.writeTextFile(
-      gw.configFile,
-      text.replace('path_prefix = "/one"', 'path_prefix = "/two"'),
-    );
-    const ok = await (await gw.mgmtFetch("/api/reload", { method: "POST" })).json();
-    assertEquals(ok.ok, true, JSON.stringify(ok));
-    assertEquals((await workers(gw)).map((w) => w.generation), Array(WORKERS).fill(2));
-    for (let i = 0; i < 30; i++) {
-      assertEquals((await fetchFresh(`${gw.url}/two/x`)).status, 200);
-      assertEquals((await fetchFresh(`${gw.url}/one/x`)).status, 404);
-    }
-    await Deno.writeTextFile(gw.configFile, text.replace('service = "echo"', 'service = "nosuch"'));
-    const refused = await gw.mgmtFetch("/api/reload", { method: "POST" });
-    assertEquals(refused.status, 422);
-    await refused.body?.cancel();
-    assertEquals((await workers(gw)).map((w) => w.generation), Array(WORKERS).fill(2));
-    for (let i = 0; i < 10; i++) assertEquals((await fetchFresh(`${gw.url}/two/x`)).status, 200);
-  } finally {
-    await gw.stop();
   }
 });
 
