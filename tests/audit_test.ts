@@ -44,6 +44,7 @@ async function records(files: string[]) {
 function verify(files: string[]) {
   return runCommand(Deno.execPath(), [
     "run",
+    "--node-modules-dir=manual",
     "--allow-read",
     "gateway/main.ts",
     "audit",

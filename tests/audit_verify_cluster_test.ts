@@ -43,6 +43,7 @@ async function nodeTrail(
 function verify(paths: string[]) {
   return runCommand(Deno.execPath(), [
     "run",
+    "--node-modules-dir=manual",
     "--allow-read",
     "gateway/main.ts",
     "audit",

@@ -250,6 +250,7 @@ Deno.test("cloud serve: development mode listens on 127.0.0.1 unless told otherw
     const port = freePort();
     const process = spawnCaptured(Deno.execPath(), [
       "run",
+      "--node-modules-dir=manual",
       "--allow-net",
       "--allow-read",
       "--allow-write",

@@ -167,6 +167,7 @@ export async function startS3rver(bucket: string, keys: string[] = []): Promise<
   const port = freePort();
   const proc = spawnCaptured(Deno.execPath(), [
     "run",
+    "--node-modules-dir=manual",
     "--allow-all",
     "tests/storage_s3rver.ts",
     "--dir",
