@@ -17,10 +17,12 @@ import {
   formatProblems,
   loadConfigFile,
 } from "./config/mod.ts";
-import { clusterReportLines, verifyAuditTrails } from "./audit/mod.ts";
 import { createMetrics } from "./observability/mod.ts";
-import { buildRuntime, ConfigError, Gateway } from "./runtime/mod.ts";
 import { VERSION } from "./version.ts";
+
+// The runtime and the audit verifier are imported by the commands that use them: `--help`,
+// `--version`, a bad flag and `audit verify` do not load the whole gateway (about 0.5 s of CPU).
+const loadRuntime = () => import("./runtime/mod.ts");
 
 const USAGE = `gateway ${VERSION}: healthcare data-pipeline gateway
 
@@ -44,6 +46,7 @@ async function validate(file: string): Promise<number> {
   const loaded = await loadConfigFile(file);
   let problems = loaded.problems;
   if (loaded.config && problems.length === 0) {
+    const { buildRuntime } = await loadRuntime();
     const logger = new Logger({ level: "error", format: "text" });
     const built = await buildRuntime(loaded.config, 0, {
       logger,
@@ -64,6 +67,7 @@ async function validate(file: string): Promise<number> {
 }
 
 async function run(configFile: string | null, defaultPorts: DefaultPorts): Promise<number> {
+  const { ConfigError, Gateway } = await loadRuntime();
   const logger = new Logger({ level: "info", format: "json" });
   // The executable owns its process: its main thread's watchdog may end it for a restart.
   const gateway = new Gateway({
@@ -111,6 +115,7 @@ async function audit(args: string[]): Promise<number> {
     console.error(`usage: gateway audit verify PATH...\n\n${USAGE}`);
     return 2;
   }
+  const { clusterReportLines, verifyAuditTrails } = await import("./audit/mod.ts");
   const report = await verifyAuditTrails(args.slice(1));
   for (const line of clusterReportLines(report)) console.log(line);
   // Recorded gaps are not tampering (exit 0), but an operator must not miss them.
