@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, startTestCloud } from "./cloud_harness.ts";
 import { requirePeer } from "./support/mod.ts";
-import { startChromium } from "./support/chromium.ts";
+import { startLeanChromium } from "./support/chromium_lean.ts";
 import { DEVICE_GRANT_TYPE } from "../cloud/auth/mod.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
@@ -17,7 +17,7 @@ Deno.test({
   fn: async () => {
     const cloud = await startTestCloud();
     // One Chromium without a profile on disk; the context is as fresh as a new profile.
-    const chromiumProcess = await startChromium();
+    const chromiumProcess = await startLeanChromium();
     const browser = await chromiumProcess.newContext();
     try {
       const page = browser.pages()[0] ?? await browser.newPage();

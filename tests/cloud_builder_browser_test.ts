@@ -11,7 +11,8 @@ import { generateIdentity } from "age-encryption";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, startTestCloud } from "./cloud_harness.ts";
 import { freePort, requirePeer, startGateway, waitFor } from "./support/mod.ts";
-import { axeProblems, launchChromium } from "./support/chromium.ts";
+import { axeProblems } from "./support/chromium.ts";
+import { launchLeanChromium } from "./support/chromium_lean.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
 const SHOTS = Deno.env.get("UPDATE_DOCS")
@@ -28,7 +29,7 @@ Deno.test({
     });
     const shots = SHOTS ?? await Deno.makeTempDir({ prefix: "cloud-shots-" });
     await Deno.mkdir(shots, { recursive: true });
-    const browser = await launchChromium();
+    const browser = await launchLeanChromium();
     let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
     const checked: string[] = [];
     try {

@@ -7,7 +7,8 @@
 import type { Page } from "playwright-core";
 import { assertEquals, assertMatch } from "./assert.ts";
 import { call, createExamples, makeUser, startTestCloud, type TestCloud } from "./cloud_harness.ts";
-import { axeProblems, launchChromium, signInUi } from "./support/chromium.ts";
+import { axeProblems, signInUi } from "./support/chromium.ts";
+import { launchLeanChromium } from "./support/chromium_lean.ts";
 import { requirePeer } from "./support/mod.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
@@ -111,7 +112,7 @@ Deno.test({
     const cloud = await startTestCloud({
       rateLimits: { perToken: { limit: 100_000, windowSeconds: 60 } } as never,
     });
-    const browser = await launchChromium();
+    const browser = await launchLeanChromium();
     try {
       const base = cloud.url;
       const ada = await makeUser(cloud, "ada@example.com", "Radiology");

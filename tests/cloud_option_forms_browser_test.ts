@@ -8,7 +8,8 @@
 import type { Page } from "playwright-core";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, makeUser, startTestCloud } from "./cloud_harness.ts";
-import { axeProblems, launchChromium, signInUi } from "./support/chromium.ts";
+import { axeProblems, signInUi } from "./support/chromium.ts";
+import { launchLeanChromium } from "./support/chromium_lean.ts";
 import { requirePeer } from "./support/mod.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
@@ -29,7 +30,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const cloud = await startTestCloud();
-    const browser = await launchChromium();
+    const browser = await launchLeanChromium();
     try {
       const ada = await makeUser(cloud, "ada@example.com", "Radiology");
       const service = await call(cloud, "POST", "/api/services", {

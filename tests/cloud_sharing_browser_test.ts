@@ -6,7 +6,8 @@
  */
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { call, createExamples, makeUser, startTestCloud } from "./cloud_harness.ts";
-import { axeProblems, launchChromium, signInUi } from "./support/chromium.ts";
+import { axeProblems, signInUi } from "./support/chromium.ts";
+import { launchLeanChromium } from "./support/chromium_lean.ts";
 import { requirePeer } from "./support/mod.ts";
 
 const HAS_CHROMIUM = requirePeer("chromium", "chromium", "chromium");
@@ -18,7 +19,7 @@ Deno.test({
     const cloud = await startTestCloud({
       rateLimits: { perToken: { limit: 100_000, windowSeconds: 60 } } as never,
     });
-    const browser = await launchChromium();
+    const browser = await launchLeanChromium();
     try {
       const a = await makeUser(cloud, "ada@example.com", "Radiology");
       const b = await makeUser(cloud, "bob@example.com", "Cardiology");

@@ -10,7 +10,8 @@
  */
 import type { Page } from "playwright-core";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { axeProblems, launchChromium } from "./support/chromium.ts";
+import { axeProblems } from "./support/chromium.ts";
+import { launchLeanChromium } from "./support/chromium_lean.ts";
 import { startConsoleGateway } from "./support/console.ts";
 import { launchWithoutScript } from "./support/console_browser.ts";
 import { trackingTable, writeTrackingIdentity } from "./support/tracking.ts";
@@ -55,7 +56,7 @@ tls_cert_path = "${server.certPath}"
 tls_key_path = "${server.keyPath}"
 `,
     });
-    const browser = await launchChromium();
+    const browser = await launchLeanChromium();
     const shots = SHOTS ?? await Deno.makeTempDir({ prefix: "console-shots-" });
     await Deno.mkdir(shots, { recursive: true });
     try {
