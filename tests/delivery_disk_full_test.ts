@@ -322,6 +322,11 @@ Deno.test({
         timeoutMs: 10_000,
         description: "delivered",
       });
+      // A delivered message's files go just after it counts as delivered (off the event loop).
+      await waitFor(() => Promise.resolve(Object.keys(filesOf(`${queueDir}/ready`)).length === 0), {
+        timeoutMs: 10_000,
+        description: "the delivered message's files removed",
+      }).catch(() => {});
       assertEquals(filesOf(`${queueDir}/ready`), {});
       noLeftovers(queueDir);
       assertEquals(logged(gw.logs, "component recovered").length, 1);

@@ -318,6 +318,9 @@ export class CloudSync {
       const token = this.#token();
       if (!token) return;
       try {
+        // The report says how things were at least as late as this: an apply that ends while it
+        // is on its way must not look reported.
+        const at = this.#now();
         await d.host.collectMetrics?.();
         const body = statusReport(
           d.host,
@@ -328,7 +331,7 @@ export class CloudSync {
         await d.client.reportStatus(token, body, this.#signal);
         d.metrics.statusReport(true);
         d.metrics.contact(d.clock.now());
-        d.status.last_status_report_at = this.#now();
+        d.status.last_status_report_at = at;
         backoff.reset();
         await sleep(d.settings.statusIntervalMs, this.#signal);
       } catch (err) {
