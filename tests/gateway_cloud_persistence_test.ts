@@ -191,14 +191,30 @@ Deno.test({
       );
       const bad = await runCommand(
         Deno.execPath(),
-        ["run", "--node-modules-dir=manual", "--allow-all", "--unstable-net", "gateway/main.ts", "--config", config],
+        [
+          "run",
+          "--node-modules-dir=manual",
+          "--allow-all",
+          "--unstable-net",
+          "gateway/main.ts",
+          "--config",
+          config,
+        ],
         { cwd: REPO_ROOT, env: { GATEWAY_ENCRYPTION_KEY: "not-a-key", NO_COLOR: "1" } },
       );
       assertEquals(bad.code, 1);
       assertMatch(bad.stderr, /gateway not started: GATEWAY_ENCRYPTION_KEY is not usable/);
 
       const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "--node-modules-dir=manual", "--allow-all", "--unstable-net", "gateway/main.ts", "--config", config],
+        args: [
+          "run",
+          "--node-modules-dir=manual",
+          "--allow-all",
+          "--unstable-net",
+          "gateway/main.ts",
+          "--config",
+          config,
+        ],
         cwd: REPO_ROOT,
         env: {
           NO_COLOR: "1",

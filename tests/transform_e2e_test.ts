@@ -338,7 +338,14 @@ backends = ["echo"]
 `,
   );
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--node-modules-dir=manual", "-A", "gateway/main.ts", "--validate-config", `${dir}/gw.toml`],
+    args: [
+      "run",
+      "--node-modules-dir=manual",
+      "-A",
+      "gateway/main.ts",
+      "--validate-config",
+      `${dir}/gw.toml`,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();
