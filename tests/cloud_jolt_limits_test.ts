@@ -91,12 +91,14 @@ Deno.test("cloud preview: pathological JOLT specs are answered at once with a 4x
       ["a".repeat(1_000)]: 1,
     });
     const other = call(cloud, "GET", "/api/me", { token });
-    const started = performance.now();
+    // In CPU time (the service and its preview worker run in this process): a busy machine's
+    // wait for a core is not the preview's.
+    const watch = cpuStopwatch();
     const [s, o] = await Promise.all([stars, other]);
     assertEquals(s.status, 200, s.text);
     assertEquals(s.json.output, null, "no key matches: nothing is shifted");
     assertEquals(o.status, 200);
-    assert(performance.now() - started < 5_000, "answered at once");
+    assert(watch.ms() < 5_000, "answered at once");
 
     const flood = await preview(
       [{ operation: "default", spec: { "items[]": { "99999999": 0 } } }],
