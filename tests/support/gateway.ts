@@ -123,7 +123,13 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
       "--unstable-net",
       "--unstable-no-legacy-abort",
       // As `deno task start`: a small young generation keeps scavenge pauses (p99) short.
-      `--v8-flags=${["--max-semi-space-size=2", ...(options.v8Flags ?? [])].join(",")}`,
+      `--v8-flags=${
+        [
+          "--max-semi-space-size=2",
+          "--enable-experimental-regexp-engine-on-excessive-backtracks",
+          ...(options.v8Flags ?? []),
+        ].join(",")
+      }`,
       ...(options.denoFlags ?? []),
       entry,
       "--config",

@@ -1,0 +1,65 @@
+/**
+ * A spec's regular expression (JOLT `split`'s separator) that backtracks too much finishes in
+ * linear time: every command that runs transforms passes V8
+ * `--enable-experimental-regexp-engine-on-excessive-backtracks` (docs/transforms.md). Without it,
+ * the separator below takes hours on a 38-character value in V8's default engine.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { REPO_ROOT } from "./support/mod.ts";
+import { PROGRAMS } from "../deploy/release/compile.ts";
+
+const FLAG = "--enable-experimental-regexp-engine-on-excessive-backtracks";
+
+/** The `--v8-flags=` value of a command's words (empty when there is none). */
+function v8Flags(words: string[]): string[] {
+  const flag = words.find((w) => w.startsWith("--v8-flags="));
+  return flag ? flag.slice("--v8-flags=".length).split(",") : [];
+}
+
+Deno.test("regexp backtracking: every command that runs transforms falls back to V8's linear engine", async () => {
+  const tasks = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/deno.json`)).tasks as Record<
+    string,
+    string
+  >;
+  for (const name of ["start", "test", "cloud", "jolt"]) {
+    assert(v8Flags(tasks[name].split(/\s+/)).includes(FLAG), `deno task ${name}: ${tasks[name]}`);
+  }
+  for (const name of ["gateway", "cloud"]) {
+    assert(v8Flags(PROGRAMS[name].flags).includes(FLAG), `compiled ${name}`);
+  }
+});
+
+Deno.test("regexp backtracking: a split separator like (a+)+$ finishes under the start task's V8 flags", async () => {
+  const tasks = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/deno.json`)).tasks;
+  const flags = v8Flags(tasks.start.split(/\s+/));
+  const script = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    const jolt = new URL("../shared/jolt/mod.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      script,
+      `import { compile } from ${JSON.stringify(jolt)};
+const spec = compile([{ operation: "modify-overwrite-beta", spec: { v: "=split('(a+)+$',@(1,s))" } }]);
+console.log(JSON.stringify(spec.apply({ s: "x" + "a".repeat(36) + "y" })));`,
+    );
+    // The guard only ends a hang: with the flag the run takes as long as starting Deno does.
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-check",
+        "--node-modules-dir=manual",
+        `--v8-flags=${flags.join(",")}`,
+        script,
+      ],
+      cwd: REPO_ROOT,
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(60_000),
+    }).output();
+    assert(out.success, new TextDecoder().decode(out.stderr));
+    const result = JSON.parse(new TextDecoder().decode(out.stdout));
+    // No match: the value is the one part (Java's String.split).
+    assertEquals(result.v, ["x" + "a".repeat(36) + "y"]);
+  } finally {
+    await Deno.remove(script);
+  }
+});
