@@ -27,12 +27,14 @@ export function startChromium(): Promise<Browser> {
 }
 
 /**
- * Headless Chromium with a first session. Further sessions (`another`) are new contexts of the
- * same Chromium process: as separate as separate profiles (own cookies, storage and cache), but
- * without a second browser's start-up (about a second of CPU each, issue 36).
+ * Headless Chromium (started by `start`) with a first session. Further sessions (`another`) are new
+ * contexts of the same Chromium process: as separate as separate profiles (own cookies, storage and
+ * cache), but without a second browser's start-up (about a second of CPU each, issue 36).
  */
-export async function launchChromium(): Promise<TestBrowser> {
-  const browser = await startChromium();
+export async function launchChromium(
+  start: () => Promise<Browser> = startChromium,
+): Promise<TestBrowser> {
+  const browser = await start();
   const open = async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     return { context, page: await context.newPage() };

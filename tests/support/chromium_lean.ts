@@ -16,7 +16,7 @@
  * playwright-core.
  */
 import { type Browser, chromium } from "playwright-core";
-import type { TestBrowser } from "./chromium.ts";
+import { launchChromium, type TestBrowser } from "./chromium.ts";
 import { findBinary } from "./peers.ts";
 
 /** The features playwright-core 1.65.1 switches off (its chromiumSwitches.ts). */
@@ -96,22 +96,6 @@ export async function startLeanChromium(): Promise<Browser> {
  * {@link launchChromium} on {@link startLeanChromium}: a first session, and `another` for further
  * sessions (new contexts of the same Chromium process, as separate as separate profiles).
  */
-export async function launchLeanChromium(): Promise<TestBrowser> {
-  const browser = await startLeanChromium();
-  const open = async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    return { context, page: await context.newPage() };
-  };
-  try {
-    const first = await open();
-    return {
-      browser,
-      ...first,
-      another: async () => (await open()).page,
-      close: () => browser.close().catch(() => {}),
-    };
-  } catch (e) {
-    await browser.close().catch(() => {});
-    throw e;
-  }
+export function launchLeanChromium(): Promise<TestBrowser> {
+  return launchChromium(startLeanChromium);
 }

@@ -305,6 +305,33 @@ interface In {
   view: DataView;
   at: number;
   explicit: boolean;
+  /** The VR and value length of the element whose header was read last (readHeader). */
+  vr: string;
+  length: number;
+}
+
+/**
+ * Reads the header of element `n` (`tag`: its hex form, when made already) at `input.at` into
+ * `input.vr` and `input.length`, and moves past it; false when the header is cut short.
+ */
+function readHeader(input: In, n: number, tag: string | undefined, end: number): boolean {
+  const { bytes, view } = input;
+  if (input.explicit) {
+    input.vr = explicitVr(bytes[input.at + 4], bytes[input.at + 5]);
+    if (LONG_VRS.has(input.vr)) {
+      if (input.at + 12 > end) return false;
+      input.length = view.getUint32(input.at + 8, true);
+      input.at += 12;
+    } else {
+      input.length = view.getUint16(input.at + 6, true);
+      input.at += 8;
+    }
+  } else {
+    input.vr = implicitVr(n, tag ?? hex(n));
+    input.length = view.getUint32(input.at + 4, true);
+    input.at += 8;
+  }
+  return true;
 }
 
 /**
@@ -320,6 +347,8 @@ export function decodeIdentifier(bytes: Uint8Array, ts: string): DicomJson | und
     view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     at: 0,
     explicit,
+    vr: "",
+    length: 0,
   };
   const json = readItems(input, bytes.byteLength, false);
   if (!json || !plainCharset(json[CHARSET])) return undefined;
@@ -339,30 +368,15 @@ export function decodeElement(
   const explicit = explicitOf(ts);
   if (explicit === undefined) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const input: In = { bytes, view, at: 0, explicit };
+  const input: In = { bytes, view, at: 0, explicit, vr: "", length: 0 };
   const end = bytes.byteLength;
   while (input.at < end) {
     if (input.at + 8 > end) return undefined;
     const n = (view.getUint16(input.at, true) * 0x10000 + view.getUint16(input.at + 2, true)) >>>
       0;
     if (n > tag) return null;
-    let vr: string;
-    let length: number;
-    if (explicit) {
-      vr = explicitVr(bytes[input.at + 4], bytes[input.at + 5]);
-      if (LONG_VRS.has(vr)) {
-        if (input.at + 12 > end) return undefined;
-        length = view.getUint32(input.at + 8, true);
-        input.at += 12;
-      } else {
-        length = view.getUint16(input.at + 6, true);
-        input.at += 8;
-      }
-    } else {
-      vr = implicitVr(n, hex(n));
-      length = view.getUint32(input.at + 4, true);
-      input.at += 8;
-    }
+    if (!readHeader(input, n, undefined, end)) return undefined;
+    const { vr, length } = input;
     if (vr === "SQ") {
       const sq = readSequence(input, length, end);
       if (!sq) return undefined;
@@ -395,23 +409,8 @@ function readItems(input: In, end: number, delimited: boolean): DicomJson | unde
     }
     if (group % 2 === 1 || element === 0 || group === 0xfffe) return undefined;
     const tag = hex(n);
-    let vr: string;
-    let length: number;
-    if (input.explicit) {
-      vr = explicitVr(bytes[input.at + 4], bytes[input.at + 5]);
-      if (LONG_VRS.has(vr)) {
-        if (input.at + 12 > end) return undefined;
-        length = view.getUint32(input.at + 8, true);
-        input.at += 12;
-      } else {
-        length = view.getUint16(input.at + 6, true);
-        input.at += 8;
-      }
-    } else {
-      vr = implicitVr(n, tag);
-      length = view.getUint32(input.at + 4, true);
-      input.at += 8;
-    }
+    if (!readHeader(input, n, tag, end)) return undefined;
+    const { vr, length } = input;
     let el: DicomJsonElement | undefined;
     if (vr === "SQ") {
       el = readSequence(input, length, end);
