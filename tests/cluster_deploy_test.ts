@@ -441,6 +441,16 @@ Deno.test({
       gateways = started3.flatMap((r) => r.status === "fulfilled" ? [r.value] : []);
       for (const g of gateways) outputs.push(() => `gateway ${g.pid}: ${g.output()}`);
       for (const r of started3) if (r.status === "rejected") throw r.reason;
+      // Ready is not the queue's streams made: on a loaded machine JetStream's first answer can
+      // take longer than nats_timeout_secs, and the queue, degraded, answers 503 and tries again
+      // in the background. The claims below start from a usable queue on every gateway.
+      await waitFor(async () => {
+        for (const g of gateways) {
+          const queues = (await (await g.mgmtFetch("/admin/queues")).json()).queues;
+          if (queues.some((q: { degraded: unknown }) => q.degraded !== null)) return false;
+        }
+        return true;
+      }, { timeoutMs: 60_000, intervalMs: 200, description: "every gateway's queue on JetStream" });
 
       // HAProxy: haproxy.cfg with the gateways' names mapped to their ports.
       const haproxyPath = `${dir}/haproxy.cfg`;
