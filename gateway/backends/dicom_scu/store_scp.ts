@@ -54,9 +54,14 @@ export class IncomingStoreScp {
   }
 
   static #shared = new Map<number, Promise<IncomingStoreScp>>();
+  /** Listeners being closed, by port: the next one on that port is opened after. */
+  static #closing = new Map<number, Promise<void>>();
 
   /** Take a reference on the SCP of `port` (started when first needed). */
   static async acquire(port: number, aet: string, logger: Logger): Promise<IncomingStoreScp> {
+    // A retrieve that starts while the last one's listener is still closing would find the port
+    // in use (EADDRINUSE): it waits for the close, then opens its own.
+    for (let closing; (closing = IncomingStoreScp.#closing.get(port));) await closing;
     let pending = IncomingStoreScp.#shared.get(port);
     if (!pending) {
       pending = IncomingStoreScp.#start(port, aet, logger);
@@ -75,7 +80,15 @@ export class IncomingStoreScp {
   async release(): Promise<void> {
     if (--this.#refs > 0) return;
     IncomingStoreScp.#shared.delete(this.port);
-    await this.#listener.close();
+    const closing = this.#listener.close().catch(() => {});
+    IncomingStoreScp.#closing.set(this.port, closing);
+    try {
+      await closing;
+    } finally {
+      if (IncomingStoreScp.#closing.get(this.port) === closing) {
+        IncomingStoreScp.#closing.delete(this.port);
+      }
+    }
   }
 
   static async #start(port: number, aet: string, logger: Logger): Promise<IncomingStoreScp> {
