@@ -32,6 +32,8 @@ export interface SpoolOptions {
   overLimit: (limit: number) => GatewayError;
   /** Milliseconds the whole body may take to arrive (408). */
   deadlineMs?: number;
+  /** Directory of the spool file; the system temporary directory (`TMPDIR`) when absent. */
+  dir?: string;
 }
 
 /**
@@ -72,7 +74,7 @@ export async function readOrSpool(
           return;
         }
         if (!file) {
-          path = await Deno.makeTempFile({ prefix: spoolPrefix() });
+          path = await Deno.makeTempFile({ dir: o.dir, prefix: spoolPrefix() });
           file = await Deno.open(path, { write: true, truncate: true });
           for (const c of chunks.splice(0)) await writeAll(c);
         }

@@ -13,17 +13,17 @@ function counting(total: number, chunk = 1000): { bytes: Uint8Array; stream: Rea
   return { bytes, stream: ReadableStream.from(pieces) };
 }
 
-/** Runs `fn` with TMPDIR pointing at a fresh directory, which it returns the listing of. */
+/**
+ * Runs `fn` with a fresh directory, which it returns the listing of. The directory is passed to
+ * the code under test, never set as TMPDIR: test files run in parallel in one process, so a
+ * changed TMPDIR would send other files' temporary files here (and take this one's elsewhere).
+ */
 async function inTempDir(fn: (dir: string) => Promise<void>): Promise<string[]> {
   const dir = await Deno.makeTempDir({ prefix: "spool-test-" });
-  const before = Deno.env.get("TMPDIR");
-  Deno.env.set("TMPDIR", dir);
   try {
     await fn(dir);
     return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name);
   } finally {
-    if (before === undefined) Deno.env.delete("TMPDIR");
-    else Deno.env.set("TMPDIR", before);
     await Deno.remove(dir, { recursive: true });
   }
 }
@@ -38,7 +38,7 @@ Deno.test("readOrSpool: within the threshold in memory, past it a 0600 file with
 
   const left = await inTempDir(async (dir) => {
     const large = counting(10_000);
-    const spooled = await readOrSpool(large.stream, OPTIONS);
+    const spooled = await readOrSpool(large.stream, { ...OPTIONS, dir });
     assert("file" in spooled);
     assertEquals(spooled.file.size, 10_000);
     assert(spooled.file.path.startsWith(dir), spooled.file.path);
@@ -50,9 +50,9 @@ Deno.test("readOrSpool: within the threshold in memory, past it a 0600 file with
 });
 
 Deno.test("readOrSpool: over the limit is 413 and leaves no file behind", async () => {
-  const left = await inTempDir(async () => {
+  const left = await inTempDir(async (dir) => {
     const err = await assertRejects(
-      () => readOrSpool(counting(50_000).stream, { ...OPTIONS, limit: 20_000 }),
+      () => readOrSpool(counting(50_000).stream, { ...OPTIONS, limit: 20_000, dir }),
       /max_body_size of 20000 bytes/,
     );
     assert(err instanceof GatewayError);
@@ -62,7 +62,7 @@ Deno.test("readOrSpool: over the limit is 413 and leaves no file behind", async 
 });
 
 Deno.test("Body.makeReplayable: a spooled body is sent again and again, with its length", async () => {
-  await inTempDir(async () => {
+  {
     const limits = { ...DEFAULT_CONTENT_LIMITS, spool_threshold: 1024 };
     const { bytes, stream } = counting(5000);
     const body = new Body(stream, "application/octet-stream", limits);
@@ -83,7 +83,7 @@ Deno.test("Body.makeReplayable: a spooled body is sent again and again, with its
     assertEquals(await small.makeReplayable(), null);
     assertEquals(small.replayable, false);
     assertEquals(small.forwardable(), counting(100).bytes);
-  });
+  }
 });
 
 Deno.test("sweepStaleSpools: files of a process that is gone are removed; ours and others' stay", async () => {
@@ -103,8 +103,8 @@ Deno.test("sweepStaleSpools: files of a process that is gone are removed; ours a
 });
 
 Deno.test("readOrSpool: spool files are named after this process (for the sweep)", async () => {
-  await inTempDir(async () => {
-    const spooled = await readOrSpool(counting(10_000).stream, OPTIONS);
+  await inTempDir(async (dir) => {
+    const spooled = await readOrSpool(counting(10_000).stream, { ...OPTIONS, dir });
     assert("file" in spooled);
     assert(spooled.file.path.includes(`gateway-spool-${Deno.pid}-`), spooled.file.path);
     await Deno.remove(spooled.file.path);

@@ -328,7 +328,13 @@ flush_interval_ms = 20
         "client_closed",
       ], expected[i]);
     }
-    // Logged as what it is: a request line with the code, no error (nothing of ours failed).
+    // Logged as what it is: a request line with the code, no error (nothing of ours failed). The
+    // request line and the audit record are written apart: the last line may come just after.
+    const requestLines = () => gw.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    await waitFor(() => Promise.resolve(requestLines().length >= expected.length), {
+      timeoutMs: 10_000,
+      description: "a request line for each aborted upload",
+    });
     const lines = gw.logs.map((l) => JSON.parse(l));
     const requests = lines.filter((l) => l.msg === "request");
     assertEquals(requests.length, expected.length);
