@@ -35,7 +35,7 @@ EXPOSE 8000
 VOLUME ["/var/lib/gateway"]
 # Every address of the container's own network: a loopback base URL (compose's default) would
 # otherwise bind 127.0.0.1 only (development mode), which no published port reaches.
-ENTRYPOINT ["deno", "run", "--node-modules-dir=manual", "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--unstable-kv", "--unstable-no-legacy-abort", "cloud/main.ts", "--data-dir", "/var/lib/gateway/cloud", "--hostname", "0.0.0.0"]
+ENTRYPOINT ["deno", "run", "--node-modules-dir=manual", "--v8-flags=--enable-experimental-regexp-engine,--enable-experimental-regexp-engine-on-excessive-backtracks", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--unstable-kv", "--unstable-no-legacy-abort", "cloud/main.ts", "--data-dir", "/var/lib/gateway/cloud", "--hostname", "0.0.0.0"]
 
 FROM base AS gateway
 COPY deploy/container/gateway.toml /etc/gateway/gateway.toml
@@ -47,4 +47,4 @@ VOLUME ["/etc/gateway", "/var/lib/gateway"]
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/9090 && printf 'GET /healthz HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && head -n1 <&3 | grep -q ' 200 '"]
-ENTRYPOINT ["deno", "run", "--node-modules-dir=manual", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", "--allow-ffi=/lib/x86_64-linux-gnu/libc.so.6,/lib/aarch64-linux-gnu/libc.so.6,/lib64/libc.so.6", "--unstable-net", "--unstable-no-legacy-abort", "--v8-flags=--max-semi-space-size=2,--enable-experimental-regexp-engine-on-excessive-backtracks", "gateway/main.ts", "--config", "/etc/gateway/gateway.toml"]
+ENTRYPOINT ["deno", "run", "--node-modules-dir=manual", "--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-sys", "--allow-ffi=/lib/x86_64-linux-gnu/libc.so.6,/lib/aarch64-linux-gnu/libc.so.6,/lib64/libc.so.6", "--unstable-net", "--unstable-no-legacy-abort", "--v8-flags=--max-semi-space-size=2,--enable-experimental-regexp-engine,--enable-experimental-regexp-engine-on-excessive-backtracks", "gateway/main.ts", "--config", "/etc/gateway/gateway.toml"]

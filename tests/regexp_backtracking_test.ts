@@ -1,14 +1,22 @@
 /**
- * A spec's regular expression (JOLT `split`'s separator) that backtracks too much finishes in
- * linear time: every command that runs transforms passes V8
- * `--enable-experimental-regexp-engine-on-excessive-backtracks` (docs/transforms.md). Without it,
- * the separator below takes hours on a 38-character value in V8's default engine.
+ * A spec's regular expression (JOLT `split`'s separator) runs in linear time: every command that
+ * runs transforms passes V8 `--enable-experimental-regexp-engine` (separators compile with the
+ * linear engine's `l` flag, shared/jolt/engine/separator.ts) and
+ * `--enable-experimental-regexp-engine-on-excessive-backtracks` (any other regular expression
+ * that backtracks too much finishes there) (docs/transforms.md). Without them, the separator
+ * below takes hours on a 38-character value in V8's default engine.
  */
 import { assert, assertEquals } from "./assert.ts";
 import { REPO_ROOT } from "./support/mod.ts";
 import { PROGRAMS } from "../deploy/release/compile.ts";
 
-const FLAG = "--enable-experimental-regexp-engine-on-excessive-backtracks";
+const FLAGS = [
+  "--enable-experimental-regexp-engine",
+  "--enable-experimental-regexp-engine-on-excessive-backtracks",
+];
+
+/** True when `flags` holds every one of FLAGS. */
+const linear = (flags: string[]) => FLAGS.every((f) => flags.includes(f));
 
 /** The `--v8-flags=` value of a command's words (empty when there is none). */
 function v8Flags(words: string[]): string[] {
@@ -22,11 +30,19 @@ Deno.test("regexp backtracking: every command that runs transforms falls back to
     string
   >;
   for (const name of ["start", "test", "cloud", "jolt"]) {
-    assert(v8Flags(tasks[name].split(/\s+/)).includes(FLAG), `deno task ${name}: ${tasks[name]}`);
+    assert(linear(v8Flags(tasks[name].split(/\s+/))), `deno task ${name}: ${tasks[name]}`);
   }
   for (const name of ["gateway", "cloud"]) {
-    assert(v8Flags(PROGRAMS[name].flags).includes(FLAG), `compiled ${name}`);
+    assert(linear(v8Flags(PROGRAMS[name].flags)), `compiled ${name}`);
   }
+  // The image's two entry points and the systemd unit.
+  const dockerfile = await Deno.readTextFile(`${REPO_ROOT}/Dockerfile`);
+  const entries = dockerfile.split("\n").filter((l) => l.startsWith("ENTRYPOINT "));
+  assertEquals(entries.length, 2);
+  for (const e of entries) assert(linear(v8Flags(JSON.parse(e.slice(11)))), e);
+  const unit = await Deno.readTextFile(`${REPO_ROOT}/deploy/systemd/healthcare-gateway.service`);
+  const exec = unit.split("\n").find((l) => l.startsWith("ExecStart="))!;
+  assert(linear(v8Flags(exec.split(" "))), exec);
 });
 
 Deno.test("regexp backtracking: a split separator like (a+)+$ finishes under the start task's V8 flags", async () => {

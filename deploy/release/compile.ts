@@ -31,7 +31,7 @@ export const PROGRAMS: Record<string, { entry: string; flags: string[] }> = {
       "--allow-ffi=/lib/x86_64-linux-gnu/libc.so.6,/lib/aarch64-linux-gnu/libc.so.6,/lib64/libc.so.6",
       "--unstable-net",
       "--unstable-no-legacy-abort",
-      "--v8-flags=--max-semi-space-size=2,--enable-experimental-regexp-engine-on-excessive-backtracks",
+      "--v8-flags=--max-semi-space-size=2,--enable-experimental-regexp-engine,--enable-experimental-regexp-engine-on-excessive-backtracks",
       "--include",
       "gateway/dicom/render/worker.ts",
       // The data-plane workers ([runtime] workers) are module Workers too, and the main thread's
@@ -66,7 +66,7 @@ export const PROGRAMS: Record<string, { entry: string; flags: string[] }> = {
       "--unstable-kv",
       "--unstable-no-legacy-abort",
       // A spec's regular expression (JOLT split) that backtracks too much goes on in linear time.
-      "--v8-flags=--enable-experimental-regexp-engine-on-excessive-backtracks",
+      "--v8-flags=--enable-experimental-regexp-engine,--enable-experimental-regexp-engine-on-excessive-backtracks",
       // JOLT previews run in module Workers (cloud/preview/).
       "--include",
       "cloud/preview/worker.ts",

@@ -126,6 +126,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
       `--v8-flags=${
         [
           "--max-semi-space-size=2",
+          "--enable-experimental-regexp-engine",
           "--enable-experimental-regexp-engine-on-excessive-backtracks",
           ...(options.v8Flags ?? []),
         ].join(",")

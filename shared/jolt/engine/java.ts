@@ -8,6 +8,7 @@
  */
 
 import { isMap, type JsonMap } from "../json.ts";
+import { compileSeparator } from "./separator.ts";
 
 /** Java's boxed number classes as far as JOLT can tell them apart. */
 export type NumKind = "int" | "long" | "double";
@@ -211,16 +212,14 @@ const splitCache = new Map<string, RegExp | null>();
 /**
  * String.split(regex) with Java's rules: trailing empty strings dropped, no leading empty string
  * from a zero-width match at 0. The separator is a (JavaScript-compiled) regular expression, as
- * in JOLT's split function; a pattern that does not compile yields null.
+ * in JOLT's split function, run in linear time (separator.ts); a pattern that does not compile, or
+ * whose time could grow faster than the value, yields null.
  */
 export function javaSplitRegex(s: string, pattern: string): string[] | null {
   let re = splitCache.get(pattern);
   if (re === undefined) {
-    try {
-      re = new RegExp(pattern, "g");
-    } catch {
-      re = null;
-    }
+    const compiled = compileSeparator(pattern);
+    re = "re" in compiled ? compiled.re : null;
     if (splitCache.size < 256) splitCache.set(pattern, re);
   }
   if (re === null) return null;

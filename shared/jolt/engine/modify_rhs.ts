@@ -7,6 +7,7 @@ import { BudgetIssue, specFail } from "./errors.ts";
 import { chargeSteps } from "./limits.ts";
 import { ABSENT, type Absent, deepCopy, deepFreeze, type JsonMap } from "../json.ts";
 import { toKindedNumber } from "./java.ts";
+import { compileSeparator } from "./separator.ts";
 import { type JoltFunction, lookupFunction } from "./functions.ts";
 import { TransposeElement } from "./path_elements.ts";
 import { DotPath } from "./paths.ts";
@@ -121,7 +122,9 @@ export class Evaluator {
     if (!rhs.includes("(") && !rhs.endsWith(")")) return new Evaluator(fnNamed(name), []);
     const parts = parseFunctionArgs(rhs.slice(1));
     const fn = fnNamed(parts[0]);
-    return new Evaluator(fn, parts.slice(1).map((a) => buildArg(a, true)));
+    const args = parts.slice(1).map((a) => buildArg(a, true));
+    if (parts[0] === "split") checkSeparator(args[0]);
+    return new Evaluator(fn, args);
   }
 
   /** The value for the current key (`input` is its current value), or ABSENT. */
@@ -162,6 +165,18 @@ function charged(args: unknown[]): unknown[] {
 const NOTHING = new Evaluator(() => {
   throw new Error("unknown function");
 }, []);
+
+/**
+ * A `split` separator written in the spec is compiled now: one that is invalid or could not run in
+ * linear time is a spec error, not a function that never yields a value.
+ */
+function checkSeparator(arg: Arg | undefined): void {
+  if (!(arg instanceof LiteralArg)) return; // from the data: checked when it is used
+  const sep = arg.evaluate();
+  if (typeof sep !== "string") return;
+  const compiled = compileSeparator(sep);
+  if ("refused" in compiled) specFail(`split separator '${sep}': ${compiled.refused}`);
+}
 
 function fnNamed(name: string): JoltFunction {
   const fn = lookupFunction(name);
