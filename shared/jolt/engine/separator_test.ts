@@ -88,5 +88,9 @@ Deno.test("separator: from the data, a refused separator yields no value; a line
     s: s + "b",
     v: [s + "b"],
   });
-  assertEquals(spec.apply({ sep: "(?=[A-Z])", s: "aBcD" }).v, ["a", "Bc", "D"]);
+  assertEquals(spec.apply({ sep: "(?=[A-Z])", s: "aBcD" }), {
+    sep: "(?=[A-Z])",
+    s: "aBcD",
+    v: ["a", "Bc", "D"],
+  });
 });
