@@ -163,6 +163,8 @@ export interface WorkerMetrics {
   unresponsive(index: number, on: boolean): void;
   /** A worker thread was replaced: it `failed` (an uncaught error) or was `unresponsive`. */
   replaced(reason: "failed" | "unresponsive"): void;
+  /** Worker threads terminated by the watchdog whose thread still runs (Deno cannot stop it). */
+  lingering(threads: number): void;
 }
 
 /** What the association pool of a `dicom_scu` backend reports (gateway/backends/dicom_scu). */
@@ -590,6 +592,13 @@ function workerMetrics(registry: Registry): WorkerMetrics {
     "Data-plane worker threads replaced, by reason (failed, unresponsive).",
     ["reason"],
   );
+  const lingering = registry.gauge(
+    "gateway_worker_threads_lingering",
+    "Data-plane worker threads terminated by the watchdog that still run (Deno's terminate() " +
+      "does not stop synchronous JavaScript): each holds a core until its code returns.",
+    [],
+  );
+  lingering.labels().set(0);
   // Both reasons exist from the start: an alert sees a zero, not a gap.
   const cells = {
     failed: replaced.labels("failed"),
@@ -601,6 +610,7 @@ function workerMetrics(registry: Registry): WorkerMetrics {
       if (on) misses.labels(index).inc();
     },
     replaced: (reason) => cells[reason].inc(),
+    lingering: (threads) => lingering.labels().set(threads),
   };
 }
 

@@ -2,10 +2,12 @@
  * The C library calls the watchdog needs and Deno does not offer, through FFI (Linux): the
  * process's listening sockets (its descriptors from `opendir(3)` of /proc/self/fd, each checked
  * with `getsockopt(2)` SO_ACCEPTCONN and SO_COOKIE and `getsockname(2)`), `shutdown(2)` of a
- * listening socket whose worker thread is frozen, and `_exit(2)` from the main thread's watchdog
- * thread. Deno refuses its own file APIs on /proc/self and /proc/net without `--allow-all`; the
- * library reads them under `--allow-ffi` alone. Loaded only when `--allow-ffi` already grants the
- * library's path: a permission is never prompted for.
+ * listening socket whose worker thread is frozen, `_exit(2)` from the main thread's watchdog
+ * thread, and a worker's kernel thread id (`gettid(2)`) with `access(2)` of its /proc/self/task
+ * entry, to tell whether a terminated worker's thread still runs. Deno refuses its own file APIs
+ * on /proc/self and /proc/net without `--allow-all`; the library reads them under `--allow-ffi`
+ * alone. Loaded only when `--allow-ffi` already grants the library's path: a permission is never
+ * prompted for.
  */
 
 /** Where glibc is on Debian/Ubuntu (amd64, arm64) and on Red Hat-like systems. */
@@ -27,8 +29,18 @@ const DIRENT_NAME = 19;
 /** Most bytes of a dirent read: the header and a name of up to 12 digits with its NUL. */
 const DIRENT_BYTES = DIRENT_NAME + 13;
 
+/** `access(2)`'s F_OK: the path exists. */
+const F_OK = 0;
+
 /** The calls. */
 export interface Libc {
+  /** The calling thread's kernel thread id; undefined when the C library has no `gettid`. */
+  threadId(): number | undefined;
+  /**
+   * True while thread `tid` of this process exists (its /proc/self/task entry), false once it has
+   * ended; undefined when that cannot be told (no /proc).
+   */
+  threadRunning(tid: number): boolean | undefined;
   /** `shutdown(fd, SHUT_RDWR)`; true when it succeeded. */
   shutdown(fd: number): boolean;
   /** `_exit(code)`: the whole process ends now, whatever its threads are doing. */
@@ -65,6 +77,9 @@ function load(): Libc | string {
         closedir: { parameters: ["pointer"], result: "i32" },
         // Copies a dirent into a buffer: Deno's pointer views need --allow-ffi for every path.
         memcpy: { parameters: ["buffer", "pointer", "usize"], result: "pointer" },
+        // glibc 2.30 and later (optional: an older one still gets the socket calls).
+        gettid: { parameters: [], result: "i32", optional: true },
+        access: { parameters: ["buffer", "i32"], result: "i32" },
       });
       const f = lib.symbols;
       const value = new Uint8Array(8);
@@ -89,7 +104,13 @@ function load(): Libc | string {
       };
       const fdDir = new TextEncoder().encode("/proc/self/fd\0");
       const dirent = new Uint8Array(DIRENT_BYTES);
+      const encoder = new TextEncoder();
+      const exists = (path: string) => f.access(encoder.encode(path + "\0"), F_OK) === 0;
       return {
+        threadId: () => f.gettid?.() ?? undefined,
+        // A thread's id is not reused before the kernel's pid counter wraps around.
+        threadRunning: (tid) =>
+          exists(`/proc/self/task/${tid}`) ? true : exists("/proc/self/task") ? false : undefined,
         shutdown: (fd) => f.shutdown(fd, SHUT_RDWR) === 0,
         exit: (code) => {
           f._exit(code);

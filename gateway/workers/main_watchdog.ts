@@ -37,6 +37,17 @@ export function beatInterval(missMs: number): number {
 
 const WORKER_MODULE = new URL("./main_watchdog_worker.ts", import.meta.url).href;
 
+/** Main-thread watchdogs running in this process (the `gateway` executable runs one). */
+let running = 0;
+
+/**
+ * True while a main-thread watchdog runs: the process is the `gateway` executable's, which the
+ * watchdogs may end for its supervisor to restart; a program embedding the gateway runs none.
+ */
+export function watchdogOwnsProcess(): boolean {
+  return running > 0;
+}
+
 /** Runs the main thread's watchdog thread and beats for it. */
 export class MainWatchdog {
   readonly #logger: Logger;
@@ -62,6 +73,7 @@ export class MainWatchdog {
       this.#timer = setInterval(() => this.#tick(), interval);
     }
     if (!this.#worker) {
+      running++;
       this.#worker = new Worker(WORKER_MODULE, { type: "module", name: "gateway-watchdog" });
       this.#worker.onmessage = (event: MessageEvent<{ type: "recovered"; silentMs: number }>) => {
         // Counted once the main thread runs again: nobody could scrape it meanwhile.
@@ -86,6 +98,7 @@ export class MainWatchdog {
     clearInterval(this.#timer);
     this.#timer = undefined;
     this.#interval = 0;
+    if (this.#worker) running--;
     this.#worker?.terminate();
     this.#worker = undefined;
   }

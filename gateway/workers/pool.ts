@@ -6,7 +6,8 @@
  * replaces one that fails. Its watchdog (watchdog.ts) pings every worker: one that stops answering
  * is logged and reported unresponsive (`/readyz` fails), and past the kill threshold it is
  * terminated, its listening sockets are shut down (listen_sockets.ts) and a new worker takes its
- * place.
+ * place. Deno does not stop a thread running synchronous JavaScript, so the terminated thread is
+ * followed until it ends (lingering.ts).
  */
 import {
   type ConfigProblem,
@@ -20,7 +21,10 @@ import { Body, RequestEnvelope } from "../envelope.ts";
 import { toGatewayError } from "../errors.ts";
 import type { Metrics } from "../observability/mod.ts";
 import { type RequestFeed, requestFeed } from "../pipeline/mod.ts";
+import { libc } from "./libc.ts";
+import { type LingeringThread, LingeringThreads } from "./lingering.ts";
 import { listeningInodes, shutDownSockets, stillListening } from "./listen_sockets.ts";
+import { watchdogOwnsProcess } from "./main_watchdog.ts";
 import type { FromWorker, PrepareMessage, QueuedRequest, ToWorker } from "./protocol.ts";
 import { testHooksEnabled } from "./test_hooks.ts";
 import { Watchdog, type WatchdogSettings } from "./watchdog.ts";
@@ -76,6 +80,12 @@ function workerSource(index: number): string {
  */
 const COLLECT_TIMEOUT_MS = 750;
 
+/**
+ * `[runtime] watchdog_exit_ms` when the configuration does not set it (the schema's default): how
+ * long a terminated worker thread may go on running before the process exits.
+ */
+const DEFAULT_EXIT_MS = 60_000;
+
 /** The worker module each data-plane worker runs. */
 const WORKER_MODULE = new URL("./worker_main.ts", import.meta.url).href;
 
@@ -102,6 +112,8 @@ class Slot {
   sockets: string[] = [];
   /** Times a worker in this place was replaced. */
   replacements = 0;
+  /** Its kernel thread id, as it reported it at start (undefined: not known). */
+  tid: number | undefined;
 
   constructor(index: number, handle: WorkerHandle) {
     this.index = index;
@@ -167,6 +179,11 @@ export interface WorkerInfo {
   heartbeat_age_ms: number | null;
   /** Times a worker in this place was replaced (it failed or was unresponsive). */
   replacements: number;
+  /**
+   * Threads of earlier workers in this place that the watchdog terminated and that still run
+   * (Deno cannot stop synchronous JavaScript); present only while there is one.
+   */
+  lingering_threads?: LingeringThread[];
 }
 
 /** The data-plane worker threads of a gateway. */
@@ -182,14 +199,32 @@ export class WorkerPool {
     missed: (slot, ms) => this.#missed(slot, ms),
     recovered: (slot, ms) => this.#recovered(slot, ms),
     kill: (slot, ms) => this.#kill(slot, ms),
+    tick: () => this.#lingering?.poll(this.#exitMs()),
   });
   /** Terminated workers whose listening sockets are still open (they keep /readyz failing). */
   #frozen: Frozen[] = [];
+  /** Terminated worker threads still running; undefined where the C library is not loaded. */
+  readonly #lingering: LingeringThreads | undefined;
+  /** Why the C library is not loaded (terminated threads cannot be followed). */
+  readonly #noLibc: string | undefined;
+  /** That a terminated thread could not be followed was logged (once is enough). */
+  #untrackedLogged = false;
 
   /** A pool of `count` workers (started by the first `prepare`). */
   constructor(count: number, deps: WorkerPoolDeps) {
     this.#count = count;
     this.#deps = deps;
+    const calls = libc();
+    if (typeof calls === "string") this.#noLibc = calls;
+    else {
+      this.#lingering = new LingeringThreads({
+        logger: deps.logger,
+        metrics: deps.metrics.workers,
+        running: (tid) => calls.threadRunning(tid),
+        mayExit: watchdogOwnsProcess,
+        exit: (code) => calls.exit(code),
+      });
+    }
     this.#feed = deps.feed ?? requestFeed;
     // The workers publish finished requests only while someone watches the live tail.
     this.#unwatch = this.#feed.onWatched((on) => {
@@ -213,6 +248,7 @@ export class WorkerPool {
     return this.#slots.map((s) => {
       const unresponsive = this.#watchdog.unresponsive(s);
       const age = this.#watchdog.silence(s);
+      const lingering = this.#lingering?.of(s.index);
       return {
         index: s.index,
         generation: s.generation,
@@ -221,6 +257,7 @@ export class WorkerPool {
         healthy: !unresponsive,
         heartbeat_age_ms: age === undefined ? null : Math.round(age),
         replacements: s.replacements,
+        ...(lingering?.length ? { lingering_threads: lingering } : {}),
       };
     });
   }
@@ -454,6 +491,7 @@ export class WorkerPool {
   #kill(slot: Slot, silentMs: number): void {
     const handle = slot.handle;
     const sockets = slot.sockets;
+    const tid = slot.tid;
     slot.alive = false;
     handle.terminate();
     slot.failWaiters();
@@ -477,9 +515,33 @@ export class WorkerPool {
       worker: slot.index,
       silent_ms: Math.round(silentMs),
       sockets_shut_down: shut.closed,
+      ...(tid === undefined ? {} : { thread_id: tid }),
       ...(gone ? {} : { error: shut.error ?? "its sockets are still listening" }),
     });
+    this.#follow(slot.index, tid);
     if (!this.#stopping) void this.#replace(slot);
+  }
+
+  /**
+   * Follows the terminated thread `tid` of worker `index` until it ends (it may run on: Deno does
+   * not stop synchronous JavaScript). Without its id or the C library, says once that it cannot.
+   */
+  #follow(index: number, tid: number | undefined): void {
+    if (tid !== undefined && this.#lingering) {
+      this.#lingering.add(index, tid);
+      return;
+    }
+    if (this.#untrackedLogged) return;
+    this.#untrackedLogged = true;
+    this.#deps.logger.info("terminated data-plane worker threads are not followed", {
+      worker: index,
+      reason: this.#noLibc ?? "the worker did not report its thread id (no gettid in libc)",
+    });
+  }
+
+  /** `[runtime] watchdog_exit_ms` of the generation the workers serve. */
+  #exitMs(): number {
+    return this.#committed?.config.runtime?.watchdog_exit_ms ?? DEFAULT_EXIT_MS;
   }
 
   /**
@@ -521,6 +583,7 @@ export class WorkerPool {
     slot.generation = 0;
     slot.inFlight = 0;
     slot.sockets = [];
+    slot.tid = undefined;
     this.#wire(slot);
     this.#watchdog.watch(slot);
     const committed = this.#committed;
@@ -553,6 +616,9 @@ export class WorkerPool {
         this.#addMetrics(slot, message.delta);
         slot.inFlight = message.inFlight;
         slot.waiters.get(`metrics:${message.id}`)?.(message);
+        return;
+      case "thread":
+        slot.tid = message.tid;
         return;
       case "pong":
         slot.sockets = message.sockets;

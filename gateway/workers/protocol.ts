@@ -103,6 +103,11 @@ export type FromWorker =
   /** The answer to `ping`, with the inodes of its listening sockets (empty: not known). */
   | { type: "pong"; seq: number; sockets: string[] }
   /**
+   * Sent once at start: the worker's kernel thread id, for the main thread to see whether the
+   * thread still runs after it was terminated (only where the C library is loaded).
+   */
+  | { type: "thread"; tid: number }
+  /**
    * Audit records of requests this worker finished; with `ack` (`durability = "sync"`) their
    * answers wait for the main thread's `audit-committed` of the same `ack`.
    */

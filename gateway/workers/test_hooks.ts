@@ -22,7 +22,8 @@ export function testHooksEnabled(): boolean {
 /**
  * Holds this thread's event loop (nothing else of the isolate runs meanwhile) until `release[0]`
  * becomes non-zero or `ms` have passed. The thread sleeps in slices rather than spinning, so a
- * frozen worker costs the machine no CPU, and a terminate() still ends it between slices.
+ * frozen worker costs the machine no CPU. A terminate() does not end it (Deno stops a worker only
+ * when its event loop turns): the thread goes on until released, as a real freeze would.
  */
 export function blockEventLoop(ms: number, release?: Int32Array): void {
   const flag = release ?? new Int32Array(new SharedArrayBuffer(4));

@@ -2,7 +2,8 @@
  * The heartbeat of the data-plane worker threads (Envoy's watchdog is the model): the main thread
  * pings every watched worker a few times per miss threshold, and a worker's event loop answers at
  * once. One that has not answered for `missMs` is reported missed (and recovered when it answers
- * again); past `killMs` it is handed to `kill` and no longer watched.
+ * again); past `killMs` it is handed to `kill` and no longer watched. Its tick also paces the
+ * pool's look at the threads it terminated (lingering.ts).
  */
 
 /** One watched isolate. */
@@ -27,6 +28,8 @@ export interface WatchdogEvents<T> {
   recovered(w: T, silentMs: number): void;
   /** `w` has not answered for `silentMs`, past `killMs`; it is no longer watched. */
   kill(w: T, silentMs: number): void;
+  /** Each round of heartbeats, after the isolates were judged (for other periodic looks). */
+  tick?(): void;
 }
 
 /** The heartbeat state of one isolate. */
@@ -132,5 +135,6 @@ export class Watchdog<T extends Watched> {
         this.#events.kill(w, silent);
       }
     }
+    this.#events.tick?.();
   }
 }

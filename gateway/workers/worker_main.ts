@@ -15,12 +15,17 @@ import { requestFeed } from "../pipeline/mod.ts";
 import { buildRuntime, DataPlane, type Runtime } from "../runtime/mod.ts";
 import type { FromWorker, PrepareMessage, ToWorker } from "./protocol.ts";
 import { RemoteAudit, RemoteQueues } from "./remote.ts";
+import { libc } from "./libc.ts";
 import { RemoteHealth } from "./remote_health.ts";
 import { blockEventLoop, testHooksEnabled } from "./test_hooks.ts";
 
 const index = Number(self.name.split("-").pop()) || 0;
 const post = (message: FromWorker, transfer: Transferable[] = []) =>
   self.postMessage(message, transfer);
+// The main thread tracks this thread by its kernel id once it is terminated (pool.ts).
+const calls = libc();
+const tid = typeof calls === "string" ? undefined : calls.threadId();
+if (tid !== undefined) post({ type: "thread", tid });
 /** Lines go to stderr, or to the main thread when its logger writes to a sink of its own. */
 let forwardLogs = false;
 const logger = new Logger({

@@ -688,16 +688,21 @@ export const RUNTIME: TableSpec = {
     int(0, 3_600_000),
     "Watchdog: a worker thread unresponsive this long is terminated, its listening sockets are " +
       "shut down so the kernel sends new connections to the other isolates, and a new worker " +
-      "takes its place. 0: never (it stays unresponsive until its loop returns). A value below " +
-      "`watchdog_miss_ms` counts as `watchdog_miss_ms`.",
+      "takes its place. Deno cannot stop a thread in synchronous JavaScript, so the terminated " +
+      "thread may run on (a core busy): it is shown in `/{prefix}/workers` " +
+      "(`lingering_threads`) and `gateway_worker_threads_lingering` until it ends, and " +
+      "`watchdog_exit_ms` bounds it. 0: never (it stays unresponsive until its loop returns). A " +
+      "value below `watchdog_miss_ms` counts as `watchdog_miss_ms`.",
     { default: 10_000, example: 30_000 },
   ),
   watchdog_exit_ms: field(
     "integer",
     int(0, 3_600_000),
-    "Watchdog of the main thread (the `gateway` executable only): when the main thread has not " +
-      "answered for this long, the process exits with status 70 for its supervisor (systemd, a " +
-      "container runtime) to start it again. 0: never.",
+    "Watchdog of the process (the `gateway` executable only): when the main thread has not " +
+      "answered for this long, or a worker thread terminated by `watchdog_kill_ms` still runs " +
+      "this long after (Deno cannot stop it; it keeps a core busy), the process exits with " +
+      "status 70 for its supervisor (systemd, a container runtime) to start it again. A program " +
+      "embedding the gateway keeps its process: the lingering thread is logged. 0: never.",
     { default: 60_000, example: 120_000 },
   ),
 };
