@@ -51,6 +51,11 @@ export interface WorkerStatus {
   heartbeat_age_ms?: number | null;
   /** Times a worker in this place was replaced (it failed, or was unresponsive too long). */
   replacements?: number;
+  /**
+   * Threads of workers the watchdog terminated in this place that still run (Deno cannot stop
+   * synchronous JavaScript); present only while there are some.
+   */
+  lingering_threads?: { thread_id: number; terminated_ms: number }[];
 }
 
 /** An isolate that keeps the gateway from being ready (`/readyz` answers 503 while it lasts). */
