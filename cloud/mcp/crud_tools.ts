@@ -224,7 +224,7 @@ const CREATE_NOTES: Record<ResourceKind, string> = {
   backends:
     "`type` must be one of the service's backend_types; options, targets and settings are checked against the gateway's schema.",
   middleware:
-    "transform and metadata_transform middleware need transform_id (create-transform first); options apply, fail_on_error, debug. Security middleware take options only (no transform_id): api_key, basic_auth, jwt_auth (smart = true for SMART scopes), ip_filter, rate_limit, request_filter, cors, headers; put cors first and authentication before the rest.",
+    "transform and metadata_transform middleware need transform_id (create-transform first); options apply, fail_on_error, max_steps (the run budget), debug. Security middleware take options only (no transform_id): api_key, basic_auth, jwt_auth (smart = true for SMART scopes), ip_filter, rate_limit, request_filter, cors, headers; put cors first and authentication before the rest.",
   transforms:
     "`spec` is a JOLT chain compiled with the gateway's engine on save (try validate-transform-spec and preview-transform first).",
   pipelines:

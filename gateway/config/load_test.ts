@@ -52,6 +52,7 @@ Deno.test("loadConfigFile: merges every *.toml of pipelines_path in name order",
     spec_path: "patient.json",
     apply: "left",
     fail_on_error: true,
+    max_steps: 10_000_000,
     debug: false,
     input: "data",
   });

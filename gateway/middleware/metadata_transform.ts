@@ -65,7 +65,10 @@ export async function createMetadataTransformMiddleware(
     );
   }
   const source = transformSource(ctx);
-  const spec = await SpecFile.load(source, String(config.options.spec_path));
+  const maxSteps = config.options.max_steps;
+  const spec = await SpecFile.load(source, String(config.options.spec_path), {
+    maxSteps: maxSteps === undefined ? undefined : Number(maxSteps),
+  });
   const logger = ctx.logger.child({ middleware: config.name });
   if (!ctx.validateOnly) spec.watch(source, logger);
   return new MetadataTransformMiddleware(

@@ -5,7 +5,7 @@
  */
 import { basename, dirname } from "node:path";
 import type { Logger } from "../../shared/mod.ts";
-import { type CompiledSpec, parseSpec } from "../../shared/jolt/mod.ts";
+import { type CompiledSpec, type CompileOptions, parseSpec } from "../../shared/jolt/mod.ts";
 import type { TransformSource } from "./transform_source.ts";
 
 const DEBOUNCE_MS = 50;
@@ -15,21 +15,35 @@ export class SpecFile {
   readonly specPath: string;
   readonly file: string;
   #spec: CompiledSpec;
+  readonly #options: CompileOptions;
   #version = 1;
   #watcher: Deno.FsWatcher | undefined;
   #closed = false;
 
-  private constructor(specPath: string, file: string, spec: CompiledSpec) {
+  private constructor(
+    specPath: string,
+    file: string,
+    spec: CompiledSpec,
+    options: CompileOptions,
+  ) {
     this.specPath = specPath;
     this.file = file;
     this.#spec = spec;
+    this.#options = options;
   }
 
-  /** Load and compile; throws a message naming the file and the JOLT problem when invalid. */
-  static async load(source: TransformSource, specPath: string): Promise<SpecFile> {
+  /**
+   * Load and compile (with `options`, kept for reloads); throws a message naming the file and the
+   * JOLT problem when invalid.
+   */
+  static async load(
+    source: TransformSource,
+    specPath: string,
+    options: CompileOptions = {},
+  ): Promise<SpecFile> {
     const file = source.resolve(specPath);
     const text = await source.read(specPath);
-    return new SpecFile(specPath, file, compileText(text, file));
+    return new SpecFile(specPath, file, compileText(text, file, options), options);
   }
 
   /** The compiled spec serving requests now. */
@@ -59,7 +73,7 @@ export class SpecFile {
     const reload = async () => {
       try {
         const text = await source.read(this.specPath);
-        const next = compileText(text, this.file);
+        const next = compileText(text, this.file, this.#options);
         this.#spec = next;
         this.#version++;
         logger.info("transform reloaded", { file: this.file, version: this.#version });
@@ -92,9 +106,9 @@ export class SpecFile {
   }
 }
 
-function compileText(text: string, file: string): CompiledSpec {
+function compileText(text: string, file: string, options: CompileOptions): CompiledSpec {
   try {
-    return parseSpec(text);
+    return parseSpec(text, options);
   } catch (err) {
     throw new Error(`invalid transform ${file}: ${(err as Error).message}`, { cause: err });
   }

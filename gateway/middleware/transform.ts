@@ -29,6 +29,8 @@ interface TransformOptions {
   fail_on_error: boolean;
   debug: boolean;
   input: "data" | "envelope";
+  /** Work steps one run may spend (JOLT's budget). */
+  max_steps?: number;
 }
 
 function readOptions(config: MiddlewareConfig): TransformOptions {
@@ -43,6 +45,7 @@ function readOptions(config: MiddlewareConfig): TransformOptions {
     fail_on_error: o.fail_on_error !== false,
     debug: o.debug === true,
     input,
+    max_steps: o.max_steps === undefined ? undefined : Number(o.max_steps),
   };
 }
 
@@ -235,7 +238,7 @@ export async function createTransformMiddleware(
 ): Promise<Middleware> {
   const opts = readOptions(config);
   const source = transformSource(ctx);
-  const spec = await SpecFile.load(source, opts.spec_path);
+  const spec = await SpecFile.load(source, opts.spec_path, { maxSteps: opts.max_steps });
   const logger = ctx.logger.child({ middleware: config.name });
   if (!ctx.validateOnly) spec.watch(source, logger);
   return new TransformMiddleware(config.name, opts, spec, logger);

@@ -142,6 +142,28 @@ Deno.test("transform: a run past the JOLT work budget is 422 transform_budget_ex
   assertEquals([err?.status, err?.code], [500, "transform_budget_exceeded"]);
 });
 
+Deno.test("transform: max_steps sets the budget both ways, on the fast path and the parsed one", async () => {
+  // 10 one-star keys by 2,000 keys: 20,000 tries, within the default budget.
+  const { spec, input } = keyProductAttack(10, 2_000);
+  const text = JSON.stringify(input);
+  for (const chain of [spec, [...spec, { operation: "sort" }]]) {
+    const tight = await middleware(chain, { max_steps: 10_000 });
+    const err = await failure(() => tight.onRequest!(request(text)));
+    assertEquals([err?.status, err?.code], [422, "transform_budget_exceeded"]);
+    assertEquals(/more than 10000 work steps/.test(err!.message), true, err!.message);
+    const roomy = await middleware(chain);
+    const req = request(text);
+    await roomy.onRequest!(req);
+    assertEquals(await req.body.data(), null); // no key matches a pattern
+  }
+  // The budget the default leaves too small, raised: issue-33-sized work passes.
+  const attack = keyProductAttack();
+  const raised = await middleware(attack.spec, { max_steps: 20_000_000 });
+  const req = request(JSON.stringify(attack.input));
+  await raised.onRequest!(req);
+  assertEquals(await req.body.data(), null);
+});
+
 Deno.test("transform: with fail_on_error = false a run past the budget passes the body unchanged", async () => {
   const { spec, input } = keyProductAttack();
   const text = JSON.stringify(input);

@@ -27,6 +27,7 @@ Deno.test("optionInputs: typed controls, enums as choices, secrets, help from th
   assert.deepEqual(optionInputs("middleware", "transform", ["spec_path"])!.map((i) => i.key), [
     "apply",
     "fail_on_error",
+    "max_steps",
     "debug",
     "input",
   ]);

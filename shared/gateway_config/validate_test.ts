@@ -237,6 +237,7 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
         spec_path: "patient.json",
         apply: "both",
         fail_on_error: false,
+        max_steps: 50_000_000,
         debug: true,
         input: "data",
       },
@@ -244,7 +245,12 @@ Deno.test("validateConfig: the full fixture keeps every value written", async ()
     route_tenant: {
       name: "route_tenant",
       type: "metadata_transform",
-      options: { spec_path: "tenant.json", apply: "left", fail_on_error: true },
+      options: {
+        spec_path: "tenant.json",
+        apply: "left",
+        fail_on_error: true,
+        max_steps: 10_000_000,
+      },
     },
   });
   assert.deepEqual(c.proxy.content_limits, {
@@ -339,6 +345,7 @@ ${ECHO_PIPELINE}`);
     spec_path: "a.json",
     apply: "left",
     fail_on_error: true,
+    max_steps: 10_000_000,
     debug: false,
     input: "data",
   });
@@ -346,6 +353,7 @@ ${ECHO_PIPELINE}`);
     spec_path: "b.json",
     apply: "left",
     fail_on_error: true,
+    max_steps: 10_000_000,
   });
 });
 
@@ -686,7 +694,7 @@ options = {}
       p(
         6,
         "middleware.b.options.debug",
-        "unknown key `debug`; allowed: spec_path, apply, fail_on_error",
+        "unknown key `debug`; allowed: spec_path, apply, fail_on_error, max_steps",
       ),
       p(9, "middleware.c.options.spec_path", "missing required key `spec_path` (string)"),
       p(

@@ -31,20 +31,29 @@ export interface CompiledSpec {
   applyJson(bytes: Uint8Array): Uint8Array | null;
 }
 
+/** How a spec is compiled. */
+export interface CompileOptions {
+  /**
+   * Work steps one run may spend (default `MAX_RUN_STEPS`, 10,000,000; from 10,000 to
+   * 100,000,000): past them a run throws JoltBudgetExceeded.
+   */
+  maxSteps?: number;
+}
+
 /** Compiles a chain spec (already parsed JSON); throws JoltSpecError when it is invalid. */
-export function compile(specJson: unknown): CompiledSpec {
-  return new Spec(compileChain(specJson));
+export function compile(specJson: unknown, options: CompileOptions = {}): CompiledSpec {
+  return new Spec(compileChain(specJson, options.maxSteps));
 }
 
 /** Parses JSON text and compiles it; bad JSON is a JoltSpecError naming the parse error. */
-export function parseSpec(text: string): CompiledSpec {
+export function parseSpec(text: string, options: CompileOptions = {}): CompiledSpec {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
     throw new JoltSpecError(-1, [], `invalid JSON: ${(err as Error).message}`);
   }
-  return compile(json);
+  return compile(json, options);
 }
 
 class Spec implements CompiledSpec {
@@ -63,7 +72,7 @@ class Spec implements CompiledSpec {
   get #fastShift(): FastShift | null {
     if (this.#fast === undefined) {
       const root = this.#chain.loneShift;
-      this.#fast = root === null ? null : FastShift.compile(root);
+      this.#fast = root === null ? null : FastShift.compile(root, this.#chain.maxSteps);
     }
     return this.#fast;
   }

@@ -16,7 +16,7 @@
  * @module
  */
 
-export { compile, type CompiledSpec, parseSpec } from "./compile.ts";
+export { compile, type CompiledSpec, type CompileOptions, parseSpec } from "./compile.ts";
 export {
   FUNCTIONS,
   JOLT_FUNCTIONS,
@@ -30,5 +30,6 @@ export {
   MAX_SPEC_DEPTH,
   MAX_SPEC_NODES,
   type OperationName,
+  RUN_STEPS_RANGE,
   specSizeProblem,
 } from "./engine/mod.ts";

@@ -3,7 +3,7 @@
  */
 import { z } from "zod";
 import { field, type TableSpec } from "../fields.ts";
-import { text } from "../values.ts";
+import { int, text } from "../values.ts";
 
 /** An HTTP header name (RFC 9110 token), matched case-insensitively. */
 export const headerName = z.string().regex(
@@ -55,6 +55,18 @@ export const transformFields = (kind: "data" | "metadata"): TableSpec => ({
       default: true,
       example: false,
     },
+  ),
+  max_steps: field(
+    "integer",
+    // shared/jolt's RUN_STEPS_RANGE and MAX_RUN_STEPS (the config does not load the engine;
+    // shared/jolt/engine/limits_test.ts checks that they agree).
+    int(10_000, 100_000_000),
+    "Work steps one run of the spec may spend (a step is about one key tried or one level " +
+      "written; an 8.8 MB FHIR bundle through four operations takes 2.2 million, and 10 million " +
+      "take 0.1-0.5 s). Past them the request fails with 422 `transform_budget_exceeded`, so no " +
+      "body can hold the isolate. Raise it for bodies larger than the default `max_body_size`; " +
+      "at most 100 million (seconds of work, within the watchdog's default `watchdog_kill_ms`).",
+    { default: 10_000_000, example: 50_000_000 },
   ),
   ...(kind === "data"
     ? {

@@ -3,7 +3,14 @@
  * and applied in order.
  */
 
-import { MAX_COMPILE_STEPS, specSizeProblem, startRun, startSteps } from "./limits.ts";
+import {
+  checkRunSteps,
+  MAX_COMPILE_STEPS,
+  MAX_RUN_STEPS,
+  specSizeProblem,
+  startRun,
+  startSteps,
+} from "./limits.ts";
 import { BudgetIssue, JoltSpecError, runFailure, SpecIssue } from "./errors.ts";
 import { describe, has, isMap, Ownership } from "../json.ts";
 import { ShiftOp } from "./shift.ts";
@@ -65,6 +72,8 @@ export interface CompiledChain {
   apply(input: unknown, context?: Record<string, unknown>): unknown;
   /** The root of the chain's only operation when that is a shift (what fast/ compiles), else null. */
   readonly loneShift: ShiftNode | null;
+  /** The work steps one run may spend (limits.ts). */
+  readonly maxSteps: number;
 }
 
 /**
@@ -110,8 +119,12 @@ function build(name: OperationName, spec: unknown, editedLater: () => boolean): 
   }
 }
 
-/** Compiles a chain spec (already parsed JSON); throws JoltSpecError when it is invalid. */
-export function compileChain(specJson: unknown): CompiledChain {
+/**
+ * Compiles a chain spec (already parsed JSON); throws JoltSpecError when it is invalid. Each run
+ * may spend `maxSteps` work steps (limits.ts; a RangeError outside RUN_STEPS_RANGE).
+ */
+export function compileChain(specJson: unknown, maxSteps: number = MAX_RUN_STEPS): CompiledChain {
+  checkRunSteps(maxSteps);
   // Measured iteratively before any recursive compiler sees it (a 10,000-level spec).
   const tooLarge = specSizeProblem(specJson);
   if (tooLarge) throw new JoltSpecError(-1, [], tooLarge, undefined, "spec_too_large");
@@ -161,16 +174,18 @@ export function compileChain(specJson: unknown): CompiledChain {
     }
     names.push(name);
   });
-  return new Chain(names, ops);
+  return new Chain(names, ops, maxSteps);
 }
 
 class Chain implements CompiledChain {
   readonly operations: readonly OperationName[];
   readonly loneShift: ShiftNode | null;
+  readonly maxSteps: number;
   readonly #ops: Op[];
   readonly #names: OperationName[];
 
-  constructor(names: OperationName[], ops: Op[]) {
+  constructor(names: OperationName[], ops: Op[], maxSteps: number) {
+    this.maxSteps = maxSteps;
     this.#names = names;
     this.operations = Object.freeze(names);
     this.#ops = ops;
@@ -178,7 +193,7 @@ class Chain implements CompiledChain {
   }
 
   apply(input: unknown, context?: Record<string, unknown>): unknown {
-    startRun();
+    startRun(this.maxSteps);
     const own = new Ownership();
     let value: unknown = input === undefined ? null : input;
     for (let i = 0; i < this.#ops.length; i++) {

@@ -34,6 +34,8 @@ export const MAX_SPEC_NODES = 200_000;
  * chain takes 2.2 million steps.
  */
 export const MAX_RUN_STEPS = 10_000_000;
+/** Smallest and largest run budget a spec may be compiled with (`compile`'s `maxSteps`). */
+export const RUN_STEPS_RANGE = { min: 10_000, max: 100_000_000 } as const;
 /** Work steps compiling one chain may spend (wildcard keys tried against literal siblings). */
 export const MAX_COMPILE_STEPS = 10_000_000;
 /** Characters a string scan reads per step. */
@@ -44,10 +46,22 @@ let stepsLeft = MAX_RUN_STEPS;
 let stepsLimit = MAX_RUN_STEPS;
 let stepsWhat = "run";
 
-/** Starts a run's budgets: output and work steps. */
-export function startRun(): void {
+/** Starts a run's budgets: output, and `maxSteps` work steps. */
+export function startRun(maxSteps: number = MAX_RUN_STEPS): void {
   outputLeft = MAX_RUN_OUTPUT;
-  startSteps(MAX_RUN_STEPS, "run");
+  startSteps(maxSteps, "run");
+}
+
+/** `maxSteps` when it is an integer within {@link RUN_STEPS_RANGE}; else a RangeError. */
+export function checkRunSteps(maxSteps: number): number {
+  if (
+    !Number.isInteger(maxSteps) || maxSteps < RUN_STEPS_RANGE.min || maxSteps > RUN_STEPS_RANGE.max
+  ) {
+    throw new RangeError(
+      `maxSteps must be an integer from ${RUN_STEPS_RANGE.min} to ${RUN_STEPS_RANGE.max}, not ${maxSteps}`,
+    );
+  }
+  return maxSteps;
 }
 
 /** Starts the output budget only (each shift of a chain has its own; steps are the chain's). */

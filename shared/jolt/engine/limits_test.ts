@@ -10,7 +10,9 @@ import {
   JoltSpecError,
   JoltTransformError,
   MAX_RUN_STEPS,
+  RUN_STEPS_RANGE,
 } from "../mod.ts";
+import { transformFields } from "../../gateway_config/components/middleware_fields.ts";
 import { stepsSpent } from "./mod.ts";
 import {
   assertJson,
@@ -135,4 +137,33 @@ Deno.test("budget: compiling matches every pattern against its literal siblings 
   // 1,000 of each is a million tries: fine.
   const fine = Object.fromEntries(Object.entries(spec).slice(0, 2_000));
   assertJson(compile([{ operation: "shift", spec: fine }]).apply({ k1: 1 }), { a: 1 });
+});
+
+Deno.test("budget: a spec compiled with maxSteps stops there on the walker and the fast path", () => {
+  const { spec, input } = keyProductAttack(10, 2_000); // 20,000 tries
+  const chain = compile(spec, { maxSteps: 10_000 });
+  const walker = assertThrows(() => chain.apply(input), JoltBudgetExceeded, /10000 work steps/);
+  assertJson((walker as JoltBudgetExceeded).limit, 10_000);
+  const fast = assertThrows(
+    () => chain.applyJson(bytesOf(input)),
+    JoltBudgetExceeded,
+    /10000 work steps/,
+  );
+  assertJson((fast as JoltBudgetExceeded).limit, 10_000);
+  // The default budget has room for it.
+  assertJson(compile(spec).apply(input), null);
+  for (const bad of [RUN_STEPS_RANGE.min - 1, RUN_STEPS_RANGE.max + 1, 1.5]) {
+    assertThrows(() => compile(spec, { maxSteps: bad }), RangeError, /maxSteps must be an integer/);
+  }
+});
+
+Deno.test("budget: the transform middlewares' max_steps option has the engine's default and range", () => {
+  for (const kind of ["data", "metadata"] as const) {
+    const field = transformFields(kind).max_steps;
+    assertJson(field.default, MAX_RUN_STEPS);
+    assertJson(field.schema.safeParse(RUN_STEPS_RANGE.min).success, true);
+    assertJson(field.schema.safeParse(RUN_STEPS_RANGE.max).success, true);
+    assertJson(field.schema.safeParse(RUN_STEPS_RANGE.min - 1).success, false);
+    assertJson(field.schema.safeParse(RUN_STEPS_RANGE.max + 1).success, false);
+  }
 });

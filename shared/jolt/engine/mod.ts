@@ -26,6 +26,7 @@ export {
   MAX_RUN_STEPS,
   MAX_SPEC_DEPTH,
   MAX_SPEC_NODES,
+  RUN_STEPS_RANGE,
   specSizeProblem,
   startRun,
   stepsSpent,

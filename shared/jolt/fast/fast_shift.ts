@@ -4,7 +4,7 @@
  * positions for the input's leaves, and write_output.ts copies them as the input spelled them.
  */
 
-import { type ShiftNode, startRun } from "../engine/mod.ts";
+import { MAX_RUN_STEPS, type ShiftNode, startRun } from "../engine/mod.ts";
 import { JsonWriter, scanJson, ScanScratch } from "./raw_json.ts";
 import { compileShift, type TapeProgram } from "./shift_program.ts";
 import { writeOutput } from "./write_output.ts";
@@ -12,18 +12,23 @@ import { writeOutput } from "./write_output.ts";
 /** A shift compiled for bytes. */
 export class FastShift {
   readonly #program: TapeProgram;
+  readonly #maxSteps: number;
   // Made on first use and kept for the next body, unless that body made them large.
   #writer: JsonWriter | undefined;
   #scratch: ScanScratch | undefined;
 
-  private constructor(program: TapeProgram) {
+  private constructor(program: TapeProgram, maxSteps: number) {
     this.#program = program;
+    this.#maxSteps = maxSteps;
   }
 
-  /** The shift rooted at `root` compiled for bytes, or null when it is not covered. */
-  static compile(root: ShiftNode): FastShift | null {
+  /**
+   * The shift rooted at `root` compiled for bytes, or null when it is not covered. Each run may
+   * spend `maxSteps` work steps, as the walker's.
+   */
+  static compile(root: ShiftNode, maxSteps: number = MAX_RUN_STEPS): FastShift | null {
     const program = compileShift(root);
-    return program === null ? null : new FastShift(program);
+    return program === null ? null : new FastShift(program, maxSteps);
   }
 
   /**
@@ -32,7 +37,7 @@ export class FastShift {
    * parsed (raw_json.ts says when). Throws what the walker throws when a limit is passed.
    */
   run(bytes: Uint8Array): Uint8Array | null {
-    startRun();
+    startRun(this.#maxSteps);
     const scratch = this.#scratch ??= new ScanScratch();
     const doc = scanJson(bytes, scratch);
     if (scratch.oversized) this.#scratch = undefined;
