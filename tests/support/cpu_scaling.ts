@@ -3,16 +3,16 @@
  * guard against quadratic scans, not a speed target), timed in the CPU time of the thread that
  * runs it.
  *
- * {@link growthRatio} in scaling.ts times wall-clock rounds: on a two-core machine running four
- * test files, a round of the large input that waits for a core counts the wait as growth (issue:
- * 54.8 against a bound of 40 for linear work). The CPU time of the process would not do either:
+ * Wall-clock rounds would not do (the wall-clock helper this replaced is gone): on a two-core
+ * machine running five test files, a round of the large input that waits for a core counts the
+ * wait as growth (54.8, and 41.7 in a later run, against a bound of 40 for linear work). The CPU time of the process would not do either:
  * `deno test --parallel` runs its test files as threads of one process, so the process's CPU time
  * counts the other files' work too. A thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`, read through
  * libc, to the nanosecond) counts only the work of the test's own thread: waiting for a core
  * costs nothing, and neither do the test files beside it. Where that clock cannot be read, the
  * least of the wall time and the process's CPU time ({@link cpuStopwatch}) stands in.
  *
- * The verdict is the one of the fastest rounds (as in scaling.ts), reached with less work: the
+ * The verdict is the one of the fastest rounds, reached with less work: the
  * small input's rounds come first, then the large input's rounds stop as soon as one is fast
  * enough to meet the bound (a later round could only be faster, never change the verdict).
  */

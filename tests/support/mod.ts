@@ -42,5 +42,4 @@ export { type CpuStopwatch, cpuStopwatch, type LatencyProbe, latencyProbe } from
 export { REPO_ROOT } from "./paths.ts";
 export { type SecretService, startSecretService } from "./secret_service.ts";
 export { withEnv, withTestHooks } from "./env.ts";
-export { fastestRun, fastestRunAsync, growthRatio, growthRatioAsync } from "./scaling.ts";
 export { bestStall, loopTurnsDuring, measureStall, type StallMeasure } from "./event_loop.ts";
