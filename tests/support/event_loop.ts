@@ -4,18 +4,13 @@
  * no other task could run. Work that hands the loop back between slices shows short gaps; one
  * synchronous run shows its whole duration.
  *
- * A gap counts only the CPU time this process had in it: on a loaded machine the process also
- * waits for a core, and that wait is the machine's, not the work's (a test job beside it must not
- * make slicing look broken). Work that holds the loop runs on a core the whole time, so its gap
- * is all CPU time; the process's other threads (GC helpers) can only add to the figure.
+ * A gap counts only the CPU time this thread had in it (`CLOCK_THREAD_CPUTIME_ID`, cpu_scaling.ts):
+ * on a loaded machine the thread also waits for a core, and that wait is the machine's, not the
+ * work's (a test job beside it must not make slicing look broken). Not the process's CPU time
+ * either: `deno test --parallel` runs the other test files as threads of this process. Work that
+ * holds the loop runs on this thread the whole time, so its gap is all CPU time.
  */
-import process from "node:process";
-
-/** Milliseconds of CPU time this process has used (every thread). */
-function cpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
+import { threadClock } from "./cpu_scaling.ts";
 
 /** The outcome of the work and the longest stall, in milliseconds. */
 export interface StallMeasure<T> {
@@ -23,12 +18,14 @@ export interface StallMeasure<T> {
   value?: T;
   /** What the work threw or rejected with, if it did. */
   error?: unknown;
-  /** Longest CPU time this process spent between two turns of the event loop while the work ran. */
+  /** Longest CPU time this thread spent between two turns of the event loop while the work ran. */
   stallMs: number;
 }
 
 /** Run `work` with a ticking timer beside it and report the longest event-loop stall. */
 export async function measureStall<T>(work: () => Promise<T> | T): Promise<StallMeasure<T>> {
+  const clock = threadClock();
+  const cpuMs = () => clock.ms();
   let last = performance.now();
   let lastCpu = cpuMs();
   let longest = 0;
@@ -57,6 +54,7 @@ export async function measureStall<T>(work: () => Promise<T> | T): Promise<Stall
   }
   // The stretch after the last tick counts too: the work's final synchronous part.
   out.stallMs = Math.max(longest, gap());
+  clock.close();
   return out;
 }
 
