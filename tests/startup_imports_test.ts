@@ -5,7 +5,8 @@
  * and every test that imports it do not pay for loading them. The static import graph of
  * `gateway/runtime/mod.ts` (what the gateway and each of its isolates load) is read with
  * `deno info --json`; each such package must be absent from it and still be reachable through a
- * literal `import()` (so `deno compile` bundles it).
+ * literal `import()` (so `deno compile` bundles it). The image codecs of DICOM rendering are loaded
+ * by the rendering worker only: they must be in its graph instead, and the worker bundled.
  */
 import { assert, assertEquals } from "./assert.ts";
 import { REPO_ROOT } from "./support/mod.ts";
@@ -15,9 +16,20 @@ const ON_FIRST_USE = [
   "@aws-sdk/client-s3", // storage backends with an s3:// root
   "age-encryption", // the cloud token file and tracked content
   "ajv", // JMIX package validation
+  "dcmjs", // DICOM endpoints and backends; a DICOM body shown by tracking or as a dead letter
+  "dcmjs-dimse", // DICOM: dicom_scp endpoints and dicom_scu backends (the DIMSE stack)
+  "fflate", // jmix endpoints (JMIX package zip files)
   "ioredis", // rate limits kept in Redis
   "nats", // JetStream delivery queues
   "nodemailer", // e-mail alert channels
+];
+
+/** Packages only the DICOM rendering worker loads (started with the first rendered frame). */
+const RENDER_WORKER = "gateway/dicom/render/worker.ts";
+const IN_RENDER_WORKER = [
+  "fast-png", // PNG renderings
+  "jpeg-js", // JPEG renderings, JPEG baseline frames
+  "jpeg-lossless-decoder-js", // JPEG lossless frames
 ];
 
 interface InfoDependency {
@@ -112,6 +124,24 @@ Deno.test("startup: packages that only some configurations use are not in the ga
   assert(staticPackages.has("hono"), `no hono among ${[...staticPackages].join(", ")}`);
   assertEquals(ON_FIRST_USE.filter((p) => staticPackages.has(p)), []);
   assertEquals(ON_FIRST_USE.filter((p) => !dynamicPackages.has(p)), []);
+});
+
+Deno.test("startup: the image codecs are loaded by the rendering worker only, which deno compile bundles", async () => {
+  const root = new URL("../gateway/runtime/mod.ts", import.meta.url).href;
+  const runtime = packagesReached(await moduleGraph(root), root);
+  assertEquals(
+    IN_RENDER_WORKER.filter((p) => runtime.staticPackages.has(p) || runtime.dynamicPackages.has(p)),
+    [],
+  );
+  const worker = new URL(`../${RENDER_WORKER}`, import.meta.url).href;
+  const { staticPackages } = packagesReached(await moduleGraph(worker), worker);
+  assertEquals(IN_RENDER_WORKER.filter((p) => !staticPackages.has(p)), []);
+  // The worker is a module Worker (pool.ts), not an import: the compiled gateway includes it.
+  const compile = await Deno.readTextFile(`${REPO_ROOT}/deploy/release/compile.ts`);
+  assert(
+    compile.includes(`"${RENDER_WORKER}"`),
+    `deploy/release/compile.ts does not include ${RENDER_WORKER}`,
+  );
 });
 
 Deno.test("startup: packageOf reads both forms of a resolved npm specifier", () => {

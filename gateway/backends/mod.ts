@@ -17,9 +17,6 @@ import type { BackendFactory } from "../pipeline/mod.ts";
 import { createEchoBackend } from "./echo.ts";
 import { createFhirBackend } from "./fhir.ts";
 import { createHttpBackend } from "./http.ts";
-// DICOM (issue 4): the DIMSE SCU backend and the DICOMweb backend.
-import { createDicomScuBackend } from "./dicom_scu/mod.ts";
-import { createDicomwebBackend } from "./dicomweb/mod.ts";
 
 export { EchoBackend } from "./echo.ts";
 export { checkFhirResponse } from "./fhir.ts";
@@ -34,8 +31,9 @@ export const BACKEND_FACTORIES: Partial<Record<string, BackendFactory>> = {
   // HTTP/3 (issue 5): the QUIC backend.
   http3: (c, ctx) => import("./http3/mod.ts").then((m) => m.createHttp3Backend(c, ctx)),
   storage: (c, ctx) => import("./storage/mod.ts").then((m) => m.createStorageBackend(c, ctx)),
-  dicom_scu: createDicomScuBackend,
-  dicomweb: createDicomwebBackend,
+  // DICOM (issue 4): the DIMSE SCU backend and the DICOMweb backend (dcmjs, dcmjs-dimse).
+  dicom_scu: (c, ctx) => import("./dicom_scu/mod.ts").then((m) => m.createDicomScuBackend(c, ctx)),
+  dicomweb: (c, ctx) => import("./dicomweb/mod.ts").then((m) => m.createDicomwebBackend(c, ctx)),
   // HL7 v2 (issue 37): the MLLP client.
   hl7: (c, ctx) => import("./hl7/mod.ts").then((m) => m.createHl7Backend(c, ctx)),
 };

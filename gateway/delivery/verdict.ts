@@ -4,7 +4,7 @@
  * out-of-resources or processing failure), or dead (a refusal that would be the same next time:
  * any other 4xx, a DIMSE failure such as SOP class not supported).
  */
-import { parseStatus, statusKind } from "../dicom/mod.ts";
+import { parseStatus, statusKind } from "../dicom/status/mod.ts";
 import type { ResponseEnvelope } from "../envelope.ts";
 
 /** The fate of one attempt. */

@@ -61,7 +61,7 @@ export {
   type StatusKind,
   statusKind,
   statusName,
-} from "./status.ts";
+} from "./status/mod.ts";
 export {
   isEncapsulated,
   isStorageClass,

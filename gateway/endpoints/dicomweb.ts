@@ -10,11 +10,7 @@
  * - anything else: 501 Not Implemented with a JSON error, SPEC's baseline.
  * Unknown paths are 404, other methods 405, a malformed frame list 400 (whatever the backend).
  */
-import type {
-  ContentLimits,
-  DICOMWEB_SERVICES,
-  EndpointConfig,
-} from "../../shared/gateway_config/mod.ts";
+import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import { type DicomJson, FrameListError, parseFrameList, parseStatus } from "../dicom/mod.ts";
 import { type RequestEnvelope, ResponseEnvelope } from "../envelope.ts";
 import { GatewayError } from "../errors.ts";
@@ -26,70 +22,14 @@ import {
 } from "../pipeline/mod.ts";
 import { HttpEndpointService, withErrorHeaders } from "./http.ts";
 import type { HttpEndpoint, HttpExchange } from "./types.ts";
+import { type DicomwebRoute, findDicomwebRoute } from "./dicomweb_routes.ts";
 
-const UID = "[0-9.]+";
-
-/** A DICOMweb service of PS3.18 (QIDO-RS search, WADO-RS retrieve, STOW-RS store). */
-export type DicomwebRouteService = typeof DICOMWEB_SERVICES[number];
-
-/** One resource the endpoint routes: its PS3.18 service and the methods it accepts. */
-export interface DicomwebRoute {
-  name: string;
-  service: DicomwebRouteService;
-  pattern: RegExp;
-  methods: string[];
-}
-
-const GET = "GET HEAD";
-
-/**
- * The routes of SPEC "dicomweb endpoint" and PS3.18 (every QIDO-RS level, WADO-RS, STOW-RS),
- * relative to `path_prefix`. docs/dicom.md lists the same table (tests/dicom_web_routes_test.ts).
- */
-export const DICOMWEB_ROUTES: DicomwebRoute[] = ([
-  ["search studies", "qido", "/studies", GET],
-  ["search series", "qido", "/series", GET],
-  ["search series of a study", "qido", `/studies/${UID}/series`, GET],
-  ["search instances", "qido", "/instances", GET],
-  ["search instances of a study", "qido", `/studies/${UID}/instances`, GET],
-  ["search instances of a series", "qido", `/studies/${UID}/series/${UID}/instances`, GET],
-  ["store", "stow", "/studies", "POST"],
-  ["store in a study", "stow", `/studies/${UID}`, "POST"],
-  ["study metadata", "wado", `/studies/${UID}/metadata`, GET],
-  ["series metadata", "wado", `/studies/${UID}/series/${UID}/metadata`, GET],
-  ["instance metadata", "wado", `/studies/${UID}/series/${UID}/instances/${UID}/metadata`, GET],
-  ["study", "wado", `/studies/${UID}`, GET],
-  ["series", "wado", `/studies/${UID}/series/${UID}`, GET],
-  ["instance", "wado", `/studies/${UID}/series/${UID}/instances/${UID}`, GET],
-  ["frames", "wado", `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+`, GET],
-  ["bulk data", "wado", "/bulkdata/.+", GET],
-  ...["rendered", "thumbnail"].flatMap((kind) => [
-    [`study ${kind}`, "wado", `/studies/${UID}/${kind}`, GET],
-    [`series ${kind}`, "wado", `/studies/${UID}/series/${UID}/${kind}`, GET],
-    [`instance ${kind}`, "wado", `/studies/${UID}/series/${UID}/instances/${UID}/${kind}`, GET],
-    [
-      `frames ${kind}`,
-      "wado",
-      `/studies/${UID}/series/${UID}/instances/${UID}/frames/[^/]+/${kind}`,
-      GET,
-    ],
-  ]),
-] as [string, DicomwebRouteService, string, string][]).map(([name, service, re, methods]) => ({
-  name,
-  service,
-  pattern: new RegExp(`^${re}$`),
-  methods: methods.split(" "),
-}));
-
-/** The route serving `method` at `path`, or the methods the path accepts (none: no route). */
-export function findDicomwebRoute(
-  method: string,
-  path: string,
-): { route?: DicomwebRoute; allowed: string[] } {
-  const matching = DICOMWEB_ROUTES.filter((r) => r.pattern.test(path));
-  const route = matching.find((r) => r.methods.includes(method));
-  return { route, allowed: [...new Set(matching.flatMap((r) => r.methods))] };
-}
+export {
+  DICOMWEB_ROUTES,
+  type DicomwebRoute,
+  type DicomwebRouteService,
+  findDicomwebRoute,
+} from "./dicomweb_routes.ts";
 
 /** The DICOMweb endpoint. */
 export class DicomwebEndpointService extends HttpEndpointService {

@@ -16,13 +16,11 @@
  */
 import type { ContentLimits, EndpointConfig } from "../../shared/gateway_config/mod.ts";
 import type { BuiltPipeline } from "../pipeline/mod.ts";
-import { createDicomwebEndpoint } from "./dicomweb.ts";
 import { createFhirEndpoint } from "./fhir.ts";
 import { createHttpEndpoint } from "./http.ts";
-import { createJmixEndpoint } from "./jmix/mod.ts";
 import type { HttpEndpoint } from "./types.ts";
 
-export { DICOMWEB_ROUTES } from "./dicomweb.ts";
+export { DICOMWEB_ROUTES } from "./dicomweb_routes.ts";
 export { FhirEndpointService, operationOutcome } from "./fhir.ts";
 export { HttpEndpointService, withErrorHeaders } from "./http.ts";
 export {
@@ -32,17 +30,18 @@ export {
   requestTarget,
 } from "./types.ts";
 
-/** Builds an HTTP-family endpoint. */
+/** Builds an HTTP-family endpoint (one whose module is loaded on first use: a promise of it). */
 export type HttpEndpointFactory = (
   config: EndpointConfig,
   pipeline: BuiltPipeline,
   limits: ContentLimits,
-) => HttpEndpoint;
+) => HttpEndpoint | Promise<HttpEndpoint>;
 
 /** Factories by endpoint service type; a type missing here is refused at config load. */
 export const HTTP_ENDPOINT_FACTORIES: Partial<Record<string, HttpEndpointFactory>> = {
   http: createHttpEndpoint,
   fhir: createFhirEndpoint,
-  dicomweb: createDicomwebEndpoint,
-  jmix: createJmixEndpoint,
+  // DICOMweb and JMIX load the DICOM libraries (dcmjs, fflate) with their first endpoint.
+  dicomweb: (c, p, l) => import("./dicomweb.ts").then((m) => m.createDicomwebEndpoint(c, p, l)),
+  jmix: (c, p, l) => import("./jmix/mod.ts").then((m) => m.createJmixEndpoint(c, p, l)),
 };

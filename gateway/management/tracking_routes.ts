@@ -138,7 +138,7 @@ export function trackingRoutes(app: Hono<ManagementEnv>, control: GatewayControl
       size: content.size,
       truncated: content.truncated,
       body_base64: Buffer.from(content.body).toString("base64"),
-      view: viewOf(content.body, h.content_type),
+      view: await viewOf(content.body, h.content_type),
     });
   });
 

@@ -246,7 +246,7 @@ export async function buildRuntime(
         );
         continue;
       }
-      const endpoint = factory(ec, pipeline, config.proxy.content_limits);
+      const endpoint = await factory(ec, pipeline, config.proxy.content_limits);
       for (const net of ec.networks.length ? ec.networks : networks) {
         routes.add(net, endpoint.prefix, endpoint);
       }

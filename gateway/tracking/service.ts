@@ -162,7 +162,7 @@ export class TrackingService implements TrackingControl {
     if (!found.content) return { ...found.message, content: [] };
     try {
       const stages = await this.#open(found);
-      return { ...found.message, content: stages.map(stageContent) };
+      return { ...found.message, content: await Promise.all(stages.map(stageContent)) };
     } catch (err) {
       return { ...found.message, content_error: (err as Error).message };
     }
@@ -287,7 +287,7 @@ export class TrackingService implements TrackingControl {
 }
 
 /** A captured stage as the API shows it. */
-export function stageContent(s: CapturedStage): StageContent {
+export async function stageContent(s: CapturedStage): Promise<StageContent> {
   return {
     stage: s.stage,
     ...(s.backend ? { backend: s.backend } : {}),
@@ -300,6 +300,6 @@ export function stageContent(s: CapturedStage): StageContent {
     size: s.size,
     truncated: s.truncated,
     body_base64: Buffer.from(s.body).toString("base64"),
-    view: viewOf(s.body, s.content_type),
+    view: await viewOf(s.body, s.content_type),
   };
 }

@@ -1,9 +1,9 @@
 /**
  * What a client needs to show a stage's body: JSON and XML as text (the client pretty-prints),
- * a DICOM Part 10 file as a table of its top-level elements (read with dcmjs; pixel data as its
- * size), anything else binary as its size and a hex preview.
+ * a DICOM Part 10 file as a table of its top-level elements (read with dcmjs, loaded with the first
+ * one shown; pixel data as its size), anything else binary as its size and a hex preview.
  */
-import { type DicomJson, keywordOf, parseP10, readDataset, toDicomJson } from "../dicom/mod.ts";
+import type { DicomJson } from "../dicom/mod.ts";
 import type { ContentView, DicomTagRow } from "./types.ts";
 
 /** Bytes shown as hex for a binary body. */
@@ -19,11 +19,11 @@ const TEXT_TYPE =
   /^(text\/|application\/(.*\+)?(json|xml|x-www-form-urlencoded|hl7-v2|edi-x12|csv|javascript)\b|application\/x-hl7|x-application\/hl7)/i;
 
 /** The view of a body of `contentType`. */
-export function viewOf(body: Uint8Array, contentType: string | null): ContentView {
+export async function viewOf(body: Uint8Array, contentType: string | null): Promise<ContentView> {
   if (body.byteLength === 0) return { kind: "empty" };
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   if (type === "application/dicom" || isPart10(body)) {
-    const tags = dicomTags(body);
+    const tags = await dicomTags(body);
     if (tags) return { kind: "dicom", tags };
   }
   // A type known to be text, or any other whose bytes look like text (HL7 ER7, CSV, EDI…).
@@ -64,7 +64,8 @@ export function hexOf(bytes: Uint8Array): string {
 }
 
 /** The elements of a Part 10 file (meta header and dataset), or undefined when it does not parse. */
-export function dicomTags(body: Uint8Array): DicomTagRow[] | undefined {
+export async function dicomTags(body: Uint8Array): Promise<DicomTagRow[] | undefined> {
+  const { keywordOf, parseP10, readDataset, toDicomJson } = await import("../dicom/mod.ts");
   try {
     const file = parseP10(body);
     const rows: DicomTagRow[] = [];

@@ -1,6 +1,6 @@
 /** The Image Pixel, Modality LUT and VOI LUT attributes of a dataset, as a rendering needs them. */
 import type { DcmjsDict } from "../json.ts";
-import type { ImageAttributes } from "./image.ts";
+import type { ImageAttributes } from "./job.ts";
 import type { VoiFunction } from "./params.ts";
 
 function first(dict: DcmjsDict, tag: string): unknown {

@@ -4,7 +4,7 @@
  */
 import jpeg from "jpeg-js";
 import { encode as encodePng } from "fast-png";
-import type { Raster } from "./image.ts";
+import type { Raster } from "./job.ts";
 import type { RenderedType } from "./params.ts";
 
 /** The raster as `type` (JPEG at `quality`, 1-100). */

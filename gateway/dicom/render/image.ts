@@ -9,57 +9,14 @@
  */
 import jpeg from "jpeg-js";
 import { Decoder as LosslessDecoder } from "jpeg-lossless-decoder-js";
-import type { RenderParams, VoiFunction, VoiWindow } from "./params.ts";
-
-/** The Image Pixel module attributes a rendering needs (read from the dataset by the caller). */
-export interface ImageAttributes {
-  rows: number;
-  columns: number;
-  samplesPerPixel: number;
-  bitsAllocated: number;
-  bitsStored: number;
-  highBit: number;
-  /** 1: signed samples. */
-  pixelRepresentation: number;
-  photometric: string;
-  planarConfiguration: number;
-  rescaleSlope: number;
-  rescaleIntercept: number;
-  /** The dataset's first window, when it has one. */
-  window?: VoiWindow;
-}
-
-/** One frame to render. */
-export interface RenderJob {
-  /** The frame: native little-endian samples, or the compressed bitstream. */
-  frame: Uint8Array;
-  transferSyntax: string;
-  encapsulated: boolean;
-  image: ImageAttributes;
-  params: RenderParams;
-}
-
-/** An 8-bit raster: 1 (gray) or 3 (RGB) channels, interleaved. */
-export interface Raster {
-  width: number;
-  height: number;
-  channels: 1 | 3;
-  data: Uint8Array;
-}
-
-/** A frame that cannot be rendered (406) or whose data cannot be decoded (502). */
-export class RenderError extends Error {
-  constructor(readonly status: 406 | 502, message: string) {
-    super(message);
-  }
-}
-
-/** The compressed syntaxes this renderer decodes (a C-GET for a rendering proposes these). */
-export const RENDERABLE_COMPRESSED: readonly string[] = [
-  "1.2.840.10008.1.2.4.50", // JPEG baseline (process 1)
-  "1.2.840.10008.1.2.4.57", // JPEG lossless (process 14)
-  "1.2.840.10008.1.2.4.70", // JPEG lossless, first-order prediction (process 14 SV1)
-];
+import {
+  type ImageAttributes,
+  type Raster,
+  RENDERABLE_COMPRESSED,
+  RenderError,
+  type RenderJob,
+} from "./job.ts";
+import type { VoiFunction, VoiWindow } from "./params.ts";
 
 /** Largest frame rendered, in pixels (a 10k x 10k slide tile is refused). */
 const MAX_PIXELS = 64 * 1024 * 1024;

@@ -14,15 +14,12 @@
  */
 export { imageAttributesOf } from "./attributes.ts";
 export {
-  fitTo,
   type ImageAttributes,
   type Raster,
   RENDERABLE_COMPRESSED,
   RenderError,
   type RenderJob,
-  renderRaster,
-} from "./image.ts";
-export { encodeRaster } from "./encode.ts";
+} from "./job.ts";
 export {
   RENDERED_TYPES,
   type RenderedType,
@@ -31,5 +28,6 @@ export {
   THUMBNAIL_SIZE,
   type VoiWindow,
 } from "./params.ts";
+// The decoding and encoding (image.ts, encode.ts: jpeg-js, jpeg-lossless-decoder-js, fast-png)
+// run in the rendering worker (worker.ts) only: the gateway's isolates do not load the codecs.
 export { renderInWorker, stopRenderWorkers } from "./pool.ts";
-export { runJob } from "./worker.ts";

@@ -5,7 +5,7 @@
  * {@link MAX_QUEUED} jobs wait at once; more are refused with 503 rather than queued without end.
  */
 import { GatewayError } from "../../errors.ts";
-import type { RenderJob } from "./image.ts";
+import type { RenderJob } from "./job.ts";
 import type { WorkerRequest, WorkerResponse } from "./worker.ts";
 
 const MAX_WORKERS = Math.max(1, Math.min(2, navigator.hardwareConcurrency - 1));

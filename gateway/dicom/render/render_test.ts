@@ -4,16 +4,16 @@ import { decode as decodePng } from "fast-png";
 import { assert, assertEquals, assertRejects, assertThrows } from "../../../tests/assert.ts";
 import { GatewayError } from "../../errors.ts";
 import {
-  encodeRaster,
-  fitTo,
   type ImageAttributes,
   renderInWorker,
   type RenderJob,
   renderParamsOf,
-  renderRaster,
-  runJob,
   stopRenderWorkers,
 } from "./mod.ts";
+// What runs in the rendering worker only (not part of the module's face).
+import { encodeRaster } from "./encode.ts";
+import { fitTo, renderRaster } from "./image.ts";
+import { runJob } from "./worker.ts";
 
 const NATIVE = "1.2.840.10008.1.2.1";
 

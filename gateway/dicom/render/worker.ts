@@ -4,7 +4,8 @@
  * takes long enough to stall every other request if it ran on the main thread.
  */
 import { encodeRaster } from "./encode.ts";
-import { RenderError, type RenderJob, renderRaster } from "./image.ts";
+import { renderRaster } from "./image.ts";
+import { RenderError, type RenderJob } from "./job.ts";
 
 /** A job as posted to the worker. */
 export interface WorkerRequest {

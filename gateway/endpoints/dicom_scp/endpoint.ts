@@ -52,6 +52,7 @@ import {
   responseInstances,
 } from "./retrieve.ts";
 import { ReceivedInstanceBody } from "./instance_body.ts";
+import { listenerKeyOf } from "./listener_key.ts";
 import { releasesBodies } from "./recycle.ts";
 import { comment, failureStatus } from "./status_map.ts";
 import { InstanceStore, type SpooledInstance } from "./storage.ts";
@@ -84,11 +85,6 @@ export interface ScpOptions {
 export interface Tracker {
   acquire(): void;
   release(): void;
-}
-
-/** The listener key of a dicom_scp endpoint: its bind address and port. */
-export function listenerKeyOf(options: Record<string, unknown>): string {
-  return `${options.bind_addr}:${options.port}`;
 }
 
 /** A DIMSE endpoint bound to its pipeline. */

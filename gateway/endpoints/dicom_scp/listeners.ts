@@ -5,10 +5,11 @@
  * association is served by the endpoint of the generation current when it arrives.
  */
 import { createHash } from "node:crypto";
-import { DimseListener, type DimseTlsServer } from "../../adapters/dimse/mod.ts";
+import type { DimseListener, DimseTlsServer } from "../../adapters/dimse/mod.ts";
 import type { ListenerSet } from "../../adapters/mod.ts";
 import type { Logger } from "../../../shared/mod.ts";
-import { type DicomScpEndpoint, listenerKeyOf } from "./endpoint.ts";
+import type { DicomScpEndpoint } from "./endpoint.ts";
+import { listenerKeyOf } from "./listener_key.ts";
 
 /** Identifies TLS material without keeping the key in another string ("" for plain TCP). */
 function tlsFingerprint(tls: DimseTlsServer | undefined): string {
@@ -81,6 +82,8 @@ export class DimseListeners implements ListenerSet<Iterable<DicomScpEndpoint>> {
   /** Starts the listener of `ep`'s address with its TLS material. */
   async #listen(ep: DicomScpEndpoint): Promise<DimseListener> {
     const key = ep.key;
+    // Loaded already with the endpoint (createDicomScpEndpoint): the DIMSE stack and dcmjs-dimse.
+    const { DimseListener } = await import("../../adapters/dimse/mod.ts");
     const listener = await DimseListener.listen({
       hostname: ep.options.bind_addr,
       port: ep.options.port,

@@ -15,14 +15,16 @@ import type { DicomPeerConfig, EndpointConfig } from "../../../shared/gateway_co
 import { resolve } from "node:path";
 import type { DimseTls, DimseTlsServer } from "../../adapters/dimse/mod.ts";
 import type { BuiltPipeline } from "../../pipeline/mod.ts";
-import { DicomScpEndpoint, type ScpOptions } from "./endpoint.ts";
+import type { DicomScpEndpoint, ScpOptions } from "./endpoint.ts";
 
-export { DicomScpEndpoint, listenerKeyOf, type ScpOptions, type Tracker } from "./endpoint.ts";
+export type { DicomScpEndpoint, ScpOptions, Tracker } from "./endpoint.ts";
+export { listenerKeyOf } from "./listener_key.ts";
 export { DimseListeners } from "./listeners.ts";
 
 /**
  * Build a `dicom_scp` endpoint (its listener is started by the gateway); reads its TLS files,
- * throwing with the key of one that cannot be read.
+ * throwing with the key of one that cannot be read. The endpoint's module (the DIMSE stack,
+ * dcmjs-dimse, dcmjs) is loaded with the first one.
  */
 export async function createDicomScpEndpoint(
   config: EndpointConfig,
@@ -51,6 +53,7 @@ export async function createDicomScpEndpoint(
       key: p.key_path ? await readPem(baseDir, p.key_path, at("key_path")) : undefined,
     });
   }
+  const { DicomScpEndpoint } = await import("./endpoint.ts");
   return new DicomScpEndpoint(config, pipeline, peers, baseDir, tls, peerTls);
 }
 

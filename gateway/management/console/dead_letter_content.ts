@@ -30,7 +30,7 @@ export async function deadLetterBody(
 ): Promise<DeadLetterBody> {
   const content = await queue.deadContent(id, MAX_DEAD_LETTER_BODY);
   const h = content.header;
-  const view = viewOf(content.body, h.content_type);
+  const view = await viewOf(content.body, h.content_type);
   const text = !content.truncated &&
     (view.kind === "text" || view.kind === "json" || view.kind === "xml" || view.kind === "empty");
   return {

@@ -1,4 +1,18 @@
-/** DIMSE status codes (PS3.4, PS3.7 Annex C): names, categories and hex formatting. */
+/**
+ * DIMSE status codes (PS3.4, PS3.7 Annex C): names, categories and hex formatting. A folder of its
+ * own so that what reads a status (the delivery verdict of a backend's answer) does not load the
+ * DICOM libraries the rest of `gateway/dicom` uses.
+ *
+ * @example
+ * ```ts
+ * import { parseStatus, statusKind, statusName } from "./mod.ts";
+ *
+ * const status = parseStatus("0xA700")!;
+ * console.log(statusKind(status), statusName(status)); // failure Refused: out of resources
+ * ```
+ *
+ * @module
+ */
 
 /** Status codes the gateway sends or interprets. */
 export const STATUS = {
