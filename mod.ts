@@ -171,6 +171,8 @@ export type * from "./shared/gateway_config/types.ts";
 export {
   compile as compileJolt,
   type CompiledSpec,
+  type CompileOptions as JoltCompileOptions,
+  JoltBudgetExceeded,
   JoltSpecError,
   JoltTransformError,
   type OperationName as JoltOperationName,

@@ -4,6 +4,7 @@
  */
 
 import {
+  chargeJson,
   checkRunSteps,
   MAX_COMPILE_STEPS,
   MAX_RUN_STEPS,
@@ -202,6 +203,14 @@ class Chain implements CompiledChain {
       } catch (err) {
         throw runFailure(err, i, this.#names[i]);
       }
+    }
+    // What the caller will serialize, within the output budget (shared values count at each
+    // place, as they will be written).
+    const last = this.#ops.length - 1;
+    try {
+      chargeJson(value);
+    } catch (err) {
+      throw runFailure(err, last, this.#names[last]);
     }
     return value;
   }

@@ -8,7 +8,11 @@
  *   the data, as in shift's `[&1]`) is at most {@link MAX_ARRAY_INDEX}: the nulls before it are real;
  * - the nulls one run pads arrays with, and the values it copies out of the spec (a `default`
  *   literal applied under `*` to every element), together stay under {@link MAX_RUN_OUTPUT};
- * - a spec is at most {@link MAX_SPEC_DEPTH} levels deep and {@link MAX_SPEC_NODES} values large.
+ * - a spec is at most {@link MAX_SPEC_DEPTH} levels deep and {@link MAX_SPEC_NODES} values large;
+ * - the output of one run, as JSON, and the strings its functions build are at most
+ *   {@link OUTPUT_CHARS_PER_STEP} characters per step of its budget (see {@link chargeText}): a
+ *   value copied to many places, or a string doubled again and again, would otherwise make a
+ *   small body into gigabytes (a 5.6 MB body copying a 5 MB value into 200,000 items took 24 GB).
  *
  * Runs are synchronous, so one budget per process (per isolate) suffices: {@link startRun}
  * resets it.
@@ -40,16 +44,70 @@ export const RUN_STEPS_RANGE = { min: 10_000, max: 100_000_000 } as const;
 export const MAX_COMPILE_STEPS = 10_000_000;
 /** Characters a string scan reads per step. */
 export const CHARS_PER_STEP = 64;
+/**
+ * Characters of output one run may produce per work step of its budget: 80 million with the
+ * default budget, eight times the default `max_body_size`.
+ */
+export const OUTPUT_CHARS_PER_STEP = 8;
 
 let outputLeft = MAX_RUN_OUTPUT;
 let stepsLeft = MAX_RUN_STEPS;
 let stepsLimit = MAX_RUN_STEPS;
 let stepsWhat = "run";
+let textLimit = MAX_RUN_STEPS * OUTPUT_CHARS_PER_STEP;
+let textLeft = textLimit;
 
 /** Starts a run's budgets: output, and `maxSteps` work steps. */
 export function startRun(maxSteps: number = MAX_RUN_STEPS): void {
   outputLeft = MAX_RUN_OUTPUT;
+  textLeft = textLimit = maxSteps * OUTPUT_CHARS_PER_STEP;
   startSteps(maxSteps, "run");
+}
+
+/** Characters of output the run started by `startRun(maxSteps)` may produce. */
+export function outputLimit(maxSteps: number): number {
+  return maxSteps * OUTPUT_CHARS_PER_STEP;
+}
+
+/**
+ * Charges `n` characters of output (a string a function built, or the run's output as JSON);
+ * throws once the run's output budget is spent.
+ */
+export function chargeText(n: number): void {
+  if ((textLeft -= n) < 0) {
+    textLeft = 0;
+    throw new TransformIssue(
+      `the transform's output would be more than ${textLimit} characters ` +
+        `(${OUTPUT_CHARS_PER_STEP} per work step of its budget): a large value copied to many ` +
+        "places, or a string built too long",
+    );
+  }
+}
+
+/**
+ * Charges the size of `value` written as JSON (near enough: strings and keys with their quotes,
+ * a few characters per number, literal or separator). A value shared by several places counts at
+ * each place, as JSON.stringify would write it; the measure stops once it passes the budget, so it
+ * costs no more than writing the output would.
+ */
+export function chargeJson(value: unknown): void {
+  chargeText(jsonSize(value, textLeft));
+}
+
+/** The JSON size of `v`, or a figure past `cap` once it is known to be larger. */
+function jsonSize(v: unknown, cap: number): number {
+  if (typeof v === "string") return v.length + 2;
+  if (v === null || typeof v !== "object") return 5;
+  let n = 2;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length && n <= cap; i++) n += jsonSize(v[i], cap - n) + 1;
+  } else {
+    for (const key in v) {
+      n += key.length + 4 + jsonSize((v as Record<string, unknown>)[key], cap - n);
+      if (n > cap) break;
+    }
+  }
+  return n;
 }
 
 /** `maxSteps` when it is an integer within {@link RUN_STEPS_RANGE}; else a RangeError. */

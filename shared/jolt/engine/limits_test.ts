@@ -167,3 +167,30 @@ Deno.test("budget: the transform middlewares' max_steps option has the engine's 
     assertJson(field.schema.safeParse(RUN_STEPS_RANGE.max + 1).success, false);
   }
 });
+
+Deno.test("output budget: a value copied to many places, or a string doubled, stops at 8 characters a step", () => {
+  // 1,000 characters copied into each of 200 items: 200,000 characters of output against the
+  // 80,000 of a 10,000-step budget. (A 5 MB value into 200,000 items took 24 GB before.)
+  const copy = compile([{
+    operation: "shift",
+    spec: { items: { "*": { "@(2,patient)": "out[&1].patient" } } },
+  }], { maxSteps: 10_000 });
+  const input = { patient: "p".repeat(1_000), items: Array.from({ length: 200 }, () => ({})) };
+  const over = /output would be more than 80000 characters \(8 per work step/;
+  assertThrows(() => copy.apply(input), JoltTransformError, over);
+  assertThrows(() => copy.applyJson(bytesOf(input)), JoltTransformError, over);
+  // A tenth of the items fits, on both paths.
+  const fewer = { ...input, items: input.items.slice(0, 20) };
+  const out = copy.apply(fewer) as { out: { patient: string }[] };
+  assertJson(out.out.length, 20);
+  assertJson(new TextDecoder().decode(copy.applyJson(bytesOf(fewer))!), JSON.stringify(out));
+  // concat of a value with itself, operation after operation: stopped while it doubles.
+  const doubling = compile(
+    Array.from({ length: 40 }, () => ({
+      operation: "modify-overwrite-beta",
+      spec: { a: "=concat(@(1,a),@(1,a))" },
+    })),
+    { maxSteps: 10_000 },
+  );
+  assertThrows(() => doubling.apply({ a: "x".repeat(1_000) }), JoltTransformError, over);
+});

@@ -19,13 +19,16 @@
 export { compileChain, type CompiledChain, type OperationName } from "./chain.ts";
 export { JoltBudgetExceeded, JoltSpecError, JoltTransformError, runFailure } from "./errors.ts";
 export {
+  chargeJson,
   chargeSteps,
+  chargeText,
   MAX_ARRAY_INDEX,
   MAX_COMPILE_STEPS,
   MAX_RUN_OUTPUT,
   MAX_RUN_STEPS,
   MAX_SPEC_DEPTH,
   MAX_SPEC_NODES,
+  outputLimit,
   RUN_STEPS_RANGE,
   specSizeProblem,
   startRun,

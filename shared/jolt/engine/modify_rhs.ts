@@ -3,8 +3,8 @@
  * lookups and `=function(args…)` calls, parsed once into evaluators.
  */
 
-import { BudgetIssue, specFail } from "./errors.ts";
-import { chargeSteps } from "./limits.ts";
+import { specFail, TransformIssue } from "./errors.ts";
+import { chargeSteps, chargeText } from "./limits.ts";
 import { ABSENT, type Absent, deepCopy, deepFreeze, type JsonMap } from "../json.ts";
 import { toKindedNumber } from "./java.ts";
 import { compileSeparator } from "./separator.ts";
@@ -134,20 +134,25 @@ export class Evaluator {
     chargeSteps(1);
     try {
       if (fn === null) return args[0].evaluate(wp, st);
+      let out: unknown;
       if (args.length === 1) {
         const v = args[0].evaluate(wp, st);
-        return v === ABSENT ? fn([]) : fn(charged([v]));
-      }
-      if (args.length > 1) {
-        return fn(charged(args.map((a) => {
+        out = v === ABSENT ? fn([]) : fn(charged([v]));
+      } else if (args.length > 1) {
+        out = fn(charged(args.map((a) => {
           const v = a.evaluate(wp, st);
           return v === ABSENT ? null : v;
         })));
+      } else {
+        // "=fn" with no argument list: the current value is the argument.
+        out = input === ABSENT ? fn([]) : fn(charged([input]));
       }
-      // "=fn" with no argument list: the current value is the argument.
-      return input === ABSENT ? fn([]) : fn(charged([input]));
+      // A built string is new memory: concat of a value with itself, again and again, doubles it.
+      if (typeof out === "string") chargeText(out.length);
+      return out;
     } catch (err) {
-      if (err instanceof BudgetIssue) throw err; // the run stops; it is not the function's failure
+      // A budget spent stops the run; it is not the function's failure.
+      if (err instanceof TransformIssue) throw err;
       return ABSENT; // JOLT swallows function failures: no value, no write
     }
   }

@@ -4,8 +4,8 @@
  * positions for the input's leaves, and write_output.ts copies them as the input spelled them.
  */
 
-import { MAX_RUN_STEPS, type ShiftNode, startRun } from "../engine/mod.ts";
-import { JsonWriter, scanJson, ScanScratch } from "./raw_json.ts";
+import { chargeText, MAX_RUN_STEPS, outputLimit, type ShiftNode, startRun } from "../engine/mod.ts";
+import { JsonWriter, JsonWriterLimit, scanJson, ScanScratch } from "./raw_json.ts";
 import { compileShift, type TapeProgram } from "./shift_program.ts";
 import { writeOutput } from "./write_output.ts";
 
@@ -46,8 +46,16 @@ export class FastShift {
     this.#program(doc, holder);
     const w = this.#writer ??= new JsonWriter();
     w.reset();
-    writeOutput(w, Object.hasOwn(holder, "root") ? holder.root : null, doc);
-    if (w.oversized) this.#writer = undefined;
+    // The walker's output budget, in bytes here: the program copies positions, the writer bytes.
+    w.limit = outputLimit(this.#maxSteps);
+    try {
+      writeOutput(w, Object.hasOwn(holder, "root") ? holder.root : null, doc);
+    } catch (err) {
+      if (err instanceof JsonWriterLimit) chargeText(Infinity); // throws the walker's error
+      throw err;
+    } finally {
+      if (w.oversized) this.#writer = undefined;
+    }
     return w.result();
   }
 }

@@ -388,10 +388,15 @@ export function resultCopy(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/** Thrown by a {@link JsonWriter} asked to grow past its `limit`. */
+export class JsonWriterLimit extends Error {}
+
 /** A growable byte buffer that JSON is written into (fields public for the writers' loops). */
 export class JsonWriter {
   buf: Uint8Array;
   len = 0;
+  /** Most bytes it may hold; asking for room past them throws {@link JsonWriterLimit}. */
+  limit = Infinity;
 
   constructor(capacity = 4096) {
     this.buf = new Uint8Array(capacity);
@@ -400,6 +405,7 @@ export class JsonWriter {
   /** Makes room for `n` more bytes; returns the buffer to write them into. */
   room(n: number): Uint8Array {
     if (this.len + n <= this.buf.length) return this.buf;
+    if (this.len + n > this.limit) throw new JsonWriterLimit(`over ${this.limit} bytes`);
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
     next.set(this.buf.subarray(0, this.len));
     return this.buf = next;
