@@ -164,6 +164,28 @@ Deno.test("transform: max_steps sets the budget both ways, on the fast path and 
   assertEquals(await req.body.data(), null);
 });
 
+Deno.test("transform: an output past its budget (a value copied into every item) is 422 on a request", async () => {
+  // 1,000 characters into each of 200 items: 200,000 characters against 80,000 (8 per step).
+  const spec = [{
+    operation: "shift",
+    spec: { items: { "*": { "@(2,patient)": "out[&1].patient" } } },
+  }];
+  const body = JSON.stringify({
+    patient: "p".repeat(1_000),
+    items: Array.from({ length: 200 }, () => ({})),
+  });
+  for (const chain of [spec, [...spec, { operation: "sort" }]]) {
+    const mw = await middleware(chain, { max_steps: 10_000 });
+    const err = await failure(() => mw.onRequest!(request(body)));
+    assertEquals([err?.status, err?.code], [422, "transform_budget_exceeded"]);
+    assertEquals(
+      /output would be more than 80000 characters/.test(err!.message),
+      true,
+      err!.message,
+    );
+  }
+});
+
 Deno.test("transform: with fail_on_error = false a run past the budget passes the body unchanged", async () => {
   const { spec, input } = keyProductAttack();
   const text = JSON.stringify(input);

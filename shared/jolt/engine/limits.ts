@@ -76,7 +76,10 @@ export function outputLimit(maxSteps: number): number {
 export function chargeText(n: number): void {
   if ((textLeft -= n) < 0) {
     textLeft = 0;
-    throw new TransformIssue(
+    // A budget of the run like its steps (it is derived from them): 422 on a request.
+    throw new BudgetIssue(
+      "run",
+      stepsLimit,
       `the transform's output would be more than ${textLimit} characters ` +
         `(${OUTPUT_CHARS_PER_STEP} per work step of its budget): a large value copied to many ` +
         "places, or a string built too long",

@@ -177,8 +177,10 @@ Deno.test("output budget: a value copied to many places, or a string doubled, st
   }], { maxSteps: 10_000 });
   const input = { patient: "p".repeat(1_000), items: Array.from({ length: 200 }, () => ({})) };
   const over = /output would be more than 80000 characters \(8 per work step/;
-  assertThrows(() => copy.apply(input), JoltTransformError, over);
-  assertThrows(() => copy.applyJson(bytesOf(input)), JoltTransformError, over);
+  // A budget of the run, as its steps are: JoltBudgetExceeded (422 on a request), naming it.
+  const walker = assertThrows(() => copy.apply(input), JoltBudgetExceeded, over);
+  assertJson(walker.limit, 10_000);
+  assertThrows(() => copy.applyJson(bytesOf(input)), JoltBudgetExceeded, over);
   // A tenth of the items fits, on both paths.
   const fewer = { ...input, items: input.items.slice(0, 20) };
   const out = copy.apply(fewer) as { out: { patient: string }[] };
@@ -192,5 +194,5 @@ Deno.test("output budget: a value copied to many places, or a string doubled, st
     })),
     { maxSteps: 10_000 },
   );
-  assertThrows(() => doubling.apply({ a: "x".repeat(1_000) }), JoltTransformError, over);
+  assertThrows(() => doubling.apply({ a: "x".repeat(1_000) }), JoltBudgetExceeded, over);
 });
