@@ -23,6 +23,7 @@ export {
   JoltBudgetExceeded,
   JoltSpecError,
   JoltTransformError,
+  LINEAR_ENGINE,
   MAX_ARRAY_INDEX,
   MAX_COMPILE_STEPS,
   MAX_RUN_OUTPUT,

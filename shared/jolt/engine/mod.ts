@@ -35,6 +35,7 @@ export {
   stepsSpent,
 } from "./limits.ts";
 export { FUNCTIONS, JOLT_FUNCTIONS } from "./functions.ts";
+export { LINEAR_ENGINE } from "./separator.ts";
 
 // What the shift compiler of ../fast/ reads from compiled nodes and calls at run time.
 export { type CompositeParts, type LeafParts, type ShiftNode, Source } from "./shift_parts.ts";
