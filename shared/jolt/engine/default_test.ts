@@ -168,7 +168,7 @@ Deno.test("default: array indexes, padding and copied literals are bounded (no 5
   assertThrows(
     () => pad.apply(arrays(11)),
     JoltTransformError,
-    /more than 1000000 nulls \(array padding\) and copied spec values/,
+    /more than 1000000 values \(nulls padding arrays, copied spec values/,
   );
   // A large literal copied for every key of the input.
   const literal = Array.from({ length: 1000 }, (_, i) => i);

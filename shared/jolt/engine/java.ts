@@ -9,6 +9,7 @@
 
 import { isMap, type JsonMap } from "../json.ts";
 import { compileSeparator } from "./separator.ts";
+import { chargeOutput, chargeSteps } from "./limits.ts";
 
 /** Java's boxed number classes as far as JOLT can tell them apart. */
 export type NumKind = "int" | "long" | "double";
@@ -232,6 +233,9 @@ export function javaSplitRegex(s: string, pattern: string): string[] | null {
     const end = start + m[0].length;
     if (end === start) re.lastIndex++;
     if (start === 0 && end === 0) continue;
+    // Each piece is a value the run makes (an empty separator splits 10 MB into 10 million).
+    chargeSteps(1);
+    chargeOutput(1);
     out.push(s.slice(index, start));
     index = end;
   }

@@ -6,7 +6,7 @@
  *   {@link chargeSteps}); compiling a spec at most {@link MAX_COMPILE_STEPS};
  * - an array index written (from the spec, as in `default`'s `"items[]": {"99999999": 0}`, or from
  *   the data, as in shift's `[&1]`) is at most {@link MAX_ARRAY_INDEX}: the nulls before it are real;
- * - the nulls one run pads arrays with, and the values it copies out of the spec (a `default`
+ * - the nulls one run pads arrays with, the pieces its `split` calls make, and the values it copies out of the spec (a `default`
  *   literal applied under `*` to every element), together stay under {@link MAX_RUN_OUTPUT};
  * - a spec is at most {@link MAX_SPEC_DEPTH} levels deep and {@link MAX_SPEC_NODES} values large;
  * - the output of one run, as JSON, and the strings its functions build are at most
@@ -21,7 +21,7 @@ import { BudgetIssue, TransformIssue } from "./errors.ts";
 
 /** Largest array index a transform writes at. */
 export const MAX_ARRAY_INDEX = 1_000_000;
-/** Padding nulls plus copied spec values one run may produce. */
+/** Values one run may make: nulls padding arrays, copied spec values, pieces of split strings. */
 export const MAX_RUN_OUTPUT = 1_000_000;
 /** Deepest spec accepted (nested objects and arrays). */
 export const MAX_SPEC_DEPTH = 128;
@@ -174,7 +174,7 @@ export function chargeOutput(n: number): void {
   outputLeft -= n;
   if (outputLeft < 0) {
     throw new TransformIssue(
-      `the transform would write more than ${MAX_RUN_OUTPUT} nulls (array padding) and copied spec values`,
+      `the transform would make more than ${MAX_RUN_OUTPUT} values (nulls padding arrays, copied spec values, pieces of split strings)`,
     );
   }
 }
