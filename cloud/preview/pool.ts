@@ -1,8 +1,10 @@
 /**
  * JOLT previews off the service's event loop: a small pool of module Workers (worker.ts), started
- * on first use, each running one preview at a time. A preview that passes its deadline has its
- * worker terminated (V8 stops the script wherever it is, inside a regular expression too) and is
- * answered 422 `preview_deadline_exceeded`; the next preview gets a fresh worker. At most
+ * on first use, each running one preview at a time. A preview that passes its deadline is answered
+ * 422 `preview_deadline_exceeded` and its worker terminated; the next preview gets a fresh worker.
+ * (Deno 2.9.5's `terminate()` does not stop synchronous JavaScript: the old worker's thread runs on
+ * until its run ends, which the engine's work and output budgets bound to about half a second, and
+ * no `split` separator can backtrack: docs/transforms.md.) At most
  * {@link MAX_WAITING} previews wait for a worker, more are refused (503 `preview_busy`). Workers
  * idle for {@link IDLE_MS} end, so an idle service holds no extra threads.
  *
