@@ -217,19 +217,13 @@ Deno.test("cloud preview: a preview past its deadline has its worker stopped and
     const { apiToken: token } = await makeUser(cloud, "ada@example.com");
     const preview = (body: unknown) =>
       call(cloud, "POST", "/api/transforms/preview", { token, body });
-    assertEquals((await preview({ spec: [{ operation: "sort" }], input: {} })).status, 200);
-
+    // Every preview here gets 20 ms, so only SLOW ones are sent (a quick one's cold start could
+    // pass 20 ms on a loaded machine); that the next preview gets a fresh worker is shown in
+    // cloud/preview/pool_test.ts, where one preview can have its own deadline.
     const res = await preview(SLOW);
     assertEquals(res.status, 422, res.text);
     assertEquals(res.json.error.code, "preview_deadline_exceeded");
     assertEquals(res.json.error.deadline_ms, DEADLINE_MS);
-
-    // The next preview gets a fresh worker.
-    const next = await preview({
-      spec: [{ operation: "shift", spec: { a: "b" } }],
-      input: { a: 1 },
-    });
-    assertEquals([next.status, next.json.output], [200, { b: 1 }]);
 
     // The MCP tool and the web UI's live preview take the same way.
     const mcp = await connectMcp(cloud, token);

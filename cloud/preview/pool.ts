@@ -38,6 +38,7 @@ export interface PreviewPoolOptions {
 
 interface Waiting {
   job: PreviewJob;
+  deadlineMs: number;
   resolve: (outcome: PreviewOutcome) => void;
   reject: (err: unknown) => void;
 }
@@ -179,10 +180,15 @@ export class PreviewPool {
   }
 
   /**
-   * Runs a preview of `spec` on `input`. Rejects with PreviewLimitError past the deadline or when
-   * too many wait, and with an Error when the preview fails in an unexpected way.
+   * Runs a preview of `spec` on `input`. Rejects with PreviewLimitError past the deadline (the
+   * pool's, or `options.deadlineMs` for this preview) or when too many wait, and with an Error when
+   * the preview fails in an unexpected way.
    */
-  run(spec: unknown, input: unknown): Promise<PreviewOutcome> {
+  run(
+    spec: unknown,
+    input: unknown,
+    options: { deadlineMs?: number } = {},
+  ): Promise<PreviewOutcome> {
     if (this.#closed) return Promise.reject(new Error("the preview pool is closed"));
     if (this.#inIsolate) return this.#runHere({ spec, input });
     if (this.#waiting.length >= MAX_WAITING) {
@@ -195,7 +201,8 @@ export class PreviewPool {
       );
     }
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ job: { spec, input }, resolve, reject });
+      const deadlineMs = options.deadlineMs ?? this.#deadlineMs;
+      this.#waiting.push({ job: { spec, input }, deadlineMs, resolve, reject });
       this.#dispatch();
     });
   }
@@ -238,7 +245,7 @@ export class PreviewPool {
       return;
     }
     try {
-      waiting.resolve(await worker.run(waiting.job, this.#deadlineMs));
+      waiting.resolve(await worker.run(waiting.job, waiting.deadlineMs));
     } catch (err) {
       waiting.reject(err);
     }

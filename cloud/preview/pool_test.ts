@@ -52,10 +52,12 @@ Deno.test("preview pool: outcomes come back from a worker", async () => {
 });
 
 Deno.test("preview pool: past the deadline the worker is terminated; the next preview gets a new one", async () => {
-  const pool = new PreviewPool({ deadlineMs: 20, workers: 1 });
+  // The pool's deadline is generous: a cold worker's first preview (JIT) must not hit it on a
+  // loaded machine. BUSY alone gets 20 ms, against its ~150 ms of work.
+  const pool = new PreviewPool({ deadlineMs: 60_000, workers: 1 });
   try {
     await pool.run(SHIFT, { a: 1 }); // the worker is up: the deadline times the preview only
-    const err = await rejection(pool.run(BUSY, BUSY_INPUT));
+    const err = await rejection(pool.run(BUSY, BUSY_INPUT, { deadlineMs: 20 }));
     assert(err instanceof PreviewLimitError);
     assertEquals([err.code, err.status, err.details], [
       "preview_deadline_exceeded",
