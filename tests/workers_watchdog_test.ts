@@ -298,8 +298,11 @@ Deno.test("workers: a terminated thread still running past watchdog_exit_ms ends
     assert(killed && exit, err);
     assertEquals([exit.worker, exit.thread_id, exit.exit_code], [1, killed.thread_id, 70]);
     assert(exit.lingered_ms > 1500, JSON.stringify(exit));
-    // It was this watchdog that ended the process, not the main thread's.
+    // It was this watchdog that ended the process, not the main thread's, and the way a SIGTERM
+    // does: drained and written (the shutdown's last line), then the status.
     assert(!err.includes("main thread unresponsive"), err);
+    const stopped = lines.findIndex((l) => l.msg === "gateway stopped");
+    assert(stopped > lines.indexOf(exit), err);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

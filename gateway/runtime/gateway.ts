@@ -102,6 +102,9 @@ export class ConfigError extends Error {
 }
 
 /** The gateway process state; implements what the management API needs. */
+/** Past a shutdown's grace, how long an exit for a restart waits for the shutdown to finish. */
+const EXIT_MARGIN_MS = 30_000;
+
 export class Gateway implements GatewayControl {
   readonly version = VERSION;
   readonly startedAt = new Date();
@@ -152,6 +155,8 @@ export class Gateway implements GatewayControl {
   #stateLock: StateLock | undefined;
   /** The main thread's watchdog thread (`mainWatchdog` of the options). */
   readonly #mainWatchdog: MainWatchdog | undefined;
+  /** True once a watchdog has asked the process to end (see #exitForRestart). */
+  #exiting = false;
 
   constructor(opts: GatewayOptions) {
     this.configFile = opts.configFile ? resolve(opts.configFile) : null;
@@ -163,7 +168,11 @@ export class Gateway implements GatewayControl {
     this.metrics = opts.metrics;
     this.#drainOverrideMs = opts.drainSeconds === undefined ? undefined : opts.drainSeconds * 1000;
     this.#mainWatchdog = opts.mainWatchdog
-      ? new MainWatchdog({ logger: opts.logger, metrics: opts.metrics })
+      ? new MainWatchdog({
+        logger: opts.logger,
+        metrics: opts.metrics,
+        exitGracefully: (code) => this.#exitForRestart(code),
+      })
       : undefined;
     this.#degraded = new DegradedComponents({
       logger: opts.logger,
@@ -638,6 +647,22 @@ export class Gateway implements GatewayControl {
       duration_ms,
     });
     return { ok: true, generation: next.generation, duration_ms };
+  }
+
+  /**
+   * Ends the process the gateway owns for its supervisor to restart (a watchdog asked while this
+   * thread runs): the normal shutdown first (in-flight requests drained, audit records and queues
+   * written), then exit `code`. A shutdown that cannot finish still ends, past its grace and a
+   * margin. `Deno.exit` ends a process whose worker thread is stuck in synchronous code too.
+   */
+  #exitForRestart(code: number): void {
+    if (this.#exiting) return;
+    this.#exiting = true;
+    const hard = setTimeout(() => Deno.exit(code), this.#drainMs + EXIT_MARGIN_MS);
+    void this.shutdown().catch(() => {}).finally(() => {
+      clearTimeout(hard);
+      Deno.exit(code);
+    });
   }
 
   /** The grace period of a shutdown: the options' override, else the running configuration's. */

@@ -26,8 +26,8 @@ export interface LingeringDeps {
   running(tid: number): boolean | undefined;
   /** True when the process may be ended (the `gateway` executable's). */
   mayExit(): boolean;
-  /** Ends the process now with `code`. */
-  exit(code: number): never;
+  /** Ends the process with `code` (gracefully where its owner can, else at once). */
+  exit(code: number): void;
 }
 
 interface Entry {

@@ -48,19 +48,41 @@ export function watchdogOwnsProcess(): boolean {
   return running > 0;
 }
 
+/** The graceful end of the process, from the running watchdog's owner (see endOwnedProcess). */
+let graceful: ((code: number) => void) | undefined;
+
+/**
+ * Ends the owned process with `code` for its supervisor to restart, when something other than a
+ * frozen main thread asks (a worker thread that cannot be stopped): through the graceful end its
+ * gateway gave (in-flight requests drained, audit and queues written, then the exit), else at once
+ * with `immediate`.
+ */
+export function endOwnedProcess(code: number, immediate: (code: number) => void): void {
+  if (graceful) graceful(code);
+  else immediate(code);
+}
+
 /** Runs the main thread's watchdog thread and beats for it. */
 export class MainWatchdog {
   readonly #logger: Logger;
   readonly #metrics: Metrics;
   readonly #buffer = new SharedArrayBuffer(4);
   readonly #beat = new Int32Array(this.#buffer);
+  readonly #exitGracefully: ((code: number) => void) | undefined;
   #worker: Worker | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #interval = 0;
 
-  constructor(deps: { logger: Logger; metrics: Metrics }) {
+  /**
+   * `exitGracefully` ends the process the normal way with a status, for {@link endOwnedProcess}
+   * while this watchdog runs (a frozen main thread is still ended at once, by the thread).
+   */
+  constructor(
+    deps: { logger: Logger; metrics: Metrics; exitGracefully?: (code: number) => void },
+  ) {
     this.#logger = deps.logger;
     this.#metrics = deps.metrics;
+    this.#exitGracefully = deps.exitGracefully;
   }
 
   /** Starts the watchdog thread, or gives it new thresholds (a reload). */
@@ -74,6 +96,7 @@ export class MainWatchdog {
     }
     if (!this.#worker) {
       running++;
+      graceful = this.#exitGracefully;
       this.#worker = new Worker(WORKER_MODULE, { type: "module", name: "gateway-watchdog" });
       this.#worker.onmessage = (event: MessageEvent<{ type: "recovered"; silentMs: number }>) => {
         // Counted once the main thread runs again: nobody could scrape it meanwhile.
@@ -99,6 +122,7 @@ export class MainWatchdog {
     this.#timer = undefined;
     this.#interval = 0;
     if (this.#worker) running--;
+    if (this.#worker && graceful === this.#exitGracefully) graceful = undefined;
     this.#worker?.terminate();
     this.#worker = undefined;
   }

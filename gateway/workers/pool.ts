@@ -24,7 +24,7 @@ import { type RequestFeed, requestFeed } from "../pipeline/mod.ts";
 import { libc } from "./libc.ts";
 import { type LingeringThread, LingeringThreads } from "./lingering.ts";
 import { listeningInodes, shutDownSockets, stillListening } from "./listen_sockets.ts";
-import { watchdogOwnsProcess } from "./main_watchdog.ts";
+import { endOwnedProcess, watchdogOwnsProcess } from "./main_watchdog.ts";
 import type { FromWorker, PrepareMessage, QueuedRequest, ToWorker } from "./protocol.ts";
 import { testHooksEnabled } from "./test_hooks.ts";
 import { Watchdog, type WatchdogSettings } from "./watchdog.ts";
@@ -222,7 +222,7 @@ export class WorkerPool {
         metrics: deps.metrics.workers,
         running: (tid) => calls.threadRunning(tid),
         mayExit: watchdogOwnsProcess,
-        exit: (code) => calls.exit(code),
+        exit: (code) => endOwnedProcess(code, calls.exit),
       });
     }
     this.#feed = deps.feed ?? requestFeed;

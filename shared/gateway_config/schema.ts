@@ -701,7 +701,8 @@ export const RUNTIME: TableSpec = {
     "Watchdog of the process (the `gateway` executable only): when the main thread has not " +
       "answered for this long, or a worker thread terminated by `watchdog_kill_ms` still runs " +
       "this long after (Deno cannot stop it; it keeps a core busy), the process exits with " +
-      "status 70 for its supervisor (systemd, a container runtime) to start it again. A program " +
+      "status 70 for its supervisor (systemd, a container runtime) to start it again (after a " +
+      "shutdown as on SIGTERM, for a lingering thread). A program " +
       "embedding the gateway keeps its process: the lingering thread is logged. 0: never.",
     { default: 60_000, example: 120_000 },
   ),
