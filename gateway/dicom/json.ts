@@ -10,6 +10,8 @@
  */
 import dcmjs from "dcmjs";
 import { decodeDataset, type DecodeOptions } from "./dcmjs_read.ts";
+import { MAX_SEQUENCE_DEPTH, sequenceDepth } from "./nesting.ts";
+import { GatewayError } from "../errors.ts";
 import { vrOf } from "./dictionary.ts";
 
 /** One element of a DICOM JSON dataset. */
@@ -167,6 +169,16 @@ export function readDataset(
   const syntax = transferSyntax === "1.2.840.10008.1.2" || transferSyntax === "1.2.840.10008.1.2.2"
     ? transferSyntax
     : "1.2.840.10008.1.2.1";
+  // dcmjs recurses into nested sequences: a deep dataset would hold the loop, then overflow.
+  const depth = sequenceDepth(bytes, syntax);
+  if (depth > MAX_SEQUENCE_DEPTH) {
+    throw new GatewayError(
+      422,
+      "dicom_too_deep",
+      `the DICOM dataset nests sequences deeper than ${MAX_SEQUENCE_DEPTH} levels`,
+      { max_sequence_depth: MAX_SEQUENCE_DEPTH },
+    );
+  }
   const options: DecodeOptions = { ignoreErrors: true };
   if (untilTag) options.untilTag = untilTag;
   if (stopAfter) Object.assign(options, { stopOnGreaterTag: true, includeUntilTagValue: true });

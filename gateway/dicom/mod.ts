@@ -23,6 +23,7 @@
  * @module
  */
 export { keywordOf, tagOf, vrOf } from "./dictionary.ts";
+export { MAX_SEQUENCE_DEPTH, sequenceDepth } from "./nesting.ts";
 export {
   type DcmjsDict,
   type DicomJson,

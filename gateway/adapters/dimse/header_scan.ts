@@ -5,6 +5,8 @@
  * Sequences are skipped by their lengths or delimiters, pixel data is never touched.
  */
 
+import { MAX_SEQUENCE_DEPTH } from "../../dicom/mod.ts";
+
 /** Implicit VR Little Endian. */
 const IMPLICIT_LE = "1.2.840.10008.1.2";
 /** Explicit VR Big Endian (retired). */
@@ -90,9 +92,14 @@ class Walker {
     return { tag, vr, length: view.getUint16(at + 6, little), value: at + 8 };
   }
 
-  /** The offset after an element's value; undefined-length values are walked to their delimiter. */
-  skip(e: Element, explicit: boolean): number | undefined {
+  /**
+   * The offset after an element's value; undefined-length values are walked to their delimiter,
+   * up to {@link MAX_SEQUENCE_DEPTH} sequences deep (deeper: undefined, as bytes that cannot be
+   * walked; the decoder refuses them).
+   */
+  skip(e: Element, explicit: boolean, depth = 1): number | undefined {
     if (e.length !== UNDEFINED) return e.value + e.length;
+    if (depth > MAX_SEQUENCE_DEPTH) return undefined;
     // A sequence (or UN holding one, whose items are Implicit VR Little Endian).
     const itemsExplicit = explicit && e.vr !== "UN";
     let at = e.value;
@@ -105,19 +112,19 @@ class Walker {
         at = item.value + item.length;
         continue;
       }
-      const end = this.#itemEnd(item.value, itemsExplicit);
+      const end = this.#itemEnd(item.value, itemsExplicit, depth);
       if (end === undefined) return undefined;
       at = end;
     }
   }
 
   /** The offset after the item delimiter of an undefined-length item starting at `at`. */
-  #itemEnd(at: number, explicit: boolean): number | undefined {
+  #itemEnd(at: number, explicit: boolean, depth: number): number | undefined {
     while (true) {
       const e = this.element(at, explicit);
       if (!e) return undefined;
       if (e.tag === ITEM_END) return e.value;
-      const next = this.skip(e, explicit);
+      const next = this.skip(e, explicit, depth + 1);
       if (next === undefined) return undefined;
       at = next;
     }
