@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertRejects } from "../../tests/assert.ts";
 import { requirePeer } from "../../tests/support/mod.ts";
 import { scanHeader } from "../adapters/dimse/header_scan.ts";
+import { decodeIdentifier } from "../adapters/dimse/identifier_codec.ts";
 import { GatewayError } from "../errors.ts";
 import { MAX_SEQUENCE_DEPTH, parseP10, readDataset, sequenceDepth } from "./mod.ts";
 
@@ -122,4 +123,7 @@ Deno.test("sequence depth: 100,000 nested sequences are refused before any recur
   // The DIMSE header scan (every received instance) gives up instead of overflowing its stack.
   assertEquals(scanHeader(bytes, syntax, [0x0020000d]), undefined);
   assertEquals(scanHeader(deepDataset(3), syntax, [0x0020000d])?.headerEnd, 3 * 36);
+  // So does the codec of C-FIND identifiers (a calling AE's bytes): it leaves them to readDataset.
+  assertEquals(decodeIdentifier(bytes, syntax), undefined);
+  assertEquals(Object.keys(decodeIdentifier(deepDataset(3), syntax)!), ["0040A730"]);
 });

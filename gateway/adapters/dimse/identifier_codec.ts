@@ -6,7 +6,13 @@
  * binary values, attribute tags, private or unknown elements) answers undefined, and the caller
  * keeps dcmjs for that dataset.
  */
-import { type DicomJson, type DicomJsonElement, TS, vrOf } from "../../dicom/mod.ts";
+import {
+  type DicomJson,
+  type DicomJsonElement,
+  MAX_SEQUENCE_DEPTH,
+  TS,
+  vrOf,
+} from "../../dicom/mod.ts";
 import { copyOf } from "./slab.ts";
 
 /** VRs whose explicit-VR length field is 32 bits (after two reserved bytes). */
@@ -350,7 +356,7 @@ export function decodeIdentifier(bytes: Uint8Array, ts: string): DicomJson | und
     vr: "",
     length: 0,
   };
-  const json = readItems(input, bytes.byteLength, false);
+  const json = readItems(input, bytes.byteLength, false, 0);
   if (!json || !plainCharset(json[CHARSET])) return undefined;
   return utf8Charset(json);
 }
@@ -378,7 +384,7 @@ export function decodeElement(
     if (!readHeader(input, n, undefined, end)) return undefined;
     const { vr, length } = input;
     if (vr === "SQ") {
-      const sq = readSequence(input, length, end);
+      const sq = readSequence(input, length, end, 1);
       if (!sq) return undefined;
       if (n === tag) return sq;
       continue;
@@ -390,8 +396,16 @@ export function decodeElement(
   return null;
 }
 
-/** Elements up to `end`, or (`delimited`) to an item delimiter. */
-function readItems(input: In, end: number, delimited: boolean): DicomJson | undefined {
+/**
+ * Elements up to `end`, or (`delimited`) to an item delimiter; `depth` sequences deep (past
+ * MAX_SEQUENCE_DEPTH: undefined, for the full decoder to refuse).
+ */
+function readItems(
+  input: In,
+  end: number,
+  delimited: boolean,
+  depth: number,
+): DicomJson | undefined {
   const out: DicomJson = {};
   // Encoded datasets are in tag order: sorted afterwards only when one is not.
   let previous = -1;
@@ -413,7 +427,7 @@ function readItems(input: In, end: number, delimited: boolean): DicomJson | unde
     const { vr, length } = input;
     let el: DicomJsonElement | undefined;
     if (vr === "SQ") {
-      el = readSequence(input, length, end);
+      el = readSequence(input, length, end, depth + 1);
     } else {
       if (length === UNDEFINED || input.at + length > end) return undefined;
       el = readValue(bytes, input.at, length, vr, view);
@@ -470,7 +484,13 @@ function implicitVr(n: number, tag: string): string {
   return vr;
 }
 
-function readSequence(input: In, length: number, end: number): DicomJsonElement | undefined {
+function readSequence(
+  input: In,
+  length: number,
+  end: number,
+  depth: number,
+): DicomJsonElement | undefined {
+  if (depth > MAX_SEQUENCE_DEPTH) return undefined;
   const stop = length === UNDEFINED ? end : input.at + length;
   if (stop > end) return undefined;
   const items: DicomJson[] = [];
@@ -487,9 +507,9 @@ function readSequence(input: In, length: number, end: number): DicomJsonElement 
     if (n !== ITEM) return undefined;
     input.at += 8;
     const item = itemLength === UNDEFINED
-      ? readItems(input, stop, true)
+      ? readItems(input, stop, true, depth)
       : input.at + itemLength <= stop
-      ? readItems(input, input.at + itemLength, false)
+      ? readItems(input, input.at + itemLength, false, depth)
       : undefined;
     if (!item) return undefined;
     items.push(item);
