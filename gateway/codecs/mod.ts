@@ -91,6 +91,7 @@ export type { BinaryMeta } from "./binary.ts";
 export type { FormFields } from "./form.ts";
 export type { MultipartData, MultipartFile, MultipartPart } from "./multipart.ts";
 export { multipartParts } from "./multipart.ts";
+export { decodeJson };
 export {
   type AckCode,
   type AckOptions,

@@ -3,7 +3,9 @@
  * `multipart/related` body (STOW-RS, WADO-RS), or DICOM JSON (`application/dicom+json`, one
  * dataset or an array; encoded as Explicit VR Little Endian, inline binary included).
  */
+import { decodeJson } from "../codecs/mod.ts";
 import { type DicomJson, fromDicomJson, jsonString, readDataset, writeDataset } from "./json.ts";
+import { MAX_SEQUENCE_DEPTH } from "./nesting.ts";
 import { boundaryOf, decodeMultipart } from "./multipart.ts";
 import { isP10, type P10File, parseP10 } from "./p10.ts";
 import { TS } from "./uids.ts";
@@ -23,18 +25,34 @@ export function instanceFromJson(json: DicomJson): P10File {
   };
 }
 
-/** The instances of a body; throws an Error saying what is wrong with it. */
-export function instancesOfBody(bytes: Uint8Array, contentType: string | null): P10File[] {
+/**
+ * JSON nesting of DICOM JSON with {@link MAX_SEQUENCE_DEPTH} sequences: four levels each (the
+ * element, its `Value` array, the item), and the array of instances around them.
+ */
+const DICOM_JSON_DEPTH = 4 * MAX_SEQUENCE_DEPTH + 4;
+
+/**
+ * The instances of a body; throws an Error saying what is wrong with it. A multipart body's parts
+ * are instances (a multipart part holding another multipart body is refused: each level would be
+ * read again, and nothing sends one).
+ */
+export function instancesOfBody(
+  bytes: Uint8Array,
+  contentType: string | null,
+  inMultipart = false,
+): P10File[] {
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   if (type.startsWith("multipart/")) {
+    if (inMultipart) throw new Error("a multipart part holds another multipart body");
     const boundary = boundaryOf(contentType);
     if (!boundary) throw new Error("multipart body without a boundary parameter");
     return decodeMultipart(bytes, boundary).flatMap((p) =>
-      instancesOfBody(p.body, p.headers.get("content-type") ?? "application/dicom")
+      instancesOfBody(p.body, p.headers.get("content-type") ?? "application/dicom", true)
     );
   }
   if (type === "application/dicom+json" || type === "application/json") {
-    const data = JSON.parse(new TextDecoder().decode(bytes)) as DicomJson | DicomJson[];
+    // Depth checked before anything recurses into it (fromDicomJson, dcmjs's writer).
+    const data = decodeJson(bytes, undefined, DICOM_JSON_DEPTH) as DicomJson | DicomJson[];
     return (Array.isArray(data) ? data : [data]).map(instanceFromJson);
   }
   if (isP10(bytes)) return [parseP10(bytes)];

@@ -8,7 +8,15 @@ import { requirePeer } from "../../tests/support/mod.ts";
 import { scanHeader } from "../adapters/dimse/header_scan.ts";
 import { decodeIdentifier } from "../adapters/dimse/identifier_codec.ts";
 import { GatewayError } from "../errors.ts";
-import { MAX_SEQUENCE_DEPTH, parseP10, readDataset, sequenceDepth } from "./mod.ts";
+import {
+  encodeMultipart,
+  instancesOfBody,
+  MAX_SEQUENCE_DEPTH,
+  parseP10,
+  readDataset,
+  relatedContentType,
+  sequenceDepth,
+} from "./mod.ts";
 
 const HAS_DCMTK = requirePeer("nesting tests", "dump2dcm", "dcmtk");
 
@@ -126,4 +134,37 @@ Deno.test("sequence depth: 100,000 nested sequences are refused before any recur
   // So does the codec of C-FIND identifiers (a calling AE's bytes): it leaves them to readDataset.
   assertEquals(decodeIdentifier(bytes, syntax), undefined);
   assertEquals(Object.keys(decodeIdentifier(deepDataset(3), syntax)!), ["0040A730"]);
+});
+
+/** A DICOM JSON instance whose ContentSequence nests `depth` levels. */
+function nestedJson(depth: number): Record<string, unknown> {
+  let inner: Record<string, unknown> = { "0040A160": { vr: "UT", Value: ["innermost"] } };
+  for (let i = 0; i < depth; i++) inner = { "0040A730": { vr: "SQ", Value: [inner] } };
+  return {
+    "00080016": { vr: "UI", Value: ["1.2.840.10008.5.1.4.1.1.7"] },
+    "00080018": { vr: "UI", Value: ["1.2.3.4"] },
+    ...inner,
+  };
+}
+
+Deno.test("sequence depth: DICOM JSON bodies and multipart nesting are bounded before recursion", async () => {
+  const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  const [ok] = instancesOfBody(json(nestedJson(MAX_SEQUENCE_DEPTH)), "application/dicom+json");
+  assertEquals(sequenceDepth(ok.dataset, ok.meta.transferSyntax), MAX_SEQUENCE_DEPTH);
+  // 10,000 levels: refused by the JSON depth scan, not by a stack overflow in the encoder.
+  const deep = await assertRejects(async () =>
+    instancesOfBody(json(nestedJson(10_000)), "application/dicom+json")
+  );
+  assert(deep instanceof GatewayError && deep.code === "nesting_too_deep", String(deep));
+  // A multipart part holding another multipart body.
+  const inner = encodeMultipart(
+    [{ contentType: "application/dicom", body: new Uint8Array(4) }],
+    "b2",
+  );
+  const outer = encodeMultipart(
+    [{ contentType: relatedContentType("b2"), body: inner }],
+    "b1",
+  );
+  const nested = await assertRejects(async () => instancesOfBody(outer, relatedContentType("b1")));
+  assertEquals((nested as Error).message, "a multipart part holds another multipart body");
 });
