@@ -3,7 +3,7 @@
  * implicit VR, defined and undefined lengths), and a dataset nested past the limit is refused before
  * dcmjs recurses into it (3.6 MB of 100,000 nested sequences held the loop 15.5 s before).
  */
-import { assert, assertEquals, assertRejects } from "../../tests/assert.ts";
+import { assert, assertEquals, assertThrows } from "../../tests/assert.ts";
 import { requirePeer } from "../../tests/support/mod.ts";
 import { scanHeader } from "../adapters/dimse/header_scan.ts";
 import { decodeIdentifier } from "../adapters/dimse/identifier_codec.ts";
@@ -85,7 +85,7 @@ Deno.test({
       }
       const { dataset, syntax } = await written(nestedDump(MAX_SEQUENCE_DEPTH + 1), flags);
       assertEquals(sequenceDepth(dataset, syntax), MAX_SEQUENCE_DEPTH + 1, how);
-      const err = await assertRejects(async () => readDataset(dataset, syntax));
+      const err = assertThrows(() => readDataset(dataset, syntax));
       assert(err instanceof GatewayError, String(err));
       assertEquals([err.status, err.code], [422, "dicom_too_deep"], how);
     }
@@ -121,12 +121,12 @@ function deepDataset(depth: number): Uint8Array {
   return bytes;
 }
 
-Deno.test("sequence depth: 100,000 nested sequences are refused before any recursion", async () => {
+Deno.test("sequence depth: 100,000 nested sequences are refused before any recursion", () => {
   const bytes = deepDataset(100_000);
   const syntax = "1.2.840.10008.1.2.1";
   // The walk stops past the limit; dcmjs is never called (it overflowed its stack after 15 s).
   assertEquals(sequenceDepth(bytes, syntax), MAX_SEQUENCE_DEPTH + 1);
-  const err = await assertRejects(async () => readDataset(bytes, syntax));
+  const err = assertThrows(() => readDataset(bytes, syntax));
   assert(err instanceof GatewayError && err.code === "dicom_too_deep", String(err));
   // The DIMSE header scan (every received instance) gives up instead of overflowing its stack.
   assertEquals(scanHeader(bytes, syntax, [0x0020000d]), undefined);
@@ -147,12 +147,12 @@ function nestedJson(depth: number): Record<string, unknown> {
   };
 }
 
-Deno.test("sequence depth: DICOM JSON bodies and multipart nesting are bounded before recursion", async () => {
+Deno.test("sequence depth: DICOM JSON bodies and multipart nesting are bounded before recursion", () => {
   const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
   const [ok] = instancesOfBody(json(nestedJson(MAX_SEQUENCE_DEPTH)), "application/dicom+json");
   assertEquals(sequenceDepth(ok.dataset, ok.meta.transferSyntax), MAX_SEQUENCE_DEPTH);
   // 10,000 levels: refused by the JSON depth scan, not by a stack overflow in the encoder.
-  const deep = await assertRejects(async () =>
+  const deep = assertThrows(() =>
     instancesOfBody(json(nestedJson(10_000)), "application/dicom+json")
   );
   assert(deep instanceof GatewayError && deep.code === "nesting_too_deep", String(deep));
@@ -165,6 +165,6 @@ Deno.test("sequence depth: DICOM JSON bodies and multipart nesting are bounded b
     [{ contentType: relatedContentType("b2"), body: inner }],
     "b1",
   );
-  const nested = await assertRejects(async () => instancesOfBody(outer, relatedContentType("b1")));
+  const nested = assertThrows(() => instancesOfBody(outer, relatedContentType("b1")));
   assertEquals((nested as Error).message, "a multipart part holds another multipart body");
 });
