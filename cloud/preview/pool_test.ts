@@ -1,6 +1,6 @@
 /** The preview pool: workers, the deadline, the waiting limit, and the in-isolate fallback. */
 import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
-import { MAX_WAITING, PreviewLimitError, PreviewPool } from "./mod.ts";
+import { MAX_WAITING, PreviewLimitError, PreviewPool, runPreview } from "./mod.ts";
 
 const SHIFT = [{ operation: "shift", spec: { a: "b" } }];
 /**
@@ -114,4 +114,15 @@ Deno.test("preview pool: where no worker can start (no read access to its module
   const result = JSON.parse(text);
   assertEquals([result.out, result.inIsolate], [{ kind: "output", output: { b: 1 } }, true]);
   assertMatch(result.warnings[0], /previews run in the service's isolate/);
+});
+
+Deno.test("preview: a sample nested deeper than 128 levels is a problem of the input, not a stack overflow", () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 30_000; i++) deep = [deep]; // 60 KB of JSON: within the body limit
+  const outcome = runPreview([{ operation: "shift", spec: { "@": "out" } }], { a: deep });
+  assertEquals(outcome.kind, "problems");
+  assertMatch(JSON.stringify(outcome), /"field":"input".*nested deeper than 128 levels/);
+  let shallow: unknown = 1;
+  for (let i = 0; i < 127; i++) shallow = [shallow];
+  assertEquals(runPreview(SHIFT, { a: shallow }), { kind: "output", output: { b: shallow } });
 });

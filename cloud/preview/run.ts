@@ -22,8 +22,24 @@ export type PreviewOutcome =
   | { kind: "problems"; problems: PreviewProblem[] }
   | { kind: "budget"; message: string; limit: number; operation: string };
 
+/**
+ * Deepest sample accepted: the gateway's default `max_json_depth`, which no body a transform sees
+ * there passes. The engine's walkers recurse: a 64 KB sample can nest 30,000 levels.
+ */
+export const MAX_SAMPLE_DEPTH = 128;
+
 /** Compiles `spec` and applies it to `input`; JOLT's own errors become outcomes, others throw. */
 export function runPreview(spec: unknown, input: unknown): PreviewOutcome {
+  if (deeperThan(input, MAX_SAMPLE_DEPTH)) {
+    return {
+      kind: "problems",
+      problems: [{
+        field: "input",
+        message: `the sample is nested deeper than ${MAX_SAMPLE_DEPTH} levels (the gateway's ` +
+          "default max_json_depth)",
+      }],
+    };
+  }
   let chain;
   try {
     chain = compile(spec);
@@ -42,6 +58,18 @@ export function runPreview(spec: unknown, input: unknown): PreviewOutcome {
     }
     throw err;
   }
+}
+
+/** True when `value` nests arrays or objects deeper than `limit` (measured without recursion). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The field of a spec error, as checkTransformSpec names it (`spec.0.spec.a.b`). */

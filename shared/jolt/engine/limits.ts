@@ -94,20 +94,46 @@ export function chargeText(n: number): void {
  * costs no more than writing the output would.
  */
 export function chargeJson(value: unknown): void {
-  chargeText(jsonSize(value, textLeft));
+  chargeText(jsonSize(value, textLeft, 0));
 }
 
+/** Levels measured by recursion; deeper ones (a body with a raised `max_json_depth`) by a loop. */
+const RECURSIVE_DEPTH = 200;
+
 /** The JSON size of `v`, or a figure past `cap` once it is known to be larger. */
-function jsonSize(v: unknown, cap: number): number {
+function jsonSize(v: unknown, cap: number, depth: number): number {
   if (typeof v === "string") return v.length + 2;
   if (v === null || typeof v !== "object") return 5;
+  if (depth > RECURSIVE_DEPTH) return jsonSizeLoop(v, cap);
   let n = 2;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length && n <= cap; i++) n += jsonSize(v[i], cap - n) + 1;
+    for (let i = 0; i < v.length && n <= cap; i++) n += jsonSize(v[i], cap - n, depth + 1) + 1;
   } else {
     for (const key in v) {
-      n += key.length + 4 + jsonSize((v as Record<string, unknown>)[key], cap - n);
+      n += key.length + 4 + jsonSize((v as Record<string, unknown>)[key], cap - n, depth + 1);
       if (n > cap) break;
+    }
+  }
+  return n;
+}
+
+/** {@link jsonSize} without recursion. */
+function jsonSizeLoop(root: unknown, cap: number): number {
+  let n = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0 && n <= cap) {
+    const v = stack.pop();
+    if (typeof v === "string") n += v.length + 3;
+    else if (v === null || typeof v !== "object") n += 6;
+    else if (Array.isArray(v)) {
+      n += 2;
+      for (const e of v) stack.push(e);
+    } else {
+      n += 2;
+      for (const key in v) {
+        n += key.length + 3;
+        stack.push((v as Record<string, unknown>)[key]);
+      }
     }
   }
   return n;

@@ -207,3 +207,11 @@ Deno.test("output budget: the pieces of split count among the values a run makes
     /more than 1000000 values \(nulls padding arrays, copied spec values, pieces of split strings\)/,
   );
 });
+
+Deno.test("output budget: a deep output (a body with a raised max_json_depth) is measured without overflowing", () => {
+  let deep: unknown = "x";
+  for (let i = 0; i < 50_000; i++) deep = [deep];
+  const chain = compile([{ operation: "shift", spec: { "@": "out" } }]);
+  const out = chain.apply({ a: deep }) as { out: { a: unknown } };
+  assertJson(out.out.a === deep, true);
+});
