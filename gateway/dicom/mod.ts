@@ -23,7 +23,15 @@
  * @module
  */
 export { keywordOf, tagOf, vrOf } from "./dictionary.ts";
-export { MAX_SEQUENCE_DEPTH, sequenceDepth } from "./nesting.ts";
+export {
+  ITEM_END_TAG,
+  ITEM_TAG,
+  LONG_VRS,
+  MAX_SEQUENCE_DEPTH,
+  SEQUENCE_END_TAG,
+  sequenceDepth,
+  UNDEFINED_LENGTH,
+} from "./nesting.ts";
 export {
   type DcmjsDict,
   type DicomJson,

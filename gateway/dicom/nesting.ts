@@ -13,13 +13,21 @@ export const MAX_SEQUENCE_DEPTH = 64;
 
 const IMPLICIT_LE = "1.2.840.10008.1.2";
 const EXPLICIT_BE = "1.2.840.10008.1.2.2";
-const UNDEFINED = 0xffffffff;
-const ITEM = 0xfffee000;
-const ITEM_END = 0xfffee00d;
-const SEQUENCE_END = 0xfffee0dd;
+/** A value length of 0xFFFFFFFF: the value ends at its delimiter. */
+export const UNDEFINED_LENGTH = 0xffffffff;
+/** Item (FFFE,E000). */
+export const ITEM_TAG = 0xfffee000;
+/** Item Delimitation Item (FFFE,E00D). */
+export const ITEM_END_TAG = 0xfffee00d;
+/** Sequence Delimitation Item (FFFE,E0DD). */
+export const SEQUENCE_END_TAG = 0xfffee0dd;
+const UNDEFINED = UNDEFINED_LENGTH;
+const ITEM = ITEM_TAG;
+const ITEM_END = ITEM_END_TAG;
+const SEQUENCE_END = SEQUENCE_END_TAG;
 const PIXEL_DATA = 0x7fe00010;
-/** Explicit VRs with a 2-byte reserved field and a 32-bit length. */
-const LONG_VRS = new Set([
+/** Explicit VRs with a 2-byte reserved field and a 32-bit length (PS3.5 7.1.2). */
+export const LONG_VRS: ReadonlySet<string> = new Set([
   "OB",
   "OD",
   "OF",

@@ -5,7 +5,14 @@
  * Sequences are skipped by their lengths or delimiters, pixel data is never touched.
  */
 
-import { MAX_SEQUENCE_DEPTH } from "../../dicom/mod.ts";
+import {
+  ITEM_END_TAG,
+  ITEM_TAG,
+  LONG_VRS,
+  MAX_SEQUENCE_DEPTH,
+  SEQUENCE_END_TAG,
+  UNDEFINED_LENGTH,
+} from "../../dicom/mod.ts";
 
 /** Implicit VR Little Endian. */
 const IMPLICIT_LE = "1.2.840.10008.1.2";
@@ -19,27 +26,10 @@ export const PIXEL_DATA = 0x7fe00010;
 /** Specific Character Set (0008,0005). */
 const CHARSET = 0x00080005;
 
-const UNDEFINED = 0xffffffff;
-const ITEM = 0xfffee000;
-const ITEM_END = 0xfffee00d;
-const SEQUENCE_END = 0xfffee0dd;
-
-/** Explicit VRs with a 2-byte reserved field and a 32-bit length. */
-const LONG_VRS = new Set([
-  "OB",
-  "OD",
-  "OF",
-  "OL",
-  "OV",
-  "OW",
-  "SQ",
-  "SV",
-  "UC",
-  "UN",
-  "UR",
-  "UT",
-  "UV",
-]);
+const UNDEFINED = UNDEFINED_LENGTH;
+const ITEM = ITEM_TAG;
+const ITEM_END = ITEM_END_TAG;
+const SEQUENCE_END = SEQUENCE_END_TAG;
 
 /** How a dataset is encoded. */
 interface Encoding {
